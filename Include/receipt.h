@@ -1,0 +1,303 @@
+/*
+ * receipt.h: the C interface of libreceipt, an App Store receipt parser.
+ *
+ * This header is the contract. The library implements exactly these functions,
+ * and the build checks each signature against this file.
+ *
+ * Conventions that hold for every function below unless its comment says
+ * otherwise:
+ *
+ *  - Status codes. Every fallible call returns a receipt_status_t, where
+ *    RECEIPT_OK (0) means success. Output parameters come last. On failure,
+ *    output parameters are left untouched, except that handle out-parameters
+ *    are set to NULL.
+ *  - No aborts. No input, however malformed, makes the library abort, print
+ *    or exit. A NULL where a pointer is required gives RECEIPT_E_NULL_ARGUMENT.
+ *  - Borrowed strings. Strings and bytes read from a receipt point into
+ *    memory owned by the receipt_t. They stay valid until receipt_free() is
+ *    called on that handle. Do not free them. Strings are NUL-terminated UTF-8.
+ *    The length out-parameter, where there is one, excludes the NUL.
+ *  - Owned strings. Strings the library builds for you, such as JSON, are
+ *    freed with receipt_string_free().
+ *  - Dates are int64 milliseconds since 1970-01-01T00:00:00Z. An absent date
+ *    gives RECEIPT_E_ABSENT, never 0.
+ *  - Threads. There is no global mutable state and no init call. A
+ *    receipt_t is immutable once receipt_parse() returns it, so any number of
+ *    threads may read one handle at the same time. Only receipt_free() needs
+ *    exclusive access: no other call on that handle may run during or after it.
+ */
+#ifndef RECEIPT_H
+#define RECEIPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- version */
+
+#define RECEIPT_VERSION_MAJOR 0
+#define RECEIPT_VERSION_MINOR 1
+#define RECEIPT_VERSION_PATCH 0
+/* MAJOR * 10000 + MINOR * 100 + PATCH. */
+#define RECEIPT_VERSION_NUMBER \
+    (RECEIPT_VERSION_MAJOR * 10000 + RECEIPT_VERSION_MINOR * 100 + RECEIPT_VERSION_PATCH)
+#define RECEIPT_VERSION_STRING "0.1.0"
+
+/* The RECEIPT_VERSION_NUMBER the loaded library was built with. Compare it with
+ * the macro to detect a header/library mismatch at run time. Never fails. */
+unsigned receipt_version(void);
+
+/* The RECEIPT_VERSION_STRING of the loaded library: static storage, never
+ * NULL, never freed. */
+const char *receipt_version_string(void);
+
+/* ---------------------------------------------------------------- status */
+
+/* Numbers are stable. Ranges: 1-99 caller errors; 100-199 input that is not a
+ * usable receipt; 200-299 are reserved for verification verdicts. */
+typedef enum receipt_status {
+    RECEIPT_OK = 0,
+
+    RECEIPT_E_NULL_ARGUMENT = 1,      /* a required pointer argument was NULL */
+    RECEIPT_E_INVALID_ARGUMENT = 2,   /* an argument is out of its allowed range */
+    RECEIPT_E_ABSENT = 3,             /* the field is not in this receipt (or is an empty date) */
+    RECEIPT_E_WRONG_FIELD_KIND = 4,   /* e.g. asking an integer of a string field */
+    RECEIPT_E_INDEX_OUT_OF_RANGE = 5, /* a purchase or attribute index past the end */
+    RECEIPT_E_UNKNOWN_FIELD = 6,      /* not a receipt_field_t, or a field of the other scope */
+
+    RECEIPT_E_EMPTY_INPUT = 100,       /* zero bytes, or only whitespace */
+    RECEIPT_E_INPUT_TOO_LARGE = 101,   /* over the 32 MiB input limit */
+    RECEIPT_E_BAD_BASE64 = 102,        /* text input that is not valid base64 */
+    RECEIPT_E_LEGACY_RECEIPT = 103,    /* an iOS 6 transactionReceipt (plist), not an app receipt */
+    RECEIPT_E_UNSUPPORTED_FORMAT = 104,/* a JWS (StoreKit 2) or PEM-armoured input */
+    RECEIPT_E_NOT_A_RECEIPT = 105,     /* binary input that does not start a DER SEQUENCE */
+    RECEIPT_E_TRUNCATED = 110,         /* the input ends inside an element */
+    RECEIPT_E_LENGTH_OVERFLOW = 111,   /* a length larger than the whole input, or over 4 octets */
+    RECEIPT_E_NESTING_TOO_DEEP = 112,  /* BER nesting deeper than 32 levels */
+    RECEIPT_E_UNEXPECTED_TAG = 113,    /* an element the receipt grammar does not allow there */
+    RECEIPT_E_BAD_ENCODING = 114,      /* invalid BER (reserved length, indefinite primitive, ...) */
+    RECEIPT_E_TRAILING_DATA = 115,     /* bytes after the end of the receipt */
+    RECEIPT_E_NOT_SIGNED_DATA = 120,   /* outer content type is not PKCS #7 signedData */
+    RECEIPT_E_NOT_DATA_CONTENT = 121,  /* signed content type is not PKCS #7 data */
+    RECEIPT_E_MISSING_CONTENT = 122,   /* detached signature: no payload */
+    RECEIPT_E_BAD_ATTRIBUTE = 130,     /* a known attribute with the wrong inner type or shape */
+    RECEIPT_E_BAD_UTF8 = 131,          /* a UTF8String that is not valid UTF-8 */
+    RECEIPT_E_INTEGER_OVERFLOW = 132,  /* an INTEGER wider than 64 bits */
+    RECEIPT_E_BAD_DATE = 133,          /* a date in no known form */
+    RECEIPT_E_DUPLICATE_ATTRIBUTE = 134, /* a known attribute twice in one record */
+    RECEIPT_E_LIMIT_EXCEEDED = 140     /* over 1,000,000 attributes or a 64 KiB string */
+} receipt_status_t;
+
+/* The constant's name, e.g. "RECEIPT_E_TRUNCATED", or "RECEIPT_E_UNKNOWN_STATUS"
+ * for a number that is not a status. Static storage, never NULL. */
+const char *receipt_status_name(receipt_status_t status);
+
+/* A fixed one-line English message for the status, or "unknown status". Static
+ * storage, never NULL. The per-call detail is in receipt_error_t. */
+const char *receipt_status_string(receipt_status_t status);
+
+/* Where and why a call failed. The caller owns the struct (usually on the
+ * stack). A call that fills it on failure leaves it as {RECEIPT_OK,
+ * RECEIPT_NO_OFFSET, ""} on success. */
+#define RECEIPT_NO_OFFSET SIZE_MAX
+#define RECEIPT_DETAIL_SIZE 256
+typedef struct receipt_error {
+    receipt_status_t status;
+    /* A byte offset into the decoded input (after base64) where the problem
+     * was found, or RECEIPT_NO_OFFSET. */
+    size_t offset;
+    /* A readable, NUL-terminated explanation naming the element or attribute,
+     * cut at a UTF-8 boundary to fit. */
+    char detail[RECEIPT_DETAIL_SIZE];
+} receipt_error_t;
+
+/* ---------------------------------------------------------------- parsing */
+
+/* A parsed receipt. Opaque; created by receipt_parse(), freed by receipt_free(). */
+typedef struct receipt receipt_t;
+
+/*
+ * Parses an app receipt from `length` bytes at `data`: raw DER/BER bytes (as
+ * on disk), or base64 text (as clients send it; line breaks are allowed).
+ * The bytes are copied: `data` may be freed as soon as the call returns.
+ *
+ * Parsing reads structure only. It does not check any signature. The
+ * verification API does that.
+ *
+ * On success, returns RECEIPT_OK and stores a new handle in *out_receipt,
+ * which the caller must free with receipt_free().
+ * On failure, stores NULL in *out_receipt and returns a status from
+ * 100-199. If out_error is not NULL, it is filled with the status, the
+ * offset and a detail. A legacy iOS 6 transaction receipt gives
+ * RECEIPT_E_LEGACY_RECEIPT, which is not a "malformed" status.
+ *
+ * Errors: RECEIPT_E_NULL_ARGUMENT if out_receipt is NULL, or if data is NULL
+ * and length is not 0. Any input status listed above.
+ * Memory: the handle holds at most about three times `length`.
+ * Thread-safety: safe to call from any number of threads at once.
+ */
+receipt_status_t receipt_parse(const void *data, size_t length,
+                               receipt_t **out_receipt, receipt_error_t *out_error);
+
+/* Frees a receipt and every borrowed pointer taken from it. NULL is a no-op. */
+void receipt_free(receipt_t *receipt);
+
+/* ---------------------------------------------------------------- fields */
+
+/* Fields are identified by Apple's attribute type numbers. App fields are
+ * below 1701. In-app purchase fields are 1701 and up. */
+typedef enum receipt_field {
+    /* App receipt */
+    RECEIPT_FIELD_RECEIPT_TYPE = 0,                 /* string: Production, ProductionSandbox, Xcode, ... */
+    RECEIPT_FIELD_APP_ITEM_ID = 1,                  /* integer */
+    RECEIPT_FIELD_BUNDLE_ID = 2,                    /* string; bytes = the raw UTF8String TLV */
+    RECEIPT_FIELD_APPLICATION_VERSION = 3,          /* string */
+    RECEIPT_FIELD_OPAQUE_VALUE = 4,                 /* bytes */
+    RECEIPT_FIELD_SHA1_HASH = 5,                    /* bytes (20) */
+    RECEIPT_FIELD_RECEIPT_CREATION_DATE = 12,       /* date */
+    RECEIPT_FIELD_VERSION_EXTERNAL_IDENTIFIER = 16, /* integer */
+    RECEIPT_FIELD_IN_APP = 17,                      /* purchases: use receipt_purchase_* */
+    RECEIPT_FIELD_ORIGINAL_PURCHASE_DATE = 18,      /* date */
+    RECEIPT_FIELD_ORIGINAL_APPLICATION_VERSION = 19,/* string */
+    RECEIPT_FIELD_EXPIRATION_DATE = 21,             /* date */
+    /* In-app purchase */
+    RECEIPT_FIELD_QUANTITY = 1701,                  /* integer */
+    RECEIPT_FIELD_PRODUCT_ID = 1702,                /* string */
+    RECEIPT_FIELD_TRANSACTION_ID = 1703,            /* string */
+    RECEIPT_FIELD_PURCHASE_DATE = 1704,             /* date */
+    RECEIPT_FIELD_ORIGINAL_TRANSACTION_ID = 1705,   /* string */
+    RECEIPT_FIELD_IN_APP_ORIGINAL_PURCHASE_DATE = 1706, /* date */
+    RECEIPT_FIELD_PRODUCT_TYPE = 1707,              /* integer: -1 unknown, 0 non-consumable,
+                                                       1 consumable, 2 non-renewing, 3 auto-renewable */
+    RECEIPT_FIELD_EXPIRES_DATE = 1708,              /* date */
+    RECEIPT_FIELD_WEB_ORDER_LINE_ITEM_ID = 1711,    /* integer */
+    RECEIPT_FIELD_CANCELLATION_DATE = 1712,         /* date */
+    RECEIPT_FIELD_IS_TRIAL_PERIOD = 1713,           /* boolean (0/1) */
+    RECEIPT_FIELD_IS_IN_INTRO_OFFER_PERIOD = 1719,  /* boolean (0/1) */
+    RECEIPT_FIELD_PROMOTIONAL_OFFER_ID = 1721       /* string */
+} receipt_field_t;
+
+typedef enum receipt_field_kind {
+    RECEIPT_KIND_NONE = 0, /* not a field */
+    RECEIPT_KIND_STRING = 1,
+    RECEIPT_KIND_INTEGER = 2,
+    RECEIPT_KIND_BOOLEAN = 3,
+    RECEIPT_KIND_DATE = 4,
+    RECEIPT_KIND_BYTES = 5,
+    RECEIPT_KIND_PURCHASES = 6
+} receipt_field_kind_t;
+
+/* The field table, for bindings and generic code. Every field listed above
+ * is reachable at one index in 0 .. receipt_field_count() - 1. */
+size_t receipt_field_count(void);
+
+/* The field at `index`. Returns RECEIPT_E_INDEX_OUT_OF_RANGE past the end. */
+receipt_status_t receipt_field_at(size_t index, receipt_field_t *out_field);
+
+/* The field's name: the App Store JSON key (e.g. "bundle_id"), or
+ * "opaque_value", "sha1_hash" or "product_type" for the fields that JSON never
+ * shows. Static storage. NULL for a number that is not a field. */
+const char *receipt_field_name(receipt_field_t field);
+
+/* The field's kind, or RECEIPT_KIND_NONE for a number that is not a field. */
+receipt_field_kind_t receipt_field_kind(receipt_field_t field);
+
+/*
+ * Getters for the app receipt's own fields. Each reads one field of
+ * `receipt`:
+ *
+ *  - receipt_get_string: string fields give their text. Date fields give the
+ *    text exactly as the receipt writes it (e.g. "2020-10-16T14:29:30+0300").
+ *    The string is borrowed, and *out_length (if out_length is not NULL) gets
+ *    its length in bytes.
+ *  - receipt_get_int: integer fields, and boolean fields as 0 or 1.
+ *  - receipt_get_date: date fields, as epoch milliseconds.
+ *  - receipt_get_bytes: any non-purchase field. It gives the attribute's value
+ *    bytes exactly as stored: for bundle_id, the whole UTF8String TLV that the
+ *    device hash covers. The bytes are borrowed.
+ *
+ * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_UNKNOWN_FIELD for a field that is
+ * not an app field; RECEIPT_E_WRONG_FIELD_KIND; RECEIPT_E_ABSENT when the
+ * receipt does not carry the field. Empty date strings count as absent.
+ */
+receipt_status_t receipt_get_string(const receipt_t *receipt, receipt_field_t field,
+                                    const char **out_value, size_t *out_length);
+receipt_status_t receipt_get_int(const receipt_t *receipt, receipt_field_t field, int64_t *out_value);
+receipt_status_t receipt_get_date(const receipt_t *receipt, receipt_field_t field, int64_t *out_ms);
+receipt_status_t receipt_get_bytes(const receipt_t *receipt, receipt_field_t field,
+                                   const uint8_t **out_bytes, size_t *out_length);
+
+/* ---------------------------------------------------------------- purchases */
+
+/* The number of in-app purchase entries (attribute 17), in receipt order.
+ * 0 for NULL. */
+size_t receipt_purchase_count(const receipt_t *receipt);
+
+/* The same getters for the purchase at `index` (0-based, in receipt order),
+ * with in-app fields. Errors are as for the app getters, plus
+ * RECEIPT_E_INDEX_OUT_OF_RANGE. */
+receipt_status_t receipt_purchase_get_string(const receipt_t *receipt, size_t index, receipt_field_t field,
+                                             const char **out_value, size_t *out_length);
+receipt_status_t receipt_purchase_get_int(const receipt_t *receipt, size_t index, receipt_field_t field,
+                                          int64_t *out_value);
+receipt_status_t receipt_purchase_get_date(const receipt_t *receipt, size_t index, receipt_field_t field,
+                                           int64_t *out_ms);
+receipt_status_t receipt_purchase_get_bytes(const receipt_t *receipt, size_t index, receipt_field_t field,
+                                            const uint8_t **out_bytes, size_t *out_length);
+
+/* ---------------------------------------------------------------- raw attributes */
+
+/* One attribute exactly as stored, known to this library or not. Apple adds
+ * undocumented types that change. This is how to read them. */
+typedef struct receipt_attribute {
+    int64_t type;
+    int64_t version;
+    const uint8_t *value; /* the attribute's OCTET STRING content; borrowed */
+    size_t value_length;
+} receipt_attribute_t;
+
+/* App-level attributes in receipt order, attribute 17 entries included.
+ * The count is 0 for NULL. _at errors: RECEIPT_E_NULL_ARGUMENT,
+ * RECEIPT_E_INDEX_OUT_OF_RANGE. */
+size_t receipt_attribute_count(const receipt_t *receipt);
+receipt_status_t receipt_attribute_at(const receipt_t *receipt, size_t index, receipt_attribute_t *out_attribute);
+
+/* The attributes of the purchase at `purchase`, in receipt order. The count is
+ * 0 for NULL or an index past the end. */
+size_t receipt_purchase_attribute_count(const receipt_t *receipt, size_t purchase);
+receipt_status_t receipt_purchase_attribute_at(const receipt_t *receipt, size_t purchase, size_t index,
+                                               receipt_attribute_t *out_attribute);
+
+/* ---------------------------------------------------------------- JSON */
+
+#define RECEIPT_JSON_COMPACT 0u
+#define RECEIPT_JSON_PRETTY 1u /* two-space indentation */
+
+/*
+ * Renders the receipt as the `receipt` object of the App Store's verifyReceipt
+ * response. It uses Apple's key names. Every date appears three ways:
+ * "..._date" ("2020-07-22 17:39:08 Etc/GMT"), "..._date_ms" (a string), and
+ * "..._date_pst" ("... America/Los_Angeles"). In-app values are strings, as
+ * Apple writes them. Keys a receipt cannot supply (request_date, download_id)
+ * are left out.
+ *
+ * On success, *out_json gets a new NUL-terminated UTF-8 string, which the
+ * caller frees with receipt_string_free(). *out_length (if out_length is not
+ * NULL) gets its length.
+ * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_INVALID_ARGUMENT for unknown
+ * flags.
+ */
+receipt_status_t receipt_to_json(const receipt_t *receipt, unsigned flags,
+                                 char **out_json, size_t *out_length);
+
+/* Frees a string the library returned as owned. NULL is a no-op. */
+void receipt_string_free(char *string);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RECEIPT_H */

@@ -1,0 +1,42 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Flags that make libreceipt.so embeddable. They belong to the ABI target only:
+// SwiftPM passes a target's linker flags to every binary that links it, so tests
+// and the CLI depend on ReceiptCore, never on CReceipt.
+let embeddableLinkerFlags: [String] = [
+    "-static-stdlib",
+    "-use-ld=lld",
+    "-Xlinker", "--version-script=\(Context.packageDirectory)/Include/receipt.map",
+    "-Xlinker", "-soname=libreceipt.so.1",
+    "-Xlinker", "-z", "-Xlinker", "defs",
+]
+
+let package = Package(
+    name: "libreceipt",
+    products: [
+        .library(name: "ReceiptCore", targets: ["ReceiptCore"]),
+        .library(name: "receipt", type: .dynamic, targets: ["CReceipt"]),
+        .executable(name: "receipt-cli", targets: ["receipt"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
+        .target(name: "ReceiptCore", dependencies: ["COpenSSL"]),
+        // Include/receipt.h as a header-only module: CReceipt implements it with
+        // @c @implementation, so any drift between header and Swift fails the build.
+        .target(name: "ReceiptHeader", path: "Include", exclude: ["receipt.map", "receipt.pc.in"],
+                publicHeadersPath: "."),
+        .target(name: "CReceipt", dependencies: ["ReceiptCore", "ReceiptHeader"],
+                swiftSettings: [.enableExperimentalFeature("CImplementation")],
+                linkerSettings: [.unsafeFlags(embeddableLinkerFlags)]),
+        .executableTarget(name: "receipt", dependencies: [
+            "ReceiptCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "ReceiptCoreTests", dependencies: ["ReceiptCore"]),
+    ]
+)

@@ -1,0 +1,66 @@
+import ReceiptCore
+import ReceiptHeader
+
+// Conversions between C arguments and ReceiptCore values. Nothing here decides
+// anything about receipts; it only moves values across the boundary.
+
+extension receipt_status_t {
+    init(_ status: ReceiptStatus) {
+        self.init(rawValue: UInt32(bitPattern: status.rawValue))
+    }
+}
+
+extension ReceiptStatus {
+    init?(_ status: receipt_status_t) {
+        self.init(rawValue: Int32(bitPattern: status.rawValue))
+    }
+}
+
+func cString(_ text: StaticString) -> UnsafePointer<CChar> {
+    UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
+}
+
+/// The Receipt a handle stands for; the handle holds one retain, released by receipt_free.
+func parsedReceipt(_ handle: OpaquePointer?) -> Receipt? {
+    guard let handle else { return nil }
+    return Unmanaged<Receipt>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
+}
+
+func handle(_ receipt: Receipt) -> OpaquePointer {
+    OpaquePointer(Unmanaged.passRetained(receipt).toOpaque())
+}
+
+/// Runs a body that reports failure by throwing, and turns the outcome into a status.
+func status(_ body: () throws(ReceiptError) -> Void) -> receipt_status_t {
+    do {
+        try body()
+        return receipt_status_t(.ok)
+    } catch {
+        return receipt_status_t(error.status)
+    }
+}
+
+let nullArgument = ReceiptError(.nullArgument, "a required pointer argument is NULL")
+
+func required<T>(_ pointer: T?) throws(ReceiptError) -> T {
+    guard let pointer else { throw nullArgument }
+    return pointer
+}
+
+/// The purchase index from C, where the app record is passed as nil by the app getters.
+func purchaseIndex(_ index: Int) throws(ReceiptError) -> Int {
+    guard index >= 0 else { throw ReceiptError(.indexOutOfRange, "purchase index \(UInt(bitPattern: index))") }
+    return index
+}
+
+func fill(_ error: UnsafeMutablePointer<receipt_error_t>?, with failure: ReceiptError?) {
+    guard let error else { return }
+    error.pointee.status = receipt_status_t(failure?.status ?? .ok)
+    error.pointee.offset = failure?.offset ?? Int(bitPattern: UInt(RECEIPT_NO_OFFSET))
+    let detailCapacity = MemoryLayout.size(ofValue: error.pointee.detail)
+    let detail = failure?.detailPrefix(maxBytes: detailCapacity - 1) ?? []
+    withUnsafeMutableBytes(of: &error.pointee.detail) { buffer in
+        buffer.initializeMemory(as: UInt8.self, repeating: 0)
+        buffer.copyBytes(from: detail)
+    }
+}

@@ -1,0 +1,138 @@
+/// What the PKCS #7 (RFC 2315) wrapper holds, located without decoding any
+/// certificate: the payload, the declared digest algorithms, each certificate's
+/// encoding and the SignerInfos. Verification decodes those later, and only then.
+struct SignedDataContainer: Sendable {
+    /// Ranges into the receipt's encoding.
+    var digestAlgorithmOIDs: [Range<Int>] = []
+    var certificates: [Range<Int>] = []
+    var signerInfos: Range<Int> = 0..<0
+    var isBER = false
+}
+
+enum ObjectIdentifiers {
+    static let signedData: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02]  // 1.2.840.113549.1.7.2
+    static let data: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x01]        // 1.2.840.113549.1.7.1
+}
+
+enum SignedDataReader {
+    /// Walks ContentInfo → SignedData and returns the container and where the payload is.
+    static func read(_ bytes: UnsafeBufferPointer<UInt8>,
+                     maxDepth: Int) throws(ReceiptError) -> (SignedDataContainer, PayloadLocation) {
+        var container = SignedDataContainer()
+        var top = BERReader(bytes: bytes, range: 0..<bytes.count, maxDepth: maxDepth)
+        let contentInfo = try top.next(expecting: BERTag.sequence, "ContentInfo")
+        if !top.isAtEnd {
+            throw ReceiptError(.trailingData, at: top.position,
+                               "\(bytes.count - top.position) bytes follow the end of the receipt")
+        }
+        container.isBER = contentInfo.isIndefinite
+
+        var info = top.children(of: contentInfo)
+        let contentType = try info.next(expecting: BERTag.objectIdentifier, "ContentInfo.contentType")
+        guard equals(bytes, contentType.contentRange, ObjectIdentifiers.signedData) else {
+            throw ReceiptError(.notSignedData, at: contentType.start, "contentType is not 1.2.840.113549.1.7.2 (signedData)")
+        }
+        let explicitContent = try info.next(expecting: BERTag.contextConstructed0, "ContentInfo.content [0]")
+        try info.expectEnd("ContentInfo.content")
+
+        var wrapper = info.children(of: explicitContent)
+        let signedData = try wrapper.next(expecting: BERTag.sequence, "SignedData")
+        try wrapper.expectEnd("SignedData")
+
+        var fields = wrapper.children(of: signedData)
+        _ = try fields.next(expecting: BERTag.integer, "SignedData.version")
+        let digestAlgorithms = try fields.next(expecting: BERTag.set, "SignedData.digestAlgorithms")
+        var algorithms = fields.children(of: digestAlgorithms)
+        while let algorithm = try algorithms.next() {
+            guard algorithm.tag == BERTag.sequence else {
+                throw ReceiptError(.unexpectedTag, at: algorithm.start, "a digest AlgorithmIdentifier is not a SEQUENCE")
+            }
+            var parts = algorithms.children(of: algorithm)
+            container.digestAlgorithmOIDs.append(
+                try parts.next(expecting: BERTag.objectIdentifier, "AlgorithmIdentifier.algorithm").contentRange)
+        }
+
+        let payload = try readEncapsulatedContent(&fields, bytes: bytes)
+
+        var next = try fields.next()
+        if let certificates = next, certificates.tag == BERTag.contextConstructed0 {
+            var certificateReader = fields.children(of: certificates)
+            while let certificate = try certificateReader.next() {
+                guard certificate.tag == BERTag.sequence else {
+                    throw ReceiptError(.unexpectedTag, at: certificate.start, "a certificate is not a SEQUENCE")
+                }
+                container.certificates.append(certificate.encodedRange)
+            }
+            next = try fields.next()
+        }
+        if let crls = next, crls.tag == BERTag.contextConstructed1 {
+            next = try fields.next()
+        }
+        guard let signerInfos = next else {
+            throw ReceiptError(.truncated, at: fields.position, "SignedData.signerInfos is missing")
+        }
+        guard signerInfos.tag == BERTag.set else {
+            throw ReceiptError(.unexpectedTag, at: signerInfos.start,
+                               "SignedData.signerInfos: expected SET (0x31), found \(BERTag.describe(signerInfos.tag))")
+        }
+        try fields.expectEnd("SignedData.signerInfos")
+        container.signerInfos = signerInfos.encodedRange
+        return (container, payload)
+    }
+
+    /// ContentInfo { data, [0] EXPLICIT OCTET STRING }; the OCTET STRING may be
+    /// constructed (Xcode), in which case its primitive chunks are joined.
+    private static func readEncapsulatedContent(_ fields: inout BERReader,
+                                                bytes: UnsafeBufferPointer<UInt8>) throws(ReceiptError) -> PayloadLocation {
+        let encapsulated = try fields.next(expecting: BERTag.sequence, "SignedData.contentInfo")
+        var parts = fields.children(of: encapsulated)
+        let contentType = try parts.next(expecting: BERTag.objectIdentifier, "contentInfo.contentType")
+        guard equals(bytes, contentType.contentRange, ObjectIdentifiers.data) else {
+            throw ReceiptError(.notDataContent, at: contentType.start, "the signed content is not 1.2.840.113549.1.7.1 (data)")
+        }
+        guard let explicitContent = try parts.next() else {
+            throw ReceiptError(.missingContent, at: encapsulated.start, "the signed content is detached: there is no payload")
+        }
+        guard explicitContent.tag == BERTag.contextConstructed0 else {
+            throw ReceiptError(.unexpectedTag, at: explicitContent.start,
+                               "contentInfo.content: expected [0], found \(BERTag.describe(explicitContent.tag))")
+        }
+        try parts.expectEnd("contentInfo.content")
+        var inner = parts.children(of: explicitContent)
+        guard let octets = try inner.next() else {
+            throw ReceiptError(.missingContent, at: explicitContent.start, "contentInfo.content [0] is empty")
+        }
+        try inner.expectEnd("the payload OCTET STRING")
+        switch octets.tag {
+        case BERTag.octetString:
+            return .inside(octets.contentRange)
+        case BERTag.constructedOctetString:
+            var joined = [UInt8]()
+            try appendChunks(of: octets, reader: inner, bytes: bytes, into: &joined)
+            return .joined(joined)
+        default:
+            throw ReceiptError(.unexpectedTag, at: octets.start,
+                               "the payload: expected OCTET STRING, found \(BERTag.describe(octets.tag))")
+        }
+    }
+
+    private static func appendChunks(of octets: BERElement, reader: BERReader, bytes: UnsafeBufferPointer<UInt8>,
+                                     into joined: inout [UInt8]) throws(ReceiptError) {
+        var chunks = reader.children(of: octets)
+        while let chunk = try chunks.next() {
+            switch chunk.tag {
+            case BERTag.octetString:
+                joined.append(contentsOf: bytes[chunk.contentRange])
+            case BERTag.constructedOctetString:
+                try appendChunks(of: chunk, reader: chunks, bytes: bytes, into: &joined)
+            default:
+                throw ReceiptError(.unexpectedTag, at: chunk.start,
+                                   "a payload chunk: expected OCTET STRING, found \(BERTag.describe(chunk.tag))")
+            }
+        }
+    }
+
+    static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ expected: [UInt8]) -> Bool {
+        range.count == expected.count && bytes[range].elementsEqual(expected)
+    }
+}

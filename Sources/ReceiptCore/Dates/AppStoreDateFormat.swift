@@ -1,0 +1,57 @@
+/// The App Store JSON's two textual date forms:
+/// `2020-07-22 17:39:08 Etc/GMT` and `2020-07-22 10:39:08 America/Los_Angeles`.
+///
+/// Los Angeles time follows the US daylight-saving rules in force since 2007
+/// (second Sunday of March to first Sunday of November, 02:00 local), and the
+/// 1987–2006 rules (first Sunday of April to last Sunday of October) before that.
+/// Receipts begin in 2008, so earlier history is not modelled; later years use the
+/// 2007 rules, which is also what tz databases project.
+enum AppStoreDateFormat {
+    static func gmt(_ milliseconds: Int64) -> String {
+        format(milliseconds) + " Etc/GMT"
+    }
+
+    static func pacific(_ milliseconds: Int64) -> String {
+        let offsetHours: Int64 = isPacificDaylightTime(milliseconds) ? -7 : -8
+        return format(milliseconds + offsetHours * 3_600_000) + " America/Los_Angeles"
+    }
+
+    static func format(_ milliseconds: Int64) -> String {
+        let days = floorDivide(milliseconds, CivilTime.millisecondsPerDay)
+        let secondsOfDay = (milliseconds - days * CivilTime.millisecondsPerDay) / 1000
+        let (year, month, day) = CivilTime.civilFromDays(days)
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2)) "
+            + "\(pad(secondsOfDay / 3600, 2)):\(pad(secondsOfDay / 60 % 60, 2)):\(pad(secondsOfDay % 60, 2))"
+    }
+
+    static func isPacificDaylightTime(_ utcMilliseconds: Int64) -> Bool {
+        let year = CivilTime.civilFromDays(floorDivide(utcMilliseconds, CivilTime.millisecondsPerDay)).year
+        let (startMonth, startWeek, endMonth, endWeek): (Int64, Int64, Int64, Int64) =
+            year >= 2007 ? (3, 2, 11, 1) : (4, 1, 10, -1)
+        // Transitions happen at 02:00 local: 10:00 UTC when leaving PST, 09:00 UTC when leaving PDT.
+        let start = nthSunday(year: year, month: startMonth, n: startWeek) * CivilTime.millisecondsPerDay + 10 * 3_600_000
+        let end = nthSunday(year: year, month: endMonth, n: endWeek) * CivilTime.millisecondsPerDay + 9 * 3_600_000
+        return utcMilliseconds >= start && utcMilliseconds < end
+    }
+
+    /// Days since the epoch of the n-th Sunday of a month; n = -1 means the last one.
+    private static func nthSunday(year: Int64, month: Int64, n: Int64) -> Int64 {
+        if n < 0 {
+            let last = CivilTime.daysFromCivil(year: year, month: month, day: CivilTime.daysInMonth(year: year, month: month))
+            return last - CivilTime.weekday(daysSinceEpoch: last)
+        }
+        let first = CivilTime.daysFromCivil(year: year, month: month, day: 1)
+        let firstSunday = first + (7 - CivilTime.weekday(daysSinceEpoch: first)) % 7
+        return firstSunday + (n - 1) * 7
+    }
+
+    private static func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
+        let quotient = value / divisor
+        return (value % divisor != 0 && value < 0) ? quotient - 1 : quotient
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let text = String(value)
+        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+    }
+}

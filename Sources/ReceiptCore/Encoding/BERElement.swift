@@ -1,0 +1,47 @@
+/// One tag-length-value element, located by byte offsets into the buffer it was read from.
+struct BERElement {
+    /// The identifier octet: class, constructed bit and tag number (< 31).
+    let tag: UInt8
+    let start: Int
+    let contentStart: Int
+    /// Exclusive. For an indefinite length this is where the end-of-contents octets begin.
+    let contentEnd: Int
+    /// Exclusive end of the whole element, after any end-of-contents octets.
+    let end: Int
+    let isIndefinite: Bool
+
+    var isConstructed: Bool { tag & 0x20 != 0 }
+    var contentRange: Range<Int> { contentStart..<contentEnd }
+    var encodedRange: Range<Int> { start..<end }
+    var contentLength: Int { contentEnd - contentStart }
+}
+
+/// Tag octets the receipt grammar uses.
+enum BERTag {
+    static let integer: UInt8 = 0x02
+    static let octetString: UInt8 = 0x04
+    static let constructedOctetString: UInt8 = 0x24
+    static let null: UInt8 = 0x05
+    static let objectIdentifier: UInt8 = 0x06
+    static let utf8String: UInt8 = 0x0C
+    static let ia5String: UInt8 = 0x16
+    static let sequence: UInt8 = 0x30
+    static let set: UInt8 = 0x31
+    static let contextConstructed0: UInt8 = 0xA0
+    static let contextConstructed1: UInt8 = 0xA1
+
+    static func describe(_ tag: UInt8) -> String {
+        let names: [UInt8: String] = [
+            integer: "INTEGER", octetString: "OCTET STRING", constructedOctetString: "OCTET STRING (constructed)",
+            null: "NULL", objectIdentifier: "OBJECT IDENTIFIER", utf8String: "UTF8String",
+            ia5String: "IA5String", sequence: "SEQUENCE", set: "SET",
+            contextConstructed0: "[0]", contextConstructed1: "[1]",
+        ]
+        return "\(names[tag] ?? "tag") (0x\(hexByte(tag)))"
+    }
+}
+
+func hexByte(_ byte: UInt8) -> String {
+    let digits = Array("0123456789abcdef")
+    return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+}

@@ -1,0 +1,84 @@
+/// What a caller's bytes turn out to be, decided before any parsing, so that a
+/// legacy receipt, a JWS or a PEM file gets its own status instead of a
+/// misleading "malformed DER".
+enum InputForm {
+    /// Returns the DER/BER bytes of an app receipt, decoding base64 when the input is text.
+    static func receiptBytes(from input: UnsafeBufferPointer<UInt8>, limits: ParseLimits) throws(ReceiptError) -> [UInt8] {
+        guard input.count <= limits.maxInputBytes else {
+            throw ReceiptError(.inputTooLarge, "input of \(input.count) bytes exceeds the limit of \(limits.maxInputBytes)")
+        }
+        guard !input.isEmpty else { throw ReceiptError(.emptyInput, "the input is empty") }
+        guard let firstIndex = input.firstIndex(where: { !Base64.isWhitespace($0) }) else {
+            throw ReceiptError(.emptyInput, "the input holds only whitespace (\(input.count) bytes)")
+        }
+        let first = input[firstIndex]
+        if first == BERTag.sequence && firstIndex == 0 { return Array(input) }
+        try rejectKnownNonReceipts(input, first: first, at: firstIndex)
+        guard isText(input) else {
+            throw ReceiptError(.notAReceipt, at: firstIndex,
+                               "first byte 0x\(hexByte(first)) starts neither a DER SEQUENCE (0x30) nor base64 text")
+        }
+        let decoded = try Base64.decode(input)
+        guard let decodedFirst = decoded.first else {
+            throw ReceiptError(.emptyInput, "the base64 text decodes to no bytes")
+        }
+        if decodedFirst == BERTag.sequence { return decoded }
+        try decoded.withUnsafeBufferPointer { (bytes) throws(ReceiptError) in
+            try rejectKnownNonReceipts(bytes, first: decodedFirst, at: 0, decodedFromBase64: true)
+        }
+        throw ReceiptError(.notAReceipt, at: 0,
+                           "the base64 text decodes to bytes starting 0x\(hexByte(decodedFirst)), not a DER SEQUENCE (0x30)")
+    }
+
+    private static func rejectKnownNonReceipts(_ input: UnsafeBufferPointer<UInt8>, first: UInt8, at offset: Int,
+                                               decodedFromBase64: Bool = false) throws(ReceiptError) {
+        let via = decodedFromBase64 ? " (after base64 decoding)" : ""
+        if first == UInt8(ascii: "{") && contains(input, "\"signature\"") {
+            throw ReceiptError(.legacyReceipt, at: offset,
+                               "an iOS 6 transactionReceipt property list\(via); these are not PKCS #7 and cannot be verified locally")
+        }
+        if first == UInt8(ascii: "-") && startsWith(input, from: offset, "-----BEGIN") {
+            throw ReceiptError(.unsupportedFormat, at: offset,
+                               "PEM armour\(via); pass the raw DER bytes or the bare base64 body")
+        }
+        if !decodedFromBase64 && looksLikeJWS(input) {
+            throw ReceiptError(.unsupportedFormat, at: offset,
+                               "a JWS (StoreKit 2 signed transaction); this library reads PKCS #7 app receipts")
+        }
+    }
+
+    private static func isText(_ input: UnsafeBufferPointer<UInt8>) -> Bool {
+        input.allSatisfy { $0 >= 0x20 && $0 < 0x7F || Base64.isWhitespace($0) }
+    }
+
+    /// Three base64url segments separated by two dots, the first starting "eyJ" (`{"`).
+    private static func looksLikeJWS(_ input: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let start = input.firstIndex(where: { !Base64.isWhitespace($0) }),
+              startsWith(input, from: start, "eyJ") else { return false }
+        var dots = 0
+        for byte in input[start...] where !Base64.isWhitespace(byte) {
+            switch byte {
+            case UInt8(ascii: "."): dots += 1
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "="):
+                continue
+            default: return false
+            }
+        }
+        return dots == 2
+    }
+
+    private static func startsWith(_ input: UnsafeBufferPointer<UInt8>, from offset: Int, _ prefix: StaticString) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        guard input.count - offset >= count else { return false }
+        let prefixBytes = UnsafeBufferPointer(start: prefix.utf8Start, count: count)
+        return prefixBytes.elementsEqual(input[offset..<offset + count])
+    }
+
+    private static func contains(_ input: UnsafeBufferPointer<UInt8>, _ needle: StaticString) -> Bool {
+        let count = needle.utf8CodeUnitCount
+        guard input.count >= count else { return false }
+        for offset in 0...(input.count - count) where startsWith(input, from: offset, needle) { return true }
+        return false
+    }
+}

@@ -1,0 +1,128 @@
+/// Every outcome the library reports. The raw values are the C ABI's
+/// `receipt_status_t` constants and never change meaning once released.
+///
+/// Ranges: 0 success; 1–99 the caller's mistakes; 100–199 input that is not a
+/// usable receipt; 200–299 verification verdicts.
+public enum ReceiptStatus: Int32, Sendable, CaseIterable {
+    case ok = 0
+
+    case nullArgument = 1
+    case invalidArgument = 2
+    case absent = 3
+    case wrongFieldKind = 4
+    case indexOutOfRange = 5
+    case unknownField = 6
+
+    case emptyInput = 100
+    case inputTooLarge = 101
+    case badBase64 = 102
+    case legacyReceipt = 103
+    case unsupportedFormat = 104
+    case notAReceipt = 105
+    case truncated = 110
+    case lengthOverflow = 111
+    case nestingTooDeep = 112
+    case unexpectedTag = 113
+    case badEncoding = 114
+    case trailingData = 115
+    case notSignedData = 120
+    case notDataContent = 121
+    case missingContent = 122
+    case badAttribute = 130
+    case badUTF8 = 131
+    case integerOverflow = 132
+    case badDate = 133
+    case duplicateAttribute = 134
+    case limitExceeded = 140
+
+    /// The C constant's name, e.g. `RECEIPT_E_TRUNCATED`; stable, for logs and the CLI.
+    public var name: String { staticName.description }
+    /// A fixed one-line description; the per-call detail says where and why.
+    public var message: String { staticMessage.description }
+
+    /// The same, in static NUL-terminated storage that C callers may keep forever.
+    public var staticName: StaticString {
+        switch self {
+        case .ok: "RECEIPT_OK"
+        case .nullArgument: "RECEIPT_E_NULL_ARGUMENT"
+        case .invalidArgument: "RECEIPT_E_INVALID_ARGUMENT"
+        case .absent: "RECEIPT_E_ABSENT"
+        case .wrongFieldKind: "RECEIPT_E_WRONG_FIELD_KIND"
+        case .indexOutOfRange: "RECEIPT_E_INDEX_OUT_OF_RANGE"
+        case .unknownField: "RECEIPT_E_UNKNOWN_FIELD"
+        case .emptyInput: "RECEIPT_E_EMPTY_INPUT"
+        case .inputTooLarge: "RECEIPT_E_INPUT_TOO_LARGE"
+        case .badBase64: "RECEIPT_E_BAD_BASE64"
+        case .legacyReceipt: "RECEIPT_E_LEGACY_RECEIPT"
+        case .unsupportedFormat: "RECEIPT_E_UNSUPPORTED_FORMAT"
+        case .notAReceipt: "RECEIPT_E_NOT_A_RECEIPT"
+        case .truncated: "RECEIPT_E_TRUNCATED"
+        case .lengthOverflow: "RECEIPT_E_LENGTH_OVERFLOW"
+        case .nestingTooDeep: "RECEIPT_E_NESTING_TOO_DEEP"
+        case .unexpectedTag: "RECEIPT_E_UNEXPECTED_TAG"
+        case .badEncoding: "RECEIPT_E_BAD_ENCODING"
+        case .trailingData: "RECEIPT_E_TRAILING_DATA"
+        case .notSignedData: "RECEIPT_E_NOT_SIGNED_DATA"
+        case .notDataContent: "RECEIPT_E_NOT_DATA_CONTENT"
+        case .missingContent: "RECEIPT_E_MISSING_CONTENT"
+        case .badAttribute: "RECEIPT_E_BAD_ATTRIBUTE"
+        case .badUTF8: "RECEIPT_E_BAD_UTF8"
+        case .integerOverflow: "RECEIPT_E_INTEGER_OVERFLOW"
+        case .badDate: "RECEIPT_E_BAD_DATE"
+        case .duplicateAttribute: "RECEIPT_E_DUPLICATE_ATTRIBUTE"
+        case .limitExceeded: "RECEIPT_E_LIMIT_EXCEEDED"
+        }
+    }
+
+    public var staticMessage: StaticString {
+        switch self {
+        case .ok: "success"
+        case .nullArgument: "a required argument was NULL"
+        case .invalidArgument: "an argument was out of its allowed range"
+        case .absent: "the field is not present in this receipt"
+        case .wrongFieldKind: "the field does not hold a value of the requested kind"
+        case .indexOutOfRange: "the index is past the end of the list"
+        case .unknownField: "no such field identifier"
+        case .emptyInput: "the input is empty or only whitespace"
+        case .inputTooLarge: "the input is larger than the configured limit"
+        case .badBase64: "the input is text but not valid base64"
+        case .legacyReceipt: "the input is a legacy iOS 6 transaction receipt, not an app receipt"
+        case .unsupportedFormat: "the input is a known format that is not an app receipt (JWS, PEM)"
+        case .notAReceipt: "the input is neither a DER/BER receipt nor base64 text"
+        case .truncated: "the input ends inside an element"
+        case .lengthOverflow: "an element's length does not fit in the input"
+        case .nestingTooDeep: "elements are nested deeper than the limit"
+        case .unexpectedTag: "an element has a tag the receipt grammar does not allow there"
+        case .badEncoding: "an element is not valid BER/DER"
+        case .trailingData: "bytes follow the end of the receipt"
+        case .notSignedData: "the outer content type is not PKCS #7 signedData"
+        case .notDataContent: "the signed content type is not PKCS #7 data"
+        case .missingContent: "the signed data carries no payload"
+        case .badAttribute: "a receipt attribute is malformed"
+        case .badUTF8: "a UTF8String holds invalid UTF-8"
+        case .integerOverflow: "an INTEGER does not fit in 64 bits"
+        case .badDate: "a date is in no known form"
+        case .duplicateAttribute: "a known attribute occurs twice"
+        case .limitExceeded: "a parse limit (attributes, string length) was exceeded"
+        }
+    }
+}
+
+/// A failure with its place: `offset` is a byte offset into the decoded input
+/// (after base64) where the problem was found, when there is one.
+public struct ReceiptError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let status: ReceiptStatus
+    public let offset: Int?
+    public let detail: String
+
+    public init(_ status: ReceiptStatus, at offset: Int? = nil, _ detail: String) {
+        self.status = status
+        self.offset = offset
+        self.detail = detail
+    }
+
+    public var description: String {
+        if let offset { return "\(status.name): \(detail) (at byte \(offset))" }
+        return "\(status.name): \(detail)"
+    }
+}

@@ -1,0 +1,86 @@
+/// A small streaming JSON writer: objects and arrays with correct commas, strings
+/// escaped per RFC 8259. Output is UTF-8 bytes, which is what every caller wants.
+public struct JSONWriter {
+    public private(set) var bytes: [UInt8] = []
+    private var needsComma: [Bool] = [false]
+    private let indentStep: Int?
+
+    /// `indent` nil writes compact JSON; a number pretty-prints with that many spaces.
+    public init(indent: Int? = nil) {
+        indentStep = indent
+    }
+
+    public var string: String { String(decoding: bytes, as: UTF8.self) }
+
+    public mutating func beginObject(_ key: String? = nil) { open(key, UInt8(ascii: "{")) }
+    public mutating func endObject() { close(UInt8(ascii: "}")) }
+    public mutating func beginArray(_ key: String? = nil) { open(key, UInt8(ascii: "[")) }
+    public mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    public mutating func string(_ key: String?, _ value: String) {
+        member(key)
+        appendQuoted(value)
+    }
+
+    public mutating func number(_ key: String?, _ value: Int64) {
+        member(key)
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    public mutating func bool(_ key: String?, _ value: Bool) {
+        member(key)
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    public mutating func null(_ key: String?) {
+        member(key)
+        bytes.append(contentsOf: "null".utf8)
+    }
+
+    private mutating func open(_ key: String?, _ bracket: UInt8) {
+        member(key)
+        bytes.append(bracket)
+        needsComma.append(false)
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        let hadMembers = needsComma.removeLast()
+        if hadMembers { newline() }
+        bytes.append(bracket)
+    }
+
+    private mutating func member(_ key: String?) {
+        if needsComma[needsComma.count - 1] { bytes.append(UInt8(ascii: ",")) }
+        needsComma[needsComma.count - 1] = true
+        if needsComma.count > 1 { newline() }
+        if let key {
+            appendQuoted(key)
+            bytes.append(UInt8(ascii: ":"))
+            if indentStep != nil { bytes.append(UInt8(ascii: " ")) }
+        }
+    }
+
+    private mutating func newline() {
+        guard let indentStep else { return }
+        bytes.append(UInt8(ascii: "\n"))
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: (needsComma.count - 1) * indentStep))
+    }
+
+    private mutating func appendQuoted(_ text: String) {
+        let hex = Array("0123456789abcdef".utf8)
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20:
+                bytes.append(contentsOf: Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

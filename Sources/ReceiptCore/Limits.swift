@@ -1,0 +1,17 @@
+/// Bounds that keep time and memory proportional to the input, whatever it holds.
+/// The defaults are far above any receipt seen (80 KB, 187 purchases) and far
+/// below what would hurt a server.
+public struct ParseLimits: Sendable, Equatable {
+    /// Largest accepted input, in bytes, before base64 decoding.
+    public var maxInputBytes: Int = 32 << 20
+    /// Deepest BER nesting the reader follows.
+    public var maxDepth: Int = 32
+    /// Most attributes in the whole receipt, app and in-app together.
+    public var maxAttributes: Int = 1_000_000
+    /// Longest string value, in bytes.
+    public var maxStringBytes: Int = 64 << 10
+
+    public init() {}
+
+    public static let `default` = ParseLimits()
+}

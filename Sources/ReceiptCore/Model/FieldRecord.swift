@@ -1,0 +1,71 @@
+/// What a receipt and each of its purchases share: a row of stored values and a
+/// list of raw attributes, read through one set of accessors. Receipt and
+/// InAppPurchase differ only in which row they are.
+protocol FieldRecord {
+    var storage: ReceiptStorage { get }
+    var scope: ReceiptField.Scope { get }
+    func stored(_ slot: Int) -> StoredValue
+    var attributeOffsets: ArraySlice<UInt32> { get }
+}
+
+extension FieldRecord {
+    func storedValue(_ field: ReceiptField) throws(ReceiptError) -> StoredValue {
+        guard field.scope == scope else {
+            throw ReceiptError(.unknownField, "field \(field.rawValue) (\(field.name)) belongs to the other scope")
+        }
+        let value = stored(field.slot)
+        guard value.isPresent else { throw ReceiptError(.absent, "\(field.name) (\(field.rawValue)) is not present") }
+        return value
+    }
+
+    func string(_ field: ReceiptField) -> String? {
+        guard field.kind == .string, let value = try? storedValue(field) else { return nil }
+        return storage.string(value)
+    }
+
+    func integer(_ field: ReceiptField) -> Int64? {
+        guard field.kind == .integer, let value = try? storedValue(field) else { return nil }
+        return value.number
+    }
+
+    func boolean(_ field: ReceiptField) -> Bool? {
+        guard field.kind == .boolean, let value = try? storedValue(field) else { return nil }
+        return value.number != 0
+    }
+
+    func date(_ field: ReceiptField) -> ReceiptDate? {
+        guard field.kind == .date, let value = try? storedValue(field) else { return nil }
+        return ReceiptDate(text: storage.string(value), millisecondsSince1970: value.number)
+    }
+
+    func bytes(_ field: ReceiptField) -> [UInt8]? {
+        guard let value = try? storedValue(field) else { return nil }
+        return Array(storage.payloadBytes(offset: value.valueOffset, length: value.valueLength))
+    }
+
+    /// The typed value of any field of this scope; nil when absent.
+    func typedValue(_ field: ReceiptField) -> ReceiptValue? {
+        switch field.kind {
+        case .string: string(field).map(ReceiptValue.string)
+        case .integer: integer(field).map(ReceiptValue.integer)
+        case .boolean: boolean(field).map(ReceiptValue.boolean)
+        case .date: date(field).map(ReceiptValue.date)
+        case .bytes: bytes(field).map(ReceiptValue.bytes)
+        case .purchases: nil
+        }
+    }
+
+    /// Every attribute in receipt order, known and unknown, as stored.
+    var attributesAsStored: [RawAttribute] {
+        attributeOffsets.compactMap { offset in
+            AttributeReader.reread(in: storage.payload, at: Int(offset)).map {
+                RawAttribute(type: $0.type, version: $0.version, value: Array(storage.payload[$0.value]))
+            }
+        }
+    }
+
+    /// The attributes this library does not type (Apple's own, which change); kept raw.
+    var attributesNotTyped: [RawAttribute] {
+        attributesAsStored.filter { ReceiptField.known(type: $0.type, in: scope) == nil }
+    }
+}

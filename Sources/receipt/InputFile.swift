@@ -1,0 +1,33 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ReceiptCore
+
+/// Reading a whole file or standard input, without Foundation.
+enum InputFile {
+    static func read(_ path: String) throws(ReceiptError) -> [UInt8] {
+        let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY)
+        guard descriptor >= 0 else {
+            throw ReceiptError(.invalidArgument, "cannot open: \(String(cString: strerror(errno)))")
+        }
+        defer { if descriptor != STDIN_FILENO { close(descriptor) } }
+        var bytes = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ReceiptError(.invalidArgument, "cannot read: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+    }
+}
+
+func printToStandardError(_ message: String) {
+    var line = Array((message + "\n").utf8)
+    line.withUnsafeMutableBytes { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}

@@ -1,0 +1,24 @@
+import ArgumentParser
+import ReceiptCore
+
+@main
+struct ReceiptCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "receipt",
+        abstract: "Parse App Store receipts.",
+        discussion: """
+            Exit status: 0 success; 2 unusable input or arguments (the status name and \
+            detail go to stderr).
+            """,
+        subcommands: [Inspect.self]
+    )
+}
+
+/// Exit code 2: the input or the arguments could not be used.
+let unusableInputExitCode: Int32 = 2
+
+/// Prints a failure the way every subcommand does and exits 2.
+func fail(_ error: ReceiptError, file: String) -> ExitCode {
+    printToStandardError("receipt: \(file): \(error)")
+    return ExitCode(unusableInputExitCode)
+}

@@ -1,0 +1,476 @@
+/* cmocka tests of every function in receipt.h: success paths on minted and
+ * (when ../shared is present) real receipts, and every failure path: NULL
+ * arguments, empty, truncated, random and legacy input, wrong kinds and
+ * indexes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "receipt.h"
+
+typedef struct {
+    uint8_t *bytes;
+    size_t length;
+} file_t;
+
+static int read_file(const char *path, file_t *out) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    out->bytes = malloc(size > 0 ? (size_t)size : 1);
+    out->length = fread(out->bytes, 1, (size_t)size, f);
+    fclose(f);
+    return 0;
+}
+
+static const char *shared_path(const char *relative, char *buffer, size_t size) {
+    const char *root = getenv("RECEIPT_SHARED_FIXTURES");
+    snprintf(buffer, size, "%s/%s", root ? root : "../../../shared/fixtures/apple", relative);
+    return buffer;
+}
+
+/* Reads a real receipt from ../shared, or skips the calling test visibly. */
+static file_t shared_file(const char *relative) {
+    char path[1024];
+    file_t file = {0};
+    if (read_file(shared_path(relative, path, sizeof path), &file) != 0) {
+        print_message("SKIPPED: %s is absent (../shared not beside this checkout)\n", path);
+        skip();
+    }
+    return file;
+}
+
+static receipt_t *parse_ok(const file_t *file) {
+    receipt_t *receipt = NULL;
+    receipt_error_t error;
+    assert_int_equal(receipt_parse(file->bytes, file->length, &receipt, &error), RECEIPT_OK);
+    assert_non_null(receipt);
+    assert_int_equal(error.status, RECEIPT_OK);
+    assert_true(error.offset == RECEIPT_NO_OFFSET);
+    assert_string_equal(error.detail, "");
+    return receipt;
+}
+
+static receipt_status_t parse_status(const void *data, size_t length, receipt_error_t *error) {
+    receipt_t *receipt = (receipt_t *)0x1; /* must be overwritten with NULL */
+    receipt_status_t status = receipt_parse(data, length, &receipt, error);
+    assert_null(receipt);
+    return status;
+}
+
+/* ------------------------------------------------------------ version, status */
+
+static void test_version_matches_header(void **state) {
+    (void)state;
+    assert_int_equal(receipt_version(), RECEIPT_VERSION_NUMBER);
+    assert_string_equal(receipt_version_string(), RECEIPT_VERSION_STRING);
+}
+
+static void test_status_names_match_constants(void **state) {
+    (void)state;
+    assert_string_equal(receipt_status_name(RECEIPT_OK), "RECEIPT_OK");
+    assert_string_equal(receipt_status_name(RECEIPT_E_NULL_ARGUMENT), "RECEIPT_E_NULL_ARGUMENT");
+    assert_string_equal(receipt_status_name(RECEIPT_E_TRUNCATED), "RECEIPT_E_TRUNCATED");
+    assert_string_equal(receipt_status_name(RECEIPT_E_LEGACY_RECEIPT), "RECEIPT_E_LEGACY_RECEIPT");
+    assert_string_equal(receipt_status_name(RECEIPT_E_LIMIT_EXCEEDED), "RECEIPT_E_LIMIT_EXCEEDED");
+    assert_string_equal(receipt_status_name((receipt_status_t)9999), "RECEIPT_E_UNKNOWN_STATUS");
+    assert_string_equal(receipt_status_string(RECEIPT_OK), "success");
+    assert_string_equal(receipt_status_string((receipt_status_t)9999), "unknown status");
+    assert_true(strlen(receipt_status_string(RECEIPT_E_BAD_DATE)) > 10);
+}
+
+/* ------------------------------------------------------------ bad input */
+
+static void test_parse_rejects_null_arguments(void **state) {
+    (void)state;
+    receipt_t *receipt = NULL;
+    assert_int_equal(receipt_parse("x", 1, NULL, NULL), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_parse(NULL, 5, &receipt, NULL), RECEIPT_E_NULL_ARGUMENT);
+    assert_null(receipt);
+    receipt_error_t error;
+    assert_int_equal(parse_status(NULL, 0, &error), RECEIPT_E_EMPTY_INPUT);
+    assert_int_equal(error.status, RECEIPT_E_EMPTY_INPUT);
+}
+
+static void test_parse_reports_empty_and_whitespace(void **state) {
+    (void)state;
+    receipt_error_t error;
+    assert_int_equal(parse_status("", 0, &error), RECEIPT_E_EMPTY_INPUT);
+    assert_int_equal(parse_status(" \n\t\r\n", 5, &error), RECEIPT_E_EMPTY_INPUT);
+    assert_non_null(strstr(error.detail, "whitespace"));
+}
+
+static void test_parse_reports_random_bytes(void **state) {
+    (void)state;
+    receipt_error_t error;
+    uint8_t bytes[4096];
+    srand(1234);
+    for (int round = 0; round < 2000; round++) {
+        size_t length = (size_t)(rand() % (int)sizeof bytes);
+        for (size_t i = 0; i < length; i++) bytes[i] = (uint8_t)rand();
+        if (round % 2) bytes[0] = 0x30; /* reach the DER walker too */
+        receipt_status_t status = parse_status(bytes, length, &error);
+        assert_true(status >= 100 && status < 200);
+        assert_int_equal(error.status, status);
+        assert_true(strlen(error.detail) > 0);
+    }
+}
+
+static void test_parse_reports_length_overflow_and_nesting(void **state) {
+    (void)state;
+    receipt_error_t error;
+    const uint8_t overflow[] = {0x30, 0x84, 0xFF, 0xFF, 0xFF, 0xFF, 0x06};
+    assert_int_equal(parse_status(overflow, sizeof overflow, &error), RECEIPT_E_LENGTH_OVERFLOW);
+    assert_int_equal(error.offset, 0);
+
+    const uint8_t too_long_length[] = {0x30, 0x85, 0x01, 0x00, 0x00, 0x00, 0x00};
+    assert_int_equal(parse_status(too_long_length, sizeof too_long_length, &error), RECEIPT_E_LENGTH_OVERFLOW);
+
+    const uint8_t never_closed[] = {0x30, 0x80, 0x06, 0x01, 0x2A};
+    assert_int_equal(parse_status(never_closed, sizeof never_closed, &error), RECEIPT_E_TRUNCATED);
+
+    enum { depth = 10000 };
+    uint8_t *nested = malloc(depth * 2 + 2);
+    for (int i = 0; i < depth; i++) { nested[2 * i] = 0x30; nested[2 * i + 1] = 0x80; }
+    nested[2 * depth] = 0; nested[2 * depth + 1] = 0;
+    assert_int_equal(parse_status(nested, depth * 2 + 2, &error), RECEIPT_E_NESTING_TOO_DEEP);
+    free(nested);
+}
+
+static void test_parse_reports_wrong_outer_oid(void **state) {
+    (void)state;
+    receipt_error_t error;
+    /* ContentInfo with contentType 1.2.840.113549.1.7.1 (data) instead of signedData. */
+    const uint8_t wrong[] = {0x30, 0x0D, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x01,
+                             0xA0, 0x00};
+    assert_int_equal(parse_status(wrong, sizeof wrong, &error), RECEIPT_E_NOT_SIGNED_DATA);
+    assert_int_equal(error.offset, 2);
+}
+
+static void test_parse_reports_bad_base64_jws_and_pem(void **state) {
+    (void)state;
+    receipt_error_t error;
+    const char *bad = "MIIT!!!!";
+    assert_int_equal(parse_status(bad, strlen(bad), &error), RECEIPT_E_BAD_BASE64);
+    const char *jws = "eyJhbGciOiJFUzI1NiJ9.eyJ0cmFuc2FjdGlvbklkIjoiMSJ9.c2lnbmF0dXJl";
+    assert_int_equal(parse_status(jws, strlen(jws), &error), RECEIPT_E_UNSUPPORTED_FORMAT);
+    assert_non_null(strstr(error.detail, "JWS"));
+    const char *pem = "-----BEGIN PKCS7-----\nMIIT\n-----END PKCS7-----\n";
+    assert_int_equal(parse_status(pem, strlen(pem), &error), RECEIPT_E_UNSUPPORTED_FORMAT);
+    assert_non_null(strstr(error.detail, "PEM"));
+}
+
+static void test_parse_detail_is_optional(void **state) {
+    (void)state;
+    receipt_t *receipt = NULL;
+    assert_int_equal(receipt_parse("\x30", 1, &receipt, NULL), RECEIPT_E_TRUNCATED);
+    assert_null(receipt);
+}
+
+/* ------------------------------------------------------------ minted receipts */
+
+static void test_minted_receipt_fields(void **state) {
+    (void)state;
+    file_t file;
+    assert_int_equal(read_file("minted.der", &file), 0);
+    receipt_t *receipt = parse_ok(&file);
+    free(file.bytes); /* the handle owns a copy */
+
+    const char *text = NULL;
+    size_t length = 0;
+    assert_int_equal(receipt_get_string(receipt, RECEIPT_FIELD_BUNDLE_ID, &text, &length), RECEIPT_OK);
+    assert_string_equal(text, "com.example.minted");
+    assert_int_equal(length, strlen("com.example.minted"));
+    assert_int_equal(receipt_get_string(receipt, RECEIPT_FIELD_APPLICATION_VERSION, &text, NULL), RECEIPT_OK);
+    assert_string_equal(text, "42");
+
+    int64_t number = -1;
+    assert_int_equal(receipt_get_int(receipt, RECEIPT_FIELD_APP_ITEM_ID, &number), RECEIPT_OK);
+    assert_int_equal(number, 0);
+    assert_int_equal(receipt_get_date(receipt, RECEIPT_FIELD_RECEIPT_CREATION_DATE, &number), RECEIPT_OK);
+    assert_int_equal(number, 1709287200000LL);
+    assert_int_equal(receipt_get_string(receipt, RECEIPT_FIELD_RECEIPT_CREATION_DATE, &text, NULL), RECEIPT_OK);
+    assert_string_equal(text, "2024-03-01T10:00:00Z");
+
+    const uint8_t *bytes = NULL;
+    assert_int_equal(receipt_get_bytes(receipt, RECEIPT_FIELD_OPAQUE_VALUE, &bytes, &length), RECEIPT_OK);
+    assert_int_equal(length, 16);
+    assert_int_equal(bytes[15], 15);
+    assert_int_equal(receipt_get_bytes(receipt, RECEIPT_FIELD_BUNDLE_ID, &bytes, &length), RECEIPT_OK);
+    assert_int_equal(length, 2 + strlen("com.example.minted"));
+    assert_int_equal(bytes[0], 0x0C);
+
+    /* Absent fields and wrong requests. */
+    assert_int_equal(receipt_get_date(receipt, RECEIPT_FIELD_EXPIRATION_DATE, &number), RECEIPT_E_ABSENT);
+    assert_int_equal(receipt_get_string(receipt, RECEIPT_FIELD_ORIGINAL_PURCHASE_DATE, &text, NULL), RECEIPT_E_ABSENT);
+    assert_int_equal(receipt_get_int(receipt, RECEIPT_FIELD_BUNDLE_ID, &number), RECEIPT_E_WRONG_FIELD_KIND);
+    assert_int_equal(receipt_get_date(receipt, RECEIPT_FIELD_APP_ITEM_ID, &number), RECEIPT_E_WRONG_FIELD_KIND);
+    assert_int_equal(receipt_get_string(receipt, RECEIPT_FIELD_APP_ITEM_ID, &text, NULL), RECEIPT_E_WRONG_FIELD_KIND);
+    assert_int_equal(receipt_get_bytes(receipt, RECEIPT_FIELD_IN_APP, &bytes, &length), RECEIPT_E_WRONG_FIELD_KIND);
+    assert_int_equal(receipt_get_string(receipt, RECEIPT_FIELD_PRODUCT_ID, &text, NULL), RECEIPT_E_UNKNOWN_FIELD);
+    assert_int_equal(receipt_get_string(receipt, (receipt_field_t)7, &text, NULL), RECEIPT_E_UNKNOWN_FIELD);
+    assert_int_equal(receipt_get_string(NULL, RECEIPT_FIELD_BUNDLE_ID, &text, NULL), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_get_string(receipt, RECEIPT_FIELD_BUNDLE_ID, NULL, NULL), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_get_int(receipt, RECEIPT_FIELD_APP_ITEM_ID, NULL), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_get_date(NULL, RECEIPT_FIELD_RECEIPT_CREATION_DATE, &number), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_get_bytes(receipt, RECEIPT_FIELD_OPAQUE_VALUE, NULL, &length), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_get_bytes(receipt, RECEIPT_FIELD_OPAQUE_VALUE, &bytes, NULL), RECEIPT_E_NULL_ARGUMENT);
+
+    receipt_free(receipt);
+}
+
+static void test_minted_purchases(void **state) {
+    (void)state;
+    file_t file;
+    assert_int_equal(read_file("minted.der", &file), 0);
+    receipt_t *receipt = parse_ok(&file);
+    free(file.bytes);
+
+    assert_int_equal(receipt_purchase_count(receipt), 3);
+    assert_int_equal(receipt_purchase_count(NULL), 0);
+    int trials = 0;
+    for (size_t i = 0; i < 3; i++) {
+        const char *product = NULL;
+        assert_int_equal(receipt_purchase_get_string(receipt, i, RECEIPT_FIELD_PRODUCT_ID, &product, NULL), RECEIPT_OK);
+        assert_memory_equal(product, "com.example.product.", 20);
+        int64_t value = 0;
+        assert_int_equal(receipt_purchase_get_int(receipt, i, RECEIPT_FIELD_PRODUCT_TYPE, &value), RECEIPT_OK);
+        assert_int_equal(value, 3);
+        assert_int_equal(receipt_purchase_get_int(receipt, i, RECEIPT_FIELD_IS_TRIAL_PERIOD, &value), RECEIPT_OK);
+        trials += (int)value;
+        assert_int_equal(receipt_purchase_get_date(receipt, i, RECEIPT_FIELD_IN_APP_ORIGINAL_PURCHASE_DATE, &value),
+                         RECEIPT_OK);
+        assert_int_equal(value, 1709287200250LL); /* fractional seconds kept */
+        /* An empty cancellation date is absent. */
+        assert_int_equal(receipt_purchase_get_date(receipt, i, RECEIPT_FIELD_CANCELLATION_DATE, &value),
+                         RECEIPT_E_ABSENT);
+        const uint8_t *bytes = NULL;
+        size_t length = 0;
+        assert_int_equal(receipt_purchase_get_bytes(receipt, i, RECEIPT_FIELD_TRANSACTION_ID, &bytes, &length),
+                         RECEIPT_OK);
+        assert_int_equal(bytes[0], 0x0C);
+    }
+    assert_int_equal(trials, 1);
+
+    const char *text = NULL;
+    int64_t value = 0;
+    assert_int_equal(receipt_purchase_get_string(receipt, 3, RECEIPT_FIELD_PRODUCT_ID, &text, NULL),
+                     RECEIPT_E_INDEX_OUT_OF_RANGE);
+    assert_int_equal(receipt_purchase_get_int(receipt, SIZE_MAX, RECEIPT_FIELD_QUANTITY, &value),
+                     RECEIPT_E_INDEX_OUT_OF_RANGE);
+    assert_int_equal(receipt_purchase_get_string(receipt, 0, RECEIPT_FIELD_BUNDLE_ID, &text, NULL),
+                     RECEIPT_E_UNKNOWN_FIELD);
+    assert_int_equal(receipt_purchase_get_date(receipt, 0, RECEIPT_FIELD_PROMOTIONAL_OFFER_ID, &value),
+                     RECEIPT_E_WRONG_FIELD_KIND);
+    assert_int_equal(receipt_purchase_get_string(receipt, 0, RECEIPT_FIELD_PROMOTIONAL_OFFER_ID, &text, NULL),
+                     RECEIPT_E_ABSENT);
+    assert_int_equal(receipt_purchase_get_date(NULL, 0, RECEIPT_FIELD_PURCHASE_DATE, &value), RECEIPT_E_NULL_ARGUMENT);
+    receipt_free(receipt);
+}
+
+static void test_minted_raw_attributes(void **state) {
+    (void)state;
+    file_t file;
+    assert_int_equal(read_file("minted.der", &file), 0);
+    receipt_t *receipt = parse_ok(&file);
+    free(file.bytes);
+
+    size_t count = receipt_attribute_count(receipt);
+    assert_int_equal(count, 11 + 3);
+    int found_unknown = 0;
+    for (size_t i = 0; i < count; i++) {
+        receipt_attribute_t attribute;
+        assert_int_equal(receipt_attribute_at(receipt, i, &attribute), RECEIPT_OK);
+        assert_int_equal(attribute.version, 1);
+        if (attribute.type == 99) {
+            found_unknown = 1;
+            assert_int_equal(attribute.value_length, 3);
+            assert_memory_equal(attribute.value, "\x01\x02\x03", 3);
+        }
+    }
+    assert_true(found_unknown);
+    receipt_attribute_t attribute;
+    assert_int_equal(receipt_attribute_at(receipt, count, &attribute), RECEIPT_E_INDEX_OUT_OF_RANGE);
+    assert_int_equal(receipt_attribute_at(receipt, 0, NULL), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_attribute_count(NULL), 0);
+
+    assert_int_equal(receipt_purchase_attribute_count(receipt, 0), 13);
+    assert_int_equal(receipt_purchase_attribute_count(receipt, 99), 0);
+    int found_unknown_in_purchase = 0;
+    for (size_t i = 0; i < 13; i++) {
+        assert_int_equal(receipt_purchase_attribute_at(receipt, 0, i, &attribute), RECEIPT_OK);
+        if (attribute.type == 1799) {
+            found_unknown_in_purchase = 1;
+            assert_memory_equal(attribute.value, "\x0C\x08kept raw", 10);
+        }
+    }
+    assert_true(found_unknown_in_purchase);
+    assert_int_equal(receipt_purchase_attribute_at(receipt, 0, 13, &attribute), RECEIPT_E_INDEX_OUT_OF_RANGE);
+    assert_int_equal(receipt_purchase_attribute_at(receipt, 5, 0, &attribute), RECEIPT_E_INDEX_OUT_OF_RANGE);
+    assert_int_equal(receipt_purchase_attribute_at(NULL, 0, 0, &attribute), RECEIPT_E_NULL_ARGUMENT);
+    receipt_free(receipt);
+}
+
+static void test_minted_ber_and_base64(void **state) {
+    (void)state;
+    file_t file;
+    assert_int_equal(read_file("minted-ber.der", &file), 0);
+    assert_int_equal(file.bytes[1], 0x80); /* really indefinite-length */
+    receipt_t *receipt = parse_ok(&file);
+    assert_int_equal(receipt_purchase_count(receipt), 2);
+    receipt_free(receipt);
+    free(file.bytes);
+
+    assert_int_equal(read_file("minted.b64", &file), 0);
+    receipt = parse_ok(&file);
+    assert_int_equal(receipt_purchase_count(receipt), 1);
+    receipt_free(receipt);
+    free(file.bytes);
+}
+
+static void test_every_truncation_fails_cleanly(void **state) {
+    (void)state;
+    file_t file;
+    assert_int_equal(read_file("minted.der", &file), 0);
+    receipt_error_t error;
+    for (size_t length = 0; length < file.length; length++) {
+        receipt_status_t status = parse_status(file.bytes, length, &error);
+        assert_true(status >= 100 && status < 200);
+    }
+    free(file.bytes);
+}
+
+static void test_field_table(void **state) {
+    (void)state;
+    size_t count = receipt_field_count();
+    assert_int_equal(count, 25);
+    int saw_bundle = 0;
+    for (size_t i = 0; i < count; i++) {
+        receipt_field_t field;
+        assert_int_equal(receipt_field_at(i, &field), RECEIPT_OK);
+        assert_non_null(receipt_field_name(field));
+        assert_true(receipt_field_kind(field) != RECEIPT_KIND_NONE);
+        if (field == RECEIPT_FIELD_BUNDLE_ID) saw_bundle = 1;
+    }
+    assert_true(saw_bundle);
+    receipt_field_t field;
+    assert_int_equal(receipt_field_at(count, &field), RECEIPT_E_INDEX_OUT_OF_RANGE);
+    assert_int_equal(receipt_field_at(0, NULL), RECEIPT_E_NULL_ARGUMENT);
+    assert_string_equal(receipt_field_name(RECEIPT_FIELD_WEB_ORDER_LINE_ITEM_ID), "web_order_line_item_id");
+    assert_string_equal(receipt_field_name(RECEIPT_FIELD_SHA1_HASH), "sha1_hash");
+    assert_null(receipt_field_name((receipt_field_t)1709));
+    assert_int_equal(receipt_field_kind(RECEIPT_FIELD_IS_TRIAL_PERIOD), RECEIPT_KIND_BOOLEAN);
+    assert_int_equal(receipt_field_kind(RECEIPT_FIELD_IN_APP), RECEIPT_KIND_PURCHASES);
+    assert_int_equal(receipt_field_kind((receipt_field_t)7), RECEIPT_KIND_NONE);
+}
+
+static void test_json_rendering(void **state) {
+    (void)state;
+    file_t file;
+    assert_int_equal(read_file("minted.der", &file), 0);
+    receipt_t *receipt = parse_ok(&file);
+    free(file.bytes);
+    char *json = NULL;
+    size_t length = 0;
+    assert_int_equal(receipt_to_json(receipt, RECEIPT_JSON_COMPACT, &json, &length), RECEIPT_OK);
+    assert_int_equal(strlen(json), length);
+    assert_non_null(strstr(json, "\"bundle_id\":\"com.example.minted\""));
+    assert_non_null(strstr(json, "\"receipt_creation_date\":\"2024-03-01 10:00:00 Etc/GMT\""));
+    assert_non_null(strstr(json, "\"receipt_creation_date_pst\":\"2024-03-01 02:00:00 America/Los_Angeles\""));
+    assert_null(strstr(json, "\n"));
+    receipt_string_free(json);
+
+    assert_int_equal(receipt_to_json(receipt, RECEIPT_JSON_PRETTY, &json, NULL), RECEIPT_OK);
+    assert_non_null(strstr(json, "\n  \"bundle_id\": \"com.example.minted\""));
+    receipt_string_free(json);
+
+    assert_int_equal(receipt_to_json(receipt, 0x80, &json, NULL), RECEIPT_E_INVALID_ARGUMENT);
+    assert_int_equal(receipt_to_json(NULL, 0, &json, NULL), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_to_json(receipt, 0, NULL, NULL), RECEIPT_E_NULL_ARGUMENT);
+    receipt_string_free(NULL);
+    receipt_free(receipt);
+    receipt_free(NULL);
+}
+
+/* ------------------------------------------------------------ real receipts */
+
+static void test_real_receipt_sample(void **state) {
+    (void)state;
+    file_t file = shared_file("receipts/rc__receiptsample1.der");
+    receipt_t *receipt = parse_ok(&file);
+    free(file.bytes);
+    const char *text = NULL;
+    assert_int_equal(receipt_get_string(receipt, RECEIPT_FIELD_BUNDLE_ID, &text, NULL), RECEIPT_OK);
+    assert_string_equal(text, "com.revenuecat.sampleapp");
+    assert_int_equal(receipt_purchase_count(receipt), 9);
+    int64_t value = 0;
+    assert_int_equal(receipt_purchase_get_int(receipt, 0, RECEIPT_FIELD_WEB_ORDER_LINE_ITEM_ID, &value), RECEIPT_OK);
+    assert_int_equal(value, 1000000054042695LL);
+    assert_int_equal(receipt_purchase_get_date(receipt, 0, RECEIPT_FIELD_EXPIRES_DATE, &value), RECEIPT_OK);
+    assert_int_equal(value, 1594755700000LL);
+    receipt_free(receipt);
+}
+
+static void test_real_xcode_receipt_with_offset_dates(void **state) {
+    (void)state;
+    file_t file = shared_file("receipts/kvitto__storeKitTestReceipt.der");
+    receipt_t *receipt = parse_ok(&file);
+    free(file.bytes);
+    const char *text = NULL;
+    int64_t value = 0;
+    assert_int_equal(receipt_get_string(receipt, RECEIPT_FIELD_RECEIPT_CREATION_DATE, &text, NULL), RECEIPT_OK);
+    assert_string_equal(text, "2020-10-16T14:29:30+0300");
+    assert_int_equal(receipt_get_date(receipt, RECEIPT_FIELD_RECEIPT_CREATION_DATE, &value), RECEIPT_OK);
+    assert_int_equal(value, 1602847770000LL);
+    receipt_free(receipt);
+}
+
+static void test_real_edge_files(void **state) {
+    (void)state;
+    static const struct { const char *file; receipt_status_t status; } cases[] = {
+        {"edge/arv__deprecatedSinglesType-legacy-txn-receipt.bin", RECEIPT_E_LEGACY_RECEIPT},
+        {"edge/rc__unsupportedReceipt2-legacy-txn-receipt.bin", RECEIPT_E_LEGACY_RECEIPT},
+        {"edge/arv__not_a_receipt.bin", RECEIPT_E_BAD_BASE64},
+        {"edge/arv__frank4dd-cacert-nonApple-root.der", RECEIPT_E_UNEXPECTED_TAG},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        file_t file = shared_file(cases[i].file);
+        receipt_error_t error;
+        assert_int_equal(parse_status(file.bytes, file.length, &error), cases[i].status);
+        assert_true(strlen(error.detail) > 0);
+        free(file.bytes);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_version_matches_header),
+        cmocka_unit_test(test_status_names_match_constants),
+        cmocka_unit_test(test_parse_rejects_null_arguments),
+        cmocka_unit_test(test_parse_reports_empty_and_whitespace),
+        cmocka_unit_test(test_parse_reports_random_bytes),
+        cmocka_unit_test(test_parse_reports_length_overflow_and_nesting),
+        cmocka_unit_test(test_parse_reports_wrong_outer_oid),
+        cmocka_unit_test(test_parse_reports_bad_base64_jws_and_pem),
+        cmocka_unit_test(test_parse_detail_is_optional),
+        cmocka_unit_test(test_minted_receipt_fields),
+        cmocka_unit_test(test_minted_purchases),
+        cmocka_unit_test(test_minted_raw_attributes),
+        cmocka_unit_test(test_minted_ber_and_base64),
+        cmocka_unit_test(test_every_truncation_fails_cleanly),
+        cmocka_unit_test(test_field_table),
+        cmocka_unit_test(test_json_rendering),
+        cmocka_unit_test(test_real_receipt_sample),
+        cmocka_unit_test(test_real_xcode_receipt_with_offset_dates),
+        cmocka_unit_test(test_real_edge_files),
+    };
+    return cmocka_run_group_tests_name("receipt C ABI", tests, NULL, NULL);
+}
