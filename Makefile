@@ -7,19 +7,30 @@ RELEASE := .build/release
 OUT := build
 PYTHON ?= python3
 
-.PHONY: all build lib cli install uninstall test test-swift test-c test-python check-embeddable examples clean help
+.PHONY: all deps build lib cli install uninstall demo test test-swift test-c test-python test-install check-embeddable examples clean help
 
 all: build
 
 help:
+	@echo "make demo       set up, build, and inspect a real receipt (../shared) or a freshly minted one"
 	@echo "make            build libreceipt.so.1, the receipt CLI, header and receipt.pc into build/"
 	@echo "make test       run every test: Swift, the embeddability checks, cmocka (C ABI), pytest (Python)"
 	@echo "make install    install into \$$(DESTDIR)\$$(PREFIX) (default /usr/local)"
 	@echo "make examples   build and run the C example against build/"
 
+# Installs missing system packages (apt) and pytest; every entry point depends on it.
+deps:
+	@scripts/install-deps.sh
+
 build: lib cli
 
-lib:
+DEMO_RECEIPT := $(firstword $(wildcard ../shared/fixtures/apple/receipts/rc__receiptsample1.der) $(OUT)/demo/minted.der)
+demo: build
+	mkdir -p $(OUT)/demo
+	test -f ../shared/fixtures/apple/receipts/rc__receiptsample1.der || $(PYTHON) Tests/support/mint_receipt.py $(OUT)/demo/minted.der
+	$(OUT)/bin/receipt inspect $(DEMO_RECEIPT)
+
+lib: deps
 	$(SWIFT_BUILD) --product receipt
 	mkdir -p $(OUT)/lib/pkgconfig $(OUT)/include
 	cp $(RELEASE)/libreceipt.so $(OUT)/lib/libreceipt.so.1
@@ -28,7 +39,7 @@ lib:
 	cp Include/receipt.h $(OUT)/include/receipt.h
 	sed -e 's|@PREFIX@|$(abspath $(OUT))|' -e 's|@VERSION@|$(VERSION)|' Include/receipt.pc.in > $(OUT)/lib/pkgconfig/receipt.pc
 
-cli:
+cli: deps
 	$(SWIFT_BUILD) --product receipt-cli
 	mkdir -p $(OUT)/bin
 	cp $(RELEASE)/receipt-cli $(OUT)/bin/receipt
@@ -46,10 +57,10 @@ uninstall:
 	      $(DESTDIR)$(PREFIX)/include/receipt.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/receipt.pc \
 	      $(DESTDIR)$(PREFIX)/bin/receipt
 
-test: test-swift check-embeddable test-c test-python
+test: test-swift check-embeddable test-c test-python test-install
 	@echo "make test: all suites passed"
 
-test-swift:
+test-swift: deps
 	swift test
 
 check-embeddable: lib
@@ -63,8 +74,16 @@ test-python: lib cli
 	  PYTHONPATH=$(abspath bindings/python) $(PYTHON) -m pytest -q Tests/python
 
 examples: build
-	$(MAKE) -C examples/c run PKG_CONFIG_PATH=$(abspath $(OUT))/lib/pkgconfig
+	PKG_CONFIG_PATH=$(abspath $(OUT))/lib/pkgconfig $(MAKE) -C examples/c run
+
+# Installs into a scratch prefix and builds the C example against that copy, as a user would.
+test-install: build test-c
+	rm -rf $(OUT)/install-test
+	$(MAKE) install PREFIX=$(abspath $(OUT))/install-test
+	test -L $(OUT)/install-test/lib/libreceipt.so
+	PKG_CONFIG_PATH=$(abspath $(OUT))/install-test/lib/pkgconfig $(MAKE) -B -C examples/c run \
+	  | grep -q '^bundle id: com.example.minted$$'
+	@echo "test-install: the C example built and ran against the installed copy"
 
 clean:
-	rm -rf $(OUT) .build
-	$(MAKE) -C Tests/c clean
+	rm -rf $(OUT) .build examples/c/print_receipt

@@ -37,6 +37,7 @@ let package = Package(
             "ReceiptCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        .executableTarget(name: "print-receipt-example", dependencies: ["ReceiptCore"], path: "examples/swift"),
         .testTarget(name: "ReceiptCoreTests", dependencies: ["ReceiptCore"]),
     ]
 )

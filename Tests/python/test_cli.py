@@ -1,0 +1,42 @@
+"""The `receipt` command-line tool: exit codes, stdout and stderr."""
+import json
+import os
+import subprocess
+
+import pytest
+
+CLI = os.environ.get("RECEIPT_CLI")
+pytestmark = pytest.mark.skipif(not CLI, reason="RECEIPT_CLI is not set (run through `make test`)")
+
+
+def run(*args, stdin=None):
+    return subprocess.run([CLI, *map(str, args)], input=stdin, capture_output=True)
+
+
+def test_inspect_prints_the_receipt_json(minted):
+    result = run("inspect", minted["der"])
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["bundle_id"] == "com.example.minted"
+    assert len(document["in_app"]) == 3
+
+
+def test_inspect_reads_base64_from_stdin(minted):
+    result = run("inspect", "-", stdin=minted["b64"].read_bytes())
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["bundle_id"] == "com.example.minted"
+
+
+def test_inspect_bad_input_exits_2_with_status_on_stderr(tmp_path):
+    bad = tmp_path / "bad.der"
+    bad.write_bytes(b"\x30\x84\xff\xff\xff\xff")
+    result = run("inspect", bad)
+    assert result.returncode == 2
+    assert result.stdout == b""
+    assert b"RECEIPT_E_LENGTH_OVERFLOW" in result.stderr
+
+
+def test_inspect_missing_file_exits_2(tmp_path):
+    result = run("inspect", tmp_path / "nope.der")
+    assert result.returncode == 2
+    assert b"cannot open" in result.stderr

@@ -1,0 +1,237 @@
+"""App Store receipts for Python: a thin binding to libreceipt.so.1.
+
+Parsing, typing and JSON rendering all happen in the library. This module turns
+its handles into objects, its fields into attributes, and its statuses into
+exceptions.
+"""
+import ctypes
+import datetime
+
+from . import _native
+from ._native import lib
+
+__all__ = ["Receipt", "Purchase", "ReceiptDate", "RawAttribute", "ReceiptError", "library_version"]
+
+
+def library_version():
+    """The version string of the loaded libreceipt.so."""
+    return lib.receipt_version_string().decode()
+
+
+class ReceiptError(Exception):
+    """A libreceipt failure: `status` (int), `name` (e.g. "RECEIPT_E_TRUNCATED"),
+    `detail` (where and why), and `offset` (a byte offset into the decoded input, or None)."""
+
+    def __init__(self, status, detail="", offset=None):
+        self.status = status
+        self.name = lib.receipt_status_name(status).decode()
+        self.message = lib.receipt_status_string(status).decode()
+        self.detail = detail or self.message
+        self.offset = offset
+        super().__init__(f"{self.name}: {self.detail}")
+
+
+class ReceiptDate:
+    """A date as the receipt writes it (`text`) and the instant it denotes (`ms`, epoch milliseconds)."""
+    __slots__ = ("text", "ms")
+
+    def __init__(self, text, ms):
+        self.text = text
+        self.ms = ms
+
+    @property
+    def datetime(self):
+        """The instant as an aware UTC datetime."""
+        return datetime.datetime.fromtimestamp(self.ms / 1000, tz=datetime.timezone.utc)
+
+    def __eq__(self, other):
+        return isinstance(other, ReceiptDate) and (self.text, self.ms) == (other.text, other.ms)
+
+    def __repr__(self):
+        return f"ReceiptDate({self.text!r}, ms={self.ms})"
+
+
+class RawAttribute:
+    """An attribute exactly as stored: `type`, `version` and the `value` bytes."""
+    __slots__ = ("type", "version", "value")
+
+    def __init__(self, type_, version, value):
+        self.type, self.version, self.value = type_, version, value
+
+    def __repr__(self):
+        return f"RawAttribute(type={self.type}, version={self.version}, value={self.value!r})"
+
+
+def _check(status):
+    if status != _native.STATUS_OK:
+        raise ReceiptError(status)
+
+
+class _Record:
+    """Field access shared by a receipt and its purchases. `_call(name, *args)` calls
+    the C getter for this record: receipt_get_* or receipt_purchase_get_*."""
+
+    def _field(self, field, kind):
+        if kind == _native.KIND_STRING:
+            return self._text(field)
+        if kind in (_native.KIND_INTEGER, _native.KIND_BOOLEAN):
+            value = ctypes.c_int64()
+            if self._get("int", field, ctypes.byref(value)):
+                return bool(value.value) if kind == _native.KIND_BOOLEAN else value.value
+            return None
+        if kind == _native.KIND_DATE:
+            value = ctypes.c_int64()
+            if self._get("date", field, ctypes.byref(value)):
+                return ReceiptDate(self._text(field), value.value)
+            return None
+        if kind == _native.KIND_BYTES:
+            pointer, length = _native.c_ubyte_p(), ctypes.c_size_t()
+            if self._get("bytes", field, ctypes.byref(pointer), ctypes.byref(length)):
+                return ctypes.string_at(pointer, length.value)
+            return None
+        raise ValueError(f"field {field} has no scalar value")
+
+    def _text(self, field):
+        pointer, length = ctypes.c_char_p(), ctypes.c_size_t()
+        if not self._get("string", field, ctypes.byref(pointer), ctypes.byref(length)):
+            return None
+        return ctypes.string_at(pointer, length.value).decode("utf-8")
+
+    def _get(self, kind, field, *outputs):
+        """True when the field is present; None-worthy absence is False; any other status raises."""
+        status = self._call(kind, field, *outputs)
+        if status == _native.STATUS_ABSENT:
+            return False
+        _check(status)
+        return True
+
+    def _attribute(self, count_function, at_function, *prefix):
+        attributes = []
+        for index in range(count_function(self._receipt._handle_or_raise(), *prefix)):
+            out = _native.AttributeStruct()
+            _check(at_function(self._receipt._handle_or_raise(), *prefix, index, ctypes.byref(out)))
+            attributes.append(RawAttribute(out.type, out.version, ctypes.string_at(out.value, out.value_length)))
+        return attributes
+
+    def fields(self):
+        """Every typed field of this record that is present, as a dict keyed by field name."""
+        present = {}
+        for name in self._field_names:
+            value = getattr(self, name)
+            if value is not None:
+                present[name] = value
+        return present
+
+
+class Receipt(_Record):
+    """A parsed app receipt. Fields are attributes named as in the App Store's JSON
+    (`bundle_id`, `receipt_creation_date`, ...); absent ones are None.
+
+    Parsing checks structure only; it does not verify any signature. Usable as a
+    context manager; `close()` frees the native handle early.
+    """
+
+    def __init__(self, data):
+        if isinstance(data, str):
+            data = data.encode("ascii", "replace")
+        data = bytes(data)
+        handle = ctypes.c_void_p()
+        error = _native.ErrorStruct()
+        status = lib.receipt_parse(data, len(data), ctypes.byref(handle), ctypes.byref(error))
+        if status != _native.STATUS_OK:
+            offset = None if error.offset == _native.NO_OFFSET else error.offset
+            raise ReceiptError(status, error.detail.decode("utf-8", "replace"), offset)
+        self._handle = handle
+        self._receipt = self
+
+    @classmethod
+    def from_file(cls, path):
+        """Parses a file holding raw DER/BER bytes or base64 text."""
+        with open(path, "rb") as f:
+            return cls(f.read())
+
+    def _handle_or_raise(self):
+        if not self._handle:
+            raise ValueError("the receipt is closed")
+        return self._handle
+
+    def _call(self, kind, field, *outputs):
+        return getattr(lib, f"receipt_get_{kind}")(self._handle_or_raise(), field, *outputs)
+
+    def close(self):
+        if getattr(self, "_handle", None):
+            lib.receipt_free(self._handle)
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    @property
+    def purchases(self):
+        """The in-app purchases (attribute 17), in receipt order."""
+        return [Purchase(self, index) for index in range(lib.receipt_purchase_count(self._handle_or_raise()))]
+
+    @property
+    def raw_attributes(self):
+        """Every app-level attribute as stored, known or not, in receipt order."""
+        return self._attribute(lib.receipt_attribute_count, lib.receipt_attribute_at)
+
+    def to_json(self, pretty=False):
+        """The App Store verifyReceipt `receipt` object, as a JSON string."""
+        out, length = ctypes.c_void_p(), ctypes.c_size_t()
+        _check(lib.receipt_to_json(self._handle_or_raise(), _native.JSON_PRETTY if pretty else 0,
+                                   ctypes.byref(out), ctypes.byref(length)))
+        try:
+            return ctypes.string_at(out, length.value).decode("utf-8")
+        finally:
+            lib.receipt_string_free(out)
+
+    def __repr__(self):
+        if not self._handle:
+            return "<Receipt closed>"
+        return f"<Receipt {self.bundle_id!r} {len(self.purchases)} purchases>"
+
+
+class Purchase(_Record):
+    """One in-app purchase entry. It keeps its receipt alive."""
+
+    def __init__(self, receipt, index):
+        self._receipt = receipt
+        self.index = index
+
+    def _call(self, kind, field, *outputs):
+        return getattr(lib, f"receipt_purchase_get_{kind}")(self._receipt._handle_or_raise(), self.index, field,
+                                                            *outputs)
+
+    @property
+    def raw_attributes(self):
+        """Every attribute of this purchase as stored, known or not."""
+        return self._attribute(lib.receipt_purchase_attribute_count, lib.receipt_purchase_attribute_at, self.index)
+
+    def __repr__(self):
+        return f"<Purchase {self.product_id!r} {self.transaction_id!r}>"
+
+
+def _install_field_properties():
+    """One property per field of the library's own field table, on the class of its scope."""
+    Receipt._field_names, Purchase._field_names = [], []
+    for index in range(lib.receipt_field_count()):
+        field = ctypes.c_int()
+        _check(lib.receipt_field_at(index, ctypes.byref(field)))
+        kind = lib.receipt_field_kind(field.value)
+        if kind == _native.KIND_PURCHASES:
+            continue
+        name = lib.receipt_field_name(field.value).decode()
+        owner = Purchase if field.value >= _native.FIRST_IN_APP_FIELD else Receipt
+        owner._field_names.append(name)
+        setattr(owner, name, property(lambda self, f=field.value, k=kind: self._field(f, k),
+                                      doc=f"attribute {field.value} ({name}); None when absent"))
+
+
+_install_field_properties()

@@ -1,0 +1,76 @@
+"""ctypes declarations of Include/receipt.h, and nothing else."""
+import ctypes
+import ctypes.util
+import os
+
+c_char_p_p = ctypes.POINTER(ctypes.c_char_p)
+c_ubyte_p = ctypes.POINTER(ctypes.c_ubyte)
+
+DETAIL_SIZE = 256
+NO_OFFSET = ctypes.c_size_t(-1).value
+
+STATUS_OK = 0
+STATUS_ABSENT = 3
+
+KIND_STRING, KIND_INTEGER, KIND_BOOLEAN, KIND_DATE, KIND_BYTES, KIND_PURCHASES = range(1, 7)
+FIRST_IN_APP_FIELD = 1701  # receipt.h: app fields are below 1701, in-app fields 1701 and up
+JSON_PRETTY = 1
+
+
+class ErrorStruct(ctypes.Structure):
+    _fields_ = [("status", ctypes.c_int), ("offset", ctypes.c_size_t), ("detail", ctypes.c_char * DETAIL_SIZE)]
+
+
+class AttributeStruct(ctypes.Structure):
+    _fields_ = [("type", ctypes.c_int64), ("version", ctypes.c_int64),
+                ("value", c_ubyte_p), ("value_length", ctypes.c_size_t)]
+
+
+def _load():
+    path = os.environ.get("RECEIPT_LIBRARY") or ctypes.util.find_library("receipt") or "libreceipt.so.1"
+    return ctypes.CDLL(path)
+
+
+lib = _load()
+
+_signatures = {
+    "receipt_version": (ctypes.c_uint, []),
+    "receipt_version_string": (ctypes.c_char_p, []),
+    "receipt_status_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "receipt_status_string": (ctypes.c_char_p, [ctypes.c_int]),
+    "receipt_parse": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p),
+                                     ctypes.POINTER(ErrorStruct)]),
+    "receipt_free": (None, [ctypes.c_void_p]),
+    "receipt_field_count": (ctypes.c_size_t, []),
+    "receipt_field_at": (ctypes.c_int, [ctypes.c_size_t, ctypes.POINTER(ctypes.c_int)]),
+    "receipt_field_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "receipt_field_kind": (ctypes.c_int, [ctypes.c_int]),
+    "receipt_get_string": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, c_char_p_p,
+                                          ctypes.POINTER(ctypes.c_size_t)]),
+    "receipt_get_int": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int64)]),
+    "receipt_get_date": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int64)]),
+    "receipt_get_bytes": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(c_ubyte_p),
+                                         ctypes.POINTER(ctypes.c_size_t)]),
+    "receipt_purchase_count": (ctypes.c_size_t, [ctypes.c_void_p]),
+    "receipt_purchase_get_string": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, c_char_p_p,
+                                                   ctypes.POINTER(ctypes.c_size_t)]),
+    "receipt_purchase_get_int": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                                                ctypes.POINTER(ctypes.c_int64)]),
+    "receipt_purchase_get_date": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                                                 ctypes.POINTER(ctypes.c_int64)]),
+    "receipt_purchase_get_bytes": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                                                  ctypes.POINTER(c_ubyte_p), ctypes.POINTER(ctypes.c_size_t)]),
+    "receipt_attribute_count": (ctypes.c_size_t, [ctypes.c_void_p]),
+    "receipt_attribute_at": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(AttributeStruct)]),
+    "receipt_purchase_attribute_count": (ctypes.c_size_t, [ctypes.c_void_p, ctypes.c_size_t]),
+    "receipt_purchase_attribute_at": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t,
+                                                     ctypes.POINTER(AttributeStruct)]),
+    "receipt_to_json": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_uint, ctypes.POINTER(ctypes.c_void_p),
+                                       ctypes.POINTER(ctypes.c_size_t)]),
+    "receipt_string_free": (None, [ctypes.c_void_p]),
+}
+
+for _name, (_restype, _argtypes) in _signatures.items():
+    _function = getattr(lib, _name)
+    _function.restype = _restype
+    _function.argtypes = _argtypes
