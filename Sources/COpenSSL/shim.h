@@ -1,9 +1,25 @@
 #ifndef RECEIPT_COPENSSL_SHIM_H
 #define RECEIPT_COPENSSL_SHIM_H
-#include <openssl/sha.h>
-#include <openssl/evp.h>
-#include <openssl/x509.h>
-#include <openssl/x509v3.h>
-#include <openssl/pem.h>
+#include <openssl/crypto.h>
 #include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/objects.h>
+#include <openssl/pem.h>
+#include <openssl/rsa.h>
+#include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
+
+/* OpenSSL's STACK_OF(X509) API is made of function-like macros, which Swift
+ * cannot import. These static inline wrappers have internal linkage, so they
+ * are never exported from libreceipt.so. */
+static inline STACK_OF(X509) *shim_x509_stack_new(void) { return sk_X509_new_null(); }
+static inline int shim_x509_stack_push(STACK_OF(X509) *stack, X509 *certificate) {
+    return sk_X509_push(stack, certificate);
+}
+static inline void shim_x509_stack_free(STACK_OF(X509) *stack) { sk_X509_free(stack); }
+static inline int shim_x509_stack_count(const STACK_OF(X509) *stack) { return sk_X509_num(stack); }
+static inline X509 *shim_x509_stack_at(const STACK_OF(X509) *stack, int index) {
+    return sk_X509_value(stack, index);
+}
 #endif

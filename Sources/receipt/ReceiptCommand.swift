@@ -5,12 +5,12 @@ import ReceiptCore
 struct ReceiptCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "receipt",
-        abstract: "Parse App Store receipts.",
+        abstract: "Parse and verify App Store receipts.",
         discussion: """
-            Exit status: 0 success; 2 unusable input or arguments (the status name and \
-            detail go to stderr).
+            Exit status: 0 success (verify: valid); 1 verify: not valid; 2 unusable input or \
+            arguments (the status name and detail go to stderr).
             """,
-        subcommands: [Inspect.self]
+        subcommands: [Inspect.self, Verify.self]
     )
 }
 

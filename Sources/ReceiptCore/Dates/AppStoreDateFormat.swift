@@ -45,11 +45,6 @@ enum AppStoreDateFormat {
         return firstSunday + (n - 1) * 7
     }
 
-    private static func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
-        let quotient = value / divisor
-        return (value % divisor != 0 && value < 0) ? quotient - 1 : quotient
-    }
-
     private static func pad(_ value: Int64, _ width: Int) -> String {
         let text = String(value)
         return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text

@@ -2,7 +2,8 @@
 /// `receipt_status_t` constants and never change meaning once released.
 ///
 /// Ranges: 0 success; 1–99 the caller's mistakes; 100–199 input that is not a
-/// usable receipt; 200–299 verification verdicts.
+/// usable receipt (or anchor); 200–299 verification verdicts: the receipt is
+/// readable but must not be believed.
 public enum ReceiptStatus: Int32, Sendable, CaseIterable {
     case ok = 0
 
@@ -34,6 +35,24 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
     case badDate = 133
     case duplicateAttribute = 134
     case limitExceeded = 140
+    case badAnchor = 141
+
+    case signatureInvalid = 200
+    case unsupportedDigest = 201
+    case unsupportedSignature = 202
+    case signerNotFound = 203
+    case chainUntrusted = 204
+    case chainNotValidAtCreation = 205
+    case unexpectedCertificates = 206
+    case missingIntermediateMarker = 207
+    case missingLeafMarker = 208
+    case noCreationDate = 209
+    case bundleMismatch = 210
+    case versionMismatch = 211
+    case deviceMismatch = 212
+    case receiptExpired = 213
+    case badCertificate = 220
+    case cryptoFailure = 221
 
     /// The C constant's name, e.g. `RECEIPT_E_TRUNCATED`; stable, for logs and the CLI.
     public var name: String { staticName.description }
@@ -71,6 +90,23 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
         case .badDate: "RECEIPT_E_BAD_DATE"
         case .duplicateAttribute: "RECEIPT_E_DUPLICATE_ATTRIBUTE"
         case .limitExceeded: "RECEIPT_E_LIMIT_EXCEEDED"
+        case .badAnchor: "RECEIPT_E_BAD_ANCHOR"
+        case .signatureInvalid: "RECEIPT_E_SIGNATURE_INVALID"
+        case .unsupportedDigest: "RECEIPT_E_UNSUPPORTED_DIGEST"
+        case .unsupportedSignature: "RECEIPT_E_UNSUPPORTED_SIGNATURE"
+        case .signerNotFound: "RECEIPT_E_SIGNER_NOT_FOUND"
+        case .chainUntrusted: "RECEIPT_E_CHAIN_UNTRUSTED"
+        case .chainNotValidAtCreation: "RECEIPT_E_CHAIN_NOT_VALID_AT_CREATION"
+        case .unexpectedCertificates: "RECEIPT_E_UNEXPECTED_CERTIFICATES"
+        case .missingIntermediateMarker: "RECEIPT_E_MISSING_INTERMEDIATE_MARKER"
+        case .missingLeafMarker: "RECEIPT_E_MISSING_LEAF_MARKER"
+        case .noCreationDate: "RECEIPT_E_NO_CREATION_DATE"
+        case .bundleMismatch: "RECEIPT_E_BUNDLE_MISMATCH"
+        case .versionMismatch: "RECEIPT_E_VERSION_MISMATCH"
+        case .deviceMismatch: "RECEIPT_E_DEVICE_MISMATCH"
+        case .receiptExpired: "RECEIPT_E_RECEIPT_EXPIRED"
+        case .badCertificate: "RECEIPT_E_BAD_CERTIFICATE"
+        case .cryptoFailure: "RECEIPT_E_CRYPTO_FAILURE"
         }
     }
 
@@ -104,6 +140,23 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
         case .badDate: "a date is in no known form"
         case .duplicateAttribute: "a known attribute occurs twice"
         case .limitExceeded: "a parse limit (attributes, string length) was exceeded"
+        case .badAnchor: "a trust anchor is not a readable DER or PEM certificate"
+        case .signatureInvalid: "the PKCS #7 signature does not verify over the payload"
+        case .unsupportedDigest: "the digest or signature algorithm is not RSA with SHA-1 or SHA-256"
+        case .unsupportedSignature: "the signature is not in the shape receipts use (one signer, no signed attributes)"
+        case .signerNotFound: "the signing certificate is not in the receipt"
+        case .chainUntrusted: "the certificate chain does not lead to a trusted anchor"
+        case .chainNotValidAtCreation: "a certificate in the chain was not valid at the receipt creation date"
+        case .unexpectedCertificates: "the receipt carries certificates outside the verified chain"
+        case .missingIntermediateMarker: "the intermediate lacks Apple's marker OID 1.2.840.113635.100.6.2.1"
+        case .missingLeafMarker: "the signing certificate lacks Apple's marker OID 1.2.840.113635.100.6.11.1"
+        case .noCreationDate: "the receipt has no creation date to evaluate the chain at"
+        case .bundleMismatch: "the bundle id is not the expected one"
+        case .versionMismatch: "the application version is not the expected one"
+        case .deviceMismatch: "the device hash does not match the device identifier"
+        case .receiptExpired: "the receipt's expiration date (VPP) has passed"
+        case .badCertificate: "a certificate in the receipt cannot be decoded"
+        case .cryptoFailure: "the crypto library failed; nothing was accepted"
         }
     }
 }

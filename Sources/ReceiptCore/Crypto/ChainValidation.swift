@@ -1,0 +1,75 @@
+import COpenSSL
+
+/// X.509 path validation by OpenSSL, with only the anchors given here: no
+/// system store, no default paths. The time is the receipt's creation date.
+///
+/// SHA-1: OpenSSL 3 refuses SHA-1-signed chains at security level 1 and up, and
+/// Apple signed receipt chains with SHA-1 until 2024. So validation runs at
+/// security level 0, and this file then enforces, itself, what level 0 lets
+/// through: RSA keys of at least 2048 bits and signatures made with SHA-1 or
+/// SHA-2 only (never MD5).
+enum ChainValidation {
+    static let minimumRSABits: Int32 = 2048
+    private static let acceptedSignatureNIDs: Set<Int32> = [
+        NID_sha1WithRSAEncryption, NID_sha256WithRSAEncryption, NID_sha384WithRSAEncryption,
+        NID_sha512WithRSAEncryption, NID_ecdsa_with_SHA256, NID_ecdsa_with_SHA384,
+    ]
+
+    /// Returns the validated chain, leaf first, anchor last.
+    static func validate(leaf: X509Certificate, untrusted: [X509Certificate], anchors: [X509Certificate],
+                         atEpochSeconds time: Int64) throws(ReceiptError) -> [X509Certificate] {
+        defer { OpenSSLErrors.clear() }
+        guard let store = X509_STORE_new() else { throw ReceiptError(.cryptoFailure, "X509_STORE_new failed") }
+        defer { X509_STORE_free(store) }
+        for anchor in anchors where X509_STORE_add_cert(store, anchor.pointer) != 1 {
+            throw ReceiptError(.cryptoFailure, "X509_STORE_add_cert failed for \(anchor.subject)")
+        }
+        guard let stack = shim_x509_stack_new() else { throw ReceiptError(.cryptoFailure, "sk_X509_new failed") }
+        defer { shim_x509_stack_free(stack) }
+        for certificate in untrusted { _ = shim_x509_stack_push(stack, certificate.pointer) }
+        guard let context = X509_STORE_CTX_new() else { throw ReceiptError(.cryptoFailure, "X509_STORE_CTX_new failed") }
+        defer { X509_STORE_CTX_free(context) }
+        guard X509_STORE_CTX_init(context, store, leaf.pointer, stack) == 1 else {
+            throw ReceiptError(.cryptoFailure, "X509_STORE_CTX_init failed")
+        }
+        let parameters = X509_STORE_CTX_get0_param(context)
+        X509_VERIFY_PARAM_set_time(parameters, time_t(time))
+        X509_VERIFY_PARAM_set_auth_level(parameters, 0)
+
+        guard X509_verify_cert(context) == 1 else {
+            let code = X509_STORE_CTX_get_error(context)
+            let depth = X509_STORE_CTX_get_error_depth(context)
+            let subject = X509_STORE_CTX_get_current_cert(context).map(X509Certificate.subject(of:)) ?? "(unknown)"
+            let reason = String(cString: X509_verify_cert_error_string(Int(code)))
+            let status: ReceiptStatus = code == X509_V_ERR_CERT_HAS_EXPIRED || code == X509_V_ERR_CERT_NOT_YET_VALID
+                ? .chainNotValidAtCreation : .chainUntrusted
+            throw ReceiptError(status, "\(reason) (depth \(depth): \(subject))")
+        }
+        let known = [leaf] + untrusted + anchors
+        guard let verified = X509_STORE_CTX_get0_chain(context) else {
+            throw ReceiptError(.cryptoFailure, "no chain after a successful verification")
+        }
+        var chain: [X509Certificate] = []
+        for index in 0..<shim_x509_stack_count(verified) {
+            let element = shim_x509_stack_at(verified, index)
+            guard let match = known.first(where: { $0.pointer == element }) else {
+                throw ReceiptError(.cryptoFailure, "the verified chain holds a certificate nobody supplied")
+            }
+            chain.append(match)
+        }
+        try enforceStrength(chain)
+        return chain
+    }
+
+    private static func enforceStrength(_ chain: [X509Certificate]) throws(ReceiptError) {
+        for certificate in chain {
+            if let key = X509_get0_pubkey(certificate.pointer), EVP_PKEY_get_base_id(key) == EVP_PKEY_RSA,
+               EVP_PKEY_get_bits(key) < minimumRSABits {
+                throw ReceiptError(.chainUntrusted, "\(certificate.subject) has a \(EVP_PKEY_get_bits(key))-bit RSA key")
+            }
+            if certificate !== chain.last, !acceptedSignatureNIDs.contains(X509_get_signature_nid(certificate.pointer)) {
+                throw ReceiptError(.chainUntrusted, "\(certificate.subject) is signed with a weak or unknown algorithm")
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+/// The one SignerInfo of a receipt's SignedData: which certificate signed, with
+/// which digest, and the signature bytes. Ranges are into the receipt's encoding.
+struct SignerInfo {
+    enum Digest: Sendable {
+        case sha1, sha256
+
+        var name: String { self == .sha1 ? "SHA-1" : "SHA-256" }
+    }
+
+    let issuer: Range<Int>
+    let serialNumber: Range<Int>
+    let digest: Digest
+    let signature: Range<Int>
+
+    /// Reads `signerInfos` and insists on exactly one signer, RSA PKCS #1 v1.5 with
+    /// SHA-1 or SHA-256, and no signed attributes: the shape of every App Store and
+    /// Xcode receipt. Anything else is refused, not guessed at.
+    static func read(_ bytes: UnsafeBufferPointer<UInt8>, signerInfos range: Range<Int>) throws(ReceiptError) -> SignerInfo {
+        var top = BERReader(bytes: bytes, range: range, maxDepth: 16)
+        let set = try top.next(expecting: BERTag.set, "signerInfos")
+        var signers = top.children(of: set)
+        guard let first = try signers.next() else {
+            throw ReceiptError(.signerNotFound, at: set.start, "the receipt has no SignerInfo: nobody signed it")
+        }
+        if try signers.next() != nil {
+            throw ReceiptError(.unsupportedSignature, at: set.start, "more than one SignerInfo; receipts have exactly one")
+        }
+        guard first.tag == BERTag.sequence else {
+            throw ReceiptError(.unexpectedTag, at: first.start, "SignerInfo is not a SEQUENCE")
+        }
+        var fields = signers.children(of: first)
+        _ = try fields.next(expecting: BERTag.integer, "SignerInfo.version")
+        let identifier = try fields.next(expecting: BERTag.sequence, "SignerInfo.issuerAndSerialNumber")
+        var identifierParts = fields.children(of: identifier)
+        let issuer = try identifierParts.next(expecting: BERTag.sequence, "issuer")
+        let serial = try identifierParts.next(expecting: BERTag.integer, "serialNumber")
+
+        let digestOID = try algorithm(&fields, "SignerInfo.digestAlgorithm")
+        let digest: Digest
+        switch digestOID {
+        case ObjectIdentifiers.sha1: digest = .sha1
+        case ObjectIdentifiers.sha256: digest = .sha256
+        default:
+            throw ReceiptError(.unsupportedDigest, at: identifier.end,
+                               "digest algorithm \(dotted(digestOID)) is not SHA-1 or SHA-256")
+        }
+        guard let next = try fields.next() else {
+            throw ReceiptError(.truncated, at: first.end, "SignerInfo ends before its signature algorithm")
+        }
+        if next.tag == BERTag.contextConstructed0 {
+            throw ReceiptError(.unsupportedSignature, at: next.start,
+                               "signed attributes are present; App Store and Xcode receipts carry none")
+        }
+        var rest = fields
+        let signatureOID = try algorithm(next, in: fields, "SignerInfo.signatureAlgorithm")
+        let expected = digest == .sha1 ? ObjectIdentifiers.sha1WithRSAEncryption : ObjectIdentifiers.sha256WithRSAEncryption
+        guard signatureOID == ObjectIdentifiers.rsaEncryption || signatureOID == expected else {
+            throw ReceiptError(.unsupportedDigest, at: next.start,
+                               "signature algorithm \(dotted(signatureOID)) does not match RSA with \(digest.name)")
+        }
+        let signature = try rest.next(expecting: BERTag.octetString, "SignerInfo.signature")
+        return SignerInfo(issuer: issuer.encodedRange, serialNumber: serial.encodedRange, digest: digest,
+                          signature: signature.contentRange)
+    }
+
+    private static func algorithm(_ reader: inout BERReader, _ what: String) throws(ReceiptError) -> [UInt8] {
+        let element = try reader.next(expecting: BERTag.sequence, what)
+        return try algorithm(element, in: reader, what)
+    }
+
+    private static func algorithm(_ element: BERElement, in reader: BERReader, _ what: String) throws(ReceiptError) -> [UInt8] {
+        guard element.tag == BERTag.sequence else {
+            throw ReceiptError(.unexpectedTag, at: element.start, "\(what) is not an AlgorithmIdentifier")
+        }
+        var parts = reader.children(of: element)
+        let oid = try parts.next(expecting: BERTag.objectIdentifier, what)
+        return Array(reader.bytes[oid.contentRange])
+    }
+
+    static func dotted(_ oid: [UInt8]) -> String {
+        guard let first = oid.first else { return "(empty)" }
+        var arcs = [String(first / 40), String(first % 40)]
+        var value: UInt64 = 0
+        for byte in oid.dropFirst() {
+            value = value << 7 | UInt64(byte & 0x7F)
+            if byte & 0x80 == 0 { arcs.append(String(value)); value = 0 }
+        }
+        return arcs.joined(separator: ".")
+    }
+}

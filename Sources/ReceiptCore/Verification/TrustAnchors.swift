@@ -1,0 +1,50 @@
+/// Where trust may come from. Never the system store: only these pins and the
+/// certificates a caller adds.
+public struct TrustOptions: OptionSet, Sendable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// The Apple Inc. Root CA, recognised by its pinned SHA-256 fingerprint. On by default.
+    public static let appleRoot = TrustOptions(rawValue: 1)
+    /// Xcode's StoreKit Testing certificate, pinned the same way. Only on request.
+    public static let xcodeStoreKit = TrustOptions(rawValue: 2)
+}
+
+/// The pinned anchors. A receipt carries its root; the bytes it carries are
+/// trusted only when their SHA-256 equals one of these.
+enum PinnedAnchor: CaseIterable {
+    case appleRoot, xcodeStoreKit
+
+    var option: TrustOptions { self == .appleRoot ? .appleRoot : .xcodeStoreKit }
+
+    var name: String { self == .appleRoot ? "Apple Inc. Root CA" : "Xcode StoreKit Testing certificate" }
+
+    var sha256: [UInt8] {
+        switch self {
+        case .appleRoot: hexBytes("B0B1730ECBC7FF4505142C49F1295E6EDA6BCAED7E2C68C5BE91B5A11001F024")
+        case .xcodeStoreKit: hexBytes("FF0BA36E721D2DB741D2AA11E6112EF78BF7131B46C7F035B00891D045C864FE")
+        }
+    }
+
+    /// Whether Apple's marker OIDs are required under this anchor. The StoreKit
+    /// certificate signs receipts itself: no intermediate, no markers.
+    var requiresAppleMarkers: Bool { self == .appleRoot }
+}
+
+func hexBytes(_ hex: String) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var iterator = hex.utf8.makeIterator()
+    while let high = iterator.next(), let low = iterator.next() {
+        bytes.append(UInt8(hexValue(high) << 4 | hexValue(low)))
+    }
+    return bytes
+}
+
+private func hexValue(_ char: UInt8) -> Int {
+    switch char {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(char - UInt8(ascii: "0"))
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(char - UInt8(ascii: "a") + 10)
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): Int(char - UInt8(ascii: "A") + 10)
+    default: 0
+    }
+}

@@ -1,0 +1,20 @@
+/// What a receipt must say besides being signed (SPEC §3 steps 3–6). A nil
+/// field is not checked, and the result reports that step as skipped.
+public struct VerificationPolicy: Sendable, Equatable {
+    /// Compared byte for byte as UTF-8, never by Unicode equivalence.
+    public var bundleID: String?
+    public var applicationVersion: String?
+    /// 16 bytes (identifierForVendor) on iOS, 6 (en0 MAC address) on macOS.
+    public var deviceIdentifier: [UInt8]?
+    /// The instant the VPP expiration_date is compared with, in epoch milliseconds;
+    /// nil means the current time at each verification.
+    public var nowMilliseconds: Int64?
+
+    public init(bundleID: String? = nil, applicationVersion: String? = nil, deviceIdentifier: [UInt8]? = nil,
+                nowMilliseconds: Int64? = nil) {
+        self.bundleID = bundleID
+        self.applicationVersion = applicationVersion
+        self.deviceIdentifier = deviceIdentifier
+        self.nowMilliseconds = nowMilliseconds
+    }
+}

@@ -1,0 +1,74 @@
+/// The checks, in SPEC §3 order. Each one runs and reports on its own, so a
+/// caller can see, say, a sound signature on a receipt for another app.
+public enum VerificationStep: String, Sendable, CaseIterable {
+    case signature
+    case chain
+    case intermediateMarker = "intermediate_marker"
+    case leafMarker = "leaf_marker"
+    case bundleID = "bundle_id"
+    case applicationVersion = "application_version"
+    case deviceHash = "device_hash"
+    case expiration
+}
+
+public enum StepOutcome: Sendable, Equatable {
+    case passed(String)
+    /// Not asked for by the policy, or meaningless under the anchor used. Never
+    /// used for something that was asked and could not be checked: that fails.
+    case skipped(String)
+    case failed(ReceiptError)
+
+    public var name: String {
+        switch self {
+        case .passed: "passed"
+        case .skipped: "skipped"
+        case .failed: "failed"
+        }
+    }
+
+    public var detail: String {
+        switch self {
+        case .passed(let detail), .skipped(let detail): detail
+        case .failed(let error): error.detail
+        }
+    }
+
+    public var status: ReceiptStatus {
+        if case .failed(let error) = self { return error.status }
+        return .ok
+    }
+}
+
+public struct VerificationResult: Sendable {
+    public let steps: [(step: VerificationStep, outcome: StepOutcome)]
+    /// The anchor the chain ended at, when it was established.
+    public let anchor: String?
+
+    /// The first failure's status, or `.ok` when nothing failed.
+    public var status: ReceiptStatus { steps.first { $0.outcome.status != .ok }?.outcome.status ?? .ok }
+    public var isValid: Bool { status == .ok }
+
+    public func outcome(of step: VerificationStep) -> StepOutcome? {
+        steps.first { $0.step == step }?.outcome
+    }
+
+    public func json(indent: Int? = nil) -> String {
+        var writer = JSONWriter(indent: indent)
+        writer.beginObject()
+        writer.bool("valid", isValid)
+        writer.string("status", status.name)
+        if let anchor { writer.string("anchor", anchor) } else { writer.null("anchor") }
+        writer.beginArray("steps")
+        for (step, outcome) in steps {
+            writer.beginObject()
+            writer.string("step", step.rawValue)
+            writer.string("outcome", outcome.name)
+            writer.string("status", outcome.status.name)
+            writer.string("detail", outcome.detail)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.string
+    }
+}

@@ -1,0 +1,95 @@
+import ArgumentParser
+import ReceiptCore
+
+struct Verify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Verify a receipt: signature, chain at the creation date, Apple markers, bundle, version, device, VPP expiry.",
+        discussion: "Exit status: 0 valid; 1 not valid; 2 unusable input or arguments.")
+
+    @Argument(help: "The receipt file, raw DER/BER or base64; '-' reads standard input.")
+    var file: String
+
+    @Option(help: "The expected bundle id (not checked when omitted).")
+    var bundleId: String?
+
+    @Option(help: "The expected application version (not checked when omitted).")
+    var appVersion: String?
+
+    @Option(help: "The device identifier in hex: 16 bytes (iOS identifierForVendor) or 6 (macOS en0 MAC).")
+    var deviceId: String?
+
+    @Flag(help: "Also trust Xcode's StoreKit Testing certificate.")
+    var allowXcode = false
+
+    @Flag(help: "Do not trust the Apple Inc. Root CA (use with --allow-xcode or --anchor).")
+    var noAppleRoot = false
+
+    @Option(help: "Trust this certificate (DER or PEM) as well; repeatable.")
+    var anchor: [String] = []
+
+    @Option(help: "The instant the VPP expiration is checked against (RFC 3339, e.g. 2024-01-01T00:00:00Z).")
+    var now: String?
+
+    @Flag(help: "Print the outcome as a JSON object with `valid`, `status` and `steps`.")
+    var json = false
+
+    func run() throws {
+        let receipt: Receipt
+        let verifier: ReceiptVerifier
+        do {
+            receipt = try Receipt.parse(try InputFile.read(file))
+            verifier = try makeVerifier()
+        } catch let error as ReceiptError {
+            throw fail(error, file: file)
+        }
+        let result = verifier.verify(receipt)
+        if json {
+            print(result.json(indent: 2))
+        } else {
+            for (step, outcome) in result.steps {
+                print("\(outcome.name.padding(7)) \(step.rawValue.padding(19)) \(outcome.detail)")
+            }
+            print(result.isValid ? "VALID" : "NOT VALID: \(result.status.name)")
+        }
+        if !result.isValid { throw ExitCode(1) }
+    }
+
+    private func makeVerifier() throws(ReceiptError) -> ReceiptVerifier {
+        var policy = VerificationPolicy(bundleID: bundleId, applicationVersion: appVersion)
+        if let deviceId {
+            guard let bytes = CommandLineValues.hexBytes(deviceId) else {
+                throw ReceiptError(.invalidArgument, "--device-id is not hex: \(deviceId)")
+            }
+            policy.deviceIdentifier = bytes
+        }
+        if let now {
+            guard let milliseconds = ReceiptDateText.epochMilliseconds(now) else {
+                throw ReceiptError(.invalidArgument, "--now is not an RFC 3339 instant like 2024-01-01T00:00:00Z: \(now)")
+            }
+            policy.nowMilliseconds = milliseconds
+        }
+        let anchors = try anchor.map { (path) throws(ReceiptError) in try InputFile.read(path) }
+        var trust: TrustOptions = noAppleRoot ? [] : .appleRoot
+        if allowXcode { trust.insert(.xcodeStoreKit) }
+        return try ReceiptVerifier(trust: trust, anchors: anchors, policy: policy)
+    }
+}
+
+enum CommandLineValues {
+    static func hexBytes(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8).filter { $0 != UInt8(ascii: ":") }
+        guard digits.count % 2 == 0, !digits.isEmpty else { return nil }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(byte)
+        }
+        return bytes
+    }
+}
+
+extension String {
+    func padding(_ width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}
