@@ -27,7 +27,9 @@ build: lib cli
 DEMO_RECEIPT := $(firstword $(wildcard ../shared/fixtures/apple/receipts/rc__receiptsample1.der) $(OUT)/demo/minted.der)
 demo: build
 	mkdir -p $(OUT)/demo
-	test -f ../shared/fixtures/apple/receipts/rc__receiptsample1.der || $(PYTHON) Tests/support/mint_receipt.py $(OUT)/demo/minted.der
+	test -f ../shared/fixtures/apple/receipts/rc__receiptsample1.der || \
+	  { $(PYTHON) tools/mint_receipt.py ca $(OUT)/demo/ca && \
+	    $(PYTHON) tools/mint_receipt.py receipt $(OUT)/demo/minted.der --ca $(OUT)/demo/ca --purchases 3; }
 	$(OUT)/bin/receipt inspect $(DEMO_RECEIPT)
 
 lib: deps

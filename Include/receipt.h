@@ -88,7 +88,27 @@ typedef enum receipt_status {
     RECEIPT_E_INTEGER_OVERFLOW = 132,  /* an INTEGER wider than 64 bits */
     RECEIPT_E_BAD_DATE = 133,          /* a date in no known form */
     RECEIPT_E_DUPLICATE_ATTRIBUTE = 134, /* a known attribute twice in one record */
-    RECEIPT_E_LIMIT_EXCEEDED = 140     /* over 1,000,000 attributes or a 64 KiB string */
+    RECEIPT_E_LIMIT_EXCEEDED = 140,    /* over 1,000,000 attributes or a 64 KiB string */
+    RECEIPT_E_BAD_ANCHOR = 141,        /* an anchor that is not one DER or PEM certificate */
+
+    /* Verification verdicts: the receipt is readable but must not be believed. */
+    RECEIPT_E_SIGNATURE_INVALID = 200,    /* the signature does not verify over the payload */
+    RECEIPT_E_UNSUPPORTED_DIGEST = 201,   /* not RSA with SHA-1 or SHA-256 */
+    RECEIPT_E_UNSUPPORTED_SIGNATURE = 202,/* several signers, signed attributes, non-RSA key */
+    RECEIPT_E_SIGNER_NOT_FOUND = 203,     /* no SignerInfo, or its certificate is not in the receipt */
+    RECEIPT_E_CHAIN_UNTRUSTED = 204,      /* no path to an enabled anchor (unknown root, forged chain,
+                                             missing intermediate, weak key or algorithm) */
+    RECEIPT_E_CHAIN_NOT_VALID_AT_CREATION = 205, /* a certificate expired or not yet valid then */
+    RECEIPT_E_UNEXPECTED_CERTIFICATES = 206,     /* certificates outside the verified chain */
+    RECEIPT_E_MISSING_INTERMEDIATE_MARKER = 207, /* intermediate lacks 1.2.840.113635.100.6.2.1 */
+    RECEIPT_E_MISSING_LEAF_MARKER = 208,  /* signer lacks 1.2.840.113635.100.6.11.1 */
+    RECEIPT_E_NO_CREATION_DATE = 209,     /* no receipt_creation_date to evaluate the chain at */
+    RECEIPT_E_BUNDLE_MISMATCH = 210,
+    RECEIPT_E_VERSION_MISMATCH = 211,
+    RECEIPT_E_DEVICE_MISMATCH = 212,      /* device hash differs, or its inputs are absent */
+    RECEIPT_E_RECEIPT_EXPIRED = 213,      /* VPP expiration_date is past */
+    RECEIPT_E_BAD_CERTIFICATE = 220,      /* a certificate in the receipt cannot be decoded */
+    RECEIPT_E_CRYPTO_FAILURE = 221        /* libcrypto failed internally; nothing was accepted */
 } receipt_status_t;
 
 /* The constant's name, e.g. "RECEIPT_E_TRUNCATED", or "RECEIPT_E_UNKNOWN_STATUS"
@@ -295,6 +315,133 @@ receipt_status_t receipt_to_json(const receipt_t *receipt, unsigned flags,
 
 /* Frees a string the library returned as owned. NULL is a no-op. */
 void receipt_string_free(char *string);
+
+/* ---------------------------------------------------------------- verification */
+
+/*
+ * Verification follows SPEC section 3. The PKCS #7 signature (RSA with SHA-1 or
+ * SHA-256) must verify over the payload. The signer's chain must reach a trusted
+ * anchor, evaluated at the receipt's creation date, not now. Under the Apple
+ * root, the intermediate must carry 1.2.840.113635.100.6.2.1 and the signer
+ * 1.2.840.113635.100.6.11.1. Then come the bundle id, application version,
+ * device hash and VPP expiry of the policy.
+ *
+ * Trust never comes from the system store. It comes from pins and from anchors
+ * you add:
+ *  - RECEIPT_TRUST_APPLE_ROOT (default): the Apple Inc. Root CA, recognised in
+ *    the receipt by its SHA-256 fingerprint B0B1730E...1001F024.
+ *  - RECEIPT_TRUST_XCODE_STOREKIT (opt-in): Xcode's StoreKit Testing
+ *    certificate (FF0BA36E...45C864FE). It signs receipts itself, so the two
+ *    marker checks are skipped under it.
+ *  - Anchors you add get the same checks as the Apple root, markers included.
+ *
+ * SHA-1: Apple signed receipt chains with SHA-1 until 2024, and OpenSSL 3
+ * refuses those by default. The library accepts SHA-1 and SHA-2 signatures
+ * in the chain, and nothing weaker (never MD5). It requires RSA keys of at
+ * least 2048 bits.
+ *
+ * A verifier fails closed. Whatever it cannot check is a failure, never a pass.
+ */
+
+typedef struct receipt_verifier receipt_verifier_t;
+typedef struct receipt_verifier_builder receipt_verifier_builder_t;
+typedef struct receipt_verification receipt_verification_t;
+
+#define RECEIPT_TRUST_APPLE_ROOT 1u
+#define RECEIPT_TRUST_XCODE_STOREKIT 2u
+
+/* A builder collects the settings of one verifier. It is not thread-safe:
+ * use it from one thread, build, then share the verifier. Create it with
+ * receipt_verifier_builder_new(). Free it with receipt_verifier_builder_free()
+ * (NULL is a no-op). Freeing it does not affect verifiers already built.
+ * Errors: RECEIPT_E_NULL_ARGUMENT. */
+receipt_status_t receipt_verifier_builder_new(receipt_verifier_builder_t **out_builder);
+void receipt_verifier_builder_free(receipt_verifier_builder_t *builder);
+
+/* Which pins to trust, as RECEIPT_TRUST_* flags. The default is
+ * RECEIPT_TRUST_APPLE_ROOT. 0 trusts only anchors added below.
+ * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_INVALID_ARGUMENT for unknown flags. */
+receipt_status_t receipt_verifier_builder_set_trust(receipt_verifier_builder_t *builder, unsigned trust_flags);
+
+/* Adds one trusted certificate, DER or PEM, such as the root of a test CA.
+ * The bytes are copied.
+ * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_BAD_ANCHOR (details in out_error,
+ * which may be NULL). */
+receipt_status_t receipt_verifier_builder_add_anchor(receipt_verifier_builder_t *builder, const void *certificate,
+                                                     size_t length, receipt_error_t *out_error);
+
+/* The policy. Each setting is copied. NULL clears it, and a cleared setting is
+ * not checked: the step is reported as skipped.
+ *  - bundle id and application version are compared byte for byte as UTF-8.
+ *  - device id: the raw identifier bytes. That is 16 for an iOS
+ *    identifierForVendor or 6 for a macOS en0 MAC address (1-64 bytes
+ *    accepted).
+ *  - now: the instant, in epoch ms, that the VPP expiration_date is compared
+ *    with. By default it is the current time at each verification.
+ * Errors: RECEIPT_E_NULL_ARGUMENT for a NULL builder; RECEIPT_E_INVALID_ARGUMENT
+ * for a device id length outside 1-64 or a string that is not UTF-8. */
+receipt_status_t receipt_verifier_builder_set_bundle_id(receipt_verifier_builder_t *builder, const char *bundle_id);
+receipt_status_t receipt_verifier_builder_set_application_version(receipt_verifier_builder_t *builder,
+                                                                  const char *application_version);
+receipt_status_t receipt_verifier_builder_set_device_id(receipt_verifier_builder_t *builder,
+                                                        const uint8_t *device_id, size_t length);
+receipt_status_t receipt_verifier_builder_set_now(receipt_verifier_builder_t *builder, int64_t now_ms);
+receipt_status_t receipt_verifier_builder_clear_now(receipt_verifier_builder_t *builder);
+
+/* Builds an immutable verifier from the builder's current settings. The
+ * verifier may be used by any number of threads at once. Free it with
+ * receipt_verifier_free() (NULL is a no-op).
+ * Errors: RECEIPT_E_NULL_ARGUMENT. */
+receipt_status_t receipt_verifier_build(const receipt_verifier_builder_t *builder, receipt_verifier_t **out_verifier);
+void receipt_verifier_free(receipt_verifier_t *verifier);
+
+/*
+ * Verifies `receipt`. Returns RECEIPT_OK only when every check that ran
+ * passed. Otherwise it returns the status of the first failing step
+ * (200-299). On a caller error it returns 1-99 and *out_result is NULL.
+ *
+ * If out_result is not NULL, it gets a new report of every step, which the
+ * caller frees with receipt_verification_free(). Pass NULL when the verdict is
+ * enough.
+ * Thread-safety: any number of threads may verify with one verifier at once.
+ */
+receipt_status_t receipt_verify(const receipt_verifier_t *verifier, const receipt_t *receipt,
+                                receipt_verification_t **out_result);
+
+typedef enum receipt_step_outcome {
+    RECEIPT_STEP_PASSED = 0,
+    RECEIPT_STEP_SKIPPED = 1, /* not asked for by the policy, or meaningless under the anchor */
+    RECEIPT_STEP_FAILED = 2
+} receipt_step_outcome_t;
+
+/* One step of a report. The strings are borrowed from the report. */
+typedef struct receipt_step {
+    const char *name; /* "signature", "chain", "intermediate_marker", "leaf_marker",
+                         "bundle_id", "application_version", "device_hash", "expiration" */
+    receipt_step_outcome_t outcome;
+    receipt_status_t status; /* RECEIPT_OK unless the step failed */
+    const char *detail;      /* names the certificate, field or value concerned */
+} receipt_step_t;
+
+/* The verdict, as receipt_verify() returned it. RECEIPT_E_NULL_ARGUMENT for
+ * NULL. */
+receipt_status_t receipt_verification_status(const receipt_verification_t *result);
+
+/* The steps in SPEC order. The count is 0 for NULL.
+ * _at errors: RECEIPT_E_NULL_ARGUMENT, RECEIPT_E_INDEX_OUT_OF_RANGE. */
+size_t receipt_verification_step_count(const receipt_verification_t *result);
+receipt_status_t receipt_verification_step_at(const receipt_verification_t *result, size_t index,
+                                              receipt_step_t *out_step);
+
+/* The report as JSON: {"valid": bool, "status": "RECEIPT_...", "anchor": ...,
+ * "steps": [{"step", "outcome", "status", "detail"}, ...]}. The string is owned
+ * by the caller and freed with receipt_string_free(). The flags are as for
+ * receipt_to_json(). */
+receipt_status_t receipt_verification_to_json(const receipt_verification_t *result, unsigned flags,
+                                              char **out_json, size_t *out_length);
+
+/* Frees a report. NULL is a no-op. */
+void receipt_verification_free(receipt_verification_t *result);
 
 #ifdef __cplusplus
 }

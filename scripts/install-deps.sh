@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing need, when it is missing: OpenSSL headers,
-# pkg-config and cmocka from Debian, pytest from PyPI. The Swift toolchain itself
+# pkg-config and cmocka from Debian; pytest and cryptography (for the test CA
+# minter) from PyPI. The Swift toolchain itself
 # must already be on PATH. Safe to run again: it installs nothing that is present.
 set -euo pipefail
 
@@ -19,9 +20,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-if ! python3 -c "import pytest" 2>/dev/null; then
-  echo "install-deps: installing pytest"
-  python3 -m pip install -q pytest
-fi
+for module in pytest cryptography; do
+  if ! python3 -c "import $module" 2>/dev/null; then
+    echo "install-deps: installing $module"
+    python3 -m pip install -q "$module"
+  fi
+done
 
 command -v swift >/dev/null || { echo "install-deps: swift is not on PATH (Swift 6 toolchain required)"; exit 1; }

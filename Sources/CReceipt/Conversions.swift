@@ -20,14 +20,31 @@ func cString(_ text: StaticString) -> UnsafePointer<CChar> {
     UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
 }
 
-/// The Receipt a handle stands for; the handle holds one retain, released by receipt_free.
-func parsedReceipt(_ handle: OpaquePointer?) -> Receipt? {
-    guard let handle else { return nil }
-    return Unmanaged<Receipt>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
+// Every opaque handle is one retained Swift object; its _free function releases it.
+
+func handle(_ object: AnyObject) -> OpaquePointer {
+    OpaquePointer(Unmanaged.passRetained(object).toOpaque())
 }
 
-func handle(_ receipt: Receipt) -> OpaquePointer {
-    OpaquePointer(Unmanaged.passRetained(receipt).toOpaque())
+func object<T: AnyObject>(_ handle: OpaquePointer?, as type: T.Type) -> T? {
+    guard let handle else { return nil }
+    return Unmanaged<T>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
+}
+
+func release<T: AnyObject>(_ handle: OpaquePointer?, as type: T.Type) {
+    guard let handle else { return }
+    Unmanaged<T>.fromOpaque(UnsafeRawPointer(handle)).release()
+}
+
+func parsedReceipt(_ handle: OpaquePointer?) -> Receipt? { object(handle, as: Receipt.self) }
+
+/// A C string argument as a Swift String, refusing invalid UTF-8.
+func string(_ text: UnsafePointer<CChar>?) throws(ReceiptError) -> String? {
+    guard let text else { return nil }
+    guard let value = String(validatingCString: text) else {
+        throw ReceiptError(.invalidArgument, "a string argument is not valid UTF-8")
+    }
+    return value
 }
 
 /// Runs a body that reports failure by throwing, and turns the outcome into a status.

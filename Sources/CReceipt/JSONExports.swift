@@ -10,13 +10,21 @@ public func receipt_to_json(_ receipt: OpaquePointer?, _ flags: UInt32,
                             _ outLength: UnsafeMutablePointer<Int>?) -> receipt_status_t {
     status { () throws(ReceiptError) in
         let (out, parsed) = (try required(outJSON), try required(parsedReceipt(receipt)))
-        guard flags & ~RECEIPT_JSON_PRETTY == 0 else {
-            throw ReceiptError(.invalidArgument, "unknown JSON flags 0x\(String(flags, radix: 16))")
-        }
-        let json = AppStoreReceiptJSON.render(parsed, indent: flags & RECEIPT_JSON_PRETTY != 0 ? 2 : nil)
-        out.pointee = try ownedCString(json)
-        outLength?.pointee = json.utf8.count
+        try writeJSON(AppStoreReceiptJSON.render(parsed, indent: try jsonIndent(flags)), out, outLength)
     }
+}
+
+func jsonIndent(_ flags: UInt32) throws(ReceiptError) -> Int? {
+    guard flags & ~RECEIPT_JSON_PRETTY == 0 else {
+        throw ReceiptError(.invalidArgument, "unknown JSON flags 0x\(String(flags, radix: 16))")
+    }
+    return flags & RECEIPT_JSON_PRETTY != 0 ? 2 : nil
+}
+
+func writeJSON(_ json: String, _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+               _ outLength: UnsafeMutablePointer<Int>?) throws(ReceiptError) {
+    out.pointee = try ownedCString(json)
+    outLength?.pointee = json.utf8.count
 }
 
 @c @implementation

@@ -21,6 +21,5 @@ public func receipt_parse(_ data: UnsafeRawPointer?, _ length: Int,
 
 @c @implementation
 public func receipt_free(_ receipt: OpaquePointer?) {
-    guard let receipt else { return }
-    Unmanaged<Receipt>.fromOpaque(UnsafeRawPointer(receipt)).release()
+    release(receipt, as: Receipt.self)
 }

@@ -68,7 +68,7 @@ struct Verify: ParsableCommand {
             }
             policy.nowMilliseconds = milliseconds
         }
-        let anchors = try anchor.map { (path) throws(ReceiptError) in try InputFile.read(path) }
+        let anchors = try anchor.map { (path) throws(ReceiptError) in try TrustAnchor(InputFile.read(path)) }
         var trust: TrustOptions = noAppleRoot ? [] : .appleRoot
         if allowXcode { trust.insert(.xcodeStoreKit) }
         return try ReceiptVerifier(trust: trust, anchors: anchors, policy: policy)

@@ -210,7 +210,7 @@ static void test_minted_receipt_fields(void **state) {
 
     /* Absent fields and wrong requests. */
     assert_int_equal(receipt_get_date(receipt, RECEIPT_FIELD_EXPIRATION_DATE, &number), RECEIPT_E_ABSENT);
-    assert_int_equal(receipt_get_string(receipt, RECEIPT_FIELD_ORIGINAL_PURCHASE_DATE, &text, NULL), RECEIPT_E_ABSENT);
+    assert_int_equal(receipt_get_string(receipt, RECEIPT_FIELD_EXPIRATION_DATE, &text, NULL), RECEIPT_E_ABSENT);
     assert_int_equal(receipt_get_int(receipt, RECEIPT_FIELD_BUNDLE_ID, &number), RECEIPT_E_WRONG_FIELD_KIND);
     assert_int_equal(receipt_get_date(receipt, RECEIPT_FIELD_APP_ITEM_ID, &number), RECEIPT_E_WRONG_FIELD_KIND);
     assert_int_equal(receipt_get_string(receipt, RECEIPT_FIELD_APP_ITEM_ID, &text, NULL), RECEIPT_E_WRONG_FIELD_KIND);
@@ -400,6 +400,154 @@ static void test_json_rendering(void **state) {
     receipt_free(NULL);
 }
 
+/* ------------------------------------------------------------ verification */
+
+static receipt_verifier_t *test_ca_verifier(const char *bundle_id) {
+    receipt_verifier_builder_t *builder = NULL;
+    assert_int_equal(receipt_verifier_builder_new(&builder), RECEIPT_OK);
+    assert_int_equal(receipt_verifier_builder_set_trust(builder, 0), RECEIPT_OK);
+    file_t root;
+    assert_int_equal(read_file("ca/root.pem", &root), 0);
+    receipt_error_t error;
+    assert_int_equal(receipt_verifier_builder_add_anchor(builder, root.bytes, root.length, &error), RECEIPT_OK);
+    free(root.bytes);
+    assert_int_equal(receipt_verifier_builder_set_bundle_id(builder, bundle_id), RECEIPT_OK);
+    receipt_verifier_t *verifier = NULL;
+    assert_int_equal(receipt_verifier_build(builder, &verifier), RECEIPT_OK);
+    receipt_verifier_builder_free(builder); /* the verifier outlives its builder */
+    return verifier;
+}
+
+static receipt_t *parse_file(const char *path) {
+    file_t file;
+    assert_int_equal(read_file(path, &file), 0);
+    receipt_t *receipt = parse_ok(&file);
+    free(file.bytes);
+    return receipt;
+}
+
+static void test_verifier_builder_arguments(void **state) {
+    (void)state;
+    receipt_verifier_builder_t *builder = NULL;
+    assert_int_equal(receipt_verifier_builder_new(NULL), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_verifier_builder_new(&builder), RECEIPT_OK);
+    assert_int_equal(receipt_verifier_builder_set_trust(builder, 4), RECEIPT_E_INVALID_ARGUMENT);
+    assert_int_equal(receipt_verifier_builder_set_trust(NULL, 1), RECEIPT_E_NULL_ARGUMENT);
+    receipt_error_t error;
+    assert_int_equal(receipt_verifier_builder_add_anchor(builder, "junk", 4, &error), RECEIPT_E_BAD_ANCHOR);
+    assert_int_equal(error.status, RECEIPT_E_BAD_ANCHOR);
+    assert_true(strlen(error.detail) > 0);
+    assert_int_equal(receipt_verifier_builder_add_anchor(builder, NULL, 4, NULL), RECEIPT_E_NULL_ARGUMENT);
+    const uint8_t device[65] = {0};
+    assert_int_equal(receipt_verifier_builder_set_device_id(builder, device, 0), RECEIPT_E_INVALID_ARGUMENT);
+    assert_int_equal(receipt_verifier_builder_set_device_id(builder, device, 65), RECEIPT_E_INVALID_ARGUMENT);
+    assert_int_equal(receipt_verifier_builder_set_device_id(builder, device, 6), RECEIPT_OK);
+    assert_int_equal(receipt_verifier_builder_set_device_id(builder, NULL, 0), RECEIPT_OK);
+    assert_int_equal(receipt_verifier_builder_set_bundle_id(builder, "\xff\xfe"), RECEIPT_E_INVALID_ARGUMENT);
+    assert_int_equal(receipt_verifier_builder_set_bundle_id(builder, NULL), RECEIPT_OK);
+    assert_int_equal(receipt_verifier_builder_set_application_version(builder, "1.0"), RECEIPT_OK);
+    assert_int_equal(receipt_verifier_builder_set_now(builder, 0), RECEIPT_OK);
+    assert_int_equal(receipt_verifier_builder_clear_now(builder), RECEIPT_OK);
+    assert_int_equal(receipt_verifier_builder_clear_now(NULL), RECEIPT_E_NULL_ARGUMENT);
+    receipt_verifier_t *verifier = (receipt_verifier_t *)0x1;
+    assert_int_equal(receipt_verifier_build(NULL, &verifier), RECEIPT_E_NULL_ARGUMENT);
+    assert_null(verifier);
+    assert_int_equal(receipt_verifier_build(builder, NULL), RECEIPT_E_NULL_ARGUMENT);
+    receipt_verifier_builder_free(builder);
+    receipt_verifier_builder_free(NULL);
+    receipt_verifier_free(NULL);
+}
+
+static void test_verify_minted_receipt(void **state) {
+    (void)state;
+    receipt_verifier_t *verifier = test_ca_verifier("com.example.minted");
+    receipt_t *receipt = parse_file("minted.der");
+    assert_int_equal(receipt_verify(verifier, receipt, NULL), RECEIPT_OK);
+
+    receipt_verification_t *result = NULL;
+    assert_int_equal(receipt_verify(verifier, receipt, &result), RECEIPT_OK);
+    assert_int_equal(receipt_verification_status(result), RECEIPT_OK);
+    assert_int_equal(receipt_verification_step_count(result), 8);
+    receipt_step_t step;
+    assert_int_equal(receipt_verification_step_at(result, 0, &step), RECEIPT_OK);
+    assert_string_equal(step.name, "signature");
+    assert_int_equal(step.outcome, RECEIPT_STEP_PASSED);
+    assert_int_equal(step.status, RECEIPT_OK);
+    assert_non_null(strstr(step.detail, "SHA-256"));
+    assert_int_equal(receipt_verification_step_at(result, 6, &step), RECEIPT_OK);
+    assert_string_equal(step.name, "device_hash");
+    assert_int_equal(step.outcome, RECEIPT_STEP_SKIPPED);
+    assert_int_equal(receipt_verification_step_at(result, 8, &step), RECEIPT_E_INDEX_OUT_OF_RANGE);
+    assert_int_equal(receipt_verification_step_at(result, 0, NULL), RECEIPT_E_NULL_ARGUMENT);
+    char *json = NULL;
+    assert_int_equal(receipt_verification_to_json(result, RECEIPT_JSON_COMPACT, &json, NULL), RECEIPT_OK);
+    assert_non_null(strstr(json, "\"valid\":true"));
+    receipt_string_free(json);
+    receipt_verification_free(result);
+
+    receipt_verification_t *untouched = (receipt_verification_t *)0x1;
+    assert_int_equal(receipt_verify(NULL, receipt, &untouched), RECEIPT_E_NULL_ARGUMENT);
+    assert_null(untouched);
+    assert_int_equal(receipt_verify(verifier, NULL, NULL), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_verification_status(NULL), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_verification_step_count(NULL), 0);
+    receipt_verification_free(NULL);
+    receipt_free(receipt);
+    receipt_verifier_free(verifier);
+}
+
+static void test_verify_failures_report_their_step(void **state) {
+    (void)state;
+    receipt_verifier_t *wrong_bundle = test_ca_verifier("com.example.other");
+    receipt_t *receipt = parse_file("minted-ber.der");
+    receipt_verification_t *result = NULL;
+    assert_int_equal(receipt_verify(wrong_bundle, receipt, &result), RECEIPT_E_BUNDLE_MISMATCH);
+    receipt_step_t step;
+    assert_int_equal(receipt_verification_step_at(result, 0, &step), RECEIPT_OK);
+    assert_int_equal(step.outcome, RECEIPT_STEP_PASSED); /* SHA-1 BER signature is fine */
+    assert_int_equal(receipt_verification_step_at(result, 4, &step), RECEIPT_OK);
+    assert_string_equal(step.name, "bundle_id");
+    assert_int_equal(step.outcome, RECEIPT_STEP_FAILED);
+    assert_int_equal(step.status, RECEIPT_E_BUNDLE_MISMATCH);
+    assert_non_null(strstr(step.detail, "com.example.other"));
+    receipt_verification_free(result);
+    receipt_free(receipt);
+    receipt_verifier_free(wrong_bundle);
+
+    receipt_verifier_t *verifier = test_ca_verifier("com.example.minted");
+    receipt = parse_file("minted-tampered.der");
+    assert_int_equal(receipt_verify(verifier, receipt, NULL), RECEIPT_E_SIGNATURE_INVALID);
+    receipt_free(receipt);
+
+    /* The default verifier trusts only Apple's root: a test-CA receipt fails. */
+    receipt_verifier_builder_t *builder = NULL;
+    receipt_verifier_t *apple = NULL;
+    assert_int_equal(receipt_verifier_builder_new(&builder), RECEIPT_OK);
+    assert_int_equal(receipt_verifier_build(builder, &apple), RECEIPT_OK);
+    receipt_verifier_builder_free(builder);
+    receipt = parse_file("minted.der");
+    assert_int_equal(receipt_verify(apple, receipt, NULL), RECEIPT_E_CHAIN_UNTRUSTED);
+    receipt_free(receipt);
+    receipt_verifier_free(apple);
+    receipt_verifier_free(verifier);
+}
+
+static void test_verify_real_receipt(void **state) {
+    (void)state;
+    file_t file = shared_file("receipts/tp__receipt-production.der");
+    receipt_t *receipt = parse_ok(&file);
+    free(file.bytes);
+    receipt_verifier_builder_t *builder = NULL;
+    receipt_verifier_t *verifier = NULL;
+    assert_int_equal(receipt_verifier_builder_new(&builder), RECEIPT_OK);
+    assert_int_equal(receipt_verifier_builder_set_bundle_id(builder, "org.getpure.pure-iphone"), RECEIPT_OK);
+    assert_int_equal(receipt_verifier_build(builder, &verifier), RECEIPT_OK);
+    receipt_verifier_builder_free(builder);
+    assert_int_equal(receipt_verify(verifier, receipt, NULL), RECEIPT_OK);
+    receipt_verifier_free(verifier);
+    receipt_free(receipt);
+}
+
 /* ------------------------------------------------------------ real receipts */
 
 static void test_real_receipt_sample(void **state) {
@@ -468,6 +616,10 @@ int main(void) {
         cmocka_unit_test(test_every_truncation_fails_cleanly),
         cmocka_unit_test(test_field_table),
         cmocka_unit_test(test_json_rendering),
+        cmocka_unit_test(test_verifier_builder_arguments),
+        cmocka_unit_test(test_verify_minted_receipt),
+        cmocka_unit_test(test_verify_failures_report_their_step),
+        cmocka_unit_test(test_verify_real_receipt),
         cmocka_unit_test(test_real_receipt_sample),
         cmocka_unit_test(test_real_xcode_receipt_with_offset_dates),
         cmocka_unit_test(test_real_edge_files),

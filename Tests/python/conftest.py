@@ -7,21 +7,42 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHARED = pathlib.Path(os.environ.get("RECEIPT_SHARED_FIXTURES", ROOT.parent / "shared" / "fixtures" / "apple"))
-MINT = ROOT / "Tests" / "support" / "mint_receipt.py"
+MINTER = ROOT / "tools" / "mint_receipt.py"
+
+
+def run_minter(*args):
+    subprocess.run([sys.executable, str(MINTER), *map(str, args)], check=True)
 
 
 @pytest.fixture(scope="session")
-def minted(tmp_path_factory):
-    """Receipts minted for this run: name -> path."""
+def test_ca(tmp_path_factory):
+    """A test CA shaped like Apple's, made for this run: its directory."""
+    directory = tmp_path_factory.mktemp("ca")
+    run_minter("ca", directory)
+    return directory
+
+
+@pytest.fixture(scope="session")
+def mint(test_ca, tmp_path_factory):
+    """mint(*flags) -> path of a receipt minted with the test CA."""
     directory = tmp_path_factory.mktemp("minted")
-    variants = {"der": [], "ber": ["--ber", "--purchases", "2"], "b64": ["--base64", "--purchases", "1"],
-                "empty": ["--purchases", "0"]}
-    paths = {}
-    for name, flags in variants.items():
-        path = directory / f"{name}.receipt"
-        subprocess.run([sys.executable, str(MINT), str(path), *flags], check=True)
-        paths[name] = path
-    return paths
+    made = {}
+
+    def make(*flags):
+        if flags not in made:
+            path = directory / f"receipt-{len(made)}.der"
+            run_minter("receipt", path, "--ca", test_ca, *flags)
+            made[flags] = path
+        return made[flags]
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def minted(mint):
+    """The receipts most tests read: name -> path."""
+    return {"der": mint("--purchases", "3"), "ber": mint("--ber", "--purchases", "2"),
+            "b64": mint("--base64", "--purchases", "1"), "empty": mint("--purchases", "0")}
 
 
 @pytest.fixture

@@ -40,3 +40,29 @@ def test_inspect_missing_file_exits_2(tmp_path):
     result = run("inspect", tmp_path / "nope.der")
     assert result.returncode == 2
     assert b"cannot open" in result.stderr
+
+
+def test_verify_exit_codes(mint, test_ca):
+    anchor = test_ca / "root.pem"
+    valid = run("verify", mint(), "--anchor", anchor, "--no-apple-root", "--bundle-id", "com.example.minted")
+    assert valid.returncode == 0, valid.stdout + valid.stderr
+    assert b"VALID" in valid.stdout
+    invalid = run("verify", mint(), "--anchor", anchor, "--bundle-id", "com.example.other", "--json")
+    assert invalid.returncode == 1
+    document = json.loads(invalid.stdout)
+    assert document["valid"] is False and document["status"] == "RECEIPT_E_BUNDLE_MISMATCH"
+    untrusted = run("verify", mint())
+    assert untrusted.returncode == 1
+    assert b"RECEIPT_E_CHAIN_UNTRUSTED" in untrusted.stdout
+
+
+def test_verify_unusable_arguments_exit_2(mint, tmp_path):
+    assert run("verify", mint(), "--device-id", "zz").returncode == 2
+    assert run("verify", mint(), "--now", "yesterday").returncode == 2
+    bad_anchor = tmp_path / "anchor.pem"
+    bad_anchor.write_text("nope")
+    result = run("verify", mint(), "--anchor", bad_anchor)
+    assert result.returncode == 2 and b"RECEIPT_E_BAD_ANCHOR" in result.stderr
+    empty = tmp_path / "empty"
+    empty.write_bytes(b"")
+    assert run("verify", empty).returncode == 2

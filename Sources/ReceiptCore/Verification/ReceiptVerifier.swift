@@ -15,20 +15,11 @@ public final class ReceiptVerifier: Sendable {
     public let policy: VerificationPolicy
     let customAnchors: [X509Certificate]
 
-    /// `anchors` are DER or PEM certificates. A bad one throws `.badAnchor`.
-    public init(trust: TrustOptions = .appleRoot, anchors: [[UInt8]] = [],
-                policy: VerificationPolicy = VerificationPolicy()) throws(ReceiptError) {
+    public init(trust: TrustOptions = .appleRoot, anchors: [TrustAnchor] = [],
+                policy: VerificationPolicy = VerificationPolicy()) {
         self.trust = trust
         self.policy = policy
-        var decoded: [X509Certificate] = []
-        for (index, anchor) in anchors.enumerated() {
-            do {
-                decoded.append(try X509Certificate(derOrPEM: anchor))
-            } catch {
-                throw ReceiptError(.badAnchor, "anchor \(index): \(error.detail)")
-            }
-        }
-        customAnchors = decoded
+        customAnchors = anchors.map(\.certificate)
     }
 
     public func verify(_ receipt: Receipt) -> VerificationResult {

@@ -8,6 +8,31 @@ public struct TrustOptions: OptionSet, Sendable {
     public static let appleRoot = TrustOptions(rawValue: 1)
     /// Xcode's StoreKit Testing certificate, pinned the same way. Only on request.
     public static let xcodeStoreKit = TrustOptions(rawValue: 2)
+
+    /// Options from flags a caller passed, refusing bits that mean nothing.
+    public init(checkedRawValue: UInt32) throws(ReceiptError) {
+        let known: TrustOptions = [.appleRoot, .xcodeStoreKit]
+        guard checkedRawValue & ~known.rawValue == 0 else {
+            throw ReceiptError(.invalidArgument, "unknown trust flags 0x\(String(checkedRawValue, radix: 16))")
+        }
+        self.init(rawValue: checkedRawValue)
+    }
+}
+
+/// A certificate the caller trusts in addition to the pins, e.g. a test CA's root.
+public struct TrustAnchor: Sendable {
+    let certificate: X509Certificate
+
+    /// One certificate, DER or PEM. Anything else throws `.badAnchor`.
+    public init(_ bytes: [UInt8]) throws(ReceiptError) {
+        do {
+            certificate = try X509Certificate(derOrPEM: bytes)
+        } catch {
+            throw ReceiptError(.badAnchor, error.detail)
+        }
+    }
+
+    public var subject: String { certificate.subject }
 }
 
 /// The pinned anchors. A receipt carries its root; the bytes it carries are

@@ -10,6 +10,16 @@ public struct VerificationPolicy: Sendable, Equatable {
     /// nil means the current time at each verification.
     public var nowMilliseconds: Int64?
 
+    public static let deviceIdentifierLengths = 1...64
+
+    /// A device identifier a caller passed, refusing lengths no device has.
+    public static func checkedDeviceIdentifier(_ bytes: [UInt8]) throws(ReceiptError) -> [UInt8] {
+        guard deviceIdentifierLengths.contains(bytes.count) else {
+            throw ReceiptError(.invalidArgument, "a device identifier of \(bytes.count) bytes (expected 16 on iOS, 6 on macOS)")
+        }
+        return bytes
+    }
+
     public init(bundleID: String? = nil, applicationVersion: String? = nil, deviceIdentifier: [UInt8]? = nil,
                 nowMilliseconds: Int64? = nil) {
         self.bundleID = bundleID

@@ -8,27 +8,16 @@ import ctypes
 import datetime
 
 from . import _native
+from ._errors import ReceiptError, _check, _take_json
 from ._native import lib
 
-__all__ = ["Receipt", "Purchase", "ReceiptDate", "RawAttribute", "ReceiptError", "library_version"]
+__all__ = ["Receipt", "Purchase", "ReceiptDate", "RawAttribute", "ReceiptError", "Verifier", "Verification", "Step",
+           "library_version"]
 
 
 def library_version():
     """The version string of the loaded libreceipt.so."""
     return lib.receipt_version_string().decode()
-
-
-class ReceiptError(Exception):
-    """A libreceipt failure: `status` (int), `name` (e.g. "RECEIPT_E_TRUNCATED"),
-    `detail` (where and why), and `offset` (a byte offset into the decoded input, or None)."""
-
-    def __init__(self, status, detail="", offset=None):
-        self.status = status
-        self.name = lib.receipt_status_name(status).decode()
-        self.message = lib.receipt_status_string(status).decode()
-        self.detail = detail or self.message
-        self.offset = offset
-        super().__init__(f"{self.name}: {self.detail}")
 
 
 class ReceiptDate:
@@ -60,11 +49,6 @@ class RawAttribute:
 
     def __repr__(self):
         return f"RawAttribute(type={self.type}, version={self.version}, value={self.value!r})"
-
-
-def _check(status):
-    if status != _native.STATUS_OK:
-        raise ReceiptError(status)
 
 
 class _Record:
@@ -184,13 +168,7 @@ class Receipt(_Record):
 
     def to_json(self, pretty=False):
         """The App Store verifyReceipt `receipt` object, as a JSON string."""
-        out, length = ctypes.c_void_p(), ctypes.c_size_t()
-        _check(lib.receipt_to_json(self._handle_or_raise(), _native.JSON_PRETTY if pretty else 0,
-                                   ctypes.byref(out), ctypes.byref(length)))
-        try:
-            return ctypes.string_at(out, length.value).decode("utf-8")
-        finally:
-            lib.receipt_string_free(out)
+        return _take_json(lib.receipt_to_json, self._handle_or_raise(), pretty)
 
     def __repr__(self):
         if not self._handle:
@@ -235,3 +213,5 @@ def _install_field_properties():
 
 
 _install_field_properties()
+
+from .verification import Step, Verification, Verifier  # noqa: E402

@@ -70,6 +70,38 @@ _signatures = {
     "receipt_string_free": (None, [ctypes.c_void_p]),
 }
 
+class StepStruct(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("outcome", ctypes.c_int), ("status", ctypes.c_int),
+                ("detail", ctypes.c_char_p)]
+
+
+TRUST_APPLE_ROOT = 1
+TRUST_XCODE_STOREKIT = 2
+STEP_OUTCOMES = ("passed", "skipped", "failed")
+
+_handle_out = ctypes.POINTER(ctypes.c_void_p)
+_signatures.update({
+    "receipt_verifier_builder_new": (ctypes.c_int, [_handle_out]),
+    "receipt_verifier_builder_free": (None, [ctypes.c_void_p]),
+    "receipt_verifier_builder_set_trust": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_uint]),
+    "receipt_verifier_builder_add_anchor": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t,
+                                                           ctypes.POINTER(ErrorStruct)]),
+    "receipt_verifier_builder_set_bundle_id": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p]),
+    "receipt_verifier_builder_set_application_version": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p]),
+    "receipt_verifier_builder_set_device_id": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]),
+    "receipt_verifier_builder_set_now": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int64]),
+    "receipt_verifier_builder_clear_now": (ctypes.c_int, [ctypes.c_void_p]),
+    "receipt_verifier_build": (ctypes.c_int, [ctypes.c_void_p, _handle_out]),
+    "receipt_verifier_free": (None, [ctypes.c_void_p]),
+    "receipt_verify": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, _handle_out]),
+    "receipt_verification_status": (ctypes.c_int, [ctypes.c_void_p]),
+    "receipt_verification_step_count": (ctypes.c_size_t, [ctypes.c_void_p]),
+    "receipt_verification_step_at": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(StepStruct)]),
+    "receipt_verification_to_json": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_uint, ctypes.POINTER(ctypes.c_void_p),
+                                                    ctypes.POINTER(ctypes.c_size_t)]),
+    "receipt_verification_free": (None, [ctypes.c_void_p]),
+})
+
 for _name, (_restype, _argtypes) in _signatures.items():
     _function = getattr(lib, _name)
     _function.restype = _restype

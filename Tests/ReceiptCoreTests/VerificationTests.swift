@@ -1,0 +1,79 @@
+import ReceiptCore
+import Testing
+
+@Suite(.enabled(if: Fixtures.available, Fixtures.skipReason))
+struct RealReceiptVerificationTests {
+    static let xcodeFiles: Set = ["asl__xcode-app-receipt-empty.der", "kvitto__storeKitTestReceipt.der",
+                                  "tp__receipt-xcode-with-purchases.der", "tp__receipt-xcode.der"]
+
+    @Test(arguments: Fixtures.receiptFiles)
+    func everyRealReceiptVerifiesUnderItsOwnAnchorOnly(file: String) throws {
+        let receipt = try Receipt.parse(try Fixtures.bytes("receipts/" + file))
+        let policy = VerificationPolicy(bundleID: receipt.bundleID, applicationVersion: receipt.applicationVersion)
+        let apple = ReceiptVerifier(policy: policy).verify(receipt)
+        let xcode = ReceiptVerifier(trust: .xcodeStoreKit, policy: policy).verify(receipt)
+        if Self.xcodeFiles.contains(file) {
+            #expect(apple.status == .chainUntrusted)
+            #expect(xcode.isValid, "\(xcode.json())")
+            #expect(xcode.outcome(of: .leafMarker)?.name == "skipped")
+        } else {
+            #expect(apple.isValid, "\(apple.json())")
+            #expect(apple.anchor == "Apple Inc. Root CA")
+            #expect(xcode.status == .chainUntrusted)
+        }
+    }
+
+    @Test(arguments: [("arv__hannes_mac_mindnode_receipt.der", "6c4008b5945e"),
+                      ("arv__mindnode_mac_sha256_receipt.der", "f8ffc21e9182")])
+    func knownDevicesMatchAndOthersDoNot(file: String, device: String) throws {
+        let receipt = try Receipt.parse(try Fixtures.bytes("receipts/" + file))
+        var identifier = hexToBytes(device)
+        #expect(ReceiptVerifier(policy: VerificationPolicy(deviceIdentifier: identifier)).verify(receipt).isValid)
+        identifier[0] ^= 0x80
+        let wrong = ReceiptVerifier(policy: VerificationPolicy(deviceIdentifier: identifier)).verify(receipt)
+        #expect(wrong.status == .deviceMismatch)
+        #expect(wrong.outcome(of: .signature)?.name == "passed")
+    }
+
+    @Test func everyFailingStepIsReportedNotJustTheFirst() throws {
+        let receipt = try Receipt.parse(try Fixtures.bytes("receipts/rc__receiptsample1.der"))
+        let policy = VerificationPolicy(bundleID: "com.other", applicationVersion: "5", deviceIdentifier: [1, 2, 3, 4, 5, 6])
+        let result = ReceiptVerifier(policy: policy).verify(receipt)
+        #expect(result.status == .bundleMismatch)
+        #expect(result.steps.map(\.outcome.name) == ["passed", "passed", "passed", "passed", "failed", "failed",
+                                                     "failed", "skipped"])
+    }
+}
+
+struct VerifierArgumentTests {
+    @Test func trustFlagsAndDeviceLengthsAreChecked() {
+        #expect(throws: ReceiptError.self) { try TrustOptions(checkedRawValue: 4) }
+        #expect((try? TrustOptions(checkedRawValue: 3)) == [.appleRoot, .xcodeStoreKit])
+        #expect(throws: ReceiptError.self) { try VerificationPolicy.checkedDeviceIdentifier([]) }
+        #expect(throws: ReceiptError.self) { try VerificationPolicy.checkedDeviceIdentifier(Array(repeating: 0, count: 65)) }
+    }
+
+    @Test func anchorsMustBeCertificates() {
+        do {
+            _ = try TrustAnchor(Array("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n".utf8))
+            Issue.record("a broken PEM block was accepted")
+        } catch {
+            #expect(error.status == .badAnchor)
+        }
+    }
+
+    @Test func anUnsignedReceiptFailsClosed() throws {
+        let receipt = try Receipt.parse(DER.receipt(attributes: DER.validAppAttributes))
+        let result = ReceiptVerifier().verify(receipt)
+        #expect(result.status == .signerNotFound)
+        #expect(result.outcome(of: .chain)?.status == .signerNotFound)
+        #expect(result.outcome(of: .leafMarker)?.name == "skipped")
+    }
+}
+
+func hexToBytes(_ hex: String) -> [UInt8] {
+    stride(from: 0, to: hex.count, by: 2).map {
+        let start = hex.index(hex.startIndex, offsetBy: $0)
+        return UInt8(hex[start...hex.index(after: start)], radix: 16)!
+    }
+}

@@ -1,0 +1,156 @@
+"""Verification through the binding: minted receipts for every attack, each
+failing with its own status, and the real receipts when ../shared is present."""
+import datetime
+import json
+
+import pytest
+
+from libreceipt import Receipt, ReceiptError, Verifier
+
+DEVICE = bytes.fromhex("a0b1c2d3e4f5")  # the example spec's device identifier
+
+
+def anchor(test_ca):
+    return (test_ca / "root.pem").read_bytes()
+
+
+def verify(path, test_ca, **policy):
+    verifier = Verifier(apple_root=False, anchors=[anchor(test_ca)], **policy)
+    return verifier.verify(Receipt.from_file(path))
+
+
+def test_minted_receipt_verifies_against_its_test_ca(mint, test_ca):
+    result = verify(mint("--purchases", "2"), test_ca, bundle_id="com.example.minted", application_version="42",
+                    device_id=DEVICE)
+    assert result.valid, result.to_json()
+    assert [s.outcome for s in result.steps] == ["passed"] * 7 + ["skipped"]  # no VPP expiration_date
+
+
+@pytest.mark.parametrize("flags", [("--digest", "sha1"), ("--ber",), ("--ber", "--digest", "sha1")])
+def test_sha1_and_ber_forms_verify(mint, test_ca, flags):
+    assert verify(mint(*flags), test_ca).valid
+
+
+def test_der_anchor_works_like_pem(mint, test_ca):
+    verifier = Verifier(apple_root=False, anchors=[(test_ca / "root.der").read_bytes()])
+    assert verifier.verify(Receipt.from_file(mint())).valid
+
+
+def test_minted_receipt_is_not_trusted_by_default(mint):
+    result = Verifier().verify(Receipt.from_file(mint()))
+    assert not result.valid
+    assert result.status_name == "RECEIPT_E_CHAIN_UNTRUSTED"
+    assert result.step("signature").outcome == "passed"  # signed, just not by anyone trusted
+
+
+@pytest.mark.parametrize("variant, status, step", [
+    ("forged-chain", "RECEIPT_E_CHAIN_UNTRUSTED", "chain"),
+    ("leaf-without-marker", "RECEIPT_E_MISSING_LEAF_MARKER", "leaf_marker"),
+    ("intermediate-without-marker", "RECEIPT_E_MISSING_INTERMEDIATE_MARKER", "intermediate_marker"),
+    ("tampered-payload", "RECEIPT_E_SIGNATURE_INVALID", "signature"),
+    ("expired-at-creation", "RECEIPT_E_CHAIN_NOT_VALID_AT_CREATION", "chain"),
+    ("not-yet-valid-at-creation", "RECEIPT_E_CHAIN_NOT_VALID_AT_CREATION", "chain"),
+    ("extra-certificate", "RECEIPT_E_UNEXPECTED_CERTIFICATES", "chain"),
+    ("missing-intermediate", "RECEIPT_E_CHAIN_UNTRUSTED", "chain"),
+    ("signer-not-in-bag", "RECEIPT_E_SIGNER_NOT_FOUND", "signature"),
+    ("no-signers", "RECEIPT_E_SIGNER_NOT_FOUND", "signature"),
+    ("unsupported-digest", "RECEIPT_E_UNSUPPORTED_DIGEST", "signature"),
+])
+def test_each_attack_fails_with_its_own_status(mint, test_ca, variant, status, step):
+    result = verify(mint("--variant", variant), test_ca, bundle_id="com.example.minted")
+    assert not result.valid
+    assert result.status_name == status
+    assert result.step(step).outcome == "failed"
+    assert result.step(step).status == status
+    assert result.step(step).detail
+    assert result.step("bundle_id").outcome == "passed"  # the other checks still report
+
+
+def test_wrong_bundle_version_and_device(mint, test_ca):
+    path = mint()
+    assert verify(path, test_ca, bundle_id="com.example.other").status_name == "RECEIPT_E_BUNDLE_MISMATCH"
+    assert verify(path, test_ca, application_version="43").status_name == "RECEIPT_E_VERSION_MISMATCH"
+    wrong = bytes([DEVICE[0] ^ 1]) + DEVICE[1:]
+    assert verify(path, test_ca, device_id=wrong).status_name == "RECEIPT_E_DEVICE_MISMATCH"
+    assert verify(path, test_ca, device_id=DEVICE).valid
+
+
+def test_bundle_is_compared_byte_for_byte(mint, test_ca):
+    # "com.example.minted" with a combining sequence would be canonically different bytes.
+    result = verify(mint(), test_ca, bundle_id="com.example.minted\u0301")
+    assert result.status_name == "RECEIPT_E_BUNDLE_MISMATCH"
+
+
+def test_vpp_expiration(mint, test_ca, tmp_path):
+    spec = tmp_path / "vpp.json"
+    spec.write_text(json.dumps({"expiration_date": "2025-01-01T00:00:00Z"}))
+    path = mint("--spec", str(spec))
+    before = datetime.datetime(2024, 12, 31, tzinfo=datetime.timezone.utc)
+    after = datetime.datetime(2025, 1, 1, 0, 0, 1, tzinfo=datetime.timezone.utc)
+    assert verify(path, test_ca, now=before).valid
+    result = verify(path, test_ca, now=after)
+    assert result.status_name == "RECEIPT_E_RECEIPT_EXPIRED"
+    # Without `now`, the current time (2026 and later) is past 2025.
+    assert verify(path, test_ca).status_name == "RECEIPT_E_RECEIPT_EXPIRED"
+
+
+def test_bad_anchor_and_bad_arguments_raise(test_ca):
+    with pytest.raises(ReceiptError) as caught:
+        Verifier(anchors=[b"not a certificate"])
+    assert caught.value.name == "RECEIPT_E_BAD_ANCHOR"
+    with pytest.raises(ReceiptError) as caught:
+        Verifier(device_id=b"")
+    assert caught.value.name == "RECEIPT_E_INVALID_ARGUMENT"
+
+
+def test_report_json(mint, test_ca):
+    document = json.loads(verify(mint(), test_ca).to_json())
+    assert document["valid"] is True and document["status"] == "RECEIPT_OK"
+    assert document["anchor"].startswith("added anchor")
+    assert [s["step"] for s in document["steps"]][:2] == ["signature", "chain"]
+
+# ---------------------------------------------------------------- real receipts
+
+APP_STORE = ["arv__hannes_mac_mindnode_receipt.der", "arv__mindnode_mac_sha256_receipt.der", "cbrv__sandboxReceipt.der",
+             "kvitto__receipt.der", "rc__receiptsample1.der", "tp__freshReceipt.der", "tp__receipt-production.der",
+             "tp__receipt-sandbox-legacy.der"]
+XCODE = ["asl__xcode-app-receipt-empty.der", "kvitto__storeKitTestReceipt.der", "tp__receipt-xcode-with-purchases.der",
+         "tp__receipt-xcode.der"]
+
+
+@pytest.mark.parametrize("name", APP_STORE)
+def test_real_app_store_receipts_verify_by_default_and_not_under_xcode(shared, name):
+    receipt = Receipt.from_file(shared / "receipts" / name)
+    result = Verifier(bundle_id=receipt.bundle_id, application_version=receipt.application_version).verify(receipt)
+    assert result.valid, result.to_json()
+    assert result.step("leaf_marker").outcome == "passed"
+    xcode_only = Verifier(apple_root=False, allow_xcode=True).verify(receipt)
+    assert xcode_only.status_name == "RECEIPT_E_CHAIN_UNTRUSTED"
+
+
+@pytest.mark.parametrize("name", XCODE)
+def test_real_xcode_receipts_verify_only_when_allowed(shared, name):
+    receipt = Receipt.from_file(shared / "receipts" / name)
+    assert Verifier().verify(receipt).status_name == "RECEIPT_E_CHAIN_UNTRUSTED"
+    allowed = Verifier(allow_xcode=True).verify(receipt)
+    assert allowed.valid, allowed.to_json()
+    assert allowed.step("leaf_marker").outcome == "skipped"
+
+
+@pytest.mark.parametrize("name, device", [("arv__hannes_mac_mindnode_receipt.der", "6c4008b5945e"),
+                                          ("arv__mindnode_mac_sha256_receipt.der", "f8ffc21e9182")])
+def test_real_device_hashes(shared, name, device):
+    receipt = Receipt.from_file(shared / "receipts" / name)
+    assert Verifier(device_id=bytes.fromhex(device)).verify(receipt).valid
+    other = bytearray.fromhex(device)
+    other[-1] ^= 0x01
+    assert Verifier(device_id=bytes(other)).verify(receipt).status_name == "RECEIPT_E_DEVICE_MISMATCH"
+    assert Verifier(device_id=bytes(16)).verify(receipt).status_name == "RECEIPT_E_DEVICE_MISMATCH"
+
+
+def test_real_receipts_fail_when_evaluated_now(shared, mint, test_ca):
+    # The chain is evaluated at the creation date: this leaf expired in 2023, so the
+    # receipt verifying at all shows that "now" was not used.
+    receipt = Receipt.from_file(shared / "receipts" / "arv__hannes_mac_mindnode_receipt.der")
+    assert receipt.receipt_creation_date.text == "2017-09-04T09:01:20Z"
+    assert Verifier().verify(receipt).valid

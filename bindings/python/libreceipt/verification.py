@@ -1,0 +1,105 @@
+"""Verification: a thin wrapper over receipt_verifier_* and receipt_verify."""
+import ctypes
+import datetime
+
+from . import _native
+from ._errors import ReceiptError, _check, _take_json
+from ._native import lib
+
+
+class Step:
+    """One check: `name`, `outcome` ("passed", "skipped" or "failed"), `status` (the
+    status name, "RECEIPT_OK" unless failed) and `detail`."""
+    __slots__ = ("name", "outcome", "status", "detail")
+
+    def __init__(self, name, outcome, status, detail):
+        self.name, self.outcome, self.status, self.detail = name, outcome, status, detail
+
+    def __repr__(self):
+        return f"Step({self.name!r}, {self.outcome!r}, {self.status!r})"
+
+
+class Verification:
+    """The report of one verification. `valid` is True only when no step failed."""
+
+    def __init__(self, handle):
+        self._handle = handle
+        self.status = lib.receipt_verification_status(handle)
+        self.status_name = lib.receipt_status_name(self.status).decode()
+        self.steps = []
+        for index in range(lib.receipt_verification_step_count(handle)):
+            step = _native.StepStruct()
+            lib.receipt_verification_step_at(handle, index, ctypes.byref(step))
+            self.steps.append(Step(step.name.decode(), _native.STEP_OUTCOMES[step.outcome],
+                                   lib.receipt_status_name(step.status).decode(), step.detail.decode("utf-8")))
+
+    @property
+    def valid(self):
+        return self.status == _native.STATUS_OK
+
+    def step(self, name):
+        return next(step for step in self.steps if step.name == name)
+
+    def to_json(self, pretty=False):
+        return _take_json(lib.receipt_verification_to_json, self._handle, pretty)
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            lib.receipt_verification_free(self._handle)
+            self._handle = None
+
+    def __repr__(self):
+        return f"<Verification {'valid' if self.valid else self.status_name}>"
+
+
+class Verifier:
+    """An immutable verifier, shareable across threads.
+
+    Trust: the Apple Inc. Root CA unless `apple_root=False`; Xcode's StoreKit
+    certificate only with `allow_xcode=True`; and any `anchors` (DER or PEM bytes).
+    Policy: `bundle_id`, `application_version` and `device_id` (bytes) are checked
+    when given; `now` (a datetime or epoch ms) is the instant for the VPP expiry.
+    """
+
+    def __init__(self, bundle_id=None, application_version=None, device_id=None, allow_xcode=False,
+                 apple_root=True, anchors=(), now=None):
+        builder = ctypes.c_void_p()
+        _check(lib.receipt_verifier_builder_new(ctypes.byref(builder)))
+        try:
+            trust = (_native.TRUST_APPLE_ROOT if apple_root else 0) | (_native.TRUST_XCODE_STOREKIT if allow_xcode else 0)
+            _check(lib.receipt_verifier_builder_set_trust(builder, trust))
+            for anchor in anchors:
+                anchor = bytes(anchor)
+                error = _native.ErrorStruct()
+                status = lib.receipt_verifier_builder_add_anchor(builder, anchor, len(anchor), ctypes.byref(error))
+                if status != _native.STATUS_OK:
+                    raise ReceiptError(status, error.detail.decode("utf-8", "replace"))
+            if bundle_id is not None:
+                _check(lib.receipt_verifier_builder_set_bundle_id(builder, bundle_id.encode("utf-8")))
+            if application_version is not None:
+                _check(lib.receipt_verifier_builder_set_application_version(builder,
+                                                                           application_version.encode("utf-8")))
+            if device_id is not None:
+                device_id = bytes(device_id)
+                _check(lib.receipt_verifier_builder_set_device_id(builder, device_id, len(device_id)))
+            if now is not None:
+                if isinstance(now, datetime.datetime):
+                    now = int(now.timestamp() * 1000)
+                _check(lib.receipt_verifier_builder_set_now(builder, int(now)))
+            self._handle = ctypes.c_void_p()
+            _check(lib.receipt_verifier_build(builder, ctypes.byref(self._handle)))
+        finally:
+            lib.receipt_verifier_builder_free(builder)
+
+    def verify(self, receipt):
+        """A Verification report for a parsed Receipt."""
+        out = ctypes.c_void_p()
+        status = lib.receipt_verify(self._handle, receipt._handle_or_raise(), ctypes.byref(out))
+        if not out:
+            _check(status)
+        return Verification(out)
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            lib.receipt_verifier_free(self._handle)
+            self._handle = None
