@@ -61,6 +61,24 @@ enum ChainValidation {
         return chain
     }
 
+    /// The span in which every certificate of the chain is valid, in epoch seconds.
+    static func validityWindow(_ chain: [X509Certificate]) -> (notBefore: Int64, notAfter: Int64) {
+        var window = (notBefore: Int64.min, notAfter: Int64.max)
+        for certificate in chain {
+            window.notBefore = max(window.notBefore, epochSeconds(X509_get0_notBefore(certificate.pointer)) ?? Int64.max)
+            window.notAfter = min(window.notAfter, epochSeconds(X509_get0_notAfter(certificate.pointer)) ?? Int64.min)
+        }
+        return window
+    }
+
+    /// An ASN1_TIME as epoch seconds; nil (an empty window, so no caching) if unreadable.
+    private static func epochSeconds(_ time: UnsafePointer<ASN1_TIME>?) -> Int64? {
+        guard let time else { return nil }
+        var broken = tm()
+        guard ASN1_TIME_to_tm(time, &broken) == 1 else { return nil }
+        return Int64(timegm(&broken))
+    }
+
     private static func enforceStrength(_ chain: [X509Certificate]) throws(ReceiptError) {
         for certificate in chain {
             if let key = X509_get0_pubkey(certificate.pointer), EVP_PKEY_get_base_id(key) == EVP_PKEY_RSA,

@@ -24,6 +24,7 @@ final class X509Certificate: @unchecked Sendable {
         }
         pointer = decoded
         self.der = der
+        subject = X509Certificate.subject(of: decoded)
     }
 
     /// Reads one certificate given as DER or as PEM text.
@@ -52,10 +53,11 @@ final class X509Certificate: @unchecked Sendable {
 
     deinit { X509_free(pointer) }
 
-    lazy var sha256Fingerprint: [UInt8] = Digest.sha256(der)
+    /// Computed on demand: only self-issued certificates are ever compared with a pin.
+    var sha256Fingerprint: [UInt8] { Digest.sha256(der) }
 
     /// The subject in OpenSSL's one-line form, for details that name a certificate.
-    var subject: String { X509Certificate.subject(of: pointer) }
+    let subject: String
 
     static func subject(of certificate: OpaquePointer) -> String {
         guard let name = X509_get_subject_name(certificate),

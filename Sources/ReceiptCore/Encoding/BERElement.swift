@@ -11,6 +11,34 @@ struct BERElement {
     let isIndefinite: Bool
 
     var isConstructed: Bool { tag & 0x20 != 0 }
+
+    /// The common case, small enough to inline on hot paths: a low tag number and a
+    /// definite length of up to two octets that fits before `end`. Nil for anything
+    /// else; BERReader then accepts the rest of BER or says precisely what is wrong.
+    @inline(__always)
+    static func definite(in bytes: UnsafeBufferPointer<UInt8>, at start: Int, end: Int) -> BERElement? {
+        guard end - start >= 2 else { return nil }
+        let tag = bytes[start]
+        let first = bytes[start + 1]
+        guard tag & 0x1F != 0x1F else { return nil }
+        var cursor = start + 2
+        let length: Int
+        switch first {
+        case 0..<0x80:
+            length = Int(first)
+        case 0x81 where end - cursor >= 1:
+            length = Int(bytes[cursor])
+            cursor += 1
+        case 0x82 where end - cursor >= 2:
+            length = Int(bytes[cursor]) << 8 | Int(bytes[cursor + 1])
+            cursor += 2
+        default:
+            return nil
+        }
+        guard length <= end - cursor else { return nil }
+        return BERElement(tag: tag, start: start, contentStart: cursor, contentEnd: cursor + length,
+                          end: cursor + length, isIndefinite: false)
+    }
     var contentRange: Range<Int> { contentStart..<contentEnd }
     var encodedRange: Range<Int> { start..<end }
     var contentLength: Int { contentEnd - contentStart }

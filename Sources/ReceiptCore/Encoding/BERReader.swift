@@ -27,11 +27,22 @@ struct BERReader {
     }
 
     /// Reads the next element, or returns nil at the end of this reader's range.
+    @inline(__always)
     mutating func next() throws(ReceiptError) -> BERElement? {
         if isAtEnd { return nil }
+        if let element = definiteElement(at: position) {
+            position = element.end
+            return element
+        }
         let element = try readElement(at: position, limit: end, depth: depth)
         position = element.end
         return element
+    }
+
+    @inline(__always)
+    private func definiteElement(at start: Int) -> BERElement? {
+        guard depth <= maxDepth else { return nil }
+        return BERElement.definite(in: bytes, at: start, end: end)
     }
 
     /// Reads the next element and requires it to carry `tag`.
@@ -53,6 +64,7 @@ struct BERReader {
         }
     }
 
+    @inline(never)
     private func readElement(at start: Int, limit: Int, depth: Int) throws(ReceiptError) -> BERElement {
         if depth > maxDepth {
             throw ReceiptError(.nestingTooDeep, at: start, "elements nest deeper than \(maxDepth) levels")

@@ -19,9 +19,18 @@ enum Base64 {
 
     static func isWhitespace(_ byte: UInt8) -> Bool { decodeTable[Int(byte)] == whitespace }
 
-    static func decode(_ input: UnsafeBufferPointer<UInt8>) throws(ReceiptError) -> [UInt8] {
-        var output = [UInt8]()
-        output.reserveCapacity(input.count / 4 * 3)
+    /// The most bytes `input` can decode to.
+    static func maxDecodedCount(_ input: UnsafeBufferPointer<UInt8>) -> Int { input.count / 4 * 3 + 3 }
+
+    /// Decodes into `output`, which holds at least `maxDecodedCount(input)` bytes;
+    /// returns how many it wrote.
+    static func decode(_ input: UnsafeBufferPointer<UInt8>,
+                       into output: UnsafeMutableBufferPointer<UInt8>) throws(ReceiptError) -> Int {
+        var written = 0
+        func emit(_ byte: UInt8) {
+            output[written] = byte
+            written += 1
+        }
         var quantum: UInt32 = 0
         var filled = 0
         var paddingSeen = 0
@@ -44,9 +53,9 @@ enum Base64 {
                 quantum = (quantum << 6) | UInt32(value)
                 filled += 1
                 if filled == 4 {
-                    output.append(UInt8(truncatingIfNeeded: quantum >> 16))
-                    output.append(UInt8(truncatingIfNeeded: quantum >> 8))
-                    output.append(UInt8(truncatingIfNeeded: quantum))
+                    emit(UInt8(truncatingIfNeeded: quantum >> 16))
+                    emit(UInt8(truncatingIfNeeded: quantum >> 8))
+                    emit(UInt8(truncatingIfNeeded: quantum))
                     quantum = 0
                     filled = 0
                 }
@@ -56,15 +65,15 @@ enum Base64 {
         case (0, 0):
             break
         case (2, 2):
-            output.append(UInt8(truncatingIfNeeded: quantum >> 4))
+            emit(UInt8(truncatingIfNeeded: quantum >> 4))
         case (3, 1):
-            output.append(UInt8(truncatingIfNeeded: quantum >> 10))
-            output.append(UInt8(truncatingIfNeeded: quantum >> 2))
+            emit(UInt8(truncatingIfNeeded: quantum >> 10))
+            emit(UInt8(truncatingIfNeeded: quantum >> 2))
         default:
             throw ReceiptError(.badBase64, at: input.count,
                                "the last quantum has \(filled) characters and \(paddingSeen) '=' (the length is not a multiple of 4)")
         }
-        return output
+        return written
     }
 
     static func encode(_ bytes: UnsafeBufferPointer<UInt8>) -> String {

@@ -2,8 +2,9 @@
 /// legacy receipt, a JWS or a PEM file gets its own status instead of a
 /// misleading "malformed DER".
 enum InputForm {
-    /// Returns the DER/BER bytes of an app receipt, decoding base64 when the input is text.
-    static func receiptBytes(from input: UnsafeBufferPointer<UInt8>, limits: ParseLimits) throws(ReceiptError) -> [UInt8] {
+    /// Returns storage holding the DER/BER bytes of an app receipt, decoding base64
+    /// when the input is text.
+    static func receiptStorage(from input: UnsafeBufferPointer<UInt8>, limits: ParseLimits) throws(ReceiptError) -> ReceiptStorage {
         guard input.count <= limits.maxInputBytes else {
             throw ReceiptError(.inputTooLarge, "input of \(input.count) bytes exceeds the limit of \(limits.maxInputBytes)")
         }
@@ -12,22 +13,38 @@ enum InputForm {
             throw ReceiptError(.emptyInput, "the input holds only whitespace (\(input.count) bytes)")
         }
         let first = input[firstIndex]
-        if first == BERTag.sequence && firstIndex == 0 { return Array(input) }
+        if first == BERTag.sequence && firstIndex == 0 {
+            let bytes = try allocate(input.count)
+            _ = bytes.initialize(from: input)
+            return ReceiptStorage(adopting: bytes)
+        }
         try rejectKnownNonReceipts(input, first: first, at: firstIndex)
         guard isText(input) else {
             throw ReceiptError(.notAReceipt, at: firstIndex,
                                "first byte 0x\(hexByte(first)) starts neither a DER SEQUENCE (0x30) nor base64 text")
         }
-        let decoded = try Base64.decode(input)
+        let buffer = try allocate(Base64.maxDecodedCount(input))
+        // The storage owns the buffer from here on, so every exit frees it.
+        let storage = ReceiptStorage(adopting: buffer)
+        let count = try Base64.decode(input, into: buffer)
+        let decoded = UnsafeBufferPointer(rebasing: buffer[0..<count])
         guard let decodedFirst = decoded.first else {
             throw ReceiptError(.emptyInput, "the base64 text decodes to no bytes")
         }
-        if decodedFirst == BERTag.sequence { return decoded }
-        try decoded.withUnsafeBufferPointer { (bytes) throws(ReceiptError) in
-            try rejectKnownNonReceipts(bytes, first: decodedFirst, at: 0, decodedFromBase64: true)
+        try rejectKnownNonReceipts(decoded, first: decodedFirst, at: 0, decodedFromBase64: true)
+        guard decodedFirst == BERTag.sequence else {
+            throw ReceiptError(.notAReceipt, at: 0,
+                               "the base64 text decodes to bytes starting 0x\(hexByte(decodedFirst)), not a DER SEQUENCE (0x30)")
         }
-        throw ReceiptError(.notAReceipt, at: 0,
-                           "the base64 text decodes to bytes starting 0x\(hexByte(decodedFirst)), not a DER SEQUENCE (0x30)")
+        storage.trimEncoded(to: count)
+        return storage
+    }
+
+    private static func allocate(_ count: Int) throws(ReceiptError) -> UnsafeMutableBufferPointer<UInt8> {
+        guard let bytes = ReceiptStorage.allocate(count) else {
+            throw ReceiptError(.limitExceeded, "out of memory for \(count) bytes")
+        }
+        return bytes
     }
 
     private static func rejectKnownNonReceipts(_ input: UnsafeBufferPointer<UInt8>, first: UInt8, at offset: Int,

@@ -8,7 +8,29 @@ struct AttributeElement {
 }
 
 enum AttributeReader {
+    @inline(__always)
     static func read(_ sequence: BERElement, in reader: BERReader) throws(ReceiptError) -> AttributeElement {
+        if let attribute = wellFormed(sequence, reader.bytes) { return attribute }
+        return try readReportingErrors(sequence, in: reader)
+    }
+
+    /// The hot path: every part definite, integers of 1 to 8 bytes, nothing extra.
+    /// Nil sends the attribute to the general reader, which names what is wrong.
+    @inline(__always)
+    private static func wellFormed(_ sequence: BERElement, _ bytes: UnsafeBufferPointer<UInt8>) -> AttributeElement? {
+        guard sequence.tag == BERTag.sequence,
+              let typeElement = BERElement.definite(in: bytes, at: sequence.contentStart, end: sequence.contentEnd),
+              let versionElement = BERElement.definite(in: bytes, at: typeElement.end, end: sequence.contentEnd),
+              let value = BERElement.definite(in: bytes, at: versionElement.end, end: sequence.contentEnd),
+              typeElement.tag == BERTag.integer, versionElement.tag == BERTag.integer, value.tag == BERTag.octetString,
+              value.end == sequence.contentEnd,
+              let type = IntegerDecoding.int64IfFits(bytes, typeElement),
+              let version = IntegerDecoding.int64IfFits(bytes, versionElement) else { return nil }
+        return AttributeElement(start: sequence.start, type: type, version: version, value: value.contentRange)
+    }
+
+    @inline(never)
+    private static func readReportingErrors(_ sequence: BERElement, in reader: BERReader) throws(ReceiptError) -> AttributeElement {
         guard sequence.tag == BERTag.sequence else {
             throw ReceiptError(.unexpectedTag, at: sequence.start,
                                "an attribute: expected SEQUENCE (0x30), found \(BERTag.describe(sequence.tag))")
@@ -33,17 +55,29 @@ enum AttributeReader {
 
 enum IntegerDecoding {
     /// A DER INTEGER as Int64; wider values are an error, not a truncation.
+    @inline(__always)
     static func int64(_ bytes: UnsafeBufferPointer<UInt8>, _ element: BERElement,
                       _ what: @autoclosure () -> String) throws(ReceiptError) -> Int64 {
+        guard let value = int64IfFits(bytes, element) else { throw widthError(element, what()) }
+        return value
+    }
+
+    @inline(__always)
+    static func int64IfFits(_ bytes: UnsafeBufferPointer<UInt8>, _ element: BERElement) -> Int64? {
         let length = element.contentLength
-        guard length > 0 else { throw ReceiptError(.badAttribute, at: element.start, "\(what()) is an empty INTEGER") }
-        guard length <= 8 else {
-            throw ReceiptError(.integerOverflow, at: element.start, "\(what()) is a \(length)-byte INTEGER, wider than 64 bits")
-        }
+        guard length > 0 && length <= 8 else { return nil }
         var value: Int64 = bytes[element.contentStart] >= 0x80 ? -1 : 0
         for index in element.contentRange {
             value = (value << 8) | Int64(bytes[index])
         }
         return value
+    }
+
+    @inline(never)
+    private static func widthError(_ element: BERElement, _ what: String) -> ReceiptError {
+        element.contentLength == 0
+            ? ReceiptError(.badAttribute, at: element.start, "\(what) is an empty INTEGER")
+            : ReceiptError(.integerOverflow, at: element.start,
+                           "\(what) is a \(element.contentLength)-byte INTEGER, wider than 64 bits")
     }
 }

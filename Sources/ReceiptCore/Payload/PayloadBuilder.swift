@@ -4,12 +4,16 @@ struct PayloadBuilder {
     let payload: UnsafeBufferPointer<UInt8>
     let limits: ParseLimits
     private(set) var result = ParsedPayload()
+    private(set) var text: TextArena
     private var attributeCount = 0
 
-    init(payload: UnsafeBufferPointer<UInt8>, limits: ParseLimits) {
+    init(payload: UnsafeBufferPointer<UInt8>, text: TextArena, limits: ParseLimits) {
         self.payload = payload
+        self.text = text
         self.limits = limits
-        result.text.reserveCapacity(payload.count / 4)
+        // Every attribute takes at least 11 bytes; reserving for that avoids regrowth.
+        result.appAttributeOffsets.reserveCapacity(min(payload.count / 11, 64))
+        result.purchaseAttributeOffsets.reserveCapacity(payload.count / 11)
     }
 
     mutating func readAll() throws(ReceiptError) {
@@ -87,7 +91,7 @@ struct PayloadBuilder {
             if let invalid = UTF8Validation.firstInvalidOffset(payload, in: element.contentRange) {
                 throw ReceiptError(.badUTF8, at: invalid, "\(field.name) (\(field.rawValue)) is not valid UTF-8")
             }
-            (value.textOffset, value.textLength) = appendText(element.contentRange)
+            (value.textOffset, value.textLength) = try appendText(element)
         case .date:
             let element = try innerElement(attribute, field, expecting: BERTag.ia5String)
             // An empty date means "absent" (SPEC §2), e.g. cancellation_date on a live purchase.
@@ -98,14 +102,25 @@ struct PayloadBuilder {
                                    "\(field.name) (\(field.rawValue)) is \"\(printable(element.contentRange))\", in no known date form")
             }
             value.number = milliseconds
-            (value.textOffset, value.textLength) = appendText(element.contentRange)
+            (value.textOffset, value.textLength) = try appendText(element)
         }
         return value
     }
 
     /// The single DER value an attribute's OCTET STRING holds, with the tag the field requires.
+    @inline(__always)
     private func innerElement(_ attribute: AttributeElement, _ field: ReceiptField,
                               expecting tag: UInt8) throws(ReceiptError) -> BERElement {
+        if let element = BERElement.definite(in: payload, at: attribute.value.lowerBound, end: attribute.value.upperBound),
+           element.tag == tag, element.end == attribute.value.upperBound {
+            return element
+        }
+        return try innerElementReportingErrors(attribute, field, expecting: tag)
+    }
+
+    @inline(never)
+    private func innerElementReportingErrors(_ attribute: AttributeElement, _ field: ReceiptField,
+                                             expecting tag: UInt8) throws(ReceiptError) -> BERElement {
         var reader = BERReader(bytes: payload, range: attribute.value, maxDepth: limits.maxDepth)
         guard let element = try reader.next() else {
             throw ReceiptError(.badAttribute, at: attribute.start, "\(field.name) (\(field.rawValue)) has an empty value")
@@ -127,11 +142,11 @@ struct PayloadBuilder {
         }
     }
 
-    private mutating func appendText(_ range: Range<Int>) -> (UInt32, UInt32) {
-        let offset = UInt32(result.text.count)
-        result.text.append(contentsOf: UnsafeBufferPointer(rebasing: payload[range]))
-        result.text.append(0)
-        return (offset, UInt32(range.count))
+    private mutating func appendText(_ element: BERElement) throws(ReceiptError) -> (UInt32, UInt32) {
+        guard let place = text.append(UnsafeBufferPointer(rebasing: payload[element.contentRange])) else {
+            throw ReceiptError(.limitExceeded, at: element.start, "the text arena is full")
+        }
+        return place
     }
 
     private func printable(_ range: Range<Int>) -> String {

@@ -3,31 +3,24 @@
 /// NUL-terminated copy in one arena so no per-field allocation happens.
 enum ReceiptParser {
     static func parse(_ input: UnsafeBufferPointer<UInt8>, limits: ParseLimits) throws(ReceiptError) -> Receipt {
-        let encoded = try InputForm.receiptBytes(from: input, limits: limits)
-        return try encoded.withUnsafeBufferPointer { (bytes) throws(ReceiptError) -> Receipt in
-            let (container, location) = try SignedDataReader.read(bytes, maxDepth: limits.maxDepth)
-            let parsed: ParsedPayload
-            switch location {
-            case .inside(let range):
-                parsed = try parsePayload(UnsafeBufferPointer(rebasing: bytes[range]), limits: limits,
-                                          inputOffset: range.lowerBound)
-            case .joined(let payload):
-                parsed = try payload.withUnsafeBufferPointer { (payloadBytes) throws(ReceiptError) in
-                    try parsePayload(payloadBytes, limits: limits, inputOffset: nil)
-                }
-            }
-            let storage = ReceiptStorage(encoded: encoded, payload: location, text: parsed.text)
-            return Receipt(storage: storage, container: container, payload: parsed)
-        }
+        let storage = try InputForm.receiptStorage(from: input, limits: limits)
+        let (container, location) = try SignedDataReader.read(storage.encoded, maxDepth: limits.maxDepth)
+        try storage.placePayload(location)
+        var text = try storage.makeTextArena()
+        let inputOffset: Int? = if case .inside(let range) = location { range.lowerBound } else { nil }
+        let parsed = try parsePayload(storage.payload, text: &text, limits: limits, inputOffset: inputOffset)
+        storage.finishText(text)
+        return Receipt(storage: storage, container: container, payload: parsed)
     }
 
     /// Errors inside the payload carry payload offsets; report them as input offsets
     /// when the payload lies in the input, and say so in words when it was joined.
-    private static func parsePayload(_ payload: UnsafeBufferPointer<UInt8>, limits: ParseLimits,
+    private static func parsePayload(_ payload: UnsafeBufferPointer<UInt8>, text: inout TextArena, limits: ParseLimits,
                                      inputOffset: Int?) throws(ReceiptError) -> ParsedPayload {
         do {
-            var builder = PayloadBuilder(payload: payload, limits: limits)
+            var builder = PayloadBuilder(payload: payload, text: text, limits: limits)
             try builder.readAll()
+            text = builder.text
             return builder.result
         } catch {
             if let inputOffset, let offset = error.offset {
@@ -46,5 +39,4 @@ struct ParsedPayload {
     var appAttributeOffsets: [UInt32] = []
     var purchaseAttributeOffsets: [UInt32] = []
     var purchaseAttributeStarts: [Int] = [0]
-    var text: [UInt8] = []
 }

@@ -14,6 +14,8 @@ public final class ReceiptVerifier: Sendable {
     public let trust: TrustOptions
     public let policy: VerificationPolicy
     let customAnchors: [X509Certificate]
+    /// Bags and chains this verifier has validated; see ChainCache and ValidatedChain.
+    let cache = ChainCache()
 
     public init(trust: TrustOptions = .appleRoot, anchors: [TrustAnchor] = [],
                 policy: VerificationPolicy = VerificationPolicy()) {
@@ -24,62 +26,77 @@ public final class ReceiptVerifier: Sendable {
 
     public func verify(_ receipt: Receipt) -> VerificationResult {
         var steps: [(VerificationStep, StepOutcome)] = []
-        let signed = SignedReceipt.read(receipt)
+        let signed = SignedReceipt.read(receipt, cache: cache)
 
         steps.append((.signature, outcome { () throws(ReceiptError) in
-            let (signerInfo, signer) = try signed.signer.get()
-            try receipt.withEncoded { (bytes) throws(ReceiptError) in
-                try SignatureCheck.verify(UnsafeBufferPointer(rebasing: bytes[signerInfo.signature]),
-                                          over: receipt.storage.payload, digest: signerInfo.digest, certificate: signer)
-            }
+            let (signerInfo, signer) = try signed.signerCertificate()
+            try SignatureCheck.verify(UnsafeBufferPointer(rebasing: receipt.storage.encoded[signerInfo.signature]),
+                                      over: receipt.storage.payload, digest: signerInfo.digest, certificate: signer)
             return "RSA with \(signerInfo.digest.name) by \(signer.subject)"
         }))
 
-        let chain = establishChain(signed, receipt)
+        let chain = Result { () throws(ReceiptError) in try establishChain(signed, receipt) }
         steps.append((.chain, chain.map { "to the \($0.anchorName) at \(receipt.receiptCreationDate?.text ?? "?")" }
             .outcome))
-        steps += markerSteps(chain)
+        switch chain {
+        case .success(let established):
+            steps += [(.intermediateMarker, established.intermediateMarker), (.leafMarker, established.leafMarker)]
+        case .failure:
+            steps += [(.intermediateMarker, .skipped("no chain was established")),
+                      (.leafMarker, .skipped("no chain was established"))]
+        }
         steps += PolicyChecks(policy: policy, receipt: receipt).steps(now: policy.nowMilliseconds ?? Self.currentMilliseconds())
         return VerificationResult(steps: steps.map { (step: $0.0, outcome: $0.1) }, anchor: try? chain.get().anchorName)
     }
 
-    private func establishChain(_ signed: SignedReceipt, _ receipt: Receipt) -> Result<EstablishedChain, ReceiptError> {
-        Result { () throws(ReceiptError) -> EstablishedChain in
-            let (_, signer) = try signed.signer.get()
-            let bag = try signed.certificates.get()
-            guard let created = receipt.receiptCreationDate else {
-                throw ReceiptError(.noCreationDate, "no receipt_creation_date (12): the chain cannot be evaluated at it")
-            }
-            let pinned = PinnedAnchor.allCases.filter { trust.contains($0.option) }
-            let pinnedInBag = bag.compactMap { certificate in
-                pinned.first { $0.sha256 == certificate.sha256Fingerprint }.map { (certificate, $0) }
-            }
-            let anchors = pinnedInBag.map(\.0) + customAnchors
-            guard !anchors.isEmpty else {
-                throw ReceiptError(.chainUntrusted, "no trusted anchor: the receipt carries no certificate matching an "
-                                   + "enabled pin (\(pinned.map(\.name).joined(separator: ", "))) and no anchor was added")
-            }
-            let seconds = floorDivide(created.millisecondsSince1970, 1000)
-            let chain = try ChainValidation.validate(leaf: signer, untrusted: bag, anchors: anchors, atEpochSeconds: seconds)
-            if let extra = bag.first(where: { certificate in !chain.contains { $0.der == certificate.der } }) {
-                throw ReceiptError(.unexpectedCertificates, "\(extra.subject) is in the receipt but not in the verified chain")
-            }
-            let root = chain[chain.count - 1]
-            let pin = pinnedInBag.first { $0.0 === root }?.1
-            return EstablishedChain(certificates: chain, pin: pin, anchorName: pin?.name ?? "added anchor \(root.subject)")
+    /// The validated chain from the cache when it holds at this creation date,
+    /// otherwise a full validation, remembered for next time.
+    private func establishChain(_ signed: SignedReceipt, _ receipt: Receipt) throws(ReceiptError) -> ValidatedChain {
+        let (_, signerIndex) = try signed.signer.get()
+        let bag = try signed.bag.get()
+        guard let created = receipt.receiptCreationDate else {
+            throw ReceiptError(.noCreationDate, "no receipt_creation_date (12): the chain cannot be evaluated at it")
         }
+        let seconds = floorDivide(created.millisecondsSince1970, 1000)
+        if let cached = cache.chain(bag, signer: signerIndex), cached.holds(atEpochSeconds: seconds) {
+            return cached
+        }
+        let validated = try validateChain(bag, signerIndex: signerIndex, atEpochSeconds: seconds)
+        cache.remember(validated, bag, signer: signerIndex)
+        return validated
     }
 
-    private func markerSteps(_ chain: Result<EstablishedChain, ReceiptError>) -> [(VerificationStep, StepOutcome)] {
-        guard case .success(let established) = chain else {
-            return [(.intermediateMarker, .skipped("no chain was established")),
-                    (.leafMarker, .skipped("no chain was established"))]
+    private func validateChain(_ bag: CertificateBag, signerIndex: Int,
+                               atEpochSeconds seconds: Int64) throws(ReceiptError) -> ValidatedChain {
+        let pinned = PinnedAnchor.allCases.filter { trust.contains($0.option) }
+        let pinnedInBag = bag.certificates.indices.filter(bag.isSelfIssued).compactMap { index in
+            let fingerprint = bag.certificates[index].sha256Fingerprint
+            return pinned.first { $0.sha256 == fingerprint }.map { (bag.certificates[index], $0) }
         }
-        if let pin = established.pin, !pin.requiresAppleMarkers {
+        let anchors = pinnedInBag.map(\.0) + customAnchors
+        guard !anchors.isEmpty else {
+            throw ReceiptError(.chainUntrusted, "no trusted anchor: the receipt carries no certificate matching an "
+                               + "enabled pin (\(pinned.map(\.name).joined(separator: ", "))) and no anchor was added")
+        }
+        let chain = try ChainValidation.validate(leaf: bag.certificates[signerIndex], untrusted: bag.certificates,
+                                                 anchors: anchors, atEpochSeconds: seconds)
+        if let extra = bag.certificates.first(where: { certificate in !chain.contains { $0.der == certificate.der } }) {
+            throw ReceiptError(.unexpectedCertificates, "\(extra.subject) is in the receipt but not in the verified chain")
+        }
+        let root = chain[chain.count - 1]
+        let pin = pinnedInBag.first { $0.0 === root }?.1
+        let window = ChainValidation.validityWindow(chain)
+        let (intermediate, leaf) = markerOutcomes(chain, pin: pin)
+        return ValidatedChain(certificates: chain, pin: pin, anchorName: pin?.name ?? "added anchor \(root.subject)",
+                              notBefore: window.notBefore, notAfter: window.notAfter,
+                              intermediateMarker: intermediate, leafMarker: leaf)
+    }
+
+    private func markerOutcomes(_ chain: [X509Certificate], pin: PinnedAnchor?) -> (StepOutcome, StepOutcome) {
+        if let pin, !pin.requiresAppleMarkers {
             let reason = "the \(pin.name) signs receipts itself and carries no Apple markers"
-            return [(.intermediateMarker, .skipped(reason)), (.leafMarker, .skipped(reason))]
+            return (.skipped(reason), .skipped(reason))
         }
-        let chain = established.certificates
         let intermediate = outcome { () throws(ReceiptError) in
             guard chain.count >= 3 else {
                 throw ReceiptError(.missingIntermediateMarker, "the chain has no intermediate (\(chain.count) certificates)")
@@ -89,7 +106,7 @@ public final class ReceiptVerifier: Sendable {
         let leaf = outcome { () throws(ReceiptError) in
             try requireMarker(ObjectIdentifiers.appleReceiptSigningMarker, on: chain[0], .missingLeafMarker)
         }
-        return [(.intermediateMarker, intermediate), (.leafMarker, leaf)]
+        return (intermediate, leaf)
     }
 
     private func requireMarker(_ oid: [UInt8], on certificate: X509Certificate,
@@ -105,12 +122,6 @@ public final class ReceiptVerifier: Sendable {
         clock_gettime(CLOCK_REALTIME, &now)
         return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
-}
-
-struct EstablishedChain {
-    let certificates: [X509Certificate]
-    let pin: PinnedAnchor?
-    let anchorName: String
 }
 
 /// Runs a check and turns its success text or its error into an outcome.

@@ -1,35 +1,29 @@
-/// The receipt's certificates and its signer, decoded once per verification.
+/// The receipt's certificate bag (through the verifier's cache) and which of its
+/// certificates the SignerInfo names.
 struct SignedReceipt {
-    let certificates: Result<[X509Certificate], ReceiptError>
-    let signer: Result<(SignerInfo, X509Certificate), ReceiptError>
+    let bag: Result<CertificateBag, ReceiptError>
+    let signer: Result<(info: SignerInfo, index: Int), ReceiptError>
 
-    static func read(_ receipt: Receipt) -> SignedReceipt {
-        let container = receipt.container
-        let certificates = Result { () throws(ReceiptError) in
-            try container.certificates.map { (range) throws(ReceiptError) in
-                try X509Certificate(der: Array(receipt.storage.encoded[range]))
-            }
+    static func read(_ receipt: Receipt, cache: ChainCache) -> SignedReceipt {
+        let encoded = receipt.storage.encoded
+        let ranges = receipt.container.certificates
+        let bag = Result { () throws(ReceiptError) -> CertificateBag in
+            guard let first = ranges.first, let last = ranges.last else { return try CertificateBag([], ranges: []) }
+            return try cache.bag(UnsafeBufferPointer(rebasing: encoded[first.lowerBound..<last.upperBound]), ranges: ranges)
         }
-        let signer = Result { () throws(ReceiptError) -> (SignerInfo, X509Certificate) in
-            try receipt.withEncoded { (bytes) throws(ReceiptError) in
-                let signerInfo = try SignerInfo.read(bytes, signerInfos: container.signerInfos)
-                let issuer = bytes[signerInfo.issuer]
-                let serial = bytes[signerInfo.serialNumber]
-                for (index, range) in container.certificates.enumerated() {
-                    let info = try CertificateInfo(Array(bytes[range]))
-                    if info.encoded[info.issuer].elementsEqual(issuer) && info.encoded[info.serialNumber].elementsEqual(serial) {
-                        return (signerInfo, try certificates.get()[index])
-                    }
-                }
+        let signer = Result { () throws(ReceiptError) -> (info: SignerInfo, index: Int) in
+            let info = try SignerInfo.read(encoded, signerInfos: receipt.container.signerInfos)
+            guard let index = try bag.get().index(issuer: ArraySlice(encoded[info.issuer]),
+                                                  serialNumber: ArraySlice(encoded[info.serialNumber])) else {
                 throw ReceiptError(.signerNotFound, "no certificate in the receipt matches the SignerInfo's issuer and serial")
             }
+            return (info, index)
         }
-        return SignedReceipt(certificates: certificates, signer: signer)
+        return SignedReceipt(bag: bag, signer: signer)
     }
-}
 
-extension Receipt {
-    func withEncoded<R>(_ body: (UnsafeBufferPointer<UInt8>) throws(ReceiptError) -> R) throws(ReceiptError) -> R {
-        try body(UnsafeBufferPointer(storage.encoded))
+    func signerCertificate() throws(ReceiptError) -> (SignerInfo, X509Certificate) {
+        let (info, index) = try signer.get()
+        return (info, try bag.get().certificates[index])
     }
 }

@@ -1,0 +1,52 @@
+/// The certificates a receipt carries, decoded once. Every App Store receipt signed
+/// in a given period carries byte-identical certificates, so a verifier keeps the
+/// bags it has seen (ChainCache) keyed by these exact bytes.
+final class CertificateBag: Sendable {
+    /// The certificates' encodings as they stand, back to back, in the receipt.
+    let bytes: [UInt8]
+    let certificates: [X509Certificate]
+    let infos: [CertificateInfo]
+
+    init(_ bytes: [UInt8], ranges: [Range<Int>]) throws(ReceiptError) {
+        self.bytes = bytes
+        var certificates: [X509Certificate] = []
+        var infos: [CertificateInfo] = []
+        for range in ranges {
+            let der = Array(bytes[range])
+            certificates.append(try X509Certificate(der: der))
+            infos.append(try CertificateInfo(der))
+        }
+        self.certificates = certificates
+        self.infos = infos
+    }
+
+    /// Whether certificate `index` names itself as issuer: the only kind a pin can match.
+    func isSelfIssued(_ index: Int) -> Bool {
+        let info = infos[index]
+        return info.encoded[info.issuer] == info.encoded[info.subject]
+    }
+
+    /// The index of the certificate with this issuer and serial number (the PKCS #7 signer).
+    func index(issuer: ArraySlice<UInt8>, serialNumber: ArraySlice<UInt8>) -> Int? {
+        infos.firstIndex {
+            $0.encoded[$0.issuer].elementsEqual(issuer) && $0.encoded[$0.serialNumber].elementsEqual(serialNumber)
+        }
+    }
+}
+
+/// What a chain validation established, and the window of creation dates over
+/// which it holds: path validation depends on time only through the validity of
+/// the certificates on the path, so inside the intersection of their windows the
+/// answer cannot change. The window excludes its end points, leaving the boundary
+/// seconds to a full validation.
+struct ValidatedChain: Sendable {
+    let certificates: [X509Certificate]
+    let pin: PinnedAnchor?
+    let anchorName: String
+    let notBefore: Int64
+    let notAfter: Int64
+    let intermediateMarker: StepOutcome
+    let leafMarker: StepOutcome
+
+    func holds(atEpochSeconds seconds: Int64) -> Bool { notBefore < seconds && seconds < notAfter }
+}

@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// A verifier's memory of certificate bags and the chains validated from them.
+/// Bounded in entries and bytes; oldest out first. Safe to share across threads:
+/// a lookup holds the lock only to scan a few entries.
+final class ChainCache: Sendable {
+    static let maxEntries = 32
+    static let maxBytes = 512 << 10
+
+    private struct Entry {
+        let bag: CertificateBag
+        var chains: [Int: ValidatedChain] = [:]
+    }
+
+    private struct State {
+        var entries: [Entry] = []
+        var bytes = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// The decoded bag with exactly these bytes, decoding and remembering it when new.
+    func bag(_ bytes: UnsafeBufferPointer<UInt8>, ranges: [Range<Int>]) throws(ReceiptError) -> CertificateBag {
+        if let known = state.withLock({ state in state.entries.first { Self.same($0.bag.bytes, bytes) }?.bag }) {
+            return known
+        }
+        let base = ranges.first?.lowerBound ?? 0
+        let bag = try CertificateBag(Array(bytes), ranges: ranges.map { ($0.lowerBound - base)..<($0.upperBound - base) })
+        state.withLock { state in
+            guard bag.bytes.count <= Self.maxBytes,
+                  !state.entries.contains(where: { Self.same($0.bag.bytes, bytes) }) else { return }
+            while state.entries.count >= Self.maxEntries || state.bytes + bag.bytes.count > Self.maxBytes {
+                state.bytes -= state.entries.removeFirst().bag.bytes.count
+            }
+            state.entries.append(Entry(bag: bag))
+            state.bytes += bag.bytes.count
+        }
+        return bag
+    }
+
+    func chain(_ bag: CertificateBag, signer: Int) -> ValidatedChain? {
+        state.withLock { state in state.entries.first { $0.bag === bag }?.chains[signer] }
+    }
+
+    func remember(_ chain: ValidatedChain, _ bag: CertificateBag, signer: Int) {
+        state.withLock { state in
+            guard let index = state.entries.firstIndex(where: { $0.bag === bag }) else { return }
+            state.entries[index].chains[signer] = chain
+        }
+    }
+
+    private static func same(_ known: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        known.count == bytes.count && !bytes.isEmpty && known.withUnsafeBytes { knownBytes in
+            // The tail is a signature: it differs first between distinct bags.
+            knownBytes.last == bytes.last && memcmp(knownBytes.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+        }
+    }
+}

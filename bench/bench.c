@@ -1,0 +1,435 @@
+/* libreceipt benchmark: one process times, side by side on the same receipts,
+ *   - libreceipt: parse only, parse + JSON, verify with a cold and a warm verifier;
+ *   - the raw OpenSSL path: d2i_PKCS7 + PKCS7_verify against the same anchor at
+ *     the receipt's creation date;
+ *   - an allocation-free C walk over every payload attribute;
+ * and prints medians (min-max) per receipt with the ratios the performance targets
+ * name. Other modes: --threads (scaling of one shared verifier), --memory FILE
+ * (peak and retained memory of one parse).
+ *
+ *   bench [--anchor CERT]... FILE...
+ *   bench --threads [--anchor CERT]... FILE
+ *   bench --memory FILE
+ *   bench --profile-parse|--profile-json|--profile-cold|--profile-warm|--profile-raw FILE   (a fixed loop for callgrind)
+ */
+#define _GNU_SOURCE
+#include <malloc.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include <openssl/err.h>
+#include <openssl/pkcs7.h>
+#include <openssl/x509.h>
+#include <openssl/pem.h>
+#include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
+
+#include "receipt.h"
+
+typedef struct {
+    uint8_t *bytes;
+    size_t length;
+} buffer_t;
+
+static buffer_t read_file(const char *path) {
+    buffer_t file = {0};
+    FILE *f = fopen(path, "rb");
+    if (!f) { perror(path); exit(2); }
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    file.bytes = malloc((size_t)size + 1);
+    file.length = fread(file.bytes, 1, (size_t)size, f);
+    fclose(f);
+    return file;
+}
+
+static double now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* ------------------------------------------------------------ timing */
+
+typedef struct {
+    double median, min, max; /* ns per operation */
+} timing_t;
+
+typedef void (*operation_t)(void *context);
+
+static int compare_doubles(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Seven samples; each is the mean of a batch sized to take about 20 ms. */
+static timing_t measure(operation_t operation, void *context) {
+    enum { samples = 7 };
+    double target = 20e6, results[samples];
+    long batch = 1;
+    for (;;) { /* calibrate */
+        double start = now_ns();
+        for (long i = 0; i < batch; i++) operation(context);
+        double elapsed = now_ns() - start;
+        if (elapsed > target / 4 || batch > (1L << 24)) {
+            batch = (long)(batch * target / (elapsed > 1 ? elapsed : 1)) + 1;
+            break;
+        }
+        batch *= 4;
+    }
+    for (int s = 0; s < samples; s++) {
+        double start = now_ns();
+        for (long i = 0; i < batch; i++) operation(context);
+        results[s] = (now_ns() - start) / (double)batch;
+    }
+    qsort(results, samples, sizeof results[0], compare_doubles);
+    return (timing_t){results[samples / 2], results[0], results[samples - 1]};
+}
+
+/* ------------------------------------------------------------ the C walk */
+
+typedef struct {
+    const uint8_t *p, *end;
+} cursor_t;
+
+/* Reads one TLV; sets *content and *content_end; handles indefinite lengths by
+ * walking children. Returns 0 on malformed input. Allocation-free. */
+static int tlv(cursor_t *c, uint8_t *tag, const uint8_t **content, const uint8_t **content_end) {
+    if (c->end - c->p < 2) return 0;
+    *tag = c->p[0];
+    uint8_t first = c->p[1];
+    const uint8_t *q = c->p + 2;
+    if (first == 0x80) {
+        cursor_t inner = {q, c->end};
+        while (inner.end - inner.p >= 2 && !(inner.p[0] == 0 && inner.p[1] == 0)) {
+            uint8_t t; const uint8_t *s, *e;
+            if (!tlv(&inner, &t, &s, &e)) return 0;
+        }
+        if (inner.end - inner.p < 2) return 0;
+        *content = q; *content_end = inner.p;
+        c->p = inner.p + 2;
+        return 1;
+    }
+    size_t length = first;
+    if (first & 0x80) {
+        int n = first & 0x7F;
+        if (n > 4 || c->end - q < n) return 0;
+        length = 0;
+        while (n--) length = (length << 8) | *q++;
+    }
+    if ((size_t)(c->end - q) < length) return 0;
+    *content = q; *content_end = q + length;
+    c->p = q + length;
+    return 1;
+}
+
+static uint8_t joined[1 << 24];
+
+/* Finds the payload: ContentInfo > [0] > SignedData > contentInfo > [0] > OCTET STRING. */
+static int find_payload(const uint8_t *bytes, size_t length, const uint8_t **payload, size_t *payload_length) {
+    cursor_t c = {bytes, bytes + length};
+    uint8_t tag; const uint8_t *s, *e;
+    if (!tlv(&c, &tag, &s, &e)) return 0;              /* ContentInfo */
+    c = (cursor_t){s, e};
+    if (!tlv(&c, &tag, &s, &e)) return 0;              /* OID */
+    if (!tlv(&c, &tag, &s, &e)) return 0;              /* [0] */
+    c = (cursor_t){s, e};
+    if (!tlv(&c, &tag, &s, &e)) return 0;              /* SignedData */
+    c = (cursor_t){s, e};
+    for (int i = 0; i < 3; i++) if (!tlv(&c, &tag, &s, &e)) return 0; /* version, digests, contentInfo */
+    c = (cursor_t){s, e};
+    if (!tlv(&c, &tag, &s, &e)) return 0;              /* OID data */
+    if (!tlv(&c, &tag, &s, &e)) return 0;              /* [0] */
+    c = (cursor_t){s, e};
+    if (!tlv(&c, &tag, &s, &e)) return 0;              /* OCTET STRING */
+    if (tag == 0x04) { *payload = s; *payload_length = (size_t)(e - s); return 1; }
+    size_t used = 0;                                   /* constructed: join the chunks */
+    cursor_t chunks = {s, e};
+    while (chunks.p < chunks.end) {
+        const uint8_t *cs, *ce;
+        if (!tlv(&chunks, &tag, &cs, &ce)) return 0;
+        memcpy(joined + used, cs, (size_t)(ce - cs));
+        used += (size_t)(ce - cs);
+    }
+    *payload = joined; *payload_length = used;
+    return 1;
+}
+
+static uint64_t walk_attributes(const uint8_t *s, const uint8_t *e, int depth) {
+    uint64_t checksum = 0;
+    cursor_t set = {s, e};
+    while (set.p < set.end) {
+        uint8_t tag; const uint8_t *as, *ae, *ts, *te, *vs, *ve, *os, *oe;
+        if (!tlv(&set, &tag, &as, &ae)) return checksum;
+        cursor_t attribute = {as, ae};
+        if (!tlv(&attribute, &tag, &ts, &te) || !tlv(&attribute, &tag, &vs, &ve) ||
+            !tlv(&attribute, &tag, &os, &oe)) return checksum;
+        int64_t type = 0;
+        for (const uint8_t *p = ts; p < te; p++) type = (type << 8) | *p;
+        checksum += (uint64_t)type + (uint64_t)(oe - os);
+        if (type == 17 && depth == 0) {
+            cursor_t inner = {os, oe};
+            const uint8_t *is, *ie;
+            if (tlv(&inner, &tag, &is, &ie)) checksum += walk_attributes(is, ie, 1);
+        }
+    }
+    return checksum;
+}
+
+static volatile uint64_t sink;
+
+static void c_walk(void *context) {
+    buffer_t *file = context;
+    const uint8_t *payload; size_t length;
+    if (!find_payload(file->bytes, file->length, &payload, &length)) return;
+    cursor_t top = {payload, payload + length};
+    uint8_t tag; const uint8_t *s, *e;
+    if (tlv(&top, &tag, &s, &e)) sink += walk_attributes(s, e, 0);
+}
+
+/* ------------------------------------------------------------ operations */
+
+typedef struct {
+    buffer_t file;
+    char **anchors;
+    int anchor_count;
+    receipt_t *receipt;
+    receipt_verifier_t *warm;
+    X509_STORE *raw_store;
+} subject_t;
+
+static void parse_only(void *context) {
+    subject_t *s = context;
+    receipt_t *r = NULL;
+    receipt_parse(s->file.bytes, s->file.length, &r, NULL);
+    receipt_free(r);
+}
+
+static void parse_json(void *context) {
+    subject_t *s = context;
+    receipt_t *r = NULL;
+    char *json = NULL;
+    receipt_parse(s->file.bytes, s->file.length, &r, NULL);
+    receipt_to_json(r, RECEIPT_JSON_COMPACT, &json, NULL);
+    receipt_string_free(json);
+    receipt_free(r);
+}
+
+static receipt_verifier_t *new_verifier(char **anchors, int count) {
+    receipt_verifier_builder_t *builder = NULL;
+    receipt_verifier_t *verifier = NULL;
+    receipt_verifier_builder_new(&builder);
+    receipt_verifier_builder_set_trust(builder, RECEIPT_TRUST_APPLE_ROOT | RECEIPT_TRUST_XCODE_STOREKIT);
+    for (int i = 0; i < count; i++) {
+        buffer_t anchor = read_file(anchors[i]);
+        receipt_verifier_builder_add_anchor(builder, anchor.bytes, anchor.length, NULL);
+        free(anchor.bytes);
+    }
+    receipt_verifier_build(builder, &verifier);
+    receipt_verifier_builder_free(builder);
+    return verifier;
+}
+
+static void verify_cold(void *context) {
+    subject_t *s = context;
+    receipt_t *r = NULL;
+    receipt_parse(s->file.bytes, s->file.length, &r, NULL);
+    receipt_verifier_t *verifier = new_verifier(s->anchors, s->anchor_count);
+    if (receipt_verify(verifier, r, NULL) != RECEIPT_OK) { fprintf(stderr, "cold verification failed\n"); exit(1); }
+    receipt_verifier_free(verifier);
+    receipt_free(r);
+}
+
+static void verify_warm(void *context) {
+    subject_t *s = context;
+    receipt_t *r = NULL;
+    receipt_parse(s->file.bytes, s->file.length, &r, NULL);
+    if (receipt_verify(s->warm, r, NULL) != RECEIPT_OK) { fprintf(stderr, "warm verification failed\n"); exit(1); }
+    receipt_free(r);
+}
+
+static void raw_openssl(void *context) {
+    subject_t *s = context;
+    const unsigned char *p = s->file.bytes;
+    PKCS7 *p7 = d2i_PKCS7(NULL, &p, (long)s->file.length);
+    BIO *out = BIO_new(BIO_s_mem());
+    if (!p7 || PKCS7_verify(p7, NULL, s->raw_store, NULL, out, 0) != 1) {
+        fprintf(stderr, "raw OpenSSL verification failed\n");
+        ERR_print_errors_fp(stderr);
+        exit(1);
+    }
+    BIO_free(out);
+    PKCS7_free(p7);
+}
+
+/* The raw path's store: the receipt's own self-signed root (what the pin matches)
+ * or the given anchors, evaluated at the creation date, SHA-1 allowed. */
+static X509_STORE *raw_store_for(subject_t *s) {
+    X509_STORE *store = X509_STORE_new();
+    const unsigned char *p = s->file.bytes;
+    PKCS7 *p7 = d2i_PKCS7(NULL, &p, (long)s->file.length);
+    STACK_OF(X509) *certificates = p7->d.sign->cert;
+    for (int i = 0; i < sk_X509_num(certificates); i++) {
+        X509 *certificate = sk_X509_value(certificates, i);
+        if (X509_check_issued(certificate, certificate) == X509_V_OK) X509_STORE_add_cert(store, certificate);
+    }
+    for (int i = 0; i < s->anchor_count; i++) {
+        FILE *f = fopen(s->anchors[i], "r");
+        X509 *anchor = PEM_read_X509(f, NULL, NULL, NULL);
+        fclose(f);
+        if (anchor) { X509_STORE_add_cert(store, anchor); X509_free(anchor); }
+    }
+    PKCS7_free(p7);
+    int64_t created_ms = 0;
+    receipt_get_date(s->receipt, RECEIPT_FIELD_RECEIPT_CREATION_DATE, &created_ms);
+    X509_VERIFY_PARAM *param = X509_STORE_get0_param(store);
+    X509_VERIFY_PARAM_set_time(param, (time_t)(created_ms / 1000));
+    X509_VERIFY_PARAM_set_auth_level(param, 0);
+    X509_STORE_set_purpose(store, X509_PURPOSE_ANY);
+    return store;
+}
+
+/* ------------------------------------------------------------ modes */
+
+static void print_timing(const char *label, timing_t t) {
+    printf("  %-16s %11.2f us  (%.2f-%.2f)\n", label, t.median / 1e3, t.min / 1e3, t.max / 1e3);
+}
+
+static int run_table(char **files, int file_count, char **anchors, int anchor_count) {
+    printf("%-40s %9s %9s\n", "receipt", "bytes", "purchases");
+    for (int i = 0; i < file_count; i++) {
+        subject_t s = {.file = read_file(files[i]), .anchors = anchors, .anchor_count = anchor_count};
+        receipt_error_t error;
+        if (receipt_parse(s.file.bytes, s.file.length, &s.receipt, &error) != RECEIPT_OK) {
+            printf("%s: %s\n", files[i], error.detail);
+            continue;
+        }
+        s.warm = new_verifier(anchors, anchor_count);
+        s.raw_store = raw_store_for(&s);
+        const char *name = strrchr(files[i], '/') ? strrchr(files[i], '/') + 1 : files[i];
+        printf("%-40s %9zu %9zu\n", name, s.file.length, receipt_purchase_count(s.receipt));
+        timing_t walk = measure(c_walk, &s.file);
+        timing_t parse = measure(parse_only, &s);
+        timing_t json = measure(parse_json, &s);
+        timing_t cold = measure(verify_cold, &s);
+        timing_t warm = measure(verify_warm, &s);
+        timing_t raw = measure(raw_openssl, &s);
+        print_timing("C walk", walk);
+        print_timing("parse", parse);
+        print_timing("parse+JSON", json);
+        print_timing("verify cold", cold);
+        print_timing("verify warm", warm);
+        print_timing("raw OpenSSL", raw);
+        printf("  ratios: parse/C walk %.2fx (target <= 3)   warm/raw %.3fx (target <= 0.1)   cold/raw %.2fx (target <= 1.1)\n",
+               parse.median / walk.median, warm.median / raw.median, cold.median / raw.median);
+        X509_STORE_free(s.raw_store);
+        receipt_verifier_free(s.warm);
+        receipt_free(s.receipt);
+        free(s.file.bytes);
+    }
+    return 0;
+}
+
+typedef struct {
+    subject_t *subject;
+    double seconds;
+    long done;
+} worker_t;
+
+static void *verify_loop(void *argument) {
+    worker_t *w = argument;
+    double end = now_ns() + w->seconds * 1e9;
+    while (now_ns() < end) {
+        for (int i = 0; i < 64; i++) verify_warm(w->subject);
+        w->done += 64;
+    }
+    return NULL;
+}
+
+static double throughput(subject_t *s, int threads) {
+    pthread_t ids[8];
+    worker_t workers[8];
+    for (int i = 0; i < threads; i++) {
+        workers[i] = (worker_t){s, 1.5, 0};
+        pthread_create(&ids[i], NULL, verify_loop, &workers[i]);
+    }
+    long total = 0;
+    for (int i = 0; i < threads; i++) { pthread_join(ids[i], NULL); total += workers[i].done; }
+    return (double)total / 1.5;
+}
+
+static int run_threads(const char *file, char **anchors, int anchor_count) {
+    subject_t s = {.file = read_file(file), .anchors = anchors, .anchor_count = anchor_count};
+    receipt_parse(s.file.bytes, s.file.length, &s.receipt, NULL);
+    s.warm = new_verifier(anchors, anchor_count);
+    verify_warm(&s);
+    double one = throughput(&s, 1), two = throughput(&s, 2);
+    printf("threads: 1 thread %.0f verifications/s, 2 threads %.0f/s: %.2fx (target >= 1.8)\n", one, two, two / one);
+    return 0;
+}
+
+static long max_rss_kb(void) {
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss;
+}
+
+static int run_memory(const char *file) {
+    buffer_t input = read_file(file);
+    receipt_t *warmup = NULL;
+    receipt_parse(input.bytes, input.length, &warmup, NULL); /* load the runtime's one-time state */
+    receipt_free(warmup);
+    size_t heap_before = mallinfo2().uordblks;
+    long rss_before = max_rss_kb();
+    receipt_t *receipt = NULL;
+    if (receipt_parse(input.bytes, input.length, &receipt, NULL) != RECEIPT_OK) return 1;
+    long peak_kb = max_rss_kb() - rss_before;
+    size_t retained = mallinfo2().uordblks - heap_before;
+    printf("memory: %zu bytes in, %zu purchases: retained %.2fx input, peak RSS growth %.2fx input\n",
+           input.length, receipt_purchase_count(receipt), (double)retained / (double)input.length,
+           (double)peak_kb * 1024 / (double)input.length);
+    receipt_free(receipt);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    char *anchors[16], *files[256];
+    int anchor_count = 0, file_count = 0, threads = 0, memory = 0, profile = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--anchor") && i + 1 < argc && anchor_count < 16) anchors[anchor_count++] = argv[++i];
+        else if (!strcmp(argv[i], "--threads")) threads = 1;
+        else if (!strcmp(argv[i], "--memory")) memory = 1;
+        else if (!strcmp(argv[i], "--profile-parse")) profile = 1;
+        else if (!strcmp(argv[i], "--profile-json")) profile = 2;
+        else if (!strcmp(argv[i], "--profile-cold")) profile = 3;
+        else if (!strcmp(argv[i], "--profile-warm")) profile = 4;
+        else if (!strcmp(argv[i], "--profile-raw")) profile = 5;
+        else if (file_count < 256) files[file_count++] = argv[i];
+    }
+    if (file_count == 0) { fprintf(stderr, "usage: bench [--threads|--memory] [--anchor CERT]... FILE...\n"); return 2; }
+    if (memory) return run_memory(files[0]);
+    if (profile) { /* a fixed loop for valgrind --tool=callgrind */
+        subject_t s = {.file = read_file(files[0]), .anchors = anchors, .anchor_count = anchor_count};
+        s.warm = new_verifier(anchors, anchor_count);
+        if (profile == 5) {
+            receipt_parse(s.file.bytes, s.file.length, &s.receipt, NULL);
+            s.raw_store = raw_store_for(&s);
+        }
+        for (int i = 0; i < 500; i++) {
+            if (profile == 1) parse_only(&s);
+            else if (profile == 2) parse_json(&s);
+            else if (profile == 3) verify_cold(&s);
+            else if (profile == 4) verify_warm(&s);
+            else raw_openssl(&s);
+        }
+        return 0;
+    }
+    if (threads) return run_threads(files[0], anchors, anchor_count);
+    return run_table(files, file_count, anchors, anchor_count);
+}
