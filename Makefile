@@ -7,7 +7,7 @@ RELEASE := .build/release
 OUT := build
 PYTHON ?= python3
 
-.PHONY: all deps build lib cli install uninstall demo test test-swift test-c test-python test-install check-embeddable examples clean help
+.PHONY: bench all deps build lib cli install uninstall demo test test-swift test-c test-python test-install check-embeddable examples clean help
 
 all: build
 
@@ -17,6 +17,7 @@ help:
 	@echo "make test       run every test: Swift, the embeddability checks, cmocka (C ABI), pytest (Python)"
 	@echo "make install    install into \$$(DESTDIR)\$$(PREFIX) (default /usr/local)"
 	@echo "make examples   build and run the C example against build/"
+	@echo "make bench      build in release mode and print every performance figure (bench/run.sh)"
 
 # Installs missing system packages (apt) and pytest; every entry point depends on it.
 deps:
@@ -77,6 +78,9 @@ test-python: lib cli
 
 examples: build
 	PKG_CONFIG_PATH=$(abspath $(OUT))/lib/pkgconfig $(MAKE) -C examples/c run
+
+bench: build
+	bench/run.sh
 
 # Installs into a scratch prefix and builds the C example against that copy, as a user would.
 test-install: build test-c

@@ -13,9 +13,9 @@ struct Inspect: ParsableCommand {
 
     func run() throws {
         let receipt: Receipt
-        do {
+        do throws(ReceiptError) {
             receipt = try Receipt.parse(try InputFile.read(file))
-        } catch let error as ReceiptError {
+        } catch {
             throw fail(error, file: file)
         }
         print(AppStoreReceiptJSON.render(receipt, indent: compact ? nil : 2))

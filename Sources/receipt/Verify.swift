@@ -36,10 +36,10 @@ struct Verify: ParsableCommand {
     func run() throws {
         let receipt: Receipt
         let verifier: ReceiptVerifier
-        do {
+        do throws(ReceiptError) {
             receipt = try Receipt.parse(try InputFile.read(file))
             verifier = try makeVerifier()
-        } catch let error as ReceiptError {
+        } catch {
             throw fail(error, file: file)
         }
         let result = verifier.verify(receipt)
@@ -71,7 +71,7 @@ struct Verify: ParsableCommand {
         let anchors = try anchor.map { (path) throws(ReceiptError) in try TrustAnchor(InputFile.read(path)) }
         var trust: TrustOptions = noAppleRoot ? [] : .appleRoot
         if allowXcode { trust.insert(.xcodeStoreKit) }
-        return try ReceiptVerifier(trust: trust, anchors: anchors, policy: policy)
+        return ReceiptVerifier(trust: trust, anchors: anchors, policy: policy)
     }
 }
 

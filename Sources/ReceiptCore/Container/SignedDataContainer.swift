@@ -45,7 +45,9 @@ enum SignedDataReader {
     static func read(_ bytes: UnsafeBufferPointer<UInt8>,
                      maxDepth: Int) throws(ReceiptError) -> (SignedDataContainer, PayloadLocation) {
         var container = SignedDataContainer()
-        var top = BERReader(bytes: bytes, range: 0..<bytes.count, maxDepth: maxDepth)
+        let isBER = bytes.count > 1 && bytes[1] == 0x80
+        var top = BERReader(bytes: bytes, range: 0..<bytes.count, maxDepth: maxDepth,
+                            indefiniteEnds: isBER ? IndefiniteEndMemo() : nil)
         let contentInfo = try top.next(expecting: BERTag.sequence, "ContentInfo")
         if !top.isAtEnd {
             throw ReceiptError(.trailingData, at: top.position,

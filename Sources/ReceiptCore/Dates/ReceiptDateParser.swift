@@ -5,59 +5,44 @@
 enum ReceiptDateParser {
     /// Milliseconds since the Unix epoch, or nil when the text is in no known form.
     static func epochMilliseconds(_ bytes: UnsafeBufferPointer<UInt8>, in range: Range<Int>) -> Int64? {
-        var cursor = range.lowerBound
+        let start = range.lowerBound
         let end = range.upperBound
-
-        func digits(_ count: Int) -> Int64? {
-            guard end - cursor >= count else { return nil }
-            var value: Int64 = 0
-            for _ in 0..<count {
-                let byte = bytes[cursor]
-                guard byte >= 0x30 && byte <= 0x39 else { return nil }
-                value = value * 10 + Int64(byte - 0x30)
-                cursor += 1
-            }
-            return value
-        }
-        func literal(_ char: UInt8) -> Bool {
-            guard cursor < end && bytes[cursor] == char else { return false }
-            cursor += 1
-            return true
-        }
-
-        guard let year = digits(4), literal(UInt8(ascii: "-")),
-              let month = digits(2), literal(UInt8(ascii: "-")),
-              let day = digits(2), literal(UInt8(ascii: "T")),
-              let hour = digits(2), literal(UInt8(ascii: ":")),
-              let minute = digits(2), literal(UInt8(ascii: ":")),
-              let second = digits(2) else { return nil }
-        guard (1...12).contains(month), day >= 1, day <= CivilTime.daysInMonth(year: year, month: month),
+        // "YYYY-MM-DDTHH:MM:SS" is fixed-width: read it at fixed offsets.
+        guard end - start >= 20,
+              bytes[start + 4] == UInt8(ascii: "-"), bytes[start + 7] == UInt8(ascii: "-"),
+              bytes[start + 10] == UInt8(ascii: "T"), bytes[start + 13] == UInt8(ascii: ":"),
+              bytes[start + 16] == UInt8(ascii: ":"),
+              let year = number(bytes, start, 4), let month = number(bytes, start + 5, 2),
+              let day = number(bytes, start + 8, 2), let hour = number(bytes, start + 11, 2),
+              let minute = number(bytes, start + 14, 2), let second = number(bytes, start + 17, 2),
+              (1...12).contains(month), day >= 1, day <= CivilTime.daysInMonth(year: year, month: month),
               hour < 24, minute < 60, second < 60 else { return nil }
 
+        var cursor = start + 19
         var milliseconds: Int64 = 0
-        if literal(UInt8(ascii: ".")) {
-            var fractionDigits = 0
+        if bytes[cursor] == UInt8(ascii: ".") {
+            cursor += 1
+            let fractionStart = cursor
             var scale: Int64 = 100
-            while cursor < end, bytes[cursor] >= 0x30, bytes[cursor] <= 0x39 {
-                fractionDigits += 1
-                guard fractionDigits <= 9 else { return nil }
-                milliseconds += Int64(bytes[cursor] - 0x30) * scale
+            while cursor < end, let digit = digitValue(bytes[cursor]) {
+                milliseconds += digit * scale
                 scale /= 10
                 cursor += 1
             }
-            guard fractionDigits > 0 else { return nil }
+            guard cursor > fractionStart, cursor - fractionStart <= 9, cursor < end else { return nil }
         }
 
-        var offsetMinutes: Int64 = 0
-        if literal(UInt8(ascii: "Z")) {
+        let offsetMinutes: Int64
+        switch bytes[cursor] {
+        case UInt8(ascii: "Z"):
             offsetMinutes = 0
-        } else if cursor < end, bytes[cursor] == UInt8(ascii: "+") || bytes[cursor] == UInt8(ascii: "-") {
-            let sign: Int64 = bytes[cursor] == UInt8(ascii: "+") ? 1 : -1
             cursor += 1
-            guard let offsetHours = digits(2), let offsetMins = digits(2),
-                  offsetHours < 24, offsetMins < 60 else { return nil }
-            offsetMinutes = sign * (offsetHours * 60 + offsetMins)
-        } else {
+        case UInt8(ascii: "+"), UInt8(ascii: "-"):
+            guard end - cursor >= 5, let offsetHours = number(bytes, cursor + 1, 2),
+                  let offsetMins = number(bytes, cursor + 3, 2), offsetHours < 24, offsetMins < 60 else { return nil }
+            offsetMinutes = (bytes[cursor] == UInt8(ascii: "+") ? 1 : -1) * (offsetHours * 60 + offsetMins)
+            cursor += 5
+        default:
             return nil
         }
         guard cursor == end else { return nil }
@@ -65,5 +50,21 @@ enum ReceiptDateParser {
         let days = CivilTime.daysFromCivil(year: year, month: month, day: day)
         let secondsOfDay = hour * 3600 + minute * 60 + second
         return days * CivilTime.millisecondsPerDay + (secondsOfDay - offsetMinutes * 60) * 1000 + milliseconds
+    }
+
+    @inline(__always)
+    private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ at: Int, _ count: Int) -> Int64? {
+        var value: Int64 = 0
+        for index in at..<at + count {
+            guard let digit = digitValue(bytes[index]) else { return nil }
+            value = value * 10 + digit
+        }
+        return value
+    }
+
+    @inline(__always)
+    private static func digitValue(_ byte: UInt8) -> Int64? {
+        let digit = byte &- UInt8(ascii: "0")
+        return digit < 10 ? Int64(digit) : nil
     }
 }

@@ -15,33 +15,39 @@ struct BERElement {
     /// The common case, small enough to inline on hot paths: a low tag number and a
     /// definite length of up to two octets that fits before `end`. Nil for anything
     /// else; BERReader then accepts the rest of BER or says precisely what is wrong.
+    ///
+    /// Offsets are within the buffer (start <= end <= bytes.count, both far below
+    /// Int.max), so the arithmetic here cannot overflow; it uses the wrapping
+    /// operators to skip overflow checks the profile showed on this hottest path.
     @inline(__always)
     static func definite(in bytes: UnsafeBufferPointer<UInt8>, at start: Int, end: Int) -> BERElement? {
-        guard end - start >= 2 else { return nil }
+        let available = end &- start
+        guard available >= 2 else { return nil }
         let tag = bytes[start]
-        let first = bytes[start + 1]
+        let first = bytes[start &+ 1]
         guard tag & 0x1F != 0x1F else { return nil }
-        var cursor = start + 2
         let length: Int
-        switch first {
-        case 0..<0x80:
+        let header: Int
+        if first < 0x80 {
             length = Int(first)
-        case 0x81 where end - cursor >= 1:
-            length = Int(bytes[cursor])
-            cursor += 1
-        case 0x82 where end - cursor >= 2:
-            length = Int(bytes[cursor]) << 8 | Int(bytes[cursor + 1])
-            cursor += 2
-        default:
+            header = 2
+        } else if first == 0x81 && available >= 3 {
+            length = Int(bytes[start &+ 2])
+            header = 3
+        } else if first == 0x82 && available >= 4 {
+            length = Int(bytes[start &+ 2]) &<< 8 | Int(bytes[start &+ 3])
+            header = 4
+        } else {
             return nil
         }
-        guard length <= end - cursor else { return nil }
-        return BERElement(tag: tag, start: start, contentStart: cursor, contentEnd: cursor + length,
-                          end: cursor + length, isIndefinite: false)
+        guard length <= available &- header else { return nil }
+        let contentStart = start &+ header
+        return BERElement(tag: tag, start: start, contentStart: contentStart, contentEnd: contentStart &+ length,
+                          end: contentStart &+ length, isIndefinite: false)
     }
     var contentRange: Range<Int> { contentStart..<contentEnd }
     var encodedRange: Range<Int> { start..<end }
-    var contentLength: Int { contentEnd - contentStart }
+    var contentLength: Int { contentEnd &- contentStart }
 }
 
 /// Tag octets the receipt grammar uses.

@@ -10,20 +10,26 @@ struct BERReader {
     let end: Int
     let depth: Int
     let maxDepth: Int
+    /// Shared by a reader and its children over BER input, where it saves walking
+    /// the same indefinite-length element again at every level that reads it.
+    let indefiniteEnds: IndefiniteEndMemo?
 
-    init(bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>, depth: Int = 0, maxDepth: Int) {
+    init(bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>, depth: Int = 0, maxDepth: Int,
+         indefiniteEnds: IndefiniteEndMemo? = nil) {
         self.bytes = bytes
         self.position = range.lowerBound
         self.end = range.upperBound
         self.depth = depth
         self.maxDepth = maxDepth
+        self.indefiniteEnds = indefiniteEnds
     }
 
     var isAtEnd: Bool { position >= end }
 
     /// A reader over the content of `element`, one level deeper.
     func children(of element: BERElement) -> BERReader {
-        BERReader(bytes: bytes, range: element.contentRange, depth: depth + 1, maxDepth: maxDepth)
+        BERReader(bytes: bytes, range: element.contentRange, depth: depth + 1, maxDepth: maxDepth,
+                  indefiniteEnds: indefiniteEnds)
     }
 
     /// Reads the next element, or returns nil at the end of this reader's range.
@@ -114,16 +120,44 @@ struct BERReader {
         guard tag & 0x20 != 0 else {
             throw ReceiptError(.badEncoding, at: start, "indefinite length on a primitive element")
         }
+        if let known = indefiniteEnds?.end(of: start) {
+            return BERElement(tag: tag, start: start, contentStart: contentStart, contentEnd: known - 2,
+                              end: known, isIndefinite: true)
+        }
         var cursor = contentStart
         while true {
             guard cursor + 2 <= limit else {
                 throw ReceiptError(.truncated, at: start, "indefinite-length element is never closed")
             }
             if bytes[cursor] == 0 && bytes[cursor + 1] == 0 {
+                indefiniteEnds?.remember(start: start, end: cursor + 2)
                 return BERElement(tag: tag, start: start, contentStart: contentStart, contentEnd: cursor,
                                   end: cursor + 2, isIndefinite: true)
             }
             cursor = try readElement(at: cursor, limit: limit, depth: depth + 1).end
         }
+    }
+}
+
+/// Where indefinite-length elements end, by where they start. A handful per
+/// receipt (Xcode nests about six), so a small array is the fastest map.
+final class IndefiniteEndMemo {
+    // One parse owns a memo and reads it from one thread: no dynamic exclusivity checks needed.
+    @exclusivity(unchecked) private var starts: [Int] = []
+    @exclusivity(unchecked) private var ends: [Int] = []
+
+    init() {
+        starts.reserveCapacity(8)
+        ends.reserveCapacity(8)
+    }
+
+    func end(of start: Int) -> Int? {
+        starts.firstIndex(of: start).map { ends[$0] }
+    }
+
+    func remember(start: Int, end: Int) {
+        guard starts.count < 64, !starts.contains(start) else { return }
+        starts.append(start)
+        ends.append(end)
     }
 }

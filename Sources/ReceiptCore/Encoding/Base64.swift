@@ -1,6 +1,6 @@
 /// Strict standard-alphabet base64 (RFC 4648 §4), as clients send receipts.
-/// Whitespace between characters is skipped (line-wrapped PEM-style bodies);
-/// padding is required to complete the last quantum; anything else is an error.
+/// Whitespace between characters is skipped (line-wrapped bodies); padding is
+/// required to complete the last quantum; anything else is an error.
 enum Base64 {
     private static let invalid: UInt8 = 0xFF
     private static let whitespace: UInt8 = 0xFE
@@ -8,7 +8,7 @@ enum Base64 {
 
     private static let decodeTable: [UInt8] = {
         var table = [UInt8](repeating: invalid, count: 256)
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        let alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8
         for (value, char) in alphabet.enumerated() { table[Int(char)] = UInt8(value) }
         for char in [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r")] {
             table[Int(char)] = whitespace
@@ -26,16 +26,36 @@ enum Base64 {
     /// returns how many it wrote.
     static func decode(_ input: UnsafeBufferPointer<UInt8>,
                        into output: UnsafeMutableBufferPointer<UInt8>) throws(ReceiptError) -> Int {
-        var written = 0
-        func emit(_ byte: UInt8) {
-            output[written] = byte
-            written += 1
+        try decodeTable.withUnsafeBufferPointer { (table) throws(ReceiptError) -> Int in
+            var written = 0
+            var index = 0
+            // Fast path: whole quanta of four alphabet characters, as in an unwrapped body.
+            while index + 4 <= input.count {
+                let a = table[Int(input[index])], b = table[Int(input[index + 1])]
+                let c = table[Int(input[index + 2])], d = table[Int(input[index + 3])]
+                guard (a | b | c | d) < 64 else { break }
+                let quantum = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                output[written] = UInt8(truncatingIfNeeded: quantum >> 16)
+                output[written + 1] = UInt8(truncatingIfNeeded: quantum >> 8)
+                output[written + 2] = UInt8(truncatingIfNeeded: quantum)
+                written += 3
+                index += 4
+            }
+            // The rest, one character at a time: line breaks, padding, and errors.
+            return try decodeRemainder(input, from: index, table: table, into: output, written: written)
         }
+    }
+
+    private static func decodeRemainder(_ input: UnsafeBufferPointer<UInt8>, from start: Int,
+                                        table: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>,
+                                        written alreadyWritten: Int) throws(ReceiptError) -> Int {
+        var written = alreadyWritten
         var quantum: UInt32 = 0
         var filled = 0
         var paddingSeen = 0
-        for (offset, byte) in input.enumerated() {
-            let value = decodeTable[Int(byte)]
+        for offset in start..<input.count {
+            let byte = input[offset]
+            let value = table[Int(byte)]
             switch value {
             case whitespace:
                 continue
@@ -53,9 +73,10 @@ enum Base64 {
                 quantum = (quantum << 6) | UInt32(value)
                 filled += 1
                 if filled == 4 {
-                    emit(UInt8(truncatingIfNeeded: quantum >> 16))
-                    emit(UInt8(truncatingIfNeeded: quantum >> 8))
-                    emit(UInt8(truncatingIfNeeded: quantum))
+                    output[written] = UInt8(truncatingIfNeeded: quantum >> 16)
+                    output[written + 1] = UInt8(truncatingIfNeeded: quantum >> 8)
+                    output[written + 2] = UInt8(truncatingIfNeeded: quantum)
+                    written += 3
                     quantum = 0
                     filled = 0
                 }
@@ -65,33 +86,16 @@ enum Base64 {
         case (0, 0):
             break
         case (2, 2):
-            emit(UInt8(truncatingIfNeeded: quantum >> 4))
+            output[written] = UInt8(truncatingIfNeeded: quantum >> 4)
+            written += 1
         case (3, 1):
-            emit(UInt8(truncatingIfNeeded: quantum >> 10))
-            emit(UInt8(truncatingIfNeeded: quantum >> 2))
+            output[written] = UInt8(truncatingIfNeeded: quantum >> 10)
+            output[written + 1] = UInt8(truncatingIfNeeded: quantum >> 2)
+            written += 2
         default:
             throw ReceiptError(.badBase64, at: input.count,
                                "the last quantum has \(filled) characters and \(paddingSeen) '=' (the length is not a multiple of 4)")
         }
         return written
-    }
-
-    static func encode(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var index = 0
-        while index + 3 <= bytes.count {
-            let n = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], alphabet[Int(n & 63)]]
-            index += 3
-        }
-        let rest = bytes.count - index
-        if rest > 0 {
-            let n = UInt32(bytes[index]) << 16 | (rest == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
-            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)]]
-            out += rest == 2 ? [alphabet[Int(n >> 6 & 63)], UInt8(ascii: "=")] : [UInt8(ascii: "="), UInt8(ascii: "=")]
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

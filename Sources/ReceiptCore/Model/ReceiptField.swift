@@ -105,6 +105,10 @@ public enum ReceiptField: Int32, Sendable, CaseIterable {
 
     /// The field an attribute type denotes in a scope; nil for types kept only raw.
     static func known(type: Int64, in scope: Scope) -> ReceiptField? {
+        FieldTable.shared.entry(type: type, in: scope)?.field
+    }
+
+    fileprivate static func lookup(type: Int64, in scope: Scope) -> ReceiptField? {
         switch scope {
         case .app:
             guard type >= 0 && type < Int64(appSlots.count), appSlots[Int(type)] >= 0 else { return nil }
@@ -125,5 +129,40 @@ public enum ReceiptField: Int32, Sendable, CaseIterable {
         var table = [Int](repeating: -1, count: size)
         for (slot, field) in fields.enumerated() { table[Int(field.rawValue - base)] = slot }
         return table
+    }
+}
+
+/// A field with its storage slot and kind resolved, for the parser's inner loop,
+/// where recomputing them per attribute showed up in profiles.
+struct FieldEntry {
+    let field: ReceiptField
+    let slot: Int
+    let kind: ReceiptField.Kind
+}
+
+struct FieldTable: Sendable {
+    static let shared = FieldTable()
+
+    private let app: [FieldEntry?]
+    private let inApp: [FieldEntry?]
+    /// One purchase's row of values before any attribute is read.
+    let absentPurchaseRow = [StoredValue](repeating: .absent, count: ReceiptField.inAppFields.count)
+
+    private init() {
+        func entries(_ types: ClosedRange<Int64>, _ scope: ReceiptField.Scope) -> [FieldEntry?] {
+            types.map { type in
+                ReceiptField.lookup(type: type, in: scope).map { FieldEntry(field: $0, slot: $0.slot, kind: $0.kind) }
+            }
+        }
+        app = entries(0...21, .app)
+        inApp = entries(1701...1721, .inApp)
+    }
+
+    @inline(__always)
+    func entry(type: Int64, in scope: ReceiptField.Scope) -> FieldEntry? {
+        let (table, base): ([FieldEntry?], Int64) = scope == .app ? (app, 0) : (inApp, 1701)
+        let index = type &- base
+        guard index >= 0 && index < Int64(table.count) else { return nil }
+        return table[Int(index)]
     }
 }

@@ -67,8 +67,10 @@ enum IntegerDecoding {
         let length = element.contentLength
         guard length > 0 && length <= 8 else { return nil }
         var value: Int64 = bytes[element.contentStart] >= 0x80 ? -1 : 0
-        for index in element.contentRange {
-            value = (value << 8) | Int64(bytes[index])
+        var index = element.contentStart
+        while index < element.contentEnd {
+            value = (value &<< 8) | Int64(bytes[index])
+            index &+= 1
         }
         return value
     }

@@ -3,6 +3,7 @@
 struct PayloadBuilder {
     let payload: UnsafeBufferPointer<UInt8>
     let limits: ParseLimits
+    let fields = FieldTable.shared
     private(set) var result = ParsedPayload()
     private(set) var text: TextArena
     private var attributeCount = 0
@@ -26,13 +27,13 @@ struct PayloadBuilder {
         while let element = try attributes.next() {
             let attribute = try readCounted(element, in: attributes)
             result.appAttributeOffsets.append(UInt32(attribute.start))
-            guard let field = ReceiptField.known(type: attribute.type, in: .app) else { continue }
-            if field == .inApp {
+            guard let entry = fields.entry(type: attribute.type, in: .app) else { continue }
+            if entry.kind == .purchases {
                 try readPurchase(attribute, in: attributes)
                 continue
             }
-            try rejectDuplicate(result.appValues[field.slot], attribute, field)
-            if let value = try decode(attribute, as: field) { result.appValues[field.slot] = value }
+            try rejectDuplicate(result.appValues[entry.slot], attribute, entry.field)
+            if let value = try decode(attribute, as: entry) { result.appValues[entry.slot] = value }
         }
     }
 
@@ -50,15 +51,15 @@ struct PayloadBuilder {
         let set = try valueReader.next(expecting: BERTag.set, "in_app (17) entry \(result.purchaseAttributeStarts.count)")
         try valueReader.expectEnd("the in_app SET")
         let slotBase = result.purchaseValues.count
-        result.purchaseValues.append(contentsOf: repeatElement(.absent, count: ReceiptField.inAppFields.count))
+        result.purchaseValues.append(contentsOf: fields.absentPurchaseRow)
         var attributes = valueReader.children(of: set)
         while let element = try attributes.next() {
             let inner = try readCounted(element, in: attributes)
             result.purchaseAttributeOffsets.append(UInt32(inner.start))
             // An unknown type here, 17 included, is kept raw and never descended into.
-            guard let field = ReceiptField.known(type: inner.type, in: .inApp) else { continue }
-            try rejectDuplicate(result.purchaseValues[slotBase + field.slot], inner, field)
-            if let value = try decode(inner, as: field) { result.purchaseValues[slotBase + field.slot] = value }
+            guard let entry = fields.entry(type: inner.type, in: .inApp) else { continue }
+            try rejectDuplicate(result.purchaseValues[slotBase + entry.slot], inner, entry.field)
+            if let value = try decode(inner, as: entry) { result.purchaseValues[slotBase + entry.slot] = value }
         }
         result.purchaseAttributeStarts.append(result.purchaseAttributeOffsets.count)
     }
@@ -72,16 +73,17 @@ struct PayloadBuilder {
     }
 
     /// The typed value of a known attribute; nil for an empty date, which means absent.
-    private mutating func decode(_ attribute: AttributeElement, as field: ReceiptField) throws(ReceiptError) -> StoredValue? {
+    private mutating func decode(_ attribute: AttributeElement, as entry: FieldEntry) throws(ReceiptError) -> StoredValue? {
+        let field = entry.field
         var value = StoredValue(valueOffset: UInt32(attribute.value.lowerBound), valueLength: UInt32(attribute.value.count),
                                 textOffset: StoredValue.none, textLength: 0, number: 0)
-        switch field.kind {
+        switch entry.kind {
         case .bytes, .purchases:
             break
         case .integer, .boolean:
             let element = try innerElement(attribute, field, expecting: BERTag.integer)
             value.number = try IntegerDecoding.int64(payload, element, "\(field.name) (\(field.rawValue))")
-            if field.kind == .boolean && value.number != 0 && value.number != 1 {
+            if entry.kind == .boolean && value.number != 0 && value.number != 1 {
                 throw ReceiptError(.badAttribute, at: element.start,
                                    "\(field.name) (\(field.rawValue)) is \(value.number), expected 0 or 1")
             }

@@ -1,0 +1,104 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import ReceiptCore
+
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Time parsing and verification of receipts (medians, in nanoseconds).",
+        discussion: """
+            Verification uses the default anchors plus Xcode's and any --anchor, at the creation \
+            date. A cold verifier is new for each receipt; a warm one has already verified a \
+            receipt with the same chain.
+            """)
+
+    @Argument(help: "Receipt files, raw DER/BER or base64.")
+    var files: [String]
+
+    @Option(help: "Trust this certificate (DER or PEM) as well; repeatable.")
+    var anchor: [String] = []
+
+    @Option(help: "Samples per figure; each sample times a batch of about 20 ms.")
+    var samples = 7
+
+    @Flag(help: "Print one JSON object per line per receipt.")
+    var json = false
+
+    func run() throws {
+        let anchors: [TrustAnchor]
+        do throws(ReceiptError) {
+            anchors = try anchor.map { (path) throws(ReceiptError) in try TrustAnchor(InputFile.read(path)) }
+        } catch {
+            throw fail(error, file: anchor.joined(separator: ", "))
+        }
+        let trust: TrustOptions = [.appleRoot, .xcodeStoreKit]
+        for file in files {
+            let bytes: [UInt8]
+            let receipt: Receipt
+            do throws(ReceiptError) {
+                bytes = try InputFile.read(file)
+                receipt = try Receipt.parse(bytes)
+            } catch {
+                throw fail(error, file: file)
+            }
+            let warm = ReceiptVerifier(trust: trust, anchors: anchors)
+            let verdict = warm.verify(receipt)
+            guard verdict.isValid else {
+                printToStandardError("receipt: \(file): does not verify (\(verdict.status.name)); timing it would mislead")
+                throw ExitCode(1)
+            }
+            let parse = Timer.median(samples) { _ = try? Receipt.parse(bytes) }
+            let cold = Timer.median(samples) {
+                if let parsed = try? Receipt.parse(bytes) { _ = ReceiptVerifier(trust: trust, anchors: anchors).verify(parsed) }
+            }
+            let warmTime = Timer.median(samples) {
+                if let parsed = try? Receipt.parse(bytes) { _ = warm.verify(parsed) }
+            }
+            if json {
+                var writer = JSONWriter()
+                writer.beginObject()
+                writer.string("file", file)
+                writer.number("bytes", Int64(bytes.count))
+                writer.number("purchases", Int64(receipt.purchaseCount))
+                writer.number("parse", parse)
+                writer.number("verify_cold", cold)
+                writer.number("verify_warm", warmTime)
+                writer.endObject()
+                print(writer.string)
+            } else {
+                print("\(file): \(bytes.count) bytes, \(receipt.purchaseCount) purchases: parse \(parse) ns, "
+                      + "verify cold \(cold) ns, verify warm \(warmTime) ns")
+            }
+        }
+    }
+}
+
+/// Medians of batches sized to about 20 ms each, in nanoseconds per call.
+enum Timer {
+    static func median(_ samples: Int, _ body: () -> Void) -> Int64 {
+        var batch = 1
+        while true {
+            let elapsed = time(batch, body)
+            if elapsed > 5_000_000 || batch > 1 << 24 {
+                batch = max(1, Int(Double(batch) * 20_000_000 / Double(max(elapsed, 1))))
+                break
+            }
+            batch *= 4
+        }
+        let results = (0..<max(samples, 1)).map { _ in time(batch, body) / Int64(batch) }.sorted()
+        return results[results.count / 2]
+    }
+
+    private static func time(_ count: Int, _ body: () -> Void) -> Int64 {
+        let start = now()
+        for _ in 0..<count { body() }
+        return now() - start
+    }
+
+    private static func now() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+    }
+}

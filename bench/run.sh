@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# `make bench`: every figure of the performance targets in one run, on the real
+# receipts in ../shared when present and on receipts minted here always.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=build/bench
+lib=build/lib
+export LD_LIBRARY_PATH=$PWD/$lib
+mint="python3 tools/mint_receipt.py"
+mkdir -p $out
+cc -O2 -std=c11 -Wall -Wextra -Ibuild/include -o $out/bench bench/bench.c -L$lib -lreceipt -lcrypto -lpthread
+
+if [ ! -f $out/ca/root.pem ]; then $mint ca $out/ca >/dev/null; fi
+for n in 4 100 1000 3000 10000; do
+  [ -f $out/minted-$n.der ] || $mint receipt $out/minted-$n.der --ca $out/ca --purchases $n
+done
+[ -f $out/minted-ber-sha1.der ] || $mint receipt $out/minted-ber-sha1.der --ca $out/ca --purchases 1 --ber --digest sha1
+
+shared=../shared/fixtures/apple/receipts
+real=()
+if [ -d $shared ]; then
+  real=($shared/tp__receipt-production.der $shared/rc__receiptsample1.der $shared/arv__hannes_mac_mindnode_receipt.der
+        $shared/tp__receipt-xcode.der $shared/tp__receipt-sandbox-legacy.der)
+else
+  echo "(../shared is absent: only minted receipts)"
+fi
+
+echo "== libreceipt against the raw OpenSSL path and the C walk (median us, min-max)"
+[ ${#real[@]} -gt 0 ] && $out/bench "${real[@]}"
+$out/bench --anchor $out/ca/root.pem $out/minted-4.der $out/minted-ber-sha1.der
+
+echo
+echo "== Python (ctypes binding) against Apple's app-store-server-library"
+python3 -c "import appstoreserverlibrary" 2>/dev/null || python3 -m pip install -q app-store-server-library 2>/dev/null || true
+RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python python3 bench/bench_python.py \
+  "${real[@]}" $out/minted-4.der
+
+echo
+echo "== Two threads sharing one verifier (warm)"
+$out/bench --threads ${real[0]:-$out/minted-4.der} $([ ${#real[@]} -gt 0 ] || echo --anchor $out/ca/root.pem)
+
+echo
+echo "== Parse time against purchases (minted), and memory"
+$out/bench --scaling $out/minted-100.der $out/minted-1000.der $out/minted-3000.der $out/minted-10000.der
+for n in 100 10000; do $out/bench --memory $out/minted-$n.der; done
+[ ${#real[@]} -gt 0 ] && $out/bench --memory $shared/tp__receipt-sandbox-legacy.der
+
+echo
+echo "== receipt bench --json (the CLI's own figures, ns)"
+build/bin/receipt bench --json --samples 5 ${real[0]:-} --anchor $out/ca/root.pem $out/minted-4.der
