@@ -13,7 +13,7 @@
  *   bench --threads [--anchor CERT]... FILE
  *   bench --memory FILE
  *   bench --scaling FILE...                     (parse time against purchases)
- *   bench --profile-parse|--profile-json|--profile-cold|--profile-warm|--profile-raw|--profile-walk FILE   (a fixed loop for callgrind)
+ *   bench --profile-parse|--profile-json|--profile-cold|--profile-warm|--profile-raw|--profile-walk|--profile-build FILE   (a fixed loop for callgrind)
  */
 #define _GNU_SOURCE
 #include <malloc.h>
@@ -463,6 +463,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--profile-warm")) profile = 4;
         else if (!strcmp(argv[i], "--profile-raw")) profile = 5;
         else if (!strcmp(argv[i], "--profile-walk")) profile = 6;
+        else if (!strcmp(argv[i], "--profile-build")) profile = 7;
         else if (file_count < 256) files[file_count++] = argv[i];
     }
     if (file_count == 0) { fprintf(stderr, "usage: bench [--threads|--memory] [--anchor CERT]... FILE...\n"); return 2; }
@@ -475,13 +476,16 @@ int main(int argc, char **argv) {
             receipt_parse(s.file.bytes, s.file.length, &s.receipt, NULL);
             s.raw_store = raw_store_for(&s);
         }
-        for (int i = 0; i < 500; i++) {
+        const char *count = getenv("BENCH_ITERATIONS");
+        int iterations = count ? atoi(count) : 500;
+        for (int i = 0; i < iterations; i++) {
             if (profile == 1) parse_only(&s);
             else if (profile == 2) parse_json(&s);
             else if (profile == 3) verify_cold(&s);
             else if (profile == 4) verify_warm(&s);
             else if (profile == 5) raw_openssl(&s);
-            else c_walk(&s.file);
+            else if (profile == 6) c_walk(&s.file);
+            else receipt_verifier_free(new_verifier(s.anchors, s.anchor_count));
         }
         return 0;
     }

@@ -46,5 +46,14 @@ for n in 100 10000; do $out/bench --memory $out/minted-$n.der; done
 [ ${#real[@]} -gt 0 ] && $out/bench --memory $shared/tp__receipt-sandbox-legacy.der
 
 echo
+echo "== Instruction counts (callgrind; repeatable where the timings above are noisy)"
+if command -v valgrind >/dev/null; then
+  for f in "${real[@]}"; do bench/instructions.sh "$f"; done
+  bench/instructions.sh --anchor $out/ca/root.pem $out/minted-4.der
+else
+  echo "(valgrind is not installed: skipped)"
+fi
+
+echo
 echo "== receipt bench --json (the CLI's own figures, ns)"
 build/bin/receipt bench --json --samples 5 ${real[0]:-} --anchor $out/ca/root.pem $out/minted-4.der

@@ -135,8 +135,13 @@ enum SignedDataReader {
         case BERTag.octetString:
             return .inside(octets.contentRange)
         case BERTag.constructedOctetString:
+            var chunks: [Range<Int>] = []
+            try collectChunks(of: octets, reader: inner, into: &chunks)
+            // Xcode writes the whole payload as one chunk: then it can stay where it is.
+            if chunks.count == 1 { return .inside(chunks[0]) }
             var joined = [UInt8]()
-            try appendChunks(of: octets, reader: inner, bytes: bytes, into: &joined)
+            joined.reserveCapacity(chunks.reduce(0) { $0 + $1.count })
+            for chunk in chunks { joined.append(contentsOf: bytes[chunk]) }
             return .joined(joined)
         default:
             throw ReceiptError(.unexpectedTag, at: octets.start,
@@ -144,15 +149,15 @@ enum SignedDataReader {
         }
     }
 
-    private static func appendChunks(of octets: BERElement, reader: BERReader, bytes: UnsafeBufferPointer<UInt8>,
-                                     into joined: inout [UInt8]) throws(ReceiptError) {
+    private static func collectChunks(of octets: BERElement, reader: BERReader,
+                                      into ranges: inout [Range<Int>]) throws(ReceiptError) {
         var chunks = reader.children(of: octets)
         while let chunk = try chunks.next() {
             switch chunk.tag {
             case BERTag.octetString:
-                joined.append(contentsOf: bytes[chunk.contentRange])
+                ranges.append(chunk.contentRange)
             case BERTag.constructedOctetString:
-                try appendChunks(of: chunk, reader: chunks, bytes: bytes, into: &joined)
+                try collectChunks(of: chunk, reader: chunks, into: &ranges)
             default:
                 throw ReceiptError(.unexpectedTag, at: chunk.start,
                                    "a payload chunk: expected OCTET STRING, found \(BERTag.describe(chunk.tag))")

@@ -15,6 +15,7 @@ struct PayloadBuilder {
         // Every attribute takes at least 11 bytes; reserving for that avoids regrowth.
         result.appAttributeOffsets.reserveCapacity(min(payload.count / 11, 64))
         result.purchaseAttributeOffsets.reserveCapacity(payload.count / 11)
+        result.purchaseAttributeStarts.reserveCapacity(payload.count / 256 + 2)
     }
 
     mutating func readAll() throws(ReceiptError) {
