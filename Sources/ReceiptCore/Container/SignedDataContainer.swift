@@ -3,7 +3,6 @@
 /// encoding and the SignerInfos. Verification decodes those later, and only then.
 struct SignedDataContainer: Sendable {
     /// Ranges into the receipt's encoding.
-    var digestAlgorithmOIDs: [Range<Int>] = []
     var certificates: [Range<Int>] = []
     var signerInfos: Range<Int> = 0..<0
     var isBER = false
@@ -69,21 +68,14 @@ enum SignedDataReader {
 
         var fields = wrapper.children(of: signedData)
         _ = try fields.next(expecting: BERTag.integer, "SignedData.version")
-        let digestAlgorithms = try fields.next(expecting: BERTag.set, "SignedData.digestAlgorithms")
-        var algorithms = fields.children(of: digestAlgorithms)
-        while let algorithm = try algorithms.next() {
-            guard algorithm.tag == BERTag.sequence else {
-                throw ReceiptError(.unexpectedTag, at: algorithm.start, "a digest AlgorithmIdentifier is not a SEQUENCE")
-            }
-            var parts = algorithms.children(of: algorithm)
-            container.digestAlgorithmOIDs.append(
-                try parts.next(expecting: BERTag.objectIdentifier, "AlgorithmIdentifier.algorithm").contentRange)
-        }
+        // Only a hint: verification uses the SignerInfo's own digestAlgorithm.
+        _ = try fields.next(expecting: BERTag.set, "SignedData.digestAlgorithms")
 
         let payload = try readEncapsulatedContent(&fields, bytes: bytes)
 
         var next = try fields.next()
         if let certificates = next, certificates.tag == BERTag.contextConstructed0 {
+            container.certificates.reserveCapacity(4)
             var certificateReader = fields.children(of: certificates)
             while let certificate = try certificateReader.next() {
                 guard certificate.tag == BERTag.sequence else {

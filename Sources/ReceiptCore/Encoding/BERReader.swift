@@ -139,25 +139,24 @@ struct BERReader {
     }
 }
 
-/// Where indefinite-length elements end, by where they start. A handful per
-/// receipt (Xcode nests about six), so a small array is the fastest map.
+/// Where indefinite-length elements end, by where they start. Xcode nests about
+/// six; sixteen fixed slots hold them without another allocation, and past that
+/// elements are simply walked again.
 final class IndefiniteEndMemo {
-    // One parse owns a memo and reads it from one thread: no dynamic exclusivity checks needed.
-    @exclusivity(unchecked) private var starts: [Int] = []
-    @exclusivity(unchecked) private var ends: [Int] = []
-
-    init() {
-        starts.reserveCapacity(8)
-        ends.reserveCapacity(8)
-    }
+    // One parse owns a memo and uses it from one thread: no dynamic exclusivity checks needed.
+    @exclusivity(unchecked) private var starts = InlineArray<16, Int>(repeating: -1)
+    @exclusivity(unchecked) private var ends = InlineArray<16, Int>(repeating: -1)
+    @exclusivity(unchecked) private var count = 0
 
     func end(of start: Int) -> Int? {
-        starts.firstIndex(of: start).map { ends[$0] }
+        for index in 0..<count where starts[index] == start { return ends[index] }
+        return nil
     }
 
     func remember(start: Int, end: Int) {
-        guard starts.count < 64, !starts.contains(start) else { return }
-        starts.append(start)
-        ends.append(end)
+        guard count < 16, self.end(of: start) == nil else { return }
+        starts[count] = start
+        ends[count] = end
+        count += 1
     }
 }

@@ -14,8 +14,7 @@ struct PayloadBuilder {
         self.limits = limits
         // Every attribute takes at least 11 bytes; reserving for that avoids regrowth.
         result.appAttributeOffsets.reserveCapacity(min(payload.count / 11, 64))
-        result.purchaseAttributeOffsets.reserveCapacity(payload.count / 11)
-        result.purchaseAttributeStarts.reserveCapacity(payload.count / 256 + 2)
+
     }
 
     mutating func readAll() throws(ReceiptError) {
@@ -51,6 +50,10 @@ struct PayloadBuilder {
                                     maxDepth: limits.maxDepth)
         let set = try valueReader.next(expecting: BERTag.set, "in_app (17) entry \(result.purchaseAttributeStarts.count)")
         try valueReader.expectEnd("the in_app SET")
+        if result.purchaseValues.isEmpty {  // the first purchase: size for all the payload can hold
+            result.purchaseAttributeOffsets.reserveCapacity(payload.count / 11)
+            result.purchaseAttributeStarts.reserveCapacity(payload.count / 256 + 2)
+        }
         let slotBase = result.purchaseValues.count
         result.purchaseValues.append(contentsOf: fields.absentPurchaseRow)
         var attributes = valueReader.children(of: set)
