@@ -4,12 +4,15 @@ import PackageDescription
 // Flags that make libreceipt.so embeddable. They belong to the ABI target only:
 // SwiftPM passes a target's linker flags to every binary that links it, so tests
 // and the CLI depend on ReceiptCore, never on CReceipt.
-let embeddableLinkerFlags: [String] = [
-    "-static-stdlib",
+//
+// RECEIPT_INSTRUMENTED=1 (fuzz/ and the sanitizer builds) drops the static stdlib
+// and `-z defs`: an instrumented library takes its sanitizer runtime from the
+// executable that loads it.
+let instrumented = Context.environment["RECEIPT_INSTRUMENTED"] == "1"
+let embeddableLinkerFlags: [String] = (instrumented ? [] : ["-static-stdlib", "-Xlinker", "-z", "-Xlinker", "defs"]) + [
     "-use-ld=lld",
     "-Xlinker", "--version-script=\(Context.packageDirectory)/Include/receipt.map",
     "-Xlinker", "-soname=libreceipt.so.1",
-    "-Xlinker", "-z", "-Xlinker", "defs",
 ]
 
 let package = Package(

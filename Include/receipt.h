@@ -108,7 +108,8 @@ typedef enum receipt_status {
     RECEIPT_E_DEVICE_MISMATCH = 212,      /* device hash differs, or its inputs are absent */
     RECEIPT_E_RECEIPT_EXPIRED = 213,      /* VPP expiration_date is past */
     RECEIPT_E_BAD_CERTIFICATE = 220,      /* a certificate in the receipt cannot be decoded */
-    RECEIPT_E_CRYPTO_FAILURE = 221        /* libcrypto failed internally; nothing was accepted */
+    RECEIPT_E_CRYPTO_FAILURE = 221,       /* libcrypto failed internally; nothing was accepted */
+    RECEIPT_E_MALFORMED_SIGNATURE = 222   /* the SignerInfo is not well-formed DER */
 } receipt_status_t;
 
 /* The constant's name, e.g. "RECEIPT_E_TRUNCATED", or "RECEIPT_E_UNKNOWN_STATUS"
@@ -397,8 +398,11 @@ void receipt_verifier_free(receipt_verifier_t *verifier);
 
 /*
  * Verifies `receipt`. Returns RECEIPT_OK only when every check that ran
- * passed. Otherwise it returns the status of the first failing step
- * (200-299). On a caller error it returns 1-99 and *out_result is NULL.
+ * passed. Otherwise it returns the status of the first failing step, which is
+ * always in 200-299: a malformed SignerInfo or certificate is reported as
+ * RECEIPT_E_MALFORMED_SIGNATURE or RECEIPT_E_BAD_CERTIFICATE, with the
+ * structural problem in the step's detail. On a caller error it returns 1-99
+ * and *out_result is NULL.
  *
  * If out_result is not NULL, it gets a new report of every step, which the
  * caller frees with receipt_verification_free(). Pass NULL when the verdict is

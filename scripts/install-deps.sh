@@ -11,6 +11,8 @@ missing=()
 command -v pkg-config >/dev/null || missing+=(pkg-config)
 command -v openssl >/dev/null || missing+=(openssl)
 command -v readelf >/dev/null || missing+=(binutils)
+command -v valgrind >/dev/null || missing+=(valgrind)
+command -v bc >/dev/null || missing+=(bc)
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"

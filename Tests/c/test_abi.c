@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <dirent.h>
 
 #include "receipt.h"
 
@@ -548,6 +549,83 @@ static void test_verify_real_receipt(void **state) {
     receipt_free(receipt);
 }
 
+/* Mutated receipts through every entry point: whatever the bytes, each call
+ * returns a status and the process survives. Deterministic (fixed seed). */
+static void exercise(const uint8_t *bytes, size_t length, receipt_verifier_t *verifier) {
+    receipt_t *receipt = NULL;
+    receipt_error_t error;
+    if (receipt_parse(bytes, length, &receipt, &error) != RECEIPT_OK) {
+        assert_true(error.status >= 100 && error.status < 200);
+        return;
+    }
+    char *json = NULL;
+    assert_int_equal(receipt_to_json(receipt, RECEIPT_JSON_COMPACT, &json, NULL), RECEIPT_OK);
+    receipt_string_free(json);
+    for (size_t i = 0; i < receipt_attribute_count(receipt); i++) {
+        receipt_attribute_t attribute;
+        assert_int_equal(receipt_attribute_at(receipt, i, &attribute), RECEIPT_OK);
+    }
+    receipt_verification_t *result = NULL;
+    receipt_status_t verdict = receipt_verify(verifier, receipt, &result);
+    if (verdict > 0 && verdict < 200) print_message("verdict %d %s\n", verdict, receipt_status_name(verdict));
+    assert_true(verdict == RECEIPT_OK || (verdict >= 200 && verdict < 300));
+    receipt_verification_free(result);
+    receipt_free(receipt);
+}
+
+static void test_mutated_receipts_never_crash(void **state) {
+    (void)state;
+    receipt_verifier_t *verifier = test_ca_verifier("com.example.minted");
+    const char *files[] = {"minted.der", "minted-ber.der"};
+    srand(20261122);
+    for (size_t f = 0; f < 2; f++) {
+        file_t file;
+        assert_int_equal(read_file(files[f], &file), 0);
+        uint8_t *copy = malloc(file.length + 16);
+        for (int round = 0; round < 3000; round++) {
+            memcpy(copy, file.bytes, file.length);
+            size_t length = file.length;
+            int edits = 1 + rand() % 4;
+            for (int e = 0; e < edits; e++) {
+                size_t at = (size_t)rand() % length;
+                switch (rand() % 4) {
+                case 0: copy[at] ^= (uint8_t)(1u << (rand() % 8)); break;   /* flip a bit */
+                case 1: copy[at] = (uint8_t)rand(); break;                   /* replace a byte */
+                case 2: copy[at] = (uint8_t)(0x80 | (rand() % 5)); break;    /* a long-form length */
+                default: length = at + 1; break;                             /* truncate */
+                }
+            }
+            exercise(copy, length, verifier);
+        }
+        free(copy);
+        free(file.bytes);
+    }
+    receipt_verifier_free(verifier);
+}
+
+/* Every minimized input a fuzzer once failed on goes through every entry point again. */
+static void test_fuzz_regressions_replay(void **state) {
+    (void)state;
+    const char *directory = getenv("RECEIPT_FUZZ_REGRESSIONS");
+    DIR *listing = opendir(directory ? directory : "../../fuzz/regressions");
+    assert_non_null(listing); /* the corpus directory ships with the sources */
+    receipt_verifier_t *verifier = test_ca_verifier("com.example.minted");
+    int replayed = 0;
+    for (struct dirent *entry; (entry = readdir(listing)) != NULL;) {
+        if (entry->d_name[0] == '.' || strcmp(entry->d_name, "README.md") == 0) continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", directory ? directory : "../../fuzz/regressions", entry->d_name);
+        file_t file;
+        assert_int_equal(read_file(path, &file), 0);
+        exercise(file.bytes, file.length, verifier);
+        free(file.bytes);
+        replayed++;
+    }
+    closedir(listing);
+    receipt_verifier_free(verifier);
+    print_message("replayed %d fuzz regression inputs\n", replayed);
+}
+
 /* ------------------------------------------------------------ real receipts */
 
 static void test_real_receipt_sample(void **state) {
@@ -620,6 +698,8 @@ int main(void) {
         cmocka_unit_test(test_verify_minted_receipt),
         cmocka_unit_test(test_verify_failures_report_their_step),
         cmocka_unit_test(test_verify_real_receipt),
+        cmocka_unit_test(test_mutated_receipts_never_crash),
+        cmocka_unit_test(test_fuzz_regressions_replay),
         cmocka_unit_test(test_real_receipt_sample),
         cmocka_unit_test(test_real_xcode_receipt_with_offset_dates),
         cmocka_unit_test(test_real_edge_files),

@@ -53,6 +53,7 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
     case receiptExpired = 213
     case badCertificate = 220
     case cryptoFailure = 221
+    case malformedSignature = 222
 
     /// The C constant's name, e.g. `RECEIPT_E_TRUNCATED`; stable, for logs and the CLI.
     public var name: String { staticName.description }
@@ -107,6 +108,7 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
         case .receiptExpired: "RECEIPT_E_RECEIPT_EXPIRED"
         case .badCertificate: "RECEIPT_E_BAD_CERTIFICATE"
         case .cryptoFailure: "RECEIPT_E_CRYPTO_FAILURE"
+        case .malformedSignature: "RECEIPT_E_MALFORMED_SIGNATURE"
         }
     }
 
@@ -157,6 +159,7 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
         case .receiptExpired: "the receipt's expiration date (VPP) has passed"
         case .badCertificate: "a certificate in the receipt cannot be decoded"
         case .cryptoFailure: "the crypto library failed; nothing was accepted"
+        case .malformedSignature: "the SignerInfo is not well-formed"
         }
     }
 }
@@ -172,6 +175,13 @@ public struct ReceiptError: Error, Sendable, Equatable, CustomStringConvertible 
         self.status = status
         self.offset = offset
         self.detail = detail
+    }
+
+    /// The same place and detail under a verification status: a structure that only
+    /// verification reads (a SignerInfo, a certificate) is a reason not to believe the
+    /// receipt, reported in the 200–299 range like every verdict.
+    func asVerdict(_ status: ReceiptStatus, _ what: String) -> ReceiptError {
+        (200..<300).contains(self.status.rawValue) ? self : ReceiptError(status, at: offset, "\(what): \(detail)")
     }
 
     public var description: String {

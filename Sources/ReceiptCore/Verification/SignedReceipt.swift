@@ -9,10 +9,19 @@ struct SignedReceipt {
         let ranges = receipt.container.certificates
         let bag = Result { () throws(ReceiptError) -> CertificateBag in
             guard let first = ranges.first, let last = ranges.last else { return try CertificateBag([], ranges: []) }
-            return try cache.bag(UnsafeBufferPointer(rebasing: encoded[first.lowerBound..<last.upperBound]), ranges: ranges)
+            do throws(ReceiptError) {
+                return try cache.bag(UnsafeBufferPointer(rebasing: encoded[first.lowerBound..<last.upperBound]), ranges: ranges)
+            } catch {
+                throw error.asVerdict(.badCertificate, "a certificate in the receipt")
+            }
         }
         let signer = Result { () throws(ReceiptError) -> (info: SignerInfo, index: Int) in
-            let info = try SignerInfo.read(encoded, signerInfos: receipt.container.signerInfos)
+            let info: SignerInfo
+            do throws(ReceiptError) {
+                info = try SignerInfo.read(encoded, signerInfos: receipt.container.signerInfos)
+            } catch {
+                throw error.asVerdict(.malformedSignature, "SignerInfo")
+            }
             guard let index = try bag.get().index(issuer: ArraySlice(encoded[info.issuer]),
                                                   serialNumber: ArraySlice(encoded[info.serialNumber])) else {
                 throw ReceiptError(.signerNotFound, "no certificate in the receipt matches the SignerInfo's issuer and serial")

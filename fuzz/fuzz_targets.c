@@ -1,0 +1,87 @@
+/* libFuzzer targets over the C ABI. One file, one target per build: FUZZ_TARGET
+ * selects which entry point the bytes go to.
+ *   parse:  receipt_parse on the bytes as given (raw or base64)
+ *   verify: parse, then verify with the default verifier (Apple root)
+ *   json:   parse, then render the App Store JSON and walk every raw attribute
+ *   base64: the bytes as base64 text of a receipt (encoded here, so mutations
+ *           explore the DER underneath the text form)
+ * Every call must return a status; any crash, leak or hang is a finding. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "receipt.h"
+
+#define PARSE 1
+#define VERIFY 2
+#define JSON 3
+#define BASE64 4
+
+static receipt_verifier_t *default_verifier(void) {
+    static receipt_verifier_t *verifier;
+    if (!verifier) {
+        receipt_verifier_builder_t *builder = NULL;
+        receipt_verifier_builder_new(&builder);
+        receipt_verifier_build(builder, &verifier);
+        receipt_verifier_builder_free(builder);
+    }
+    return verifier;
+}
+
+static size_t to_base64(const uint8_t *data, size_t size, char *out) {
+    static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t o = 0;
+    for (size_t i = 0; i < size; i += 3) {
+        uint32_t n = (uint32_t)data[i] << 16 | (i + 1 < size ? (uint32_t)data[i + 1] << 8 : 0) |
+                     (i + 2 < size ? data[i + 2] : 0);
+        out[o++] = alphabet[n >> 18 & 63];
+        out[o++] = alphabet[n >> 12 & 63];
+        out[o++] = i + 1 < size ? alphabet[n >> 6 & 63] : '=';
+        out[o++] = i + 2 < size ? alphabet[n & 63] : '=';
+    }
+    return o;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    receipt_t *receipt = NULL;
+    receipt_error_t error;
+#if FUZZ_TARGET == BASE64
+    char *text = malloc(size / 3 * 4 + 8);
+    size_t length = to_base64(data, size, text);
+    receipt_status_t status = receipt_parse(text, length, &receipt, &error);
+    free(text);
+#else
+    receipt_status_t status = receipt_parse(data, size, &receipt, &error);
+#endif
+    if (status != RECEIPT_OK) {
+        if (receipt != NULL || error.status != status || error.detail[sizeof error.detail - 1] != 0) abort();
+        return 0;
+    }
+#if FUZZ_TARGET == VERIFY
+    receipt_verification_t *result = NULL;
+    receipt_status_t verdict = receipt_verify(default_verifier(), receipt, &result);
+    if (verdict != RECEIPT_OK && (verdict < 200 || verdict >= 300)) abort();
+    receipt_verification_free(result);
+#elif FUZZ_TARGET == JSON
+    char *json = NULL;
+    if (receipt_to_json(receipt, RECEIPT_JSON_PRETTY, &json, NULL) != RECEIPT_OK) abort();
+    receipt_string_free(json);
+    for (size_t i = 0; i < receipt_attribute_count(receipt); i++) {
+        receipt_attribute_t attribute;
+        if (receipt_attribute_at(receipt, i, &attribute) != RECEIPT_OK) abort();
+    }
+    for (size_t p = 0; p < receipt_purchase_count(receipt); p++) {
+        const char *text = NULL;
+        receipt_purchase_get_string(receipt, p, RECEIPT_FIELD_PRODUCT_ID, &text, NULL);
+        for (size_t i = 0; i < receipt_purchase_attribute_count(receipt, p); i++) {
+            receipt_attribute_t attribute;
+            if (receipt_purchase_attribute_at(receipt, p, i, &attribute) != RECEIPT_OK) abort();
+        }
+    }
+#else
+    (void)default_verifier;
+#endif
+    receipt_free(receipt);
+    return 0;
+}

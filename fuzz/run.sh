@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing of the C ABI with libFuzzer and AddressSanitizer.
+#   fuzz/run.sh SECONDS [TARGET...]     targets: parse verify json base64 (default: all)
+# Builds an instrumented libreceipt into .build-fuzz, seeds each target with the
+# minted vectors, fuzz/regressions and, when present, ../shared's real receipts,
+# and fails on the first crash, leak or timeout. Findings land in build/fuzz/findings.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:?usage: fuzz/run.sh SECONDS [TARGET...]}
+shift
+targets=("${@:-parse verify json base64}")
+read -r -a targets <<< "${targets[*]}"
+out=build/fuzz
+mkdir -p $out/findings
+
+RECEIPT_INSTRUMENTED=1 swift build -c release --product receipt --scratch-path .build-fuzz \
+  -Xswiftc -sanitize=fuzzer,address 2>&1 | grep -E "error|Compiling|Build" | tail -1
+cp .build-fuzz/release/libreceipt.so $out/libreceipt.so.1
+ln -sf libreceipt.so.1 $out/libreceipt.so
+export LD_LIBRARY_PATH=$PWD/$out:/opt/swift/usr/lib/swift/linux:$(dirname "$(command -v swift)")/../lib/swift/linux
+
+seeds=$out/seeds
+if [ ! -d $seeds ]; then
+  mkdir -p $seeds
+  python3 tools/mint_receipt.py ca $out/ca >/dev/null
+  python3 tools/mint_receipt.py receipt $seeds/minted-3.der --ca $out/ca --purchases 3
+  python3 tools/mint_receipt.py receipt $seeds/minted-ber-sha1.der --ca $out/ca --purchases 2 --ber --digest sha1
+  python3 tools/mint_receipt.py receipt $seeds/minted-empty.der --ca $out/ca --purchases 0
+fi
+extra=()
+[ -d ../shared/fixtures/apple/receipts ] && extra+=(../shared/fixtures/apple/receipts ../shared/fixtures/apple/edge)
+
+declare -A number=([parse]=1 [verify]=2 [json]=3 [base64]=4)
+for target in "${targets[@]}"; do
+  clang -g -O1 -fsanitize=fuzzer,address -DFUZZ_TARGET=${number[$target]} -IInclude fuzz/fuzz_targets.c \
+    -L$out -lreceipt -fuse-ld=lld -o $out/fuzz_$target 2>&1 | grep -v "Cannot export" || true
+  corpus=$out/corpus-$target
+  mkdir -p $corpus
+  echo "fuzz: $target for ${seconds}s"
+  $out/fuzz_$target -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=200000 \
+    -artifact_prefix=$out/findings/$target- -print_final_stats=1 \
+    $corpus $seeds fuzz/regressions "${extra[@]}" 2>&1 | tee $out/fuzz_$target.log | \
+    grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss|==[0-9]+==ERROR|SUMMARY)" || true
+  if grep -qE "ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|SUMMARY: |deadly signal" $out/fuzz_$target.log; then
+    echo "fuzz: $target FOUND A PROBLEM; see $out/fuzz_$target.log and $out/findings/"
+    exit 1
+  fi
+done
+echo "fuzz: ${targets[*]}: no crash, leak or timeout in ${seconds}s each"
