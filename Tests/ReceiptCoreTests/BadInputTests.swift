@@ -119,25 +119,22 @@ struct BadInputTests {
     }
 
     @Test func limitsAreEnforced() {
-        var limits = ParseLimits()
-        limits.maxInputBytes = 10
-        #expect(throws: ReceiptError.self) { try Receipt.parse(Array(repeating: 0x30, count: 11), limits: limits) }
-        limits = ParseLimits()
-        limits.maxAttributes = 3
-        do {
-            _ = try Receipt.parse(DER.receipt(attributes: DER.validAppAttributes), limits: limits)
-            Issue.record("four attributes passed a limit of three")
-        } catch {
-            #expect(error.status == .limitExceeded)
+        func status(_ adjust: (inout ParseLimits) -> Void, _ input: [UInt8]) -> ReceiptStatus? {
+            var limits = ParseLimits()
+            adjust(&limits)
+            do {
+                _ = try Receipt.parse(input, limits: limits)
+                return nil
+            } catch {
+                return error.status
+            }
         }
-        limits = ParseLimits()
-        limits.maxStringBytes = 4
-        do {
-            _ = try Receipt.parse(DER.receipt(attributes: DER.validAppAttributes), limits: limits)
-            Issue.record("a 15-byte bundle id passed a 4-byte limit")
-        } catch {
-            #expect(error.status == .limitExceeded)
-        }
+        let receipt = DER.receipt(attributes: DER.validAppAttributes)
+        #expect(status({ $0.maxInputBytes = receipt.count - 1 }, receipt) == .inputTooLarge)
+        #expect(status({ $0.maxAttributes = 3 }, receipt) == .limitExceeded)  // it has four
+        #expect(status({ $0.maxStringBytes = 4 }, receipt) == .limitExceeded)  // a 15-byte bundle id
+        #expect(status({ $0.maxDepth = 2 }, receipt) == .nestingTooDeep)
+        #expect(status({ _ in }, receipt) == nil)
     }
 
     @Test func errorsNameTheirPlace() {

@@ -9,22 +9,21 @@ struct PolicyChecks {
     }
 
     private func bundle() -> StepOutcome {
-        guard let expected = policy.bundleID else { return .skipped("no expected bundle id was given") }
-        return outcome { () throws(ReceiptError) in
-            let actual = receipt.bundleID
-            guard let actual, Array(actual.utf8) == Array(expected.utf8) else {
-                throw ReceiptError(.bundleMismatch, "bundle_id is \(quoted(actual)), expected \(quoted(expected))")
-            }
-            return quoted(actual)
-        }
+        sameText(receipt.bundleID, policy.bundleID, "bundle_id", .bundleMismatch, unset: "no expected bundle id was given")
     }
 
     private func version() -> StepOutcome {
-        guard let expected = policy.applicationVersion else { return .skipped("no expected application version was given") }
+        sameText(receipt.applicationVersion, policy.applicationVersion, "application_version", .versionMismatch,
+                 unset: "no expected application version was given")
+    }
+
+    /// Byte-for-byte UTF-8 equality: Unicode equivalence would let a different bundle id pass.
+    private func sameText(_ actual: String?, _ expected: String?, _ name: String, _ status: ReceiptStatus,
+                          unset: String) -> StepOutcome {
+        guard let expected else { return .skipped(unset) }
         return outcome { () throws(ReceiptError) in
-            let actual = receipt.applicationVersion
             guard let actual, Array(actual.utf8) == Array(expected.utf8) else {
-                throw ReceiptError(.versionMismatch, "application_version is \(quoted(actual)), expected \(quoted(expected))")
+                throw ReceiptError(status, "\(name) is \(quoted(actual)), expected \(quoted(expected))")
             }
             return quoted(actual)
         }
