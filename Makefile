@@ -7,14 +7,15 @@ RELEASE := .build/release
 OUT := build
 PYTHON ?= python3
 
-.PHONY: fuzz fuzz-smoke bench all deps build lib cli install uninstall demo test test-swift test-c memcheck test-python test-install check-embeddable examples clean help
+.PHONY: sanitize fuzz fuzz-smoke bench all deps build lib cli install uninstall demo test test-swift test-c memcheck test-python test-install check-embeddable examples clean help
 
 all: build
 
 help:
 	@echo "make demo       set up, build, and inspect a real receipt (../shared) or a freshly minted one"
 	@echo "make            build libreceipt.so.1, the receipt CLI, header and receipt.pc into build/"
-	@echo "make test       run every test: Swift, the embeddability checks, cmocka (C ABI), pytest (Python)"
+	@echo "make test       run every test: Swift, embeddability, cmocka (C ABI, also under valgrind), pytest,"
+	@echo "                install, and the C and Swift suites under ASan+UBSan and TSan"
 	@echo "make install    install into \$$(DESTDIR)\$$(PREFIX) (default /usr/local)"
 	@echo "make examples   build and run the C example against build/"
 	@echo "make bench      build in release mode and print every performance figure (bench/run.sh)"
@@ -61,7 +62,7 @@ uninstall:
 	      $(DESTDIR)$(PREFIX)/include/receipt.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/receipt.pc \
 	      $(DESTDIR)$(PREFIX)/bin/receipt
 
-test: test-swift check-embeddable test-c memcheck test-python test-install
+test: test-swift check-embeddable test-c memcheck test-python test-install sanitize
 	@echo "make test: all suites passed"
 
 test-swift: deps
@@ -78,10 +79,18 @@ test-c: lib
 # ConcurrentReadableHashMap), which live for the process; they are reported, not failed.
 memcheck: test-c
 	cd $(OUT)/test-c && LD_LIBRARY_PATH=$(abspath $(OUT))/lib RECEIPT_SHARED_FIXTURES=$(abspath ../shared/fixtures/apple) \
-	  RECEIPT_FUZZ_REGRESSIONS=$(abspath fuzz/regressions) \
+	  RECEIPT_FUZZ_REGRESSIONS=$(abspath fuzz/regressions) RECEIPT_STRESS_ITERATIONS=100 \
 	  valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=3 ./test_abi > memcheck.log 2>&1 \
 	  || { cat memcheck.log; exit 1; }
 	@echo "memcheck: 0 errors, 0 bytes definitely lost (valgrind over the cmocka suite)"
+
+# The same suites under sanitizers: C with ASan+UBSan (and LeakSanitizer) and with
+# TSan (the 8-thread shared-verifier test at full size), Swift with ASan.
+sanitize: deps
+	Tests/sanitize.sh address
+	Tests/sanitize.sh thread
+	RECEIPT_INSTRUMENTED=1 LSAN_OPTIONS=suppressions=$(abspath Tests/lsan-xctest.supp) \
+	  swift test --sanitize=address --scratch-path .build-asan-swift
 
 test-python: lib cli
 	RECEIPT_LIBRARY=$(abspath $(OUT))/lib/libreceipt.so.1 RECEIPT_CLI=$(abspath $(OUT))/bin/receipt \

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 #include <dirent.h>
+#include <pthread.h>
 
 #include "receipt.h"
 
@@ -603,6 +604,71 @@ static void test_mutated_receipts_never_crash(void **state) {
     receipt_verifier_free(verifier);
 }
 
+/* ------------------------------------------------------------ concurrency */
+
+/* One shared verifier, eight threads, a mix of receipts that pass and fail for
+ * different reasons: every thread must see exactly the verdicts a serial run saw.
+ * RECEIPT_STRESS_ITERATIONS scales it down under valgrind. */
+enum { stress_threads = 8, stress_inputs = 4 };
+
+typedef struct {
+    receipt_verifier_t *verifier;
+    file_t *inputs;
+    const receipt_status_t *expected;
+    long iterations;
+    long mismatches;
+} stress_t;
+
+static receipt_status_t verdict_of(receipt_verifier_t *verifier, const file_t *input) {
+    receipt_t *receipt = NULL;
+    receipt_status_t status = receipt_parse(input->bytes, input->length, &receipt, NULL);
+    if (status == RECEIPT_OK) {
+        status = receipt_verify(verifier, receipt, NULL);
+        receipt_free(receipt);
+    }
+    return status;
+}
+
+static void *stress_worker(void *argument) {
+    stress_t *work = argument;
+    for (long i = 0; i < work->iterations; i++) {
+        int which = (int)(i % stress_inputs);
+        if (verdict_of(work->verifier, &work->inputs[which]) != work->expected[which]) work->mismatches++;
+    }
+    return NULL;
+}
+
+static void test_shared_verifier_across_threads(void **state) {
+    (void)state;
+    const char *names[stress_inputs] = {"minted.der", "minted-ber.der", "minted-tampered.der", "minted.b64"};
+    file_t inputs[stress_inputs];
+    for (int i = 0; i < stress_inputs; i++) assert_int_equal(read_file(names[i], &inputs[i]), 0);
+    receipt_verifier_t *verifier = test_ca_verifier("com.example.minted");
+    receipt_status_t expected[stress_inputs];
+    for (int i = 0; i < stress_inputs; i++) expected[i] = verdict_of(verifier, &inputs[i]);
+    assert_int_equal(expected[0], RECEIPT_OK);
+    assert_int_equal(expected[2], RECEIPT_E_SIGNATURE_INVALID);
+
+    const char *scale = getenv("RECEIPT_STRESS_ITERATIONS");
+    long iterations = scale ? atol(scale) : 10000;
+    pthread_t threads[stress_threads];
+    stress_t work[stress_threads];
+    for (int t = 0; t < stress_threads; t++) {
+        work[t] = (stress_t){verifier, inputs, expected, iterations, 0};
+        assert_int_equal(pthread_create(&threads[t], NULL, stress_worker, &work[t]), 0);
+    }
+    long mismatches = 0;
+    for (int t = 0; t < stress_threads; t++) {
+        pthread_join(threads[t], NULL);
+        mismatches += work[t].mismatches;
+    }
+    print_message("%d threads x %ld verifications: %ld differ from the serial run\n", stress_threads, iterations,
+                  mismatches);
+    assert_int_equal(mismatches, 0);
+    receipt_verifier_free(verifier);
+    for (int i = 0; i < stress_inputs; i++) free(inputs[i].bytes);
+}
+
 /* Every minimized input a fuzzer once failed on goes through every entry point again. */
 static void test_fuzz_regressions_replay(void **state) {
     (void)state;
@@ -700,9 +766,12 @@ int main(void) {
         cmocka_unit_test(test_verify_real_receipt),
         cmocka_unit_test(test_mutated_receipts_never_crash),
         cmocka_unit_test(test_fuzz_regressions_replay),
+        cmocka_unit_test(test_shared_verifier_across_threads),
         cmocka_unit_test(test_real_receipt_sample),
         cmocka_unit_test(test_real_xcode_receipt_with_offset_dates),
         cmocka_unit_test(test_real_edge_files),
     };
+    const char *filter = getenv("RECEIPT_TEST_FILTER"); /* e.g. the ThreadSanitizer run: test_shared_* */
+    if (filter && *filter) cmocka_set_test_filter(filter);
     return cmocka_run_group_tests_name("receipt C ABI", tests, NULL, NULL);
 }

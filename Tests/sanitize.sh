@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The C ABI suite against a sanitizer-instrumented libreceipt.
+#   Tests/sanitize.sh address   AddressSanitizer + UndefinedBehaviorSanitizer, whole cmocka suite
+#   Tests/sanitize.sh thread    ThreadSanitizer, the 8-thread shared-verifier test at full size
+# The Swift suite gets its own run: `swift test --sanitize=address` (see the Makefile).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+kind=${1:?usage: Tests/sanitize.sh address|thread}
+out=build/sanitize-$kind
+toolchain_lib=$(dirname "$(command -v swift)")/../lib/swift/linux
+mkdir -p $out
+
+RECEIPT_INSTRUMENTED=1 swift build -c release --product receipt --scratch-path .build-$kind \
+  -Xswiftc -sanitize=$kind 2>&1 | grep -E "error|Build" | tail -1
+cp .build-$kind/release/libreceipt.so $out/libreceipt.so.1
+ln -sf libreceipt.so.1 $out/libreceipt.so
+
+case $kind in
+  address) flags=(-fsanitize=address,undefined -fno-sanitize-recover=undefined); filter=""; extra=() ;;
+  thread) flags=(-fsanitize=thread); filter="test_shared_*"; extra=(-ldispatch -lBlocksRuntime) ;;
+  *) echo "unknown sanitizer $kind"; exit 2 ;;
+esac
+clang -g -O1 "${flags[@]}" -std=c11 -IInclude -o $out/test_abi Tests/c/test_abi.c -L$out -lreceipt -lcmocka \
+  -lpthread -L"$toolchain_lib" "${extra[@]}" -Wl,-rpath,"$toolchain_lib" -fuse-ld=lld 2>&1 | grep -v "Cannot export" || true
+
+# The minted receipts the suite reads are made by Tests/c's Makefile.
+make -s -C Tests/c ../../build/test-c/minted.der >/dev/null
+cd build/test-c
+LD_LIBRARY_PATH=$PWD/../../$out:$toolchain_lib RECEIPT_SHARED_FIXTURES=$(cd ../../.. && pwd)/shared/fixtures/apple \
+  RECEIPT_FUZZ_REGRESSIONS=$PWD/../../fuzz/regressions RECEIPT_TEST_FILTER=$filter \
+  ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  TSAN_OPTIONS=halt_on_error=1 ../../$out/test_abi
