@@ -147,6 +147,105 @@ static void test_parse_reports_length_overflow_and_nesting(void **state) {
     free(nested);
 }
 
+/* ------------------------------------------------------------ limits */
+
+/* Appends a DER length; returns the new end. */
+static uint8_t *put_length(uint8_t *out, size_t length) {
+    if (length < 0x80) { *out++ = (uint8_t)length; return out; }
+    int octets = length > 0xFFFFFF ? 4 : length > 0xFFFF ? 3 : length > 0xFF ? 2 : 1;
+    *out++ = (uint8_t)(0x80 | octets);
+    for (int i = octets - 1; i >= 0; i--) *out++ = (uint8_t)(length >> (8 * i));
+    return out;
+}
+
+/* ContentInfo { signedData, [0] SignedData { 1, {}, { data, [0] OCTET STRING payload }, {} } }
+ * around `payload`. The caller frees the result. */
+static uint8_t *wrap_payload(const uint8_t *payload, size_t payload_length, size_t *out_length) {
+    static const uint8_t signed_oid[] = {0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02};
+    static const uint8_t data_oid[] = {0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x01};
+    uint8_t *out = malloc(payload_length + 128), header[64];
+    /* Built inside out: each layer is a header in front of what it wraps. */
+    size_t octets = payload_length + 1 + (size_t)(put_length(header, payload_length) - header);
+    size_t explicit0 = octets + 1 + (size_t)(put_length(header, octets) - header);
+    size_t content_info = sizeof data_oid + explicit0 + 1 + (size_t)(put_length(header, sizeof data_oid + explicit0) - header);
+    size_t signed_body = 3 + 2 + content_info + 2;
+    size_t signed_data = signed_body + 1 + (size_t)(put_length(header, signed_body) - header);
+    size_t wrapper = signed_data + 1 + (size_t)(put_length(header, signed_data) - header);
+    size_t outer_body = sizeof signed_oid + wrapper;
+    uint8_t *p = out;
+    *p++ = 0x30; p = put_length(p, outer_body);
+    memcpy(p, signed_oid, sizeof signed_oid); p += sizeof signed_oid;
+    *p++ = 0xA0; p = put_length(p, signed_data);
+    *p++ = 0x30; p = put_length(p, signed_body);
+    *p++ = 0x02; *p++ = 0x01; *p++ = 0x01;
+    *p++ = 0x31; *p++ = 0x00;
+    *p++ = 0x30; p = put_length(p, sizeof data_oid + explicit0);
+    memcpy(p, data_oid, sizeof data_oid); p += sizeof data_oid;
+    *p++ = 0xA0; p = put_length(p, octets);
+    *p++ = 0x04; p = put_length(p, payload_length);
+    memcpy(p, payload, payload_length); p += payload_length;
+    *p++ = 0x31; *p++ = 0x00;
+    *out_length = (size_t)(p - out);
+    return out;
+}
+
+static void test_limit_input_size(void **state) {
+    (void)state;
+    size_t length = (32u << 20) + 1;
+    uint8_t *big = calloc(length, 1);
+    big[0] = 0x30;
+    receipt_error_t error;
+    assert_int_equal(parse_status(big, length, &error), RECEIPT_E_INPUT_TOO_LARGE);
+    free(big);
+}
+
+static void test_limit_attribute_count(void **state) {
+    (void)state;
+    enum { count = 1000001, each = 11 };
+    size_t body = (size_t)count * each;
+    uint8_t *payload = malloc(body + 8), *p = payload;
+    *p++ = 0x31; p = put_length(p, body);
+    for (long i = 0; i < count; i++) { /* { type 99, version 1, value 0x00 } */
+        static const uint8_t attribute[each] = {0x30, 0x09, 0x02, 0x01, 0x63, 0x02, 0x01, 0x01, 0x04, 0x01, 0x00};
+        memcpy(p, attribute, each); p += each;
+    }
+    size_t length;
+    uint8_t *receipt = wrap_payload(payload, (size_t)(p - payload), &length);
+    receipt_error_t error;
+    assert_int_equal(parse_status(receipt, length, &error), RECEIPT_E_LIMIT_EXCEEDED);
+    assert_non_null(strstr(error.detail, "1000000 attributes"));
+    free(receipt);
+    free(payload);
+}
+
+static size_t tlv_size(size_t content) {
+    uint8_t header[8];
+    return 1 + (size_t)(put_length(header, content) - header) + content;
+}
+
+static void test_limit_string_length(void **state) {
+    (void)state;
+    size_t text = (64u << 10) + 1;
+    size_t value = tlv_size(text);                 /* UTF8String */
+    size_t sequence = 3 + 3 + tlv_size(value);     /* type, version, OCTET STRING */
+    size_t set = tlv_size(sequence);
+    uint8_t *payload = malloc(tlv_size(set)), *p = payload;
+    *p++ = 0x31; p = put_length(p, set);
+    *p++ = 0x30; p = put_length(p, sequence);
+    *p++ = 0x02; *p++ = 0x01; *p++ = 0x02;          /* bundle_id */
+    *p++ = 0x02; *p++ = 0x01; *p++ = 0x01;
+    *p++ = 0x04; p = put_length(p, value);
+    *p++ = 0x0C; p = put_length(p, text);
+    memset(p, 'a', text); p += text;
+    size_t length;
+    uint8_t *receipt = wrap_payload(payload, (size_t)(p - payload), &length);
+    receipt_error_t error;
+    assert_int_equal(parse_status(receipt, length, &error), RECEIPT_E_LIMIT_EXCEEDED);
+    assert_non_null(strstr(error.detail, "65536-byte limit"));
+    free(receipt);
+    free(payload);
+}
+
 static void test_parse_reports_wrong_outer_oid(void **state) {
     (void)state;
     receipt_error_t error;
@@ -751,6 +850,9 @@ int main(void) {
         cmocka_unit_test(test_parse_reports_random_bytes),
         cmocka_unit_test(test_parse_reports_length_overflow_and_nesting),
         cmocka_unit_test(test_parse_reports_wrong_outer_oid),
+        cmocka_unit_test(test_limit_input_size),
+        cmocka_unit_test(test_limit_attribute_count),
+        cmocka_unit_test(test_limit_string_length),
         cmocka_unit_test(test_parse_reports_bad_base64_jws_and_pem),
         cmocka_unit_test(test_parse_detail_is_optional),
         cmocka_unit_test(test_minted_receipt_fields),

@@ -154,3 +154,27 @@ def test_real_receipts_fail_when_evaluated_now(shared, mint, test_ca):
     receipt = Receipt.from_file(shared / "receipts" / "arv__hannes_mac_mindnode_receipt.der")
     assert receipt.receipt_creation_date.text == "2017-09-04T09:01:20Z"
     assert Verifier().verify(receipt).valid
+
+
+def test_shared_verifier_from_python_threads(mint, test_ca):
+    import threading
+    paths = [mint(), mint("--ber"), mint("--variant", "tampered-payload"), mint("--variant", "leaf-without-marker")]
+    receipts = [Receipt.from_file(path) for path in paths]
+    verifier = Verifier(apple_root=False, anchors=[anchor(test_ca)])
+    serial = [verifier.verify(receipt).status_name for receipt in receipts]
+    assert serial == ["RECEIPT_OK", "RECEIPT_OK", "RECEIPT_E_SIGNATURE_INVALID", "RECEIPT_E_MISSING_LEAF_MARKER"]
+    differences = []
+
+    def work():
+        for i in range(400):
+            index = i % len(receipts)
+            status = verifier.verify(receipts[index]).status_name
+            if status != serial[index]:
+                differences.append((index, status))
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert differences == []
