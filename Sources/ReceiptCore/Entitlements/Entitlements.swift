@@ -1,0 +1,147 @@
+/// Why a purchase gives nothing at the instant asked about.
+public enum InactiveReason: String, Sendable {
+    /// Its period (auto-renewable, or non-renewing with a known duration) has ended.
+    case expired
+    /// Refunded or cancelled: counts as never purchased (SPEC §3).
+    case cancelled
+    /// A consumable: delivered once, it is no ongoing entitlement.
+    case consumed
+    /// A non-renewing subscription whose duration the catalog does not give.
+    case unknownDuration = "unknown_duration"
+    /// Neither attribute 1707 nor the catalog says what the product is.
+    case unknownProductType = "unknown_product_type"
+    /// Its period starts after the instant.
+    case notYetStarted = "not_yet_started"
+}
+
+/// One purchase entry judged at an instant.
+public struct PurchaseStatus: Sendable {
+    public let purchase: InAppPurchase
+    public let kind: ProductKind?
+    /// When the entitlement it gives ends, if it ends: the expires_date of an
+    /// auto-renewable period, or purchase date plus catalog duration for a
+    /// non-renewing one.
+    public let endsAt: Int64?
+    /// Nil when the purchase is active at the instant.
+    public let inactiveReason: InactiveReason?
+
+    public var isActive: Bool { inactiveReason == nil }
+}
+
+/// The periods of one auto-renewable subscription (one original_transaction_id),
+/// renewals, restores and upgrades included.
+public struct SubscriptionStatus: Sendable {
+    public let originalTransactionID: String
+    /// Every period, oldest first by purchase date.
+    public let periods: [PurchaseStatus]
+    /// The period with the latest expiry among those not cancelled; nil when every
+    /// period was cancelled.
+    public let latest: PurchaseStatus?
+    public var isActive: Bool { periods.contains { $0.isActive } }
+    public var productID: String? { latest?.purchase.productID }
+    public var expiresAt: Int64? { latest?.endsAt }
+    public var isInTrialPeriod: Bool { latest?.purchase.isTrialPeriod == true }
+    public var isInIntroOfferPeriod: Bool { latest?.purchase.isInIntroOfferPeriod == true }
+}
+
+/// What a receipt entitles its owner to at one instant (SPEC §3–§4).
+public struct Entitlements: Sendable {
+    /// The instant judged, in epoch milliseconds.
+    public let at: Int64
+    /// Every purchase entry, in receipt order.
+    public let purchases: [PurchaseStatus]
+    /// Auto-renewable subscriptions grouped by original_transaction_id, in order of first appearance.
+    public let subscriptions: [SubscriptionStatus]
+    /// Product ids whose trial or introductory offer the customer has used, for offer eligibility.
+    public let productsWithTrialOrIntroOfferUsed: Set<String>
+
+    /// Product ids with at least one active purchase.
+    public var activeProductIDs: Set<String> {
+        Set(purchases.filter(\.isActive).compactMap(\.purchase.productID))
+    }
+
+    /// Non-consumables owned at the instant: bought and not refunded.
+    public var nonConsumables: [PurchaseStatus] { purchases.filter { $0.kind == .nonConsumable && $0.isActive } }
+
+    /// Consumables still in the receipt (Apple drops them once finished), with total
+    /// quantity per product id; cancelled ones are left out.
+    public var consumableQuantities: [String: Int64] {
+        purchases.filter { $0.kind == .consumable && $0.inactiveReason == .consumed }
+            .reduce(into: [:]) { totals, status in
+                totals[status.purchase.productID ?? "", default: 0] += status.purchase.quantity ?? 1
+            }
+    }
+
+    /// Judges a receipt whose verification passed. A failed verification throws
+    /// its status: entitlements are never computed from an unbelieved receipt by accident.
+    public static func of(_ receipt: Receipt, verified verification: VerificationResult, at instant: Int64,
+                          catalog: ProductCatalog = ProductCatalog()) throws(ReceiptError) -> Entitlements {
+        guard verification.isValid else {
+            throw ReceiptError(verification.status, "entitlements of a receipt that did not verify (\(verification.status.name))")
+        }
+        return ofUnverified(receipt, at: instant, catalog: catalog)
+    }
+
+    /// Judges a receipt without any verification: only for callers that verified it
+    /// some other way, or that want to inspect what a receipt claims.
+    public static func ofUnverified(_ receipt: Receipt, at instant: Int64,
+                                    catalog: ProductCatalog = ProductCatalog()) -> Entitlements {
+        let statuses = receipt.purchases.map { judge($0, at: instant, catalog: catalog) }
+        var order: [String] = []
+        var groups: [String: [PurchaseStatus]] = [:]
+        for status in statuses where status.kind == .autoRenewable {
+            let key = status.purchase.originalTransactionID ?? status.purchase.transactionID ?? ""
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(status)
+        }
+        let subscriptions = order.map { key in
+            let periods = groups[key, default: []].sorted {
+                ($0.purchase.purchaseDate?.millisecondsSince1970 ?? .min) < ($1.purchase.purchaseDate?.millisecondsSince1970 ?? .min)
+            }
+            let latest = periods.filter { $0.inactiveReason != .cancelled }.max { ($0.endsAt ?? .min) < ($1.endsAt ?? .min) }
+            return SubscriptionStatus(originalTransactionID: key, periods: periods, latest: latest)
+        }
+        let offersUsed = Set(statuses.filter {
+            $0.inactiveReason != .cancelled && ($0.purchase.isTrialPeriod == true || $0.purchase.isInIntroOfferPeriod == true)
+        }.compactMap(\.purchase.productID))
+        return Entitlements(at: instant, purchases: statuses, subscriptions: subscriptions,
+                            productsWithTrialOrIntroOfferUsed: offersUsed)
+    }
+
+    static func judge(_ purchase: InAppPurchase, at instant: Int64, catalog: ProductCatalog) -> PurchaseStatus {
+        let kind = purchase.productType.flatMap(ProductKind.init(attribute:)) ?? purchase.productID.flatMap { catalog.kinds[$0] }
+        let start = purchase.purchaseDate?.millisecondsSince1970
+        var end: Int64?
+        let reason: InactiveReason?
+        if purchase.cancellationDate != nil {
+            reason = .cancelled
+        } else {
+            switch kind {
+            case nil:
+                reason = .unknownProductType
+            case .consumable:
+                reason = .consumed
+            case .nonConsumable:
+                reason = nil
+            case .autoRenewable:
+                end = purchase.expiresDate?.millisecondsSince1970
+                reason = period(start: start, end: end, at: instant)
+            case .nonRenewing:
+                if let start, let duration = purchase.productID.flatMap({ catalog.nonRenewingDurations[$0] }) {
+                    end = start + duration
+                    reason = period(start: start, end: end, at: instant)
+                } else {
+                    reason = .unknownDuration
+                }
+            }
+        }
+        return PurchaseStatus(purchase: purchase, kind: kind, endsAt: end, inactiveReason: reason)
+    }
+
+    /// Active over [start, end): a period needs both ends to give anything.
+    private static func period(start: Int64?, end: Int64?, at instant: Int64) -> InactiveReason? {
+        guard let end else { return .expired }
+        if let start, instant < start { return .notYetStarted }
+        return instant < end ? nil : .expired
+    }
+}
