@@ -98,4 +98,22 @@ enum Base64 {
         }
         return written
     }
+
+    static func encode(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var index = 0
+        while index < bytes.count {
+            let remaining = bytes.count - index
+            let n = UInt32(bytes[index]) << 16 | (remaining > 1 ? UInt32(bytes[index + 1]) << 8 : 0)
+                | (remaining > 2 ? UInt32(bytes[index + 2]) : 0)
+            out.append(alphabet[Int(n >> 18 & 63)])
+            out.append(alphabet[Int(n >> 12 & 63)])
+            out.append(remaining > 1 ? alphabet[Int(n >> 6 & 63)] : UInt8(ascii: "="))
+            out.append(remaining > 2 ? alphabet[Int(n & 63)] : UInt8(ascii: "="))
+            index += 3
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
 }

@@ -36,6 +36,7 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
     case duplicateAttribute = 134
     case limitExceeded = 140
     case badAnchor = 141
+    case badJSON = 142
 
     case signatureInvalid = 200
     case unsupportedDigest = 201
@@ -92,6 +93,7 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
         case .duplicateAttribute: "RECEIPT_E_DUPLICATE_ATTRIBUTE"
         case .limitExceeded: "RECEIPT_E_LIMIT_EXCEEDED"
         case .badAnchor: "RECEIPT_E_BAD_ANCHOR"
+        case .badJSON: "RECEIPT_E_BAD_JSON"
         case .signatureInvalid: "RECEIPT_E_SIGNATURE_INVALID"
         case .unsupportedDigest: "RECEIPT_E_UNSUPPORTED_DIGEST"
         case .unsupportedSignature: "RECEIPT_E_UNSUPPORTED_SIGNATURE"
@@ -143,6 +145,7 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
         case .duplicateAttribute: "a known attribute occurs twice"
         case .limitExceeded: "a parse limit (attributes, string length) was exceeded"
         case .badAnchor: "a trust anchor is not a readable DER or PEM certificate"
+        case .badJSON: "a JSON document (catalog, App Store response) is malformed"
         case .signatureInvalid: "the PKCS #7 signature does not verify over the payload"
         case .unsupportedDigest: "the digest or signature algorithm is not RSA with SHA-1 or SHA-256"
         case .unsupportedSignature: "the signature is not in the shape receipts use (one signer, no signed attributes)"

@@ -1,0 +1,79 @@
+/// Entitlements as JSON, for the C ABI, Python and the CLI, and product catalogs
+/// from JSON: {"kinds": {"id": "consumable" | "non_consumable" | "auto_renewable" |
+/// "non_renewing"}, "non_renewing_durations_ms": {"id": milliseconds}}.
+public enum EntitlementsJSON {
+    public static func render(_ entitlements: Entitlements, indent: Int? = nil) -> String {
+        var writer = JSONWriter(indent: indent)
+        writer.beginObject()
+        writer.number("at_ms", entitlements.at)
+        writer.beginArray("active_product_ids")
+        for id in entitlements.activeProductIDs.sorted() { writer.string(nil, id) }
+        writer.endArray()
+        writer.beginArray("purchases")
+        for status in entitlements.purchases { write(status, into: &writer) }
+        writer.endArray()
+        writer.beginArray("subscriptions")
+        for subscription in entitlements.subscriptions {
+            writer.beginObject()
+            writer.string("original_transaction_id", subscription.originalTransactionID)
+            optional(subscription.productID) { writer.string("product_id", $0) }
+            writer.bool("active", subscription.isActive)
+            optional(subscription.expiresAt) { writer.number("expires_at_ms", $0) }
+            writer.bool("is_trial_period", subscription.isInTrialPeriod)
+            writer.bool("is_in_intro_offer_period", subscription.isInIntroOfferPeriod)
+            writer.number("periods", Int64(subscription.periods.count))
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.beginObject("consumable_quantities")
+        for (id, quantity) in entitlements.consumableQuantities.sorted(by: { $0.key < $1.key }) { writer.number(id, quantity) }
+        writer.endObject()
+        writer.beginArray("trial_or_intro_offer_used")
+        for id in entitlements.productsWithTrialOrIntroOfferUsed.sorted() { writer.string(nil, id) }
+        writer.endArray()
+        writer.endObject()
+        return writer.string
+    }
+
+    private static func write(_ status: PurchaseStatus, into writer: inout JSONWriter) {
+        writer.beginObject()
+        optional(status.purchase.productID) { writer.string("product_id", $0) }
+        optional(status.purchase.transactionID) { writer.string("transaction_id", $0) }
+        optional(status.purchase.originalTransactionID) { writer.string("original_transaction_id", $0) }
+        if let kind = status.kind { writer.string("kind", kind.rawValue) } else { writer.null("kind") }
+        writer.bool("active", status.isActive)
+        if let reason = status.inactiveReason { writer.string("inactive_reason", reason.rawValue) }
+        optional(status.purchase.purchaseDate?.millisecondsSince1970) { writer.number("purchase_date_ms", $0) }
+        optional(status.endsAt) { writer.number("ends_at_ms", $0) }
+        optional(status.purchase.quantity) { writer.number("quantity", $0) }
+        writer.endObject()
+    }
+
+    private static func optional<T>(_ value: T?, _ write: (T) -> Void) {
+        if let value { write(value) }
+    }
+
+    public static func catalog(_ text: String) throws(ReceiptError) -> ProductCatalog {
+        let document = try JSONValue.parse(text)
+        guard case .object = document else { throw ReceiptError(.badJSON, "a catalog is a JSON object") }
+        var catalog = ProductCatalog()
+        if case .object(let kinds) = document["kinds"] ?? .object([:]) {
+            for (id, value) in kinds {
+                guard let name = value.stringValue, let kind = ProductKind(rawValue: name) else {
+                    throw ReceiptError(.badJSON, "catalog kind of \(id) is not one of "
+                                       + ProductKind.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                catalog.kinds[id] = kind
+            }
+        }
+        if case .object(let durations) = document["non_renewing_durations_ms"] ?? .object([:]) {
+            for (id, value) in durations {
+                guard let milliseconds = value.int64Value, milliseconds > 0 else {
+                    throw ReceiptError(.badJSON, "catalog duration of \(id) is not a positive number of milliseconds")
+                }
+                catalog.nonRenewingDurations[id] = milliseconds
+            }
+        }
+        return catalog
+    }
+}
