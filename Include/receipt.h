@@ -90,6 +90,7 @@ typedef enum receipt_status {
     RECEIPT_E_DUPLICATE_ATTRIBUTE = 134, /* a known attribute twice in one record */
     RECEIPT_E_LIMIT_EXCEEDED = 140,    /* over 1,000,000 attributes or a 64 KiB string */
     RECEIPT_E_BAD_ANCHOR = 141,        /* an anchor that is not one DER or PEM certificate */
+    RECEIPT_E_BAD_JSON = 142,          /* a catalog or App Store response that is not the JSON expected */
 
     /* Verification verdicts: the receipt is readable but must not be believed. */
     RECEIPT_E_SIGNATURE_INVALID = 200,    /* the signature does not verify over the payload */
@@ -446,6 +447,110 @@ receipt_status_t receipt_verification_to_json(const receipt_verification_t *resu
 
 /* Frees a report. NULL is a no-op. */
 void receipt_verification_free(receipt_verification_t *result);
+
+/* ---------------------------------------------------------------- entitlements */
+
+/* Judge a receipt you verified some other way, with verifier NULL. */
+#define RECEIPT_ENTITLEMENTS_UNVERIFIED 2u
+
+/*
+ * Reports what the receipt entitles its owner to at `at_ms` (epoch ms), as JSON:
+ *   {"at_ms", "active_product_ids": [...],
+ *    "purchases": [{"product_id", "transaction_id", "original_transaction_id",
+ *                   "kind", "active", "inactive_reason", "purchase_date_ms",
+ *                   "ends_at_ms", "quantity"}],
+ *    "subscriptions": [{"original_transaction_id", "product_id", "active",
+ *                       "expires_at_ms", "is_trial_period",
+ *                       "is_in_intro_offer_period", "periods"}],
+ *    "consumable_quantities": {"id": n}, "trial_or_intro_offer_used": [...]}
+ *
+ * "kind" is one of "consumable", "non_consumable", "auto_renewable" or
+ * "non_renewing", or null when unknown. "inactive_reason" is one of "expired",
+ * "cancelled" (counts as never purchased), "consumed", "unknown_duration",
+ * "unknown_product_type" or "not_yet_started". Auto-renewable periods are
+ * grouped by original transaction id.
+ *
+ * verifier: the receipt is verified first. A failed verification returns its
+ * 200-299 status and no JSON. NULL is allowed only with
+ * RECEIPT_ENTITLEMENTS_UNVERIFIED in `flags`.
+ * catalog_json: NULL, or {"kinds": {"id": "<kind>"}, "non_renewing_durations_ms":
+ * {"id": ms}}. It gives product kinds where attribute 1707 is absent, and the
+ * durations of non-renewing subscriptions, which receipts never hold.
+ * flags: RECEIPT_JSON_PRETTY and RECEIPT_ENTITLEMENTS_UNVERIFIED.
+ * The JSON is freed with receipt_string_free().
+ * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_INVALID_ARGUMENT (unknown flags,
+ * or no verifier without the flag); RECEIPT_E_BAD_JSON (catalog); the verdicts.
+ */
+receipt_status_t receipt_entitlements_json(const receipt_t *receipt, const receipt_verifier_t *verifier, int64_t at_ms,
+                                           const char *catalog_json, unsigned flags, char **out_json,
+                                           size_t *out_length);
+
+/* ---------------------------------------------------------------- App Store protocol */
+
+/*
+ * The App Store's verifyReceipt protocol, without the transport. The library
+ * builds request bodies, reads responses and says what to do next. Sending the
+ * HTTP request is the caller's job, as the CLI and the Python binding do.
+ */
+typedef enum receipt_environment {
+    RECEIPT_ENVIRONMENT_PRODUCTION = 0,
+    RECEIPT_ENVIRONMENT_SANDBOX = 1
+} receipt_environment_t;
+
+typedef enum receipt_next_step {
+    RECEIPT_NEXT_ACCEPT = 0,              /* 0, or 21006 (valid, subscription expired) */
+    RECEIPT_NEXT_RETRY_IN_SANDBOX = 1,    /* 21007 */
+    RECEIPT_NEXT_RETRY_IN_PRODUCTION = 2, /* 21008 */
+    RECEIPT_NEXT_RETRY_LATER = 3,         /* 21005, 21009, 21100-21199, or is-retryable */
+    RECEIPT_NEXT_REJECT = 4               /* anything else; 21003 and 21004 always */
+} receipt_next_step_t;
+
+/* The verifyReceipt URL of an environment. Static storage; NULL for an unknown value. */
+const char *receipt_appstore_endpoint(receipt_environment_t environment);
+
+/* The request body {"receipt-data": base64, "password": ..., "exclude-old-transactions": ...}
+ * for a receipt given as raw bytes or base64. password may be NULL. The receipt
+ * is parsed first, so garbage is refused here, not by Apple.
+ * The JSON is freed with receipt_string_free().
+ * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_INVALID_ARGUMENT (password not
+ * UTF-8); any parse status, with details in out_error (may be NULL). */
+receipt_status_t receipt_appstore_request(const void *data, size_t length, const char *password,
+                                          int exclude_old_transactions, char **out_json, size_t *out_length,
+                                          receipt_error_t *out_error);
+
+typedef struct receipt_appstore_answer {
+    int64_t status;                /* the response's "status" */
+    receipt_next_step_t next_step;
+    int is_retryable;              /* "is-retryable" or "is_retryable": 1, 0, or -1 when absent */
+    int environment;               /* a receipt_environment_t, or -1 when absent or unknown */
+} receipt_appstore_answer_t;
+
+/* Reads a verifyReceipt response body and decides the next step.
+ * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_BAD_JSON when the body is not JSON
+ * or has no numeric "status", with details in out_error (may be NULL). */
+receipt_status_t receipt_appstore_parse_response(const char *json, size_t length, receipt_appstore_answer_t *out_answer,
+                                                 receipt_error_t *out_error);
+
+/*
+ * The response the App Store would have sent for this receipt, produced
+ * locally, for servers moving off verifyReceipt:
+ *   - 21002 when the bytes are not a receipt;
+ *   - 21007 for a sandbox receipt when `expecting` is production, and 21008
+ *     for the reverse;
+ *   - 21003 when `verifier` does not accept it;
+ *   - otherwise 0, with "environment", "receipt", "latest_receipt_info" (the
+ *     in-app entries, oldest purchase first, in the App Store's shape) and
+ *     "latest_receipt".
+ * A receipt cannot tell renewals made after it was issued, nor
+ * "pending_renewal_info", "request_date" or "subscription_group_identifier", so
+ * these are never written.
+ * The JSON is freed with receipt_string_free(). flags: RECEIPT_JSON_PRETTY.
+ * Errors: RECEIPT_E_NULL_ARGUMENT, RECEIPT_E_INVALID_ARGUMENT. A bad receipt is
+ * not an error here; it is the status 21002 inside the JSON.
+ */
+receipt_status_t receipt_appstore_local_response(const void *data, size_t length, const receipt_verifier_t *verifier,
+                                                 receipt_environment_t expecting, unsigned flags, char **out_json,
+                                                 size_t *out_length);
 
 #ifdef __cplusplus
 }

@@ -57,6 +57,19 @@ func status(_ body: () throws(ReceiptError) -> Void) -> receipt_status_t {
     }
 }
 
+/// As `status`, also filling a caller's receipt_error_t (cleared on success).
+func reportingErrors(_ outError: UnsafeMutablePointer<receipt_error_t>?,
+                     _ body: () throws(ReceiptError) -> Void) -> receipt_status_t {
+    do throws(ReceiptError) {
+        try body()
+        fill(outError, with: nil)
+        return receipt_status_t(.ok)
+    } catch {
+        fill(outError, with: error)
+        return receipt_status_t(error.status)
+    }
+}
+
 let nullArgument = ReceiptError(.nullArgument, "a required pointer argument is NULL")
 
 func required<T>(_ pointer: T?) throws(ReceiptError) -> T {

@@ -31,17 +31,11 @@ public func receipt_verifier_builder_set_trust(_ builder: OpaquePointer?, _ trus
 @c @implementation
 public func receipt_verifier_builder_add_anchor(_ builder: OpaquePointer?, _ certificate: UnsafeRawPointer?, _ length: Int,
                                                 _ outError: UnsafeMutablePointer<receipt_error_t>?) -> receipt_status_t {
-    let result = withBuilder(builder) { (settings) throws(ReceiptError) in
+    reportingErrors(outError) { () throws(ReceiptError) in
+        let settings = try required(object(builder, as: VerifierBuilder.self))
         let bytes = UnsafeRawBufferPointer(start: try required(certificate), count: length)
-        do throws(ReceiptError) {
-            settings.anchors.append(try TrustAnchor(Array(bytes)))
-            fill(outError, with: nil)
-        } catch {
-            fill(outError, with: error)
-            throw error
-        }
+        settings.anchors.append(try TrustAnchor(Array(bytes)))
     }
-    return result
 }
 
 @c @implementation

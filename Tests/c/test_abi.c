@@ -702,6 +702,109 @@ static void test_mutated_receipts_never_crash(void **state) {
     receipt_verifier_free(verifier);
 }
 
+/* ------------------------------------------------------------ entitlements and the App Store */
+
+static void test_entitlements_json(void **state) {
+    (void)state;
+    receipt_t *receipt = parse_file("minted.der");
+    receipt_verifier_t *verifier = test_ca_verifier("com.example.minted");
+    char *json = NULL;
+    /* Minted subscriptions run 2024-03-0N to 2024-04-0N; 2024-03-15 is inside all three. */
+    const int64_t march15 = 1710460800000LL;
+    assert_int_equal(receipt_entitlements_json(receipt, verifier, march15, NULL, 0, &json, NULL), RECEIPT_OK);
+    assert_non_null(strstr(json, "\"active_product_ids\":[\"com.example.product.0\",\"com.example.product.1\",\"com.example.product.2\"]"));
+    assert_non_null(strstr(json, "\"kind\":\"auto_renewable\""));
+    receipt_string_free(json);
+    const int64_t june = 1717200000000LL;
+    assert_int_equal(receipt_entitlements_json(receipt, NULL, june, "{}", RECEIPT_ENTITLEMENTS_UNVERIFIED, &json, NULL),
+                     RECEIPT_OK);
+    assert_non_null(strstr(json, "\"active_product_ids\":[]"));
+    assert_non_null(strstr(json, "\"inactive_reason\":\"expired\""));
+    receipt_string_free(json);
+
+    assert_int_equal(receipt_entitlements_json(receipt, NULL, june, NULL, 0, &json, NULL), RECEIPT_E_INVALID_ARGUMENT);
+    assert_int_equal(receipt_entitlements_json(receipt, verifier, june, "{\"kinds\": 7,", 0, &json, NULL),
+                     RECEIPT_E_BAD_JSON);
+    assert_int_equal(receipt_entitlements_json(NULL, verifier, june, NULL, 0, &json, NULL), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_entitlements_json(receipt, verifier, june, NULL, 0x40, &json, NULL),
+                     RECEIPT_E_INVALID_ARGUMENT);
+
+    /* A verifier that does not trust the test CA: the verdict, no JSON. */
+    receipt_verifier_builder_t *builder = NULL;
+    receipt_verifier_t *apple = NULL;
+    receipt_verifier_builder_new(&builder);
+    receipt_verifier_build(builder, &apple);
+    receipt_verifier_builder_free(builder);
+    json = NULL;
+    assert_int_equal(receipt_entitlements_json(receipt, apple, march15, NULL, 0, &json, NULL), RECEIPT_E_CHAIN_UNTRUSTED);
+    assert_null(json);
+    receipt_verifier_free(apple);
+    receipt_verifier_free(verifier);
+    receipt_free(receipt);
+}
+
+static void test_appstore_request_and_response(void **state) {
+    (void)state;
+    assert_string_equal(receipt_appstore_endpoint(RECEIPT_ENVIRONMENT_PRODUCTION),
+                        "https://buy.itunes.apple.com/verifyReceipt");
+    assert_string_equal(receipt_appstore_endpoint(RECEIPT_ENVIRONMENT_SANDBOX),
+                        "https://sandbox.itunes.apple.com/verifyReceipt");
+    assert_null(receipt_appstore_endpoint((receipt_environment_t)9));
+
+    file_t file;
+    assert_int_equal(read_file("minted.der", &file), 0);
+    char *json = NULL;
+    receipt_error_t error;
+    assert_int_equal(receipt_appstore_request(file.bytes, file.length, "secret", 1, &json, NULL, &error), RECEIPT_OK);
+    assert_non_null(strstr(json, "\"receipt-data\":\"MII"));
+    assert_non_null(strstr(json, "\"password\":\"secret\""));
+    assert_non_null(strstr(json, "\"exclude-old-transactions\":true"));
+    receipt_string_free(json);
+    /* "junk" is valid base64 for three bytes that start no receipt. */
+    assert_int_equal(receipt_appstore_request("junk", 4, NULL, 0, &json, NULL, &error), RECEIPT_E_NOT_A_RECEIPT);
+    assert_int_equal(error.status, RECEIPT_E_NOT_A_RECEIPT);
+
+    static const struct { const char *body; int64_t status; receipt_next_step_t next; int retryable; } answers[] = {
+        {"{\"status\":0,\"environment\":\"Sandbox\"}", 0, RECEIPT_NEXT_ACCEPT, -1},
+        {"{\"status\":21007}", 21007, RECEIPT_NEXT_RETRY_IN_SANDBOX, -1},
+        {"{\"status\":21008}", 21008, RECEIPT_NEXT_RETRY_IN_PRODUCTION, -1},
+        {"{\"status\":21150,\"is-retryable\":true}", 21150, RECEIPT_NEXT_RETRY_LATER, 1},
+        {"{\"status\":21003,\"is_retryable\":true}", 21003, RECEIPT_NEXT_REJECT, 1},
+        {"{\"status\":21004}", 21004, RECEIPT_NEXT_REJECT, -1},
+    };
+    for (size_t i = 0; i < sizeof answers / sizeof answers[0]; i++) {
+        receipt_appstore_answer_t answer;
+        assert_int_equal(receipt_appstore_parse_response(answers[i].body, strlen(answers[i].body), &answer, NULL),
+                         RECEIPT_OK);
+        assert_int_equal(answer.status, answers[i].status);
+        assert_int_equal(answer.next_step, answers[i].next);
+        assert_int_equal(answer.is_retryable, answers[i].retryable);
+    }
+    receipt_appstore_answer_t answer;
+    assert_int_equal(receipt_appstore_parse_response("<html>", 6, &answer, &error), RECEIPT_E_BAD_JSON);
+    assert_true(strlen(error.detail) > 0);
+    assert_int_equal(receipt_appstore_parse_response(NULL, 0, &answer, NULL), RECEIPT_E_NULL_ARGUMENT);
+
+    receipt_verifier_t *verifier = test_ca_verifier("com.example.minted");
+    assert_int_equal(receipt_appstore_local_response("junk", 4, verifier, RECEIPT_ENVIRONMENT_SANDBOX, 0, &json, NULL),
+                     RECEIPT_OK);
+    assert_string_equal(json, "{\"status\":21002}");
+    receipt_string_free(json);
+    assert_int_equal(receipt_appstore_local_response(file.bytes, file.length, verifier, RECEIPT_ENVIRONMENT_PRODUCTION,
+                                                     0, &json, NULL), RECEIPT_OK);
+    assert_string_equal(json, "{\"status\":21007}"); /* a sandbox receipt sent to production */
+    receipt_string_free(json);
+    assert_int_equal(receipt_appstore_local_response(file.bytes, file.length, verifier, RECEIPT_ENVIRONMENT_SANDBOX,
+                                                     0, &json, NULL), RECEIPT_OK);
+    assert_non_null(strstr(json, "{\"status\":0,\"environment\":\"Sandbox\""));
+    assert_non_null(strstr(json, "\"latest_receipt_info\":[{"));
+    receipt_string_free(json);
+    assert_int_equal(receipt_appstore_local_response(file.bytes, file.length, NULL, RECEIPT_ENVIRONMENT_SANDBOX, 0,
+                                                     &json, NULL), RECEIPT_E_NULL_ARGUMENT);
+    receipt_verifier_free(verifier);
+    free(file.bytes);
+}
+
 /* ------------------------------------------------------------ concurrency */
 
 /* One shared verifier, eight threads, a mix of receipts that pass and fail for
@@ -865,6 +968,8 @@ int main(void) {
         cmocka_unit_test(test_verify_minted_receipt),
         cmocka_unit_test(test_verify_failures_report_their_step),
         cmocka_unit_test(test_verify_real_receipt),
+        cmocka_unit_test(test_entitlements_json),
+        cmocka_unit_test(test_appstore_request_and_response),
         cmocka_unit_test(test_mutated_receipts_never_crash),
         cmocka_unit_test(test_fuzz_regressions_replay),
         cmocka_unit_test(test_shared_verifier_across_threads),
