@@ -3,7 +3,10 @@ import ReceiptCore
 
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print a receipt as the App Store's verifyReceipt `receipt` JSON object.")
+        abstract: "Print a receipt as the App Store's verifyReceipt `receipt` JSON object.",
+        discussion: """
+            With --appstore-json, print instead the whole response verifyReceipt would have             given, produced locally (status 21002, 21003, 21007, 21008 or 0); it is verified with             the verify options.
+            """)
 
     @Argument(help: "The receipt file, raw DER/BER or base64; '-' reads standard input.")
     var file: String
@@ -11,7 +14,16 @@ struct Inspect: ParsableCommand {
     @Flag(help: "Write compact JSON on one line.")
     var compact = false
 
+    @Flag(help: "Print the whole verifyReceipt response the App Store would give, produced locally.")
+    var appstoreJson = false
+
+    @Option(help: "With --appstore-json: the environment to answer as, production or sandbox.")
+    var expect: String = "production"
+
+    @OptionGroup var options: VerifierOptions
+
     func run() throws {
+        if appstoreJson { return try runAppStoreJSON() }
         let receipt: Receipt
         do throws(ReceiptError) {
             receipt = try Receipt.parse(try InputFile.read(file))
@@ -19,5 +31,20 @@ struct Inspect: ParsableCommand {
             throw fail(error, file: file)
         }
         print(AppStoreReceiptJSON.render(receipt, indent: compact ? nil : 2))
+    }
+
+    private func runAppStoreJSON() throws {
+        let bytes: [UInt8]
+        let verifier: ReceiptVerifier
+        guard let environment = AppStoreEnvironment(rawValue: expect.prefix(1).uppercased() + expect.dropFirst()) else {
+            throw fail(ReceiptError(.invalidArgument, "--expect must be production or sandbox"), file: file)
+        }
+        do throws(ReceiptError) {
+            bytes = try InputFile.read(file)
+            verifier = try options.makeVerifier()
+        } catch {
+            throw fail(error, file: file)
+        }
+        print(LocalVerifyReceipt.response(for: bytes, verifier: verifier, expecting: environment, indent: compact ? nil : 2))
     }
 }

@@ -10,7 +10,7 @@ struct ReceiptCommand: ParsableCommand {
             Exit status: 0 success (verify: valid); 1 verify: not valid; 2 unusable input or \
             arguments (the status name and detail go to stderr).
             """,
-        subcommands: [Inspect.self, Verify.self, Bench.self]
+        subcommands: [Inspect.self, Verify.self, EntitlementsCommand.self, AppStoreVerify.self, Bench.self]
     )
 }
 

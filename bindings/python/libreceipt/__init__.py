@@ -8,11 +8,11 @@ import ctypes
 import datetime
 
 from . import _native
-from ._errors import ReceiptError, _check, _take_json
+from ._errors import ReceiptError, _check, _take_json, _take_string
 from ._native import lib
 
 __all__ = ["Receipt", "Purchase", "ReceiptDate", "RawAttribute", "ReceiptError", "Verifier", "Verification", "Step",
-           "library_version"]
+           "appstore", "library_version"]
 
 
 def library_version():
@@ -166,6 +166,24 @@ class Receipt(_Record):
         """Every app-level attribute as stored, known or not, in receipt order."""
         return self._attribute(lib.receipt_attribute_count, lib.receipt_attribute_at)
 
+    def entitlements(self, at, verifier=None, catalog=None, unverified=False):
+        """What this receipt entitles its owner to at `at` (a datetime or epoch ms), as a dict.
+
+        The receipt is verified with `verifier` first, and a failed verification raises
+        ReceiptError with its status. Pass unverified=True, and no verifier, only for a
+        receipt you verified some other way. `catalog` is a dict:
+        {"kinds": {product_id: kind}, "non_renewing_durations_ms": {product_id: ms}}."""
+        import datetime as _datetime
+        import json as _json
+        if isinstance(at, _datetime.datetime):
+            at = int(at.timestamp() * 1000)
+        flags = _native.ENTITLEMENTS_UNVERIFIED if unverified else 0
+        catalog_text = _json.dumps(catalog).encode() if catalog is not None else None
+        verifier_handle = verifier._handle if verifier is not None else None
+        text = _take_string(lambda out, length: lib.receipt_entitlements_json(
+            self._handle_or_raise(), verifier_handle, int(at), catalog_text, flags, out, length))
+        return _json.loads(text)
+
     def to_json(self, pretty=False):
         """The App Store verifyReceipt `receipt` object, as a JSON string."""
         return _take_json(lib.receipt_to_json, self._handle_or_raise(), pretty)
@@ -215,3 +233,4 @@ def _install_field_properties():
 _install_field_properties()
 
 from .verification import Step, Verification, Verifier  # noqa: E402
+from . import appstore  # noqa: E402

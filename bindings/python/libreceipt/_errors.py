@@ -18,15 +18,24 @@ class ReceiptError(Exception):
         super().__init__(f"{self.name}: {self.detail}")
 
 
-def _check(status):
+def _check(status, error=None):
+    """Raises for a failed status, with the call's receipt_error_t detail when there is one."""
     if status != _native.STATUS_OK:
+        if error is not None and error.status == status:
+            offset = None if error.offset == _native.NO_OFFSET else error.offset
+            raise ReceiptError(status, error.detail.decode("utf-8", "replace"), offset)
         raise ReceiptError(status)
 
 
 def _take_json(function, handle, pretty):
     """Calls a receipt_*_to_json function and frees the string it returns."""
+    return _take_string(lambda out, length: function(handle, _native.JSON_PRETTY if pretty else 0, out, length))
+
+
+def _take_string(call, error=None):
+    """Runs call(out, length) for a function returning an owned string; frees it."""
     out, length = ctypes.c_void_p(), ctypes.c_size_t()
-    _check(function(handle, _native.JSON_PRETTY if pretty else 0, ctypes.byref(out), ctypes.byref(length)))
+    _check(call(ctypes.byref(out), ctypes.byref(length)), error)
     try:
         return ctypes.string_at(out, length.value).decode("utf-8")
     finally:

@@ -79,7 +79,17 @@ TRUST_APPLE_ROOT = 1
 TRUST_XCODE_STOREKIT = 2
 STEP_OUTCOMES = ("passed", "skipped", "failed")
 
+class AnswerStruct(ctypes.Structure):
+    _fields_ = [("status", ctypes.c_int64), ("next_step", ctypes.c_int), ("is_retryable", ctypes.c_int),
+                ("environment", ctypes.c_int)]
+
+
+ENTITLEMENTS_UNVERIFIED = 2
+ENVIRONMENTS = {"production": 0, "sandbox": 1}
+NEXT_STEPS = ("accept", "retry_in_sandbox", "retry_in_production", "retry_later", "reject")
+
 _handle_out = ctypes.POINTER(ctypes.c_void_p)
+_owned_out = (ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t))
 _signatures.update({
     "receipt_verifier_builder_new": (ctypes.c_int, [_handle_out]),
     "receipt_verifier_builder_free": (None, [ctypes.c_void_p]),
@@ -100,6 +110,15 @@ _signatures.update({
     "receipt_verification_to_json": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_uint, ctypes.POINTER(ctypes.c_void_p),
                                                     ctypes.POINTER(ctypes.c_size_t)]),
     "receipt_verification_free": (None, [ctypes.c_void_p]),
+    "receipt_entitlements_json": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_char_p,
+                                                 ctypes.c_uint, *_owned_out]),
+    "receipt_appstore_endpoint": (ctypes.c_char_p, [ctypes.c_int]),
+    "receipt_appstore_request": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int,
+                                                *_owned_out, ctypes.POINTER(ErrorStruct)]),
+    "receipt_appstore_parse_response": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(AnswerStruct),
+                                                       ctypes.POINTER(ErrorStruct)]),
+    "receipt_appstore_local_response": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_int,
+                                                       ctypes.c_uint, *_owned_out]),
 })
 
 for _name, (_restype, _argtypes) in _signatures.items():

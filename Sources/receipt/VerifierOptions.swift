@@ -1,0 +1,61 @@
+import ArgumentParser
+import ReceiptCore
+
+/// The trust and policy options every verifying subcommand shares.
+struct VerifierOptions: ParsableArguments {
+    @Option(help: "The expected bundle id (not checked when omitted).")
+    var bundleId: String?
+
+    @Option(help: "The expected application version (not checked when omitted).")
+    var appVersion: String?
+
+    @Option(help: "The device identifier in hex: 16 bytes (iOS identifierForVendor) or 6 (macOS en0 MAC).")
+    var deviceId: String?
+
+    @Flag(help: "Also trust Xcode's StoreKit Testing certificate.")
+    var allowXcode = false
+
+    @Flag(help: "Do not trust the Apple Inc. Root CA (use with --allow-xcode or --anchor).")
+    var noAppleRoot = false
+
+    @Option(help: "Trust this certificate (DER or PEM) as well; repeatable.")
+    var anchor: [String] = []
+
+    @Option(help: "The instant the VPP expiration is checked against (RFC 3339, e.g. 2024-01-01T00:00:00Z).")
+    var now: String?
+
+    func makeVerifier() throws(ReceiptError) -> ReceiptVerifier {
+        var policy = VerificationPolicy(bundleID: bundleId, applicationVersion: appVersion)
+        if let deviceId {
+            guard let bytes = CommandLineValues.hexBytes(deviceId) else {
+                throw ReceiptError(.invalidArgument, "--device-id is not hex: \(deviceId)")
+            }
+            policy.deviceIdentifier = bytes
+        }
+        if let now { policy.nowMilliseconds = try CommandLineValues.instant(now, option: "--now") }
+        let anchors = try anchor.map { (path) throws(ReceiptError) in try TrustAnchor(InputFile.read(path)) }
+        var trust: TrustOptions = noAppleRoot ? [] : .appleRoot
+        if allowXcode { trust.insert(.xcodeStoreKit) }
+        return ReceiptVerifier(trust: trust, anchors: anchors, policy: policy)
+    }
+}
+
+enum CommandLineValues {
+    static func hexBytes(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8).filter { $0 != UInt8(ascii: ":") }
+        guard digits.count % 2 == 0, !digits.isEmpty else { return nil }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(byte)
+        }
+        return bytes
+    }
+
+    static func instant(_ text: String, option: String) throws(ReceiptError) -> Int64 {
+        guard let milliseconds = ReceiptDateText.epochMilliseconds(text) else {
+            throw ReceiptError(.invalidArgument, "\(option) is not an RFC 3339 instant like 2024-01-01T00:00:00Z: \(text)")
+        }
+        return milliseconds
+    }
+}
