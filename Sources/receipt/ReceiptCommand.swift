@@ -7,8 +7,9 @@ struct ReceiptCommand: ParsableCommand {
         commandName: "receipt",
         abstract: "Parse and verify App Store receipts.",
         discussion: """
-            Exit status: 0 success (verify: valid); 1 verify: not valid; 2 unusable input or \
-            arguments (the status name and detail go to stderr).
+            Exit status: 0 success; 1 the receipt did not verify (verify, entitlements) or the \
+            App Store refused it (appstore-verify); 2 unusable input or arguments (the status \
+            name and detail go to stderr); 3 no usable answer from the App Store (appstore-verify).
             """,
         subcommands: [Inspect.self, Verify.self, EntitlementsCommand.self, AppStoreVerify.self, Bench.self]
     )
