@@ -536,6 +536,73 @@ receipt_status_t receipt_appstore_parse_response(const char *json, size_t length
                                                  receipt_error_t *out_error);
 
 /*
+ * One exchange with verifyReceipt, with the redirect and retry rules and no I/O.
+ * The library says where to send which body. The caller POSTs it (Content-Type:
+ * application/json) and hands back each HTTP answer. The rules:
+ *   - start in `start`;
+ *   - on 21007 or 21008, move once to the other environment;
+ *   - on 21005, 21009, 21100-21199, is-retryable or HTTP 5xx, wait
+ *     step.delay_ms (200 ms, doubling) and retry, at most `retries` times;
+ *   - never retry 21003 or 21004;
+ *   - a body that is not verifyReceipt JSON ends the exchange as UNAVAILABLE.
+ *
+ *   receipt_appstore_exchange_new(data, length, password, 0, RECEIPT_ENVIRONMENT_PRODUCTION,
+ *                                 NULL, NULL, 2, &exchange, &error);
+ *   do {
+ *       sleep_ms(step.delay_ms);
+ *       post(receipt_appstore_exchange_url(exchange), receipt_appstore_exchange_body(exchange),
+ *            &http_status, &answer);
+ *       receipt_appstore_exchange_handle(exchange, http_status, answer, answer_length, &step);
+ *   } while (step.action == RECEIPT_EXCHANGE_SEND);
+ *
+ * Thread-safety: an exchange is for one thread. Free it with
+ * receipt_appstore_exchange_free() (NULL is a no-op).
+ */
+typedef struct receipt_appstore_exchange receipt_appstore_exchange_t;
+
+typedef enum receipt_exchange_action {
+    RECEIPT_EXCHANGE_SEND = 0,        /* POST the body to the URL after delay_ms */
+    RECEIPT_EXCHANGE_ACCEPTED = 1,    /* 0 or 21006: the last answer is the result */
+    RECEIPT_EXCHANGE_REJECTED = 2,    /* the App Store said no; status says how */
+    RECEIPT_EXCHANGE_UNAVAILABLE = 3  /* no usable answer; detail says why */
+} receipt_exchange_action_t;
+
+typedef struct receipt_exchange_step {
+    receipt_exchange_action_t action;
+    int64_t status;                   /* ACCEPTED, REJECTED: the answer's status */
+    int delay_ms;                     /* SEND: how long to wait first */
+    char detail[RECEIPT_DETAIL_SIZE]; /* UNAVAILABLE: why, NUL-terminated */
+} receipt_exchange_step_t;
+
+/* Starts an exchange for a receipt (raw bytes or base64; parsed first, so
+ * garbage never reaches Apple). password, production_url and sandbox_url may
+ * be NULL (no password; Apple's URLs).
+ * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_INVALID_ARGUMENT (strings not
+ * UTF-8, an unknown environment, retries < 0); any parse status, with details
+ * in out_error (may be NULL). */
+receipt_status_t receipt_appstore_exchange_new(const void *data, size_t length, const char *password,
+                                               int exclude_old_transactions, receipt_environment_t start,
+                                               const char *production_url, const char *sandbox_url, int retries,
+                                               receipt_appstore_exchange_t **out_exchange,
+                                               receipt_error_t *out_error);
+
+/* The URL to POST to next. Borrowed, valid until the next _handle or _free. NULL for NULL. */
+const char *receipt_appstore_exchange_url(const receipt_appstore_exchange_t *exchange);
+
+/* The request body. Borrowed, valid until _free. NULL for NULL. */
+const char *receipt_appstore_exchange_body(const receipt_appstore_exchange_t *exchange);
+
+/* Takes the HTTP status and body of the answer to the last request and fills
+ * *out_step with what to do next. Pass http_status 0 and an empty body when the
+ * request failed in transport (it then counts as unavailable).
+ * Errors: RECEIPT_E_NULL_ARGUMENT. */
+receipt_status_t receipt_appstore_exchange_handle(receipt_appstore_exchange_t *exchange, int http_status,
+                                                  const char *body, size_t length,
+                                                  receipt_exchange_step_t *out_step);
+
+void receipt_appstore_exchange_free(receipt_appstore_exchange_t *exchange);
+
+/*
  * The response the App Store would have sent for this receipt, produced
  * locally, for servers moving off verifyReceipt:
  *   - 21002 when the bytes are not a receipt;

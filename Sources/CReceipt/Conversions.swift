@@ -87,9 +87,13 @@ func fill(_ error: UnsafeMutablePointer<receipt_error_t>?, with failure: Receipt
     guard let error else { return }
     error.pointee.status = receipt_status_t(failure?.status ?? .ok)
     error.pointee.offset = failure?.offset ?? Int(bitPattern: UInt(RECEIPT_NO_OFFSET))
-    let detailCapacity = MemoryLayout.size(ofValue: error.pointee.detail)
-    let detail = failure?.detailPrefix(maxBytes: detailCapacity - 1) ?? []
-    withUnsafeMutableBytes(of: &error.pointee.detail) { buffer in
+    copyDetail(failure, into: &error.pointee.detail)
+}
+
+/// A detail into a fixed C char array, cut at a UTF-8 boundary and NUL-terminated.
+func copyDetail<Buffer>(_ failure: ReceiptError?, into field: inout Buffer) {
+    let detail = failure?.detailPrefix(maxBytes: MemoryLayout<Buffer>.size - 1) ?? []
+    withUnsafeMutableBytes(of: &field) { buffer in
         buffer.initializeMemory(as: UInt8.self, repeating: 0)
         buffer.copyBytes(from: detail)
     }

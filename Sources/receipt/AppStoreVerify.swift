@@ -6,8 +6,8 @@ import FoundationNetworking
 #endif
 import ReceiptCore
 
-/// verifyReceipt over HTTP. The protocol (body, reading the answer, what to do
-/// next) is ReceiptCore's; this command only moves the bytes.
+/// verifyReceipt over HTTP. The protocol, redirects and retries included, is
+/// ReceiptCore's VerifyReceiptExchange; this command only moves the bytes.
 struct AppStoreVerify: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "appstore-verify",
@@ -47,45 +47,31 @@ struct AppStoreVerify: ParsableCommand {
     static let noUsableAnswerExitCode: Int32 = 3
 
     func run() throws {
-        let body: String
+        var exchange: VerifyReceiptExchange
         do throws(ReceiptError) {
-            body = try VerifyReceiptRequest(receipt: try InputFile.read(file), password: password,
-                                            excludeOldTransactions: excludeOldTransactions).jsonBody
+            let request = try VerifyReceiptRequest(receipt: try InputFile.read(file), password: password,
+                                                   excludeOldTransactions: excludeOldTransactions)
+            exchange = VerifyReceiptExchange(request: request, startIn: sandbox ? .sandbox : .production,
+                                             productionURL: endpoint, sandboxURL: sandboxEndpoint, retries: retries)
         } catch {
             throw fail(error, file: file)
         }
-        var environment: AppStoreEnvironment = sandbox ? .sandbox : .production
-        var switchedEnvironment = false
-        var attempts = 0
+        var delay = 0
         while true {
-            let url = environment == .production ? (endpoint ?? environment.endpoint) : (sandboxEndpoint ?? environment.endpoint)
-            let (status, text) = try post(body, to: url)
-            let step: NextStep
-            if status >= 500 {
-                step = .retryLater
-            } else {
-                do throws(ReceiptError) {
-                    step = try VerifyReceiptResponse.parse(text).nextStep
-                } catch {
-                    return try giveUp("\(url) answered HTTP \(status) with no usable JSON: \(error.detail)")
-                }
-            }
-            switch step {
-            case .accept:
+            if delay > 0 { usleep(UInt32(delay) * 1000) }
+            let (status, text) = try post(exchange.body, to: exchange.url)
+            switch exchange.handle(httpStatus: status, body: text) {
+            case .send(_, let wait):
+                delay = wait
+            case .accepted:
                 print(text)
                 return
-            case .retryInSandbox where !switchedEnvironment, .retryInProduction where !switchedEnvironment:
-                switchedEnvironment = true
-                environment = step == .retryInSandbox ? .sandbox : .production
-            case .retryLater where attempts < retries:
-                attempts += 1
-                usleep(UInt32(200_000 * (1 << min(attempts, 5))))
-            case .retryLater:
-                return try giveUp("\(url) still asks to retry after \(retries) retries (HTTP \(status))")
-            default:
+            case .rejected(let code):
                 print(text)
-                printToStandardError("receipt: the App Store did not accept the receipt (\(step.rawValue))")
+                printToStandardError("receipt: the App Store did not accept the receipt (status \(code))")
                 throw ExitCode(1)
+            case .unavailable(let reason):
+                return try giveUp(reason)
             }
         }
     }

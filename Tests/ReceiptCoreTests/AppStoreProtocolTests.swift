@@ -113,3 +113,39 @@ struct LocalVerifyReceiptRealTests {
         #expect(LocalVerifyReceipt.response(for: production, verifier: verifier, expecting: .production).hasPrefix("{\"status\":0,"))
     }
 }
+
+struct VerifyReceiptExchangeTests {
+    private func exchange(retries: Int = 2, sandbox: Bool = false) throws -> VerifyReceiptExchange {
+        VerifyReceiptExchange(request: try VerifyReceiptRequest(receipt: DER.receipt(attributes: DER.validAppAttributes)),
+                              startIn: sandbox ? .sandbox : .production, productionURL: "p", sandboxURL: "s",
+                              retries: retries)
+    }
+
+    @Test func movesOnceBetweenEnvironments() throws {
+        var conversation = try exchange()
+        #expect(conversation.url == "p")
+        #expect(conversation.handle(httpStatus: 200, body: #"{"status":21007}"#) == .send(url: "s", delayMilliseconds: 0))
+        #expect(conversation.handle(httpStatus: 200, body: #"{"status":21008}"#) == .rejected(status: 21008))
+    }
+
+    @Test func retriesWithGrowingDelaysThenGivesUp() throws {
+        var conversation = try exchange(retries: 2)
+        #expect(conversation.handle(httpStatus: 502, body: "") == .send(url: "p", delayMilliseconds: 400))
+        #expect(conversation.handle(httpStatus: 200, body: #"{"status":21005}"#) == .send(url: "p", delayMilliseconds: 800))
+        guard case .unavailable = conversation.handle(httpStatus: 200, body: #"{"status":21009}"#) else {
+            Issue.record("a third retryable answer was retried past the limit")
+            return
+        }
+    }
+
+    @Test func acceptsAndRejectsWithoutRetrying() throws {
+        var conversation = try exchange(sandbox: true)
+        #expect(conversation.url == "s")
+        #expect(conversation.handle(httpStatus: 200, body: #"{"status":21004,"is-retryable":true}"#) == .rejected(status: 21004))
+        #expect(conversation.handle(httpStatus: 200, body: #"{"status":0}"#) == .accepted(status: 0))
+        guard case .unavailable = conversation.handle(httpStatus: 0, body: "timed out") else {
+            Issue.record("a transport failure was not reported as unavailable")
+            return
+        }
+    }
+}

@@ -805,6 +805,75 @@ static void test_appstore_request_and_response(void **state) {
     free(file.bytes);
 }
 
+static receipt_exchange_step_t answer_with(receipt_appstore_exchange_t *exchange, int http, const char *body) {
+    receipt_exchange_step_t step;
+    assert_int_equal(receipt_appstore_exchange_handle(exchange, http, body, strlen(body), &step), RECEIPT_OK);
+    return step;
+}
+
+static void test_appstore_exchange_rules(void **state) {
+    (void)state;
+    file_t file;
+    assert_int_equal(read_file("minted.der", &file), 0);
+    receipt_appstore_exchange_t *exchange = NULL;
+    receipt_error_t error;
+    assert_int_equal(receipt_appstore_exchange_new(file.bytes, file.length, "pw", 0, RECEIPT_ENVIRONMENT_PRODUCTION,
+                                                   "http://p/verify", "http://s/verify", 1, &exchange, &error),
+                     RECEIPT_OK);
+    assert_string_equal(receipt_appstore_exchange_url(exchange), "http://p/verify");
+    assert_non_null(strstr(receipt_appstore_exchange_body(exchange), "\"password\":\"pw\""));
+
+    receipt_exchange_step_t step = answer_with(exchange, 200, "{\"status\":21007}");
+    assert_int_equal(step.action, RECEIPT_EXCHANGE_SEND);
+    assert_int_equal(step.delay_ms, 0);
+    assert_string_equal(receipt_appstore_exchange_url(exchange), "http://s/verify");
+    step = answer_with(exchange, 503, "");
+    assert_int_equal(step.action, RECEIPT_EXCHANGE_SEND); /* the one retry */
+    assert_true(step.delay_ms > 0);
+    step = answer_with(exchange, 200, "{\"status\":21100}");
+    assert_int_equal(step.action, RECEIPT_EXCHANGE_UNAVAILABLE); /* retries spent */
+    assert_non_null(strstr(step.detail, "after 1 retries"));
+    receipt_appstore_exchange_free(exchange);
+
+    assert_int_equal(receipt_appstore_exchange_new(file.bytes, file.length, NULL, 1, RECEIPT_ENVIRONMENT_SANDBOX, NULL,
+                                                   NULL, 3, &exchange, NULL), RECEIPT_OK);
+    assert_string_equal(receipt_appstore_exchange_url(exchange), "https://sandbox.itunes.apple.com/verifyReceipt");
+    step = answer_with(exchange, 200, "{\"status\":21008}");
+    assert_string_equal(receipt_appstore_exchange_url(exchange), "https://buy.itunes.apple.com/verifyReceipt");
+    step = answer_with(exchange, 200, "{\"status\":21007}"); /* no second switch */
+    assert_int_equal(step.action, RECEIPT_EXCHANGE_REJECTED);
+    assert_int_equal(step.status, 21007);
+    receipt_appstore_exchange_free(exchange);
+
+    assert_int_equal(receipt_appstore_exchange_new(file.bytes, file.length, NULL, 0, RECEIPT_ENVIRONMENT_PRODUCTION, NULL,
+                                                   NULL, 3, &exchange, NULL), RECEIPT_OK);
+    step = answer_with(exchange, 200, "{\"status\":21003,\"is-retryable\":true}");
+    assert_int_equal(step.action, RECEIPT_EXCHANGE_REJECTED); /* never retried */
+    step = answer_with(exchange, 200, "<html>");
+    assert_int_equal(step.action, RECEIPT_EXCHANGE_UNAVAILABLE);
+    step = answer_with(exchange, 0, "connection refused");
+    assert_int_equal(step.action, RECEIPT_EXCHANGE_UNAVAILABLE);
+    assert_non_null(strstr(step.detail, "connection refused"));
+    step = answer_with(exchange, 200, "{\"status\":21006}");
+    assert_int_equal(step.action, RECEIPT_EXCHANGE_ACCEPTED);
+    assert_int_equal(step.status, 21006);
+    assert_int_equal(receipt_appstore_exchange_handle(exchange, 200, NULL, 3, &step), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_appstore_exchange_handle(NULL, 200, "{}", 2, &step), RECEIPT_E_NULL_ARGUMENT);
+    receipt_appstore_exchange_free(exchange);
+    receipt_appstore_exchange_free(NULL);
+    assert_null(receipt_appstore_exchange_url(NULL));
+
+    exchange = (receipt_appstore_exchange_t *)0x1;
+    assert_int_equal(receipt_appstore_exchange_new("junk", 4, NULL, 0, RECEIPT_ENVIRONMENT_PRODUCTION, NULL, NULL, 1,
+                                                   &exchange, &error), RECEIPT_E_NOT_A_RECEIPT);
+    assert_null(exchange);
+    assert_int_equal(receipt_appstore_exchange_new(file.bytes, file.length, NULL, 0, RECEIPT_ENVIRONMENT_PRODUCTION, NULL,
+                                                   NULL, -1, &exchange, NULL), RECEIPT_E_INVALID_ARGUMENT);
+    assert_int_equal(receipt_appstore_exchange_new(file.bytes, file.length, NULL, 0, (receipt_environment_t)7, NULL,
+                                                   NULL, 1, &exchange, NULL), RECEIPT_E_INVALID_ARGUMENT);
+    free(file.bytes);
+}
+
 /* ------------------------------------------------------------ concurrency */
 
 /* One shared verifier, eight threads, a mix of receipts that pass and fail for
@@ -970,6 +1039,7 @@ int main(void) {
         cmocka_unit_test(test_verify_real_receipt),
         cmocka_unit_test(test_entitlements_json),
         cmocka_unit_test(test_appstore_request_and_response),
+        cmocka_unit_test(test_appstore_exchange_rules),
         cmocka_unit_test(test_mutated_receipts_never_crash),
         cmocka_unit_test(test_fuzz_regressions_replay),
         cmocka_unit_test(test_shared_verifier_across_threads),

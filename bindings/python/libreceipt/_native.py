@@ -84,6 +84,12 @@ class AnswerStruct(ctypes.Structure):
                 ("environment", ctypes.c_int)]
 
 
+class ExchangeStepStruct(ctypes.Structure):
+    _fields_ = [("action", ctypes.c_int), ("status", ctypes.c_int64), ("delay_ms", ctypes.c_int),
+                ("detail", ctypes.c_char * DETAIL_SIZE)]
+
+
+EXCHANGE_ACTIONS = ("send", "accepted", "rejected", "unavailable")
 ENTITLEMENTS_UNVERIFIED = 2
 ENVIRONMENTS = {"production": 0, "sandbox": 1}
 NEXT_STEPS = ("accept", "retry_in_sandbox", "retry_in_production", "retry_later", "reject")
@@ -117,6 +123,14 @@ _signatures.update({
                                                 *_owned_out, ctypes.POINTER(ErrorStruct)]),
     "receipt_appstore_parse_response": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(AnswerStruct),
                                                        ctypes.POINTER(ErrorStruct)]),
+    "receipt_appstore_exchange_new": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int,
+                                                     ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int,
+                                                     _handle_out, ctypes.POINTER(ErrorStruct)]),
+    "receipt_appstore_exchange_url": (ctypes.c_char_p, [ctypes.c_void_p]),
+    "receipt_appstore_exchange_body": (ctypes.c_char_p, [ctypes.c_void_p]),
+    "receipt_appstore_exchange_handle": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t,
+                                                        ctypes.POINTER(ExchangeStepStruct)]),
+    "receipt_appstore_exchange_free": (None, [ctypes.c_void_p]),
     "receipt_appstore_local_response": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_int,
                                                        ctypes.c_uint, *_owned_out]),
 })

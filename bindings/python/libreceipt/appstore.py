@@ -60,40 +60,49 @@ def local_response(receipt, verifier, expect="production", pretty=False):
 
 def verify_receipt(receipt, password=None, sandbox=False, production_url=None, sandbox_url=None, timeout=10.0,
                    retries=2, exclude_old_transactions=False):
-    """Asks verifyReceipt, moving once to the other environment on 21007/21008 and backing
-    off on retryable answers. Returns the response dict when accepted (0 or 21006)."""
-    body = request_body(receipt, password, exclude_old_transactions).encode("utf-8")
-    urls = {"production": production_url or endpoint("production"), "sandbox": sandbox_url or endpoint("sandbox")}
-    environment = "sandbox" if sandbox else "production"
-    switched, attempts = False, 0
-    while True:
-        status_code, text = _post(urls[environment], body, timeout)
-        if status_code >= 500:
-            step, status = "retry_later", None
-        else:
+    """Asks verifyReceipt and returns the response dict when accepted (0 or 21006).
+    The redirects (21007/21008) and retries (21005, 21009, 21100-21199, is-retryable,
+    HTTP 5xx, never 21003/21004) are libreceipt's; this function only does the HTTP."""
+    data = receipt.encode("ascii") if isinstance(receipt, str) else bytes(receipt)
+    exchange, error = ctypes.c_void_p(), _native.ErrorStruct()
+
+    def text(value):
+        return value.encode("utf-8") if value is not None else None
+
+    _check(lib.receipt_appstore_exchange_new(
+        data, len(data), text(password), 1 if exclude_old_transactions else 0,
+        _native.ENVIRONMENTS["sandbox" if sandbox else "production"], text(production_url), text(sandbox_url),
+        retries, ctypes.byref(exchange), ctypes.byref(error)), error)
+    try:
+        body = lib.receipt_appstore_exchange_body(exchange)
+        while True:
+            url = lib.receipt_appstore_exchange_url(exchange).decode()
             try:
-                status, step = next_step(text)
-            except ReceiptError as error:
-                raise AppStoreUnavailable(f"{urls[environment]} answered HTTP {status_code}: {error.detail}") from None
-        if step == "accept":
-            return json.loads(text)
-        if step in ("retry_in_sandbox", "retry_in_production") and not switched:
-            switched, environment = True, "sandbox" if step == "retry_in_sandbox" else "production"
-        elif step == "retry_later" and attempts < retries:
-            attempts += 1
-            time.sleep(0.2 * 2 ** attempts)
-        elif step == "retry_later":
-            raise AppStoreUnavailable(f"{urls[environment]} still asks to retry after {retries} retries")
-        else:
-            raise AppStoreRejected(status, json.loads(text))
+                status_code, answer = _post(url, body, timeout)
+            except AppStoreUnavailable as failure:  # status 0 tells the exchange the transport failed
+                status_code, answer = 0, str(failure).encode("utf-8")
+            step = _native.ExchangeStepStruct()
+            _check(lib.receipt_appstore_exchange_handle(exchange, status_code, answer, len(answer), ctypes.byref(step)))
+            action = _native.EXCHANGE_ACTIONS[step.action]
+            if action == "send":
+                time.sleep(step.delay_ms / 1000)
+            elif action == "accepted":
+                return json.loads(answer)
+            elif action == "rejected":
+                raise AppStoreRejected(step.status, json.loads(answer))
+            else:
+                raise AppStoreUnavailable(step.detail.decode("utf-8", "replace"))
+    finally:
+        lib.receipt_appstore_exchange_free(exchange)
 
 
 def _post(url, body, timeout):
+    """(HTTP status, body bytes); transport failures raise AppStoreUnavailable."""
     request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"}, method="POST")
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.status, response.read().decode("utf-8", "replace")
+            return response.status, response.read()
     except urllib.error.HTTPError as error:
-        return error.code, error.read().decode("utf-8", "replace")
+        return error.code, error.read()
     except (urllib.error.URLError, TimeoutError, OSError) as error:
         raise AppStoreUnavailable(f"{url}: {error}") from None
