@@ -102,7 +102,7 @@ examples: build
 bench: build
 	bench/run.sh
 
-# libFuzzer over the C ABI: `make fuzz FUZZ_SECONDS=600` per target; fuzz-smoke is CI's minute.
+# libFuzzer over the C ABI: `make fuzz FUZZ_SECONDS=600` per target; fuzz-smoke is CI's 75 seconds.
 FUZZ_SECONDS ?= 600
 fuzz: deps
 	fuzz/run.sh $(FUZZ_SECONDS)

@@ -5,6 +5,7 @@
  *   json:   parse, then render the App Store JSON and walk every raw attribute
  *   base64: the bytes as base64 text of a receipt (encoded here, so mutations
  *           explore the DER underneath the text form)
+ *   response: the bytes as a verifyReceipt answer, and as a product catalog
  * Every call must return a status; any crash, leak or hang is a finding. */
 #include <stddef.h>
 #include <stdint.h>
@@ -17,6 +18,7 @@
 #define VERIFY 2
 #define JSON 3
 #define BASE64 4
+#define RESPONSE 5
 
 static receipt_verifier_t *default_verifier(void) {
     static receipt_verifier_t *verifier;
@@ -43,6 +45,39 @@ static size_t to_base64(const uint8_t *data, size_t size, char *out) {
     return o;
 }
 
+#if FUZZ_TARGET == RESPONSE
+static const uint8_t minimal_receipt[] = { /* a payload-only receipt: one bundle_id, no signers */
+    0x30, 0x3a, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x02, 0xa0, 0x2d, 0x30, 0x2b, 0x02,
+    0x01, 0x01, 0x31, 0x00, 0x30, 0x22, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x01, 0xa0,
+    0x15, 0x04, 0x13, 0x31, 0x11, 0x30, 0x0f, 0x02, 0x01, 0x02, 0x02, 0x01, 0x01, 0x04, 0x07, 0x0c, 0x05, 0x61,
+    0x2e, 0x62, 0x2e, 0x63, 0x31, 0x00};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    receipt_appstore_answer_t answer;
+    receipt_status_t status = receipt_appstore_parse_response((const char *)data, size, &answer, NULL);
+    if (status != RECEIPT_OK && status != RECEIPT_E_BAD_JSON) abort();
+    receipt_appstore_exchange_t *exchange = NULL;
+    if (receipt_appstore_exchange_new(minimal_receipt, sizeof minimal_receipt, NULL, 0, RECEIPT_ENVIRONMENT_PRODUCTION,
+                                      NULL, NULL, 1, &exchange, NULL) != RECEIPT_OK) abort();
+    receipt_exchange_step_t step;
+    for (int i = 0; i < 3; i++) {
+        if (receipt_appstore_exchange_handle(exchange, 200, (const char *)data, size, &step) != RECEIPT_OK) abort();
+        if (step.action != RECEIPT_EXCHANGE_SEND) break;
+    }
+    receipt_appstore_exchange_free(exchange);
+    receipt_t *receipt = NULL;
+    if (receipt_parse(minimal_receipt, sizeof minimal_receipt, &receipt, NULL) != RECEIPT_OK) abort();
+    char *catalog = malloc(size + 1), *json = NULL;
+    memcpy(catalog, data, size);
+    catalog[size] = 0;
+    status = receipt_entitlements_json(receipt, NULL, 0, catalog, RECEIPT_ENTITLEMENTS_UNVERIFIED, &json, NULL);
+    if (status != RECEIPT_OK && status != RECEIPT_E_BAD_JSON && status != RECEIPT_E_INVALID_ARGUMENT) abort();
+    receipt_string_free(json);
+    free(catalog);
+    receipt_free(receipt);
+    return 0;
+}
+#else
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     receipt_t *receipt = NULL;
     receipt_error_t error;
@@ -85,3 +120,4 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     receipt_free(receipt);
     return 0;
 }
+#endif

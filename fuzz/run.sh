@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing of the C ABI with libFuzzer and AddressSanitizer.
-#   fuzz/run.sh SECONDS [TARGET...]     targets: parse verify json base64 (default: all)
+#   fuzz/run.sh SECONDS [TARGET...]     targets: parse verify json base64 response (default: all)
 # Builds an instrumented libreceipt into .build-fuzz, seeds each target with the
 # minted vectors, fuzz/regressions and, when present, ../shared's real receipts,
 # and fails on the first crash, leak or timeout. Findings land in build/fuzz/findings.
@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:?usage: fuzz/run.sh SECONDS [TARGET...]}
 shift
-targets=("${@:-parse verify json base64}")
+targets=("${@:-parse verify json base64 response}")
 read -r -a targets <<< "${targets[*]}"
 out=build/fuzz
 mkdir -p $out/findings
@@ -30,12 +30,18 @@ fi
 extra=()
 [ -d ../shared/fixtures/apple/receipts ] && extra+=(../shared/fixtures/apple/receipts ../shared/fixtures/apple/edge)
 
-declare -A number=([parse]=1 [verify]=2 [json]=3 [base64]=4)
+declare -A number=([parse]=1 [verify]=2 [json]=3 [base64]=4 [response]=5)
 for target in "${targets[@]}"; do
   clang -g -O1 -fsanitize=fuzzer,address -DFUZZ_TARGET=${number[$target]} -IInclude fuzz/fuzz_targets.c \
     -L$out -lreceipt -fuse-ld=lld -o $out/fuzz_$target 2>&1 | grep -v "Cannot export" || true
   corpus=$out/corpus-$target
   mkdir -p $corpus
+  if [ "$target" = response ] && [ -z "$(ls -A $corpus)" ]; then  # JSON seeds for the JSON target
+    printf '{"status":0,"environment":"Sandbox","is-retryable":false,"latest_receipt_info":[{"transaction_id":"1"}]}' > $corpus/ok.json
+    printf '{"status":21007}' > $corpus/redirect.json
+    printf '{"kinds":{"a":"consumable"},"non_renewing_durations_ms":{"s":1000}}' > $corpus/catalog.json
+    printf '{"status":21199,"is_retryable":1,"pending_renewal_info":[{"expiration_intent":"1","auto_renew_status":"0"}]}' > $corpus/retry.json
+  fi
   echo "fuzz: $target for ${seconds}s"
   $out/fuzz_$target -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=200000 \
     -artifact_prefix=$out/findings/$target- -print_final_stats=1 \
