@@ -16,9 +16,9 @@ public enum EntitlementsJSON {
         for subscription in entitlements.subscriptions {
             writer.beginObject()
             writer.string("original_transaction_id", subscription.originalTransactionID)
-            optional(subscription.productID) { writer.string("product_id", $0) }
+            ifPresent(subscription.productID) { writer.string("product_id", $0) }
             writer.bool("active", subscription.isActive)
-            optional(subscription.expiresAt) { writer.number("expires_at_ms", $0) }
+            ifPresent(subscription.expiresAt) { writer.number("expires_at_ms", $0) }
             writer.bool("is_trial_period", subscription.isInTrialPeriod)
             writer.bool("is_in_intro_offer_period", subscription.isInIntroOfferPeriod)
             writer.number("periods", Int64(subscription.periods.count))
@@ -37,21 +37,18 @@ public enum EntitlementsJSON {
 
     private static func write(_ status: PurchaseStatus, into writer: inout JSONWriter) {
         writer.beginObject()
-        optional(status.purchase.productID) { writer.string("product_id", $0) }
-        optional(status.purchase.transactionID) { writer.string("transaction_id", $0) }
-        optional(status.purchase.originalTransactionID) { writer.string("original_transaction_id", $0) }
+        ifPresent(status.purchase.productID) { writer.string("product_id", $0) }
+        ifPresent(status.purchase.transactionID) { writer.string("transaction_id", $0) }
+        ifPresent(status.purchase.originalTransactionID) { writer.string("original_transaction_id", $0) }
         if let kind = status.kind { writer.string("kind", kind.rawValue) } else { writer.null("kind") }
         writer.bool("active", status.isActive)
         if let reason = status.inactiveReason { writer.string("inactive_reason", reason.rawValue) }
-        optional(status.purchase.purchaseDate?.millisecondsSince1970) { writer.number("purchase_date_ms", $0) }
-        optional(status.endsAt) { writer.number("ends_at_ms", $0) }
-        optional(status.purchase.quantity) { writer.number("quantity", $0) }
+        ifPresent(status.purchase.purchaseDate?.millisecondsSince1970) { writer.number("purchase_date_ms", $0) }
+        ifPresent(status.endsAt) { writer.number("ends_at_ms", $0) }
+        ifPresent(status.purchase.quantity) { writer.number("quantity", $0) }
         writer.endObject()
     }
 
-    private static func optional<T>(_ value: T?, _ write: (T) -> Void) {
-        if let value { write(value) }
-    }
 
     public static func catalog(_ text: String) throws(ReceiptError) -> ProductCatalog {
         let document = try JSONValue.parse(text)

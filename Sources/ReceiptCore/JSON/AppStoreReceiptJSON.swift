@@ -15,16 +15,16 @@ public enum AppStoreReceiptJSON {
 
     public static func write(_ receipt: Receipt, key: String?, into writer: inout JSONWriter) {
         writer.beginObject(key)
-        optional(receipt.receiptType) { writer.string("receipt_type", $0) }
+        ifPresent(receipt.receiptType) { writer.string("receipt_type", $0) }
         // Apple documents adam_id as the same value as app_item_id.
-        optional(receipt.appItemID) { writer.number("adam_id", $0); writer.number("app_item_id", $0) }
-        optional(receipt.bundleID) { writer.string("bundle_id", $0) }
-        optional(receipt.applicationVersion) { writer.string("application_version", $0) }
-        optional(receipt.versionExternalIdentifier) { writer.number("version_external_identifier", $0) }
+        ifPresent(receipt.appItemID) { writer.number("adam_id", $0); writer.number("app_item_id", $0) }
+        ifPresent(receipt.bundleID) { writer.string("bundle_id", $0) }
+        ifPresent(receipt.applicationVersion) { writer.string("application_version", $0) }
+        ifPresent(receipt.versionExternalIdentifier) { writer.number("version_external_identifier", $0) }
         date("receipt_creation_date", receipt.receiptCreationDate, &writer)
         date("original_purchase_date", receipt.originalPurchaseDate, &writer)
         date("expiration_date", receipt.expirationDate, &writer)
-        optional(receipt.originalApplicationVersion) { writer.string("original_application_version", $0) }
+        ifPresent(receipt.originalApplicationVersion) { writer.string("original_application_version", $0) }
         writer.beginArray("in_app")
         for purchase in receipt.purchases { write(purchase, key: nil, into: &writer) }
         writer.endArray()
@@ -34,18 +34,18 @@ public enum AppStoreReceiptJSON {
     /// One entry of `in_app` (and of `latest_receipt_info`, which has the same shape).
     public static func write(_ purchase: InAppPurchase, key: String?, into writer: inout JSONWriter) {
         writer.beginObject(key)
-        optional(purchase.quantity) { writer.string("quantity", String($0)) }
-        optional(purchase.productID) { writer.string("product_id", $0) }
-        optional(purchase.transactionID) { writer.string("transaction_id", $0) }
-        optional(purchase.originalTransactionID) { writer.string("original_transaction_id", $0) }
+        ifPresent(purchase.quantity) { writer.string("quantity", String($0)) }
+        ifPresent(purchase.productID) { writer.string("product_id", $0) }
+        ifPresent(purchase.transactionID) { writer.string("transaction_id", $0) }
+        ifPresent(purchase.originalTransactionID) { writer.string("original_transaction_id", $0) }
         date("purchase_date", purchase.purchaseDate, &writer)
         date("original_purchase_date", purchase.originalPurchaseDate, &writer)
         date("expires_date", purchase.expiresDate, &writer)
         date("cancellation_date", purchase.cancellationDate, &writer)
-        optional(purchase.webOrderLineItemID) { writer.string("web_order_line_item_id", String($0)) }
-        optional(purchase.isTrialPeriod) { writer.string("is_trial_period", $0 ? "true" : "false") }
-        optional(purchase.isInIntroOfferPeriod) { writer.string("is_in_intro_offer_period", $0 ? "true" : "false") }
-        optional(purchase.promotionalOfferID) { writer.string("promotional_offer_id", $0) }
+        ifPresent(purchase.webOrderLineItemID) { writer.string("web_order_line_item_id", String($0)) }
+        ifPresent(purchase.isTrialPeriod) { writer.string("is_trial_period", $0 ? "true" : "false") }
+        ifPresent(purchase.isInIntroOfferPeriod) { writer.string("is_in_intro_offer_period", $0 ? "true" : "false") }
+        ifPresent(purchase.promotionalOfferID) { writer.string("promotional_offer_id", $0) }
         writer.endObject()
     }
 
@@ -54,9 +54,5 @@ public enum AppStoreReceiptJSON {
         writer.string(key, AppStoreDateFormat.gmt(milliseconds))
         writer.string(key + "_ms", String(milliseconds))
         writer.string(key + "_pst", AppStoreDateFormat.pacific(milliseconds))
-    }
-
-    private static func optional<T>(_ value: T?, _ write: (T) -> Void) {
-        if let value { write(value) }
     }
 }

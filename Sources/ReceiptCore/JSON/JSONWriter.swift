@@ -84,3 +84,8 @@ public struct JSONWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 }
+
+/// Writes a member only when its value exists: App Store JSON leaves absent fields out.
+func ifPresent<T>(_ value: T?, _ write: (T) -> Void) {
+    if let value { write(value) }
+}
