@@ -1,5 +1,7 @@
+import gc
 import json
 import threading
+import weakref
 
 import pytest
 
@@ -96,6 +98,36 @@ def test_closed_receipt_refuses_access(minted):
 def test_purchases_keep_their_receipt_alive(minted):
     purchases = Receipt.from_file(minted["der"]).purchases
     assert all(p.product_id for p in purchases)
+
+
+def test_purchases_is_a_sequence_made_on_demand(minted):
+    receipt = Receipt.from_file(minted["der"])
+    purchases = receipt.purchases
+    assert len(purchases) == 3
+    assert purchases[-1].transaction_id == purchases[2].transaction_id != purchases[0].transaction_id
+    assert [p.index for p in purchases[1:]] == [1, 2]
+    assert purchases == list(purchases) == receipt.purchases
+    assert purchases != Receipt.from_file(minted["der"]).purchases  # same values, another receipt
+    with pytest.raises(IndexError):
+        purchases[3]
+    with pytest.raises(IndexError):
+        purchases[-4]
+
+
+def test_a_dropped_receipt_is_freed_at_once(minted):
+    """No reference cycle: the native receipt goes when its last Python reference does,
+    not when the cycle collector next runs."""
+    gc.disable()
+    try:
+        receipt = Receipt.from_file(minted["der"])
+        purchases = receipt.purchases
+        probe = weakref.ref(receipt)
+        del receipt
+        assert probe() is not None  # the purchases still hold it
+        del purchases
+        assert probe() is None
+    finally:
+        gc.enable()
 
 
 def test_one_receipt_shared_by_threads(minted):

@@ -4,6 +4,7 @@ Parsing, typing and JSON rendering all happen in the library. This module turns
 its handles into objects, its fields into attributes, and its statuses into
 exceptions.
 """
+import collections.abc
 import ctypes
 import datetime
 
@@ -11,7 +12,7 @@ from . import _native
 from ._errors import ReceiptError, _check, _take_json, _take_string
 from ._native import lib
 
-__all__ = ["Receipt", "Purchase", "ReceiptDate", "RawAttribute", "ReceiptError", "Verifier", "Verification", "Step",
+__all__ = ["Receipt", "Purchase", "Purchases", "ReceiptDate", "RawAttribute", "ReceiptError", "Verifier", "Verification", "Step",
            "appstore", "library_version"]
 
 
@@ -52,28 +53,17 @@ class RawAttribute:
 
 
 class _Record:
-    """Field access shared by a receipt and its purchases. `_call(name, *args)` calls
-    the C getter for this record: receipt_get_* or receipt_purchase_get_*."""
+    """Field access shared by a receipt and its purchases. A subclass names its C getters
+    in `_getters` (receipt_get_* or receipt_purchase_get_*, by kind) and the arguments
+    they take before the field in `_prefix()`."""
 
-    def _field(self, field, kind):
-        if kind == _native.KIND_STRING:
-            return self._text(field)
-        if kind in (_native.KIND_INTEGER, _native.KIND_BOOLEAN):
-            value = ctypes.c_int64()
-            if self._get("int", field, ctypes.byref(value)):
-                return bool(value.value) if kind == _native.KIND_BOOLEAN else value.value
-            return None
-        if kind == _native.KIND_DATE:
-            value = ctypes.c_int64()
-            if self._get("date", field, ctypes.byref(value)):
-                return ReceiptDate(self._text(field), value.value)
-            return None
-        if kind == _native.KIND_BYTES:
-            pointer, length = _native.c_ubyte_p(), ctypes.c_size_t()
-            if self._get("bytes", field, ctypes.byref(pointer), ctypes.byref(length)):
-                return ctypes.string_at(pointer, length.value)
-            return None
-        raise ValueError(f"field {field} has no scalar value")
+    def _get(self, kind, field, *outputs):
+        """True when the field is present; None-worthy absence is False; any other status raises."""
+        status = self._getters[kind](*self._prefix(), field, *outputs)
+        if status == _native.STATUS_ABSENT:
+            return False
+        _check(status)
+        return True
 
     def _text(self, field):
         pointer, length = ctypes.c_char_p(), ctypes.c_size_t()
@@ -81,13 +71,23 @@ class _Record:
             return None
         return ctypes.string_at(pointer, length.value).decode("utf-8")
 
-    def _get(self, kind, field, *outputs):
-        """True when the field is present; None-worthy absence is False; any other status raises."""
-        status = self._call(kind, field, *outputs)
-        if status == _native.STATUS_ABSENT:
-            return False
-        _check(status)
-        return True
+    def _integer(self, field):
+        value = ctypes.c_int64()
+        return value.value if self._get("int", field, ctypes.byref(value)) else None
+
+    def _boolean(self, field):
+        value = self._integer(field)
+        return None if value is None else bool(value)
+
+    def _date(self, field):
+        value = ctypes.c_int64()
+        return ReceiptDate(self._text(field), value.value) if self._get("date", field, ctypes.byref(value)) else None
+
+    def _bytes(self, field):
+        pointer, length = _native.c_ubyte_p(), ctypes.c_size_t()
+        if not self._get("bytes", field, ctypes.byref(pointer), ctypes.byref(length)):
+            return None
+        return ctypes.string_at(pointer, length.value)
 
     def _attribute(self, count_function, at_function, *prefix):
         attributes = []
@@ -126,7 +126,12 @@ class Receipt(_Record):
             offset = None if error.offset == _native.NO_OFFSET else error.offset
             raise ReceiptError(status, error.detail.decode("utf-8", "replace"), offset)
         self._handle = handle
-        self._receipt = self
+
+    @property
+    def _receipt(self):
+        # A property, not an attribute: `self._receipt = self` would be a reference
+        # cycle, leaving the native receipt to wait for the cycle collector.
+        return self
 
     @classmethod
     def from_file(cls, path):
@@ -139,8 +144,10 @@ class Receipt(_Record):
             raise ValueError("the receipt is closed")
         return self._handle
 
-    def _call(self, kind, field, *outputs):
-        return getattr(lib, f"receipt_get_{kind}")(self._handle_or_raise(), field, *outputs)
+    _getters = {kind: getattr(lib, f"receipt_get_{kind}") for kind in ("string", "int", "date", "bytes")}
+
+    def _prefix(self):
+        return (self._handle_or_raise(),)
 
     def close(self):
         if getattr(self, "_handle", None):
@@ -158,8 +165,9 @@ class Receipt(_Record):
 
     @property
     def purchases(self):
-        """The in-app purchases (attribute 17), in receipt order."""
-        return [Purchase(self, index) for index in range(lib.receipt_purchase_count(self._handle_or_raise()))]
+        """The in-app purchases (attribute 17), in receipt order, as a read-only sequence
+        that makes each Purchase when it is indexed."""
+        return Purchases(self, lib.receipt_purchase_count(self._handle_or_raise()))
 
     @property
     def raw_attributes(self):
@@ -201,9 +209,16 @@ class Purchase(_Record):
         self._receipt = receipt
         self.index = index
 
-    def _call(self, kind, field, *outputs):
-        return getattr(lib, f"receipt_purchase_get_{kind}")(self._receipt._handle_or_raise(), self.index, field,
-                                                            *outputs)
+    _getters = {kind: getattr(lib, f"receipt_purchase_get_{kind}") for kind in ("string", "int", "date", "bytes")}
+
+    def _prefix(self):
+        return (self._receipt._handle_or_raise(), self.index)
+
+    def __eq__(self, other):
+        return isinstance(other, Purchase) and other._receipt is self._receipt and other.index == self.index
+
+    def __hash__(self):
+        return hash((id(self._receipt), self.index))
 
     @property
     def raw_attributes(self):
@@ -212,6 +227,40 @@ class Purchase(_Record):
 
     def __repr__(self):
         return f"<Purchase {self.product_id!r} {self.transaction_id!r}>"
+
+
+class Purchases(collections.abc.Sequence):
+    """A receipt's purchases. Indexing and iterating make Purchase objects on demand, so
+    reading one purchase of a large receipt costs one object, not one per purchase. It
+    keeps its receipt alive and compares equal to any sequence of the same purchases."""
+
+    def __init__(self, receipt, count):
+        self._receipt = receipt
+        self._count = count
+
+    def __len__(self):
+        return self._count
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [Purchase(self._receipt, i) for i in range(*index.indices(self._count))]
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError("purchase index out of range")
+        return Purchase(self._receipt, index)
+
+    def __eq__(self, other):
+        if not isinstance(other, collections.abc.Sequence) or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return len(self) == len(other) and all(mine == theirs for mine, theirs in zip(self, other))
+
+    def __repr__(self):
+        return f"<Purchases {self._count}>"
+
+
+_READERS = {_native.KIND_STRING: _Record._text, _native.KIND_INTEGER: _Record._integer,
+            _native.KIND_BOOLEAN: _Record._boolean, _native.KIND_DATE: _Record._date, _native.KIND_BYTES: _Record._bytes}
 
 
 def _install_field_properties():
@@ -226,7 +275,8 @@ def _install_field_properties():
         name = lib.receipt_field_name(field.value).decode()
         owner = Purchase if field.value >= _native.FIRST_IN_APP_FIELD else Receipt
         owner._field_names.append(name)
-        setattr(owner, name, property(lambda self, f=field.value, k=kind: self._field(f, k),
+        read = _READERS[kind]
+        setattr(owner, name, property(lambda self, f=field.value, read=read: read(self, f),
                                       doc=f"attribute {field.value} ({name}); None when absent"))
 
 
