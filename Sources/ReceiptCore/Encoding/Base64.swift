@@ -22,28 +22,51 @@ enum Base64 {
     /// The most bytes `input` can decode to.
     static func maxDecodedCount(_ input: UnsafeBufferPointer<UInt8>) -> Int { input.count / 4 * 3 + 3 }
 
+    /// The alphabet's values pre-shifted into their place in a 24-bit quantum, one
+    /// 256-entry table per position in the quantum, so four lookups and three ORs
+    /// decode four characters. Anything outside the alphabet sets bit 31, so one
+    /// test sends the whole quantum to the careful path.
+    private static let quantumTables: [UInt32] = {
+        var tables = [UInt32](repeating: 0x8000_0000, count: 4 * 256)
+        for position in 0..<4 {
+            for byte in 0..<256 where decodeTable[byte] < 64 {
+                tables[position * 256 + byte] = UInt32(decodeTable[byte]) << (18 - 6 * position)
+            }
+        }
+        return tables
+    }()
+
     /// Decodes into `output`, which holds at least `maxDecodedCount(input)` bytes;
     /// returns how many it wrote.
     static func decode(_ input: UnsafeBufferPointer<UInt8>,
                        into output: UnsafeMutableBufferPointer<UInt8>) throws(ReceiptError) -> Int {
-        try decodeTable.withUnsafeBufferPointer { (table) throws(ReceiptError) -> Int in
-            var written = 0
-            var index = 0
-            // Fast path: whole quanta of four alphabet characters, as in an unwrapped body.
-            while index + 4 <= input.count {
-                let a = table[Int(input[index])], b = table[Int(input[index + 1])]
-                let c = table[Int(input[index + 2])], d = table[Int(input[index + 3])]
-                guard (a | b | c | d) < 64 else { break }
-                let quantum = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                output[written] = UInt8(truncatingIfNeeded: quantum >> 16)
-                output[written + 1] = UInt8(truncatingIfNeeded: quantum >> 8)
-                output[written + 2] = UInt8(truncatingIfNeeded: quantum)
-                written += 3
-                index += 4
-            }
-            // The rest, one character at a time: line breaks, padding, and errors.
-            return try decodeRemainder(input, from: index, table: table, into: output, written: written)
+        let (written, index) = quantumTables.withUnsafeBufferPointer { tables in
+            decodeWholeQuanta(input, tables: tables, into: output)
         }
+        // The rest, one character at a time: line breaks, padding, and errors.
+        return try decodeTable.withUnsafeBufferPointer { (table) throws(ReceiptError) -> Int in
+            try decodeRemainder(input, from: index, table: table, into: output, written: written)
+        }
+    }
+
+    /// The fast path: whole quanta of four alphabet characters, as in an unwrapped
+    /// body. Stops at the first quantum holding anything else. Indices stay below
+    /// input.count and 3/4 of it, so the wrapping operators cannot wrap.
+    private static func decodeWholeQuanta(_ input: UnsafeBufferPointer<UInt8>, tables: UnsafeBufferPointer<UInt32>,
+                                          into output: UnsafeMutableBufferPointer<UInt8>) -> (written: Int, read: Int) {
+        var written = 0
+        var index = 0
+        while index &+ 4 <= input.count {
+            let quantum = tables[Int(input[index])] | tables[256 &+ Int(input[index &+ 1])]
+                | tables[512 &+ Int(input[index &+ 2])] | tables[768 &+ Int(input[index &+ 3])]
+            if quantum & 0x8000_0000 != 0 { break }
+            output[written] = UInt8(truncatingIfNeeded: quantum &>> 16)
+            output[written &+ 1] = UInt8(truncatingIfNeeded: quantum &>> 8)
+            output[written &+ 2] = UInt8(truncatingIfNeeded: quantum)
+            written &+= 3
+            index &+= 4
+        }
+        return (written, index)
     }
 
     private static func decodeRemainder(_ input: UnsafeBufferPointer<UInt8>, from start: Int,

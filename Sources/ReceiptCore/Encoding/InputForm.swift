@@ -19,14 +19,21 @@ enum InputForm {
             return ReceiptStorage(adopting: bytes)
         }
         try rejectKnownNonReceipts(input, first: first, at: firstIndex)
-        guard isText(input) else {
-            throw ReceiptError(.notAReceipt, at: firstIndex,
-                               "first byte 0x\(hexByte(first)) starts neither a DER SEQUENCE (0x30) nor base64 text")
-        }
         let buffer = try allocate(Base64.maxDecodedCount(input))
         // The storage owns the buffer from here on, so every exit frees it.
         let storage = ReceiptStorage(adopting: buffer)
-        let count = try Base64.decode(input, into: buffer)
+        let count: Int
+        do {
+            count = try Base64.decode(input, into: buffer)
+        } catch {
+            // Binary input always fails to decode, so telling it apart from bad
+            // base64 text waits until then instead of costing a pass over every input.
+            guard isText(input) else {
+                throw ReceiptError(.notAReceipt, at: firstIndex,
+                                   "first byte 0x\(hexByte(first)) starts neither a DER SEQUENCE (0x30) nor base64 text")
+            }
+            throw error
+        }
         let decoded = UnsafeBufferPointer(rebasing: buffer[0..<count])
         guard let decodedFirst = decoded.first else {
             throw ReceiptError(.emptyInput, "the base64 text decodes to no bytes")
