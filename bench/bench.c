@@ -60,39 +60,78 @@ static double now_ns(void) {
 
 /* ------------------------------------------------------------ timing */
 
+enum { SAMPLES = 11 };
+static const double batch_target_ns = 20e6; /* each sample is the mean of a batch this long */
+
 typedef struct {
-    double median, min, max; /* ns per operation */
+    double median, min, max; /* ns per operation, or a ratio */
 } timing_t;
 
 typedef void (*operation_t)(void *context);
+
+/* One operation under measurement. `prepare` and `finish` run around each timed
+ * batch, untimed: the cold figure uses them to build and free its verifiers. */
+typedef struct {
+    operation_t run;
+    void *context;
+    void (*prepare)(void *context, long batch);
+    void (*finish)(void *context, long batch);
+    long batch;
+    double ns[SAMPLES];
+} measured_t;
 
 static int compare_doubles(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-/* Seven samples; each is the mean of a batch sized to take about 20 ms. */
-static timing_t measure(operation_t operation, void *context) {
-    enum { samples = 11 };
-    double target = 20e6, results[samples];
+static timing_t summarize(const double *values) {
+    double sorted[SAMPLES];
+    memcpy(sorted, values, sizeof sorted);
+    qsort(sorted, SAMPLES, sizeof sorted[0], compare_doubles);
+    return (timing_t){sorted[SAMPLES / 2], sorted[0], sorted[SAMPLES - 1]};
+}
+
+static double timed_batch(measured_t *m, long batch) {
+    if (m->prepare) m->prepare(m->context, batch);
+    double start = now_ns();
+    for (long i = 0; i < batch; i++) m->run(m->context);
+    double elapsed = now_ns() - start;
+    if (m->finish) m->finish(m->context, batch);
+    return elapsed;
+}
+
+static void calibrate(measured_t *m) {
     long batch = 1;
-    for (;;) { /* calibrate */
-        double start = now_ns();
-        for (long i = 0; i < batch; i++) operation(context);
-        double elapsed = now_ns() - start;
-        if (elapsed > target / 4 || batch > (1L << 24)) {
-            batch = (long)(batch * target / (elapsed > 1 ? elapsed : 1)) + 1;
-            break;
+    for (;;) {
+        double elapsed = timed_batch(m, batch);
+        if (elapsed > batch_target_ns / 4 || batch > (1L << 24)) {
+            m->batch = (long)((double)batch * batch_target_ns / (elapsed > 1 ? elapsed : 1)) + 1;
+            return;
         }
         batch *= 4;
     }
-    for (int s = 0; s < samples; s++) {
-        double start = now_ns();
-        for (long i = 0; i < batch; i++) operation(context);
-        results[s] = (now_ns() - start) / (double)batch;
+}
+
+/* Sample s of every operation runs before sample s+1 of any. This VM's speed
+ * drifts by up to 2x over seconds; interleaving makes a slow spell hit all the
+ * operations of a sample alike, and the per-sample ratios (ratio()) cancel it. */
+static void measure_interleaved(measured_t *operations, int count) {
+    for (int i = 0; i < count; i++) calibrate(&operations[i]);
+    for (int s = 0; s < SAMPLES; s++) {
+        for (int i = 0; i < count; i++) {
+            operations[i].ns[s] = timed_batch(&operations[i], operations[i].batch) / (double)operations[i].batch;
+        }
     }
-    qsort(results, samples, sizeof results[0], compare_doubles);
-    return (timing_t){results[samples / 2], results[0], results[samples - 1]};
+}
+
+static timing_t timing_of(const measured_t *m) { return summarize(m->ns); }
+
+/* Median (min-max) of the ratio within each sample. */
+static timing_t ratio(const measured_t *numerator, const measured_t *denominator) {
+    double ratios[SAMPLES];
+    for (int s = 0; s < SAMPLES; s++) ratios[s] = numerator->ns[s] / denominator->ns[s];
+    return summarize(ratios);
 }
 
 /* ------------------------------------------------------------ the C walk */
@@ -254,30 +293,19 @@ static void verify_cold(void *context) {
     receipt_free(r);
 }
 
-/* Like measure(), with a fresh pool of `batch` verifiers before each sample. */
-static timing_t measure_cold(subject_t *s) {
-    enum { samples = 7 };
-    double results[samples];
-    long batch = 8;
-    s->pool = NULL;
-    double start = now_ns();
-    verify_cold(s); /* without a pool, to size the batch */
-    double one = now_ns() - start;
-    batch = (long)(20e6 / (one > 1 ? one : 1)) + 1;
-    if (batch > 4096) batch = 4096;
+/* The cold figure's untimed set-up: one fresh verifier per operation of the batch. */
+static void build_cold_pool(void *context, long batch) {
+    subject_t *s = context;
     s->pool = malloc(sizeof *s->pool * (size_t)batch);
-    for (int sample = 0; sample < samples; sample++) {
-        for (long i = 0; i < batch; i++) s->pool[i] = new_verifier(s->anchors, s->anchor_count);
-        s->pool_next = 0;
-        start = now_ns();
-        for (long i = 0; i < batch; i++) verify_cold(s);
-        results[sample] = (now_ns() - start) / (double)batch;
-        for (long i = 0; i < batch; i++) receipt_verifier_free(s->pool[i]);
-    }
+    for (long i = 0; i < batch; i++) s->pool[i] = new_verifier(s->anchors, s->anchor_count);
+    s->pool_next = 0;
+}
+
+static void free_cold_pool(void *context, long batch) {
+    subject_t *s = context;
+    for (long i = 0; i < batch; i++) receipt_verifier_free(s->pool[i]);
     free(s->pool);
     s->pool = NULL;
-    qsort(results, samples, sizeof results[0], compare_doubles);
-    return (timing_t){results[samples / 2], results[0], results[samples - 1]};
 }
 
 static void verify_warm(void *context) {
@@ -348,20 +376,20 @@ static int run_table(char **files, int file_count, char **anchors, int anchor_co
         s.raw_store = raw_store_for(&s);
         const char *name = strrchr(files[i], '/') ? strrchr(files[i], '/') + 1 : files[i];
         printf("%-40s %9zu %9zu\n", name, s.file.length, receipt_purchase_count(s.receipt));
-        timing_t walk = measure(c_walk, &s.file);
-        timing_t parse = measure(parse_only, &s);
-        timing_t json = measure(parse_json, &s);
-        timing_t cold = measure_cold(&s);
-        timing_t warm = measure(verify_warm, &s);
-        timing_t raw = measure(raw_openssl, &s);
-        print_timing("C walk", walk);
-        print_timing("parse", parse);
-        print_timing("parse+JSON", json);
-        print_timing("verify cold", cold);
-        print_timing("verify warm", warm);
-        print_timing("raw OpenSSL", raw);
-        printf("  ratios: parse/C walk %.2fx (target <= 3)   warm/raw %.3fx (target <= 0.1)   cold/raw %.2fx (target <= 1.1)\n",
-               parse.median / walk.median, warm.median / raw.median, cold.median / raw.median);
+        measured_t walk = {.run = c_walk, .context = &s.file}, parse = {.run = parse_only, .context = &s},
+                   json = {.run = parse_json, .context = &s}, warm = {.run = verify_warm, .context = &s},
+                   raw = {.run = raw_openssl, .context = &s},
+                   cold = {.run = verify_cold, .context = &s, .prepare = build_cold_pool, .finish = free_cold_pool};
+        measured_t operations[] = {walk, parse, json, cold, warm, raw};
+        measure_interleaved(operations, 6);
+        const char *labels[] = {"C walk", "parse", "parse+JSON", "verify cold", "verify warm", "raw OpenSSL"};
+        for (int op = 0; op < 6; op++) print_timing(labels[op], timing_of(&operations[op]));
+        timing_t parse_walk = ratio(&operations[1], &operations[0]), warm_raw = ratio(&operations[4], &operations[5]),
+                 cold_raw = ratio(&operations[3], &operations[5]);
+        printf("  ratios, median (min-max) of the %d interleaved samples:\n", SAMPLES);
+        printf("    parse/C walk %6.2fx (%.2f-%.2f)  target <= 3\n", parse_walk.median, parse_walk.min, parse_walk.max);
+        printf("    warm/raw     %6.3fx (%.3f-%.3f)  target <= 0.1\n", warm_raw.median, warm_raw.min, warm_raw.max);
+        printf("    cold/raw     %6.2fx (%.2f-%.2f)  target <= 1.1\n", cold_raw.median, cold_raw.min, cold_raw.max);
         X509_STORE_free(s.raw_store);
         receipt_verifier_free(s.warm);
         receipt_free(s.receipt);
@@ -377,7 +405,9 @@ static int run_scaling(char **files, int file_count) {
         subject_t s = {.file = read_file(files[i])};
         if (receipt_parse(s.file.bytes, s.file.length, &s.receipt, NULL) != RECEIPT_OK) continue;
         size_t purchases = receipt_purchase_count(s.receipt);
-        timing_t parse = measure(parse_only, &s), walk = measure(c_walk, &s.file);
+        measured_t operations[] = {{.run = parse_only, .context = &s}, {.run = c_walk, .context = &s.file}};
+        measure_interleaved(operations, 2);
+        timing_t parse = timing_of(&operations[0]), walk = timing_of(&operations[1]);
         const char *name = strrchr(files[i], '/') ? strrchr(files[i], '/') + 1 : files[i];
         printf("%-28s %10zu %10zu %14.1f %14.3f %14.1f\n", name, s.file.length, purchases, parse.median / 1e3,
                parse.median / 1e3 / (double)(purchases ? purchases : 1), walk.median / 1e3);

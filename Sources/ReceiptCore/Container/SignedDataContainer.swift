@@ -1,11 +1,28 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What the PKCS #7 (RFC 2315) wrapper holds, located without decoding any
 /// certificate: the payload, the declared digest algorithms, each certificate's
 /// encoding and the SignerInfos. Verification decodes those later, and only then.
 struct SignedDataContainer: Sendable {
-    /// Ranges into the receipt's encoding.
-    var certificates: [Range<Int>] = []
+    /// Ranges into the receipt's encoding. The certificates' content range of
+    /// `[0] IMPLICIT SET OF Certificate`, checked to hold only SEQUENCEs and listed
+    /// by `certificateRanges` when verification needs them, which spares every
+    /// parse an array.
+    var certificateSet: Range<Int> = 0..<0
     var signerInfos: Range<Int> = 0..<0
     var isBER = false
+    var maxDepth = 0
+
+    /// Each certificate's encoding, in receipt order.
+    func certificateRanges(in bytes: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
+        var reader = BERReader(bytes: bytes, range: certificateSet, maxDepth: maxDepth,
+                               indefiniteEnds: isBER ? IndefiniteEndMemo() : nil)
+        var ranges: [Range<Int>] = []
+        while let certificate = try? reader.next() { ranges.append(certificate.encodedRange) }
+        return ranges
+    }
 }
 
 /// Object identifiers as their DER content octets, so that matching is a byte compare.
@@ -44,6 +61,7 @@ enum SignedDataReader {
     static func read(_ bytes: UnsafeBufferPointer<UInt8>,
                      maxDepth: Int) throws(ReceiptError) -> (SignedDataContainer, PayloadLocation) {
         var container = SignedDataContainer()
+        container.maxDepth = maxDepth
         let isBER = bytes.count > 1 && bytes[1] == 0x80
         var top = BERReader(bytes: bytes, range: 0..<bytes.count, maxDepth: maxDepth,
                             indefiniteEnds: isBER ? IndefiniteEndMemo() : nil)
@@ -75,14 +93,13 @@ enum SignedDataReader {
 
         var next = try fields.next()
         if let certificates = next, certificates.tag == BERTag.contextConstructed0 {
-            container.certificates.reserveCapacity(4)
             var certificateReader = fields.children(of: certificates)
             while let certificate = try certificateReader.next() {
                 guard certificate.tag == BERTag.sequence else {
                     throw ReceiptError(.unexpectedTag, at: certificate.start, "a certificate is not a SEQUENCE")
                 }
-                container.certificates.append(certificate.encodedRange)
             }
+            container.certificateSet = certificates.contentRange
             next = try fields.next()
         }
         if let crls = next, crls.tag == BERTag.contextConstructed1 {
@@ -158,6 +175,8 @@ enum SignedDataReader {
     }
 
     static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ expected: [UInt8]) -> Bool {
-        range.count == expected.count && bytes[range].elementsEqual(expected)
+        range.count == expected.count && expected.withUnsafeBufferPointer { wanted in
+            memcmp(bytes.baseAddress! + range.lowerBound, wanted.baseAddress!, range.count) == 0
+        }
     }
 }

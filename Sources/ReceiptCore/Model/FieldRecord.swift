@@ -5,7 +5,8 @@ protocol FieldRecord {
     var storage: ReceiptStorage { get }
     var scope: ReceiptField.Scope { get }
     func stored(_ slot: Int) -> StoredValue
-    var attributeOffsets: ArraySlice<UInt32> { get }
+    /// Borrowed from the receipt: use it only while the record is alive.
+    var attributeOffsets: UnsafeBufferPointer<UInt32> { get }
 }
 
 extension FieldRecord {

@@ -5,26 +5,17 @@
 /// verifier's business.
 public final class Receipt: FieldRecord, @unchecked Sendable {
     let storage: ReceiptStorage
-    let appValues: [StoredValue]
-    let purchaseValues: [StoredValue]
-    let appAttributeOffsets: [UInt32]
-    let purchaseAttributeOffsets: [UInt32]
-    /// Per purchase, where its attributes start in `purchaseAttributeOffsets`; one extra entry marks the end.
-    let purchaseAttributeStarts: [Int]
+    let tables: ParsedPayload
     let container: SignedDataContainer
 
     var scope: ReceiptField.Scope { .app }
-    func stored(_ slot: Int) -> StoredValue { appValues[slot] }
-    var attributeOffsets: ArraySlice<UInt32> { appAttributeOffsets[...] }
+    func stored(_ slot: Int) -> StoredValue { tables.appValues[slot] }
+    var attributeOffsets: UnsafeBufferPointer<UInt32> { tables.appAttributeOffsets.elements }
 
-    init(storage: ReceiptStorage, container: SignedDataContainer, payload: ParsedPayload) {
+    init(storage: ReceiptStorage, container: SignedDataContainer, payload: consuming ParsedPayload) {
         self.storage = storage
         self.container = container
-        appValues = payload.appValues
-        purchaseValues = payload.purchaseValues
-        appAttributeOffsets = payload.appAttributeOffsets
-        purchaseAttributeOffsets = payload.purchaseAttributeOffsets
-        purchaseAttributeStarts = payload.purchaseAttributeStarts
+        tables = payload
     }
 
     /// Parses raw DER/BER bytes or base64 text.
@@ -58,7 +49,7 @@ public final class Receipt: FieldRecord, @unchecked Sendable {
     public var originalApplicationVersion: String? { string(.originalApplicationVersion) }
     public var expirationDate: ReceiptDate? { date(.expirationDate) }
 
-    public var purchaseCount: Int { purchaseAttributeStarts.count - 1 }
+    public var purchaseCount: Int { tables.purchaseAttributeStarts.count - 1 }
 
     public var purchases: [InAppPurchase] { (0..<purchaseCount).map { InAppPurchase(receipt: self, index: $0) } }
 
@@ -79,10 +70,12 @@ public struct InAppPurchase: FieldRecord, Sendable {
     var storage: ReceiptStorage { receipt.storage }
     var scope: ReceiptField.Scope { .inApp }
     func stored(_ slot: Int) -> StoredValue {
-        receipt.purchaseValues[index * ReceiptField.inAppFields.count + slot]
+        receipt.tables.purchaseValues[index * ReceiptField.inAppFields.count + slot]
     }
-    var attributeOffsets: ArraySlice<UInt32> {
-        receipt.purchaseAttributeOffsets[receipt.purchaseAttributeStarts[index]..<receipt.purchaseAttributeStarts[index + 1]]
+    /// Borrowed from the receipt, which this purchase keeps alive.
+    var attributeOffsets: UnsafeBufferPointer<UInt32> {
+        let start = receipt.tables.purchaseAttributeStarts[index], end = receipt.tables.purchaseAttributeStarts[index + 1]
+        return UnsafeBufferPointer(rebasing: receipt.tables.purchaseAttributeOffsets.elements[start..<end])
     }
 
     /// The typed value of any field of this scope; nil when absent or of the other scope.

@@ -145,8 +145,6 @@ struct FieldTable: Sendable {
 
     private let app: [FieldEntry?]
     private let inApp: [FieldEntry?]
-    /// One purchase's row of values before any attribute is read.
-    let absentPurchaseRow = [StoredValue](repeating: .absent, count: ReceiptField.inAppFields.count)
 
     private init() {
         func entries(_ types: ClosedRange<Int64>, _ scope: ReceiptField.Scope) -> [FieldEntry?] {

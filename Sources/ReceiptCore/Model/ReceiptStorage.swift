@@ -48,19 +48,14 @@ final class ReceiptStorage: @unchecked Sendable {
         }
     }
 
-    /// A text arena large enough for every string of the payload: each one is a
-    /// TLV inside it, so its bytes plus a NUL never exceed the payload's size.
+    /// The arena the parser terminates strings in: one copy of the whole payload,
+    /// plus a byte so that a string ending the payload has room for its NUL.
     func makeTextArena() throws(ReceiptError) -> TextArena {
         guard let buffer = ReceiptStorage.allocate(payload.count + 1) else { throw outOfMemory(payload.count + 1) }
+        if let source = payload.baseAddress { buffer.baseAddress!.update(from: source, count: payload.count) }
+        buffer[payload.count] = 0
         text = UnsafeBufferPointer(buffer)
-        return TextArena(base: buffer.baseAddress!, capacity: buffer.count)
-    }
-
-    /// Gives back the arena's unused tail.
-    func finishText(_ arena: TextArena) {
-        if let shrunk = realloc(UnsafeMutableRawPointer(mutating: text.baseAddress), max(arena.used, 1)) {
-            text = UnsafeBufferPointer(start: shrunk.assumingMemoryBound(to: UInt8.self), count: arena.used)
-        }
+        return TextArena(base: buffer.baseAddress!)
     }
 
     func string(_ value: StoredValue) -> String {
@@ -81,27 +76,20 @@ final class ReceiptStorage: @unchecked Sendable {
     }
 }
 
-/// Where the parser writes NUL-terminated copies of strings; a plain value so the
-/// hot loop does not go through a class.
+/// NUL-terminated strings for the C ABI without a copy per string. The arena is
+/// a copy of the payload, so a string's text sits at its payload offset, and
+/// terminating it overwrites the byte after it. That byte is never text: the TLVs
+/// of the typed strings never overlap, and each has a header of at least two bytes
+/// before its content, so what follows a string's content is the next element's
+/// header or the arena's extra final byte.
 struct TextArena {
     let base: UnsafeMutablePointer<UInt8>
-    let capacity: Int
-    private(set) var used = 0
 
-    init(base: UnsafeMutablePointer<UInt8>, capacity: Int) {
-        self.base = base
-        self.capacity = capacity
-    }
-
-    /// Copies the bytes and a NUL; returns where they went, or nil if they do not
-    /// fit (which the arena's size rules out, but an error beats a crash).
-    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) -> (offset: UInt32, length: UInt32)? {
-        guard used + bytes.count + 1 <= capacity else { return nil }
-        let offset = used
-        if let source = bytes.baseAddress { (base + used).update(from: source, count: bytes.count) }
-        base[used + bytes.count] = 0
-        used += bytes.count + 1
-        return (UInt32(offset), UInt32(bytes.count))
+    /// Terminates the string at `range` of the payload; returns where it is.
+    @inline(__always)
+    func terminate(_ range: Range<Int>) -> (offset: UInt32, length: UInt32) {
+        base[range.upperBound] = 0
+        return (UInt32(truncatingIfNeeded: range.lowerBound), UInt32(truncatingIfNeeded: range.count))
     }
 }
 

@@ -14,19 +14,35 @@ enum AttributeReader {
         return try readReportingErrors(sequence, in: reader)
     }
 
-    /// The hot path: every part definite, integers of 1 to 8 bytes, nothing extra.
-    /// Nil sends the attribute to the general reader, which names what is wrong.
+    /// The hot path: every part definite, integers of 1 to 8 bytes (so their
+    /// lengths are single octets), nothing extra. Nil sends the attribute to the
+    /// general reader, which names what is wrong.
     @inline(__always)
     private static func wellFormed(_ sequence: BERElement, _ bytes: UnsafeBufferPointer<UInt8>) -> AttributeElement? {
         guard sequence.tag == BERTag.sequence,
-              let typeElement = BERElement.definite(in: bytes, at: sequence.contentStart, end: sequence.contentEnd),
-              let versionElement = BERElement.definite(in: bytes, at: typeElement.end, end: sequence.contentEnd),
-              let value = BERElement.definite(in: bytes, at: versionElement.end, end: sequence.contentEnd),
-              typeElement.tag == BERTag.integer, versionElement.tag == BERTag.integer, value.tag == BERTag.octetString,
-              value.end == sequence.contentEnd,
-              let type = IntegerDecoding.int64IfFits(bytes, typeElement),
-              let version = IntegerDecoding.int64IfFits(bytes, versionElement) else { return nil }
+              let (type, versionStart) = shortInteger(bytes, at: sequence.contentStart, end: sequence.contentEnd),
+              let (version, valueStart) = shortInteger(bytes, at: versionStart, end: sequence.contentEnd),
+              let value = BERElement.definite(in: bytes, at: valueStart, end: sequence.contentEnd),
+              value.tag == BERTag.octetString, value.end == sequence.contentEnd else { return nil }
         return AttributeElement(start: sequence.start, type: type, version: version, value: value.contentRange)
+    }
+
+    /// An INTEGER of 1 to 8 content bytes at `start`, and where the next element begins.
+    /// Offsets stay within the buffer, so the wrapping operators cannot wrap.
+    @inline(__always)
+    private static func shortInteger(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int, end: Int) -> (Int64, Int)? {
+        guard end &- start >= 3, bytes[start] == BERTag.integer else { return nil }
+        let length = Int(bytes[start &+ 1])
+        let contentStart = start &+ 2
+        guard length >= 1, length <= 8, length <= end &- contentStart else { return nil }
+        var value: Int64 = bytes[contentStart] >= 0x80 ? -1 : 0
+        var index = contentStart
+        let contentEnd = contentStart &+ length
+        while index < contentEnd {
+            value = (value &<< 8) | Int64(bytes[index])
+            index &+= 1
+        }
+        return (value, contentEnd)
     }
 
     @inline(never)

@@ -1,21 +1,24 @@
 /// Reads `Payload ::= SET OF ReceiptAttribute` and each `InAppReceipt` inside
 /// attribute 17, typing the attributes SPEC §2 names and keeping the rest raw.
-struct PayloadBuilder {
+struct PayloadBuilder: ~Copyable {
     let payload: UnsafeBufferPointer<UInt8>
     let limits: ParseLimits
     let fields = FieldTable.shared
-    private(set) var result = ParsedPayload()
-    private(set) var text: TextArena
+    private var result: ParsedPayload
+    let text: TextArena
     private var attributeCount = 0
+    private var estimatedPurchases = 0
 
-    init(payload: UnsafeBufferPointer<UInt8>, text: TextArena, limits: ParseLimits) {
+    init(payload: UnsafeBufferPointer<UInt8>, text: TextArena, limits: ParseLimits) throws(ReceiptError) {
         self.payload = payload
         self.text = text
         self.limits = limits
+        result = try ParsedPayload()
         // Every attribute takes at least 11 bytes; reserving for that avoids regrowth.
-        result.appAttributeOffsets.reserveCapacity(min(payload.count / 11, 64))
-
+        _ = result.appAttributeOffsets.reserve(min(payload.count / 11, 64))
     }
+
+    consuming func finish() -> ParsedPayload { result }
 
     mutating func readAll() throws(ReceiptError) {
         var top = BERReader(bytes: payload, range: 0..<payload.count, maxDepth: limits.maxDepth)
@@ -26,7 +29,7 @@ struct PayloadBuilder {
         var attributes = top.children(of: set)
         while let element = try attributes.next() {
             let attribute = try readCounted(element, in: attributes)
-            result.appAttributeOffsets.append(UInt32(attribute.start))
+            guard result.appAttributeOffsets.append(UInt32(attribute.start)) else { throw ParsedPayload.outOfMemory }
             guard let entry = fields.entry(type: attribute.type, in: .app) else { continue }
             if entry.kind == .purchases {
                 try readPurchase(attribute, in: attributes)
@@ -50,22 +53,34 @@ struct PayloadBuilder {
                                     maxDepth: limits.maxDepth)
         let set = try valueReader.next(expecting: BERTag.set, "in_app (17) entry \(result.purchaseAttributeStarts.count)")
         try valueReader.expectEnd("the in_app SET")
-        if result.purchaseValues.isEmpty {  // the first purchase: size for all the payload can hold
-            result.purchaseAttributeOffsets.reserveCapacity(payload.count / 11)
-            result.purchaseAttributeStarts.reserveCapacity(payload.count / 256 + 2)
+        let rowCount = ReceiptField.inAppFields.count
+        let isFirst = result.purchaseValues.count == 0
+        if isFirst {
+            // Size the tables once, assuming the rest of the payload holds purchases like
+            // the first: one allocation each instead of a series of doublings. Capped so
+            // that a tiny first purchase cannot reserve more than twice the payload.
+            let rowBytes = rowCount * MemoryLayout<StoredValue>.stride
+            estimatedPurchases = min(payload.count / max(attribute.value.count, 1), 2 * payload.count / rowBytes) + 1
+            _ = result.purchaseValues.reserve(estimatedPurchases * rowCount)
+            _ = result.purchaseAttributeStarts.reserve(estimatedPurchases + 1)
         }
         let slotBase = result.purchaseValues.count
-        result.purchaseValues.append(contentsOf: fields.absentPurchaseRow)
+        guard result.purchaseValues.append(.absent, repeated: rowCount) else { throw ParsedPayload.outOfMemory }
         var attributes = valueReader.children(of: set)
         while let element = try attributes.next() {
             let inner = try readCounted(element, in: attributes)
-            result.purchaseAttributeOffsets.append(UInt32(inner.start))
+            guard result.purchaseAttributeOffsets.append(UInt32(inner.start)) else { throw ParsedPayload.outOfMemory }
             // An unknown type here, 17 included, is kept raw and never descended into.
             guard let entry = fields.entry(type: inner.type, in: .inApp) else { continue }
             try rejectDuplicate(result.purchaseValues[slotBase + entry.slot], inner, entry.field)
             if let value = try decode(inner, as: entry) { result.purchaseValues[slotBase + entry.slot] = value }
         }
-        result.purchaseAttributeStarts.append(result.purchaseAttributeOffsets.count)
+        guard result.purchaseAttributeStarts.append(result.purchaseAttributeOffsets.count) else {
+            throw ParsedPayload.outOfMemory
+        }
+        if isFirst {
+            _ = result.purchaseAttributeOffsets.reserve(estimatedPurchases * result.purchaseAttributeOffsets.count)
+        }
     }
 
     private func rejectDuplicate(_ existing: StoredValue, _ attribute: AttributeElement,
@@ -97,7 +112,7 @@ struct PayloadBuilder {
             if let invalid = UTF8Validation.firstInvalidOffset(payload, in: element.contentRange) {
                 throw ReceiptError(.badUTF8, at: invalid, "\(field.name) (\(field.rawValue)) is not valid UTF-8")
             }
-            (value.textOffset, value.textLength) = try appendText(element)
+            (value.textOffset, value.textLength) = text.terminate(element.contentRange)
         case .date:
             let element = try innerElement(attribute, field, expecting: BERTag.ia5String)
             // An empty date means "absent" (SPEC §2), e.g. cancellation_date on a live purchase.
@@ -108,7 +123,7 @@ struct PayloadBuilder {
                                    "\(field.name) (\(field.rawValue)) is \"\(printable(element.contentRange))\", in no known date form")
             }
             value.number = milliseconds
-            (value.textOffset, value.textLength) = try appendText(element)
+            (value.textOffset, value.textLength) = text.terminate(element.contentRange)
         }
         return value
     }
@@ -146,13 +161,6 @@ struct PayloadBuilder {
             throw ReceiptError(.limitExceeded, at: element.start,
                                "\(field.name) (\(field.rawValue)) is \(element.contentLength) bytes, over the \(limits.maxStringBytes)-byte limit")
         }
-    }
-
-    private mutating func appendText(_ element: BERElement) throws(ReceiptError) -> (UInt32, UInt32) {
-        guard let place = text.append(UnsafeBufferPointer(rebasing: payload[element.contentRange])) else {
-            throw ReceiptError(.limitExceeded, at: element.start, "the text arena is full")
-        }
-        return place
     }
 
     private func printable(_ range: Range<Int>) -> String {

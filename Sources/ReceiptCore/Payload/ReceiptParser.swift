@@ -1,27 +1,25 @@
 /// The parse: input form → PKCS #7 container → payload attributes → typed values.
-/// One pass over the payload, no certificate decoding, and every string made into a
-/// NUL-terminated copy in one arena so no per-field allocation happens.
+/// One pass over the payload, no certificate decoding, and every string
+/// NUL-terminated in one copy of the payload, so no per-field allocation or copy happens.
 enum ReceiptParser {
     static func parse(_ input: UnsafeBufferPointer<UInt8>, limits: ParseLimits) throws(ReceiptError) -> Receipt {
         let storage = try InputForm.receiptStorage(from: input, limits: limits)
         let (container, location) = try SignedDataReader.read(storage.encoded, maxDepth: limits.maxDepth)
         try storage.placePayload(location)
-        var text = try storage.makeTextArena()
+        let text = try storage.makeTextArena()
         let inputOffset: Int? = if case .inside(let range) = location { range.lowerBound } else { nil }
-        let parsed = try parsePayload(storage.payload, text: &text, limits: limits, inputOffset: inputOffset)
-        storage.finishText(text)
+        let parsed = try parsePayload(storage.payload, text: text, limits: limits, inputOffset: inputOffset)
         return Receipt(storage: storage, container: container, payload: parsed)
     }
 
     /// Errors inside the payload carry payload offsets; report them as input offsets
     /// when the payload lies in the input, and say so in words when it was joined.
-    private static func parsePayload(_ payload: UnsafeBufferPointer<UInt8>, text: inout TextArena, limits: ParseLimits,
+    private static func parsePayload(_ payload: UnsafeBufferPointer<UInt8>, text: TextArena, limits: ParseLimits,
                                      inputOffset: Int?) throws(ReceiptError) -> ParsedPayload {
         do {
-            var builder = PayloadBuilder(payload: payload, text: text, limits: limits)
+            var builder = try PayloadBuilder(payload: payload, text: text, limits: limits)
             try builder.readAll()
-            text = builder.text
-            return builder.result
+            return builder.finish()
         } catch {
             if let inputOffset, let offset = error.offset {
                 throw ReceiptError(error.status, at: offset + inputOffset, error.detail)
@@ -32,11 +30,21 @@ enum ReceiptParser {
     }
 }
 
-/// The flat arrays a Receipt is made of.
-struct ParsedPayload {
-    var appValues = [StoredValue](repeating: .absent, count: ReceiptField.appFields.count)
-    var purchaseValues: [StoredValue] = []
-    var appAttributeOffsets: [UInt32] = []
-    var purchaseAttributeOffsets: [UInt32] = []
-    var purchaseAttributeStarts: [Int] = [0]
+/// The flat tables a Receipt is made of, built by PayloadBuilder.
+struct ParsedPayload: ~Copyable {
+    var appValues = PlainVector<StoredValue>()
+    /// One row of `ReceiptField.inAppFields.count` values per purchase.
+    var purchaseValues = PlainVector<StoredValue>()
+    var appAttributeOffsets = PlainVector<UInt32>()
+    var purchaseAttributeOffsets = PlainVector<UInt32>()
+    /// Per purchase, where its attributes start in `purchaseAttributeOffsets`; one extra entry marks the end.
+    var purchaseAttributeStarts = PlainVector<Int>()
+
+    init() throws(ReceiptError) {
+        guard appValues.append(.absent, repeated: ReceiptField.appFields.count), purchaseAttributeStarts.append(0) else {
+            throw ParsedPayload.outOfMemory
+        }
+    }
+
+    static let outOfMemory = ReceiptError(.limitExceeded, "out of memory for the receipt's tables")
 }

@@ -6,7 +6,7 @@ struct SignedReceipt {
 
     static func read(_ receipt: Receipt, cache: ChainCache) -> SignedReceipt {
         let encoded = receipt.storage.encoded
-        let ranges = receipt.container.certificates
+        let ranges = receipt.container.certificateRanges(in: encoded)
         let bag = Result { () throws(ReceiptError) -> CertificateBag in
             guard let first = ranges.first, let last = ranges.last else { return try CertificateBag([], ranges: []) }
             do throws(ReceiptError) {
