@@ -8,20 +8,46 @@
 /// 2007 rules, which is also what tz databases project.
 enum AppStoreDateFormat {
     static func gmt(_ milliseconds: Int64) -> String {
-        format(milliseconds) + " Etc/GMT"
+        format(milliseconds, suffix: " Etc/GMT")
     }
 
     static func pacific(_ milliseconds: Int64) -> String {
         let offsetHours: Int64 = isPacificDaylightTime(milliseconds) ? -7 : -8
-        return format(milliseconds + offsetHours * 3_600_000) + " America/Los_Angeles"
+        return format(milliseconds + offsetHours * 3_600_000, suffix: " America/Los_Angeles")
     }
 
-    static func format(_ milliseconds: Int64) -> String {
+    static func format(_ milliseconds: Int64, suffix: StaticString = "") -> String {
         let days = floorDivide(milliseconds, CivilTime.millisecondsPerDay)
         let secondsOfDay = (milliseconds - days * CivilTime.millisecondsPerDay) / 1000
         let (year, month, day) = CivilTime.civilFromDays(days)
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2)) "
-            + "\(pad(secondsOfDay / 3600, 2)):\(pad(secondsOfDay / 60 % 60, 2)):\(pad(secondsOfDay % 60, 2))"
+        let (hour, minute, second) = (secondsOfDay / 3600, secondsOfDay / 60 % 60, secondsOfDay % 60)
+        guard (0...9999).contains(year) else {
+            return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2)) "
+                + "\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))\(suffix)"
+        }
+        // Fixed width, written digit by digit: the JSON renderer formats three of
+        // these per date, and interpolation made it the slowest part of rendering.
+        return String(unsafeUninitializedCapacity: 19 + suffix.utf8CodeUnitCount) { buffer in
+            var at = 0
+            func put(_ value: Int64, width: Int) {
+                var remaining = value
+                for position in stride(from: at + width - 1, through: at, by: -1) {
+                    buffer[position] = UInt8(ascii: "0") + UInt8(remaining % 10)
+                    remaining /= 10
+                }
+                at += width
+            }
+            func put(_ separator: Unicode.Scalar) {
+                buffer[at] = UInt8(ascii: separator)
+                at += 1
+            }
+            put(year, width: 4); put("-"); put(month, width: 2); put("-"); put(day, width: 2); put(" ")
+            put(hour, width: 2); put(":"); put(minute, width: 2); put(":"); put(second, width: 2)
+            suffix.withUTF8Buffer { bytes in
+                for byte in bytes { buffer[at] = byte; at += 1 }
+            }
+            return at
+        }
     }
 
     static func isPacificDaylightTime(_ utcMilliseconds: Int64) -> Bool {
