@@ -417,6 +417,26 @@ void receipt_verifier_free(receipt_verifier_t *verifier);
 receipt_status_t receipt_verify(const receipt_verifier_t *verifier, const receipt_t *receipt,
                                 receipt_verification_t **out_result);
 
+/*
+ * The verdict on a receipt's bytes (DER, BER or base64, as for
+ * receipt_parse()), for callers that need only the verdict. It makes every
+ * check receipt_verify() makes and reads only the app attributes those checks
+ * use: the in-app purchases are neither typed nor checked, so it is faster on
+ * large receipts, and a malformed purchase is reported only by
+ * receipt_parse(). Nothing is kept: the bytes are borrowed for the call.
+ *
+ * Returns RECEIPT_OK or a verdict status (200-299) as receipt_verify() does,
+ * with *out_result (when not NULL) set to a new report to free with
+ * receipt_verification_free(). When the bytes are not an app receipt it
+ * returns the status receipt_parse() would (100-199) and *out_result is NULL;
+ * on a caller error, 1-99 and NULL.
+ * If out_error is not NULL it gets the first failure's status and detail (the
+ * parse error, or the first failing step), and RECEIPT_OK when there is none.
+ * Thread-safety: as receipt_verify().
+ */
+receipt_status_t receipt_verify_bytes(const receipt_verifier_t *verifier, const void *data, size_t length,
+                                      receipt_verification_t **out_result, receipt_error_t *out_error);
+
 typedef enum receipt_step_outcome {
     RECEIPT_STEP_PASSED = 0,
     RECEIPT_STEP_SKIPPED = 1, /* not asked for by the policy, or meaningless under the anchor */

@@ -36,6 +36,25 @@ public func receipt_verify(_ verifier: OpaquePointer?, _ receipt: OpaquePointer?
     }
 }
 
+@c @implementation
+public func receipt_verify_bytes(_ verifier: OpaquePointer?, _ data: UnsafeRawPointer?, _ length: Int,
+                                 _ outResult: UnsafeMutablePointer<OpaquePointer?>?,
+                                 _ outError: UnsafeMutablePointer<receipt_error_t>?) -> receipt_status_t {
+    outResult?.pointee = nil
+    do throws(ReceiptError) {
+        let checker = try required(object(verifier, as: ReceiptVerifier.self))
+        guard data != nil || length == 0 else { throw nullArgument }
+        let result = try checker.verify(encoded: UnsafeBufferPointer(start: data?.assumingMemoryBound(to: UInt8.self),
+                                                                    count: length))
+        if let outResult { outResult.pointee = handle(try VerificationReport(result)) }
+        fill(outError, with: result.firstFailure)
+        return receipt_status_t(result.status)
+    } catch {
+        fill(outError, with: error)
+        return receipt_status_t(error.status)
+    }
+}
+
 func report(_ handle: OpaquePointer?) -> VerificationReport? { object(handle, as: VerificationReport.self) }
 
 @c @implementation

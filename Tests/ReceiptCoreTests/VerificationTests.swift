@@ -23,6 +23,22 @@ struct RealReceiptVerificationTests {
         }
     }
 
+    /// The verdict from bytes skips typing the purchases, and nothing else.
+    @Test(arguments: Fixtures.receiptFiles)
+    func theVerdictFromBytesIsTheVerdictOfTheParsedReceipt(file: String) throws {
+        let bytes = try Fixtures.bytes("receipts/" + file)
+        let receipt = try Receipt.parse(bytes)
+        for trust in [TrustOptions.appleRoot, .xcodeStoreKit] {
+            let verifier = ReceiptVerifier(trust: trust, policy: VerificationPolicy(bundleID: "com.example.other"))
+            let parsed = verifier.verify(receipt)
+            let fromBytes = try bytes.withUnsafeBufferPointer { (buffer) throws(ReceiptError) in
+                try verifier.verify(encoded: buffer)
+            }
+            #expect(fromBytes.json() == parsed.json())
+            #expect(fromBytes.status == .bundleMismatch || fromBytes.status == .chainUntrusted)
+        }
+    }
+
     @Test(arguments: [("arv__hannes_mac_mindnode_receipt.der", "6c4008b5945e"),
                       ("arv__mindnode_mac_sha256_receipt.der", "f8ffc21e9182")])
     func knownDevicesMatchAndOthersDoNot(file: String, device: String) throws {
@@ -59,6 +75,24 @@ struct VerifierArgumentTests {
             Issue.record("a broken PEM block was accepted")
         } catch {
             #expect(error.status == .badAnchor)
+        }
+    }
+
+    @Test func theVerdictFromBytesSkipsPurchasesButNeverPassesThem() throws {
+        let brokenPurchase = DER.attribute(17, DER.set([DER.attribute(1703, DER.integer(7))]))  // an INTEGER id
+        let bytes = DER.receipt(attributes: DER.validAppAttributes + [brokenPurchase])
+        #expect(throws: ReceiptError.self) { try Receipt.parse(bytes) }
+        let result = try bytes.withUnsafeBufferPointer { (buffer) throws(ReceiptError) in
+            try ReceiptVerifier().verify(encoded: buffer)
+        }
+        #expect(result.status == .signerNotFound)  // unsigned: never valid, typed purchases or not
+        do {
+            _ = try Array("not a receipt".utf8).withUnsafeBufferPointer { (buffer) throws(ReceiptError) in
+                try ReceiptVerifier().verify(encoded: buffer)
+            }
+            Issue.record("text was verified")
+        } catch {
+            #expect(error.status == .notAReceipt || error.status == .badBase64)
         }
     }
 

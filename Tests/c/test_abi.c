@@ -633,6 +633,57 @@ static void test_verify_failures_report_their_step(void **state) {
     receipt_verifier_free(verifier);
 }
 
+/* The verdict straight from bytes: the same steps and statuses as parse + verify,
+ * parse errors for what is not a receipt, and the first failure in out_error. */
+static void test_verify_bytes(void **state) {
+    (void)state;
+    receipt_verifier_t *verifier = test_ca_verifier("com.example.minted");
+    receipt_verifier_t *wrong_bundle = test_ca_verifier("com.example.other");
+    file_t minted, b64, tampered;
+    assert_int_equal(read_file("minted.der", &minted), 0);
+    assert_int_equal(read_file("minted.b64", &b64), 0);
+    assert_int_equal(read_file("minted-tampered.der", &tampered), 0);
+
+    receipt_verification_t *result = NULL;
+    receipt_error_t error;
+    assert_int_equal(receipt_verify_bytes(verifier, minted.bytes, minted.length, &result, &error), RECEIPT_OK);
+    assert_int_equal(error.status, RECEIPT_OK);
+    assert_string_equal(error.detail, "");
+    assert_int_equal(receipt_verification_step_count(result), 8);
+    receipt_verification_free(result);
+    assert_int_equal(receipt_verify_bytes(verifier, b64.bytes, b64.length, NULL, NULL), RECEIPT_OK);
+
+    assert_int_equal(receipt_verify_bytes(wrong_bundle, minted.bytes, minted.length, &result, &error),
+                     RECEIPT_E_BUNDLE_MISMATCH);
+    assert_int_equal(error.status, RECEIPT_E_BUNDLE_MISMATCH);
+    assert_non_null(strstr(error.detail, "com.example.other"));
+    assert_int_equal(receipt_verification_status(result), RECEIPT_E_BUNDLE_MISMATCH);
+    receipt_verification_free(result);
+    assert_int_equal(receipt_verify_bytes(verifier, tampered.bytes, tampered.length, NULL, &error),
+                     RECEIPT_E_SIGNATURE_INVALID);
+
+    result = (receipt_verification_t *)0x1;
+    const char text[] = "not a receipt";
+    receipt_status_t status = receipt_verify_bytes(verifier, text, sizeof text - 1, &result, &error);
+    assert_true(status >= 100 && status < 200);
+    assert_int_equal(error.status, status);
+    assert_true(strlen(error.detail) > 0);
+    assert_null(result);
+    receipt_t *never = NULL;
+    receipt_status_t parse_status = receipt_parse(minted.bytes, minted.length / 2, &never, NULL);
+    assert_true(parse_status >= 100 && parse_status < 200);
+    assert_int_equal(receipt_verify_bytes(verifier, minted.bytes, minted.length / 2, NULL, &error), parse_status);
+
+    assert_int_equal(receipt_verify_bytes(NULL, minted.bytes, minted.length, NULL, NULL), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_verify_bytes(verifier, NULL, 4, NULL, &error), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(error.status, RECEIPT_E_NULL_ARGUMENT);
+    free(minted.bytes);
+    free(b64.bytes);
+    free(tampered.bytes);
+    receipt_verifier_free(wrong_bundle);
+    receipt_verifier_free(verifier);
+}
+
 static void test_verify_real_receipt(void **state) {
     (void)state;
     file_t file = shared_file("receipts/tp__receipt-production.der");
@@ -654,8 +705,13 @@ static void test_verify_real_receipt(void **state) {
 static void exercise(const uint8_t *bytes, size_t length, receipt_verifier_t *verifier) {
     receipt_t *receipt = NULL;
     receipt_error_t error;
+    /* The verdict from bytes skips the purchases, never a check: whatever a full
+     * parse rejects, it must not call valid, and otherwise it agrees with it. */
+    receipt_status_t from_bytes = receipt_verify_bytes(verifier, bytes, length, NULL, NULL);
+    assert_true(from_bytes == RECEIPT_OK || (from_bytes >= 100 && from_bytes < 300));
     if (receipt_parse(bytes, length, &receipt, &error) != RECEIPT_OK) {
         assert_true(error.status >= 100 && error.status < 200);
+        assert_int_not_equal(from_bytes, RECEIPT_OK);
         return;
     }
     char *json = NULL;
@@ -668,6 +724,7 @@ static void exercise(const uint8_t *bytes, size_t length, receipt_verifier_t *ve
     receipt_verification_t *result = NULL;
     receipt_status_t verdict = receipt_verify(verifier, receipt, &result);
     assert_true(verdict == RECEIPT_OK || (verdict >= 200 && verdict < 300));
+    assert_int_equal(from_bytes, verdict);
     receipt_verification_free(result);
     receipt_free(receipt);
 }
@@ -1036,6 +1093,7 @@ int main(void) {
         cmocka_unit_test(test_verifier_builder_arguments),
         cmocka_unit_test(test_verify_minted_receipt),
         cmocka_unit_test(test_verify_failures_report_their_step),
+        cmocka_unit_test(test_verify_bytes),
         cmocka_unit_test(test_verify_real_receipt),
         cmocka_unit_test(test_entitlements_json),
         cmocka_unit_test(test_appstore_request_and_response),

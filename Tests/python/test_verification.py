@@ -31,6 +31,18 @@ def test_sha1_and_ber_forms_verify(mint, test_ca, flags):
     assert verify(mint(*flags), test_ca).valid
 
 
+def test_verify_bytes_gives_the_verdict_of_verify(mint, test_ca):
+    path = mint("--purchases", "3")
+    for bundle_id in ("com.example.minted", "com.example.other"):
+        verifier = Verifier(apple_root=False, anchors=[anchor(test_ca)], bundle_id=bundle_id)
+        from_bytes = verifier.verify_bytes(path.read_bytes())
+        assert from_bytes.to_json() == verifier.verify(Receipt.from_file(path)).to_json()
+        assert from_bytes.valid == (bundle_id == "com.example.minted")
+    with pytest.raises(ReceiptError) as raised:
+        Verifier().verify_bytes(path.read_bytes()[:100])
+    assert 100 <= raised.value.status < 200 and raised.value.detail
+
+
 def test_der_anchor_works_like_pem(mint, test_ca):
     verifier = Verifier(apple_root=False, anchors=[(test_ca / "root.der").read_bytes()])
     assert verifier.verify(Receipt.from_file(mint())).valid

@@ -3,14 +3,17 @@
 struct PayloadBuilder: ~Copyable {
     let payload: UnsafeBufferPointer<UInt8>
     let limits: ParseLimits
+    let scope: PayloadScope
     let fields = FieldTable.shared
     private var result: ParsedPayload
     let text: TextArena
     private var attributeCount = 0
     private var estimatedPurchases = 0
 
-    init(payload: UnsafeBufferPointer<UInt8>, text: TextArena, limits: ParseLimits) throws(ReceiptError) {
+    init(payload: UnsafeBufferPointer<UInt8>, text: TextArena, limits: ParseLimits,
+         scope: PayloadScope) throws(ReceiptError) {
         self.payload = payload
+        self.scope = scope
         self.text = text
         self.limits = limits
         result = try ParsedPayload()
@@ -32,7 +35,7 @@ struct PayloadBuilder: ~Copyable {
             guard result.appAttributeOffsets.append(UInt32(attribute.start)) else { throw ParsedPayload.outOfMemory }
             guard let entry = fields.entry(type: attribute.type, in: .app) else { continue }
             if entry.kind == .purchases {
-                try readPurchase(attribute, in: attributes)
+                if scope == .everything { try readPurchase(attribute, in: attributes) }
                 continue
             }
             try rejectDuplicate(result.appValues[entry.slot], attribute, entry.field)

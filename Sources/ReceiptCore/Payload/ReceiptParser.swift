@@ -2,22 +2,23 @@
 /// One pass over the payload, no certificate decoding, and every string
 /// NUL-terminated in one copy of the payload, so no per-field allocation or copy happens.
 enum ReceiptParser {
-    static func parse(_ input: UnsafeBufferPointer<UInt8>, limits: ParseLimits) throws(ReceiptError) -> Receipt {
+    static func parse(_ input: UnsafeBufferPointer<UInt8>, limits: ParseLimits,
+                      scope: PayloadScope = .everything) throws(ReceiptError) -> Receipt {
         let storage = try InputForm.receiptStorage(from: input, limits: limits)
         let (container, location) = try SignedDataReader.read(storage.encoded, maxDepth: limits.maxDepth)
         try storage.placePayload(location)
         let text = try storage.makeTextArena()
         let inputOffset: Int? = if case .inside(let range) = location { range.lowerBound } else { nil }
-        let parsed = try parsePayload(storage.payload, text: text, limits: limits, inputOffset: inputOffset)
+        let parsed = try parsePayload(storage.payload, text: text, limits: limits, scope: scope, inputOffset: inputOffset)
         return Receipt(storage: storage, container: container, payload: parsed)
     }
 
     /// Errors inside the payload carry payload offsets; report them as input offsets
     /// when the payload lies in the input, and say so in words when it was joined.
     private static func parsePayload(_ payload: UnsafeBufferPointer<UInt8>, text: TextArena, limits: ParseLimits,
-                                     inputOffset: Int?) throws(ReceiptError) -> ParsedPayload {
+                                     scope: PayloadScope, inputOffset: Int?) throws(ReceiptError) -> ParsedPayload {
         do {
-            var builder = try PayloadBuilder(payload: payload, text: text, limits: limits)
+            var builder = try PayloadBuilder(payload: payload, text: text, limits: limits, scope: scope)
             try builder.readAll()
             return builder.finish()
         } catch {
@@ -28,6 +29,15 @@ enum ReceiptParser {
             throw ReceiptError(error.status, error.detail + place)
         }
     }
+}
+
+/// How much of the payload a parse types.
+enum PayloadScope {
+    /// Every attribute SPEC §2 names, purchases included: what `Receipt.parse` does.
+    case everything
+    /// The app's own attributes only, which is all a verdict reads. The in_app
+    /// attributes are skipped unread, so their errors surface only in a full parse.
+    case verdictFields
 }
 
 /// The flat tables a Receipt is made of, built by PayloadBuilder.

@@ -24,6 +24,15 @@ public final class ReceiptVerifier: Sendable {
         customAnchors = anchors.map(\.certificate)
     }
 
+    /// The verdict on a receipt's bytes (DER, BER or base64), reading only what
+    /// the checks read: every check `verify(_:)` makes, without typing the
+    /// purchases. Throws when the bytes are not an app receipt; purchase
+    /// attributes go unread, so their errors surface only in `Receipt.parse`.
+    public func verify(encoded bytes: UnsafeBufferPointer<UInt8>,
+                       limits: ParseLimits = .default) throws(ReceiptError) -> VerificationResult {
+        verify(try ReceiptParser.parse(bytes, limits: limits, scope: .verdictFields))
+    }
+
     public func verify(_ receipt: Receipt) -> VerificationResult {
         var steps: [(VerificationStep, StepOutcome)] = []
         let signed = SignedReceipt.read(receipt, cache: cache)

@@ -47,6 +47,11 @@ public struct VerificationResult: Sendable {
     /// The first failure's status, or `.ok` when nothing failed.
     public var status: ReceiptStatus { steps.first { $0.outcome.status != .ok }?.outcome.status ?? .ok }
     public var isValid: Bool { status == .ok }
+    /// The first failing step's error, nil when nothing failed.
+    public var firstFailure: ReceiptError? {
+        for (_, outcome) in steps { if case .failed(let error) = outcome { return error } }
+        return nil
+    }
 
     public func outcome(of step: VerificationStep) -> StepOutcome? {
         steps.first { $0.step == step }?.outcome

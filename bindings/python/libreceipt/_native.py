@@ -110,6 +110,8 @@ _signatures.update({
     "receipt_verifier_build": (ctypes.c_int, [ctypes.c_void_p, _handle_out]),
     "receipt_verifier_free": (None, [ctypes.c_void_p]),
     "receipt_verify": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, _handle_out]),
+    "receipt_verify_bytes": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, _handle_out,
+                                            ctypes.POINTER(ErrorStruct)]),
     "receipt_verification_status": (ctypes.c_int, [ctypes.c_void_p]),
     "receipt_verification_step_count": (ctypes.c_size_t, [ctypes.c_void_p]),
     "receipt_verification_step_at": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(StepStruct)]),

@@ -1,4 +1,4 @@
-"""Verification: a thin wrapper over receipt_verifier_* and receipt_verify."""
+"""Verification: a thin wrapper over receipt_verifier_*, receipt_verify and receipt_verify_bytes."""
 import ctypes
 import datetime
 
@@ -97,6 +97,19 @@ class Verifier:
         status = lib.receipt_verify(self._handle, receipt._handle_or_raise(), ctypes.byref(out))
         if not out:
             _check(status)
+        return Verification(out)
+
+    def verify_bytes(self, data):
+        """A Verification report straight from a receipt's bytes (DER, BER or base64 text)
+        when only the verdict matters: the same checks as verify(Receipt(data)), without
+        typing the purchases. Raises ReceiptError when the bytes are not an app receipt."""
+        if isinstance(data, str):
+            data = data.encode("ascii", "replace")
+        data = bytes(data)
+        out, error = ctypes.c_void_p(), _native.ErrorStruct()
+        status = lib.receipt_verify_bytes(self._handle, data, len(data), ctypes.byref(out), ctypes.byref(error))
+        if not out:
+            _check(status, error)
         return Verification(out)
 
     def __del__(self):
