@@ -66,3 +66,19 @@ def test_verify_unusable_arguments_exit_2(mint, tmp_path):
     empty = tmp_path / "empty"
     empty.write_bytes(b"")
     assert run("verify", empty).returncode == 2
+
+
+def test_bench_json_prints_one_object_per_receipt(mint, test_ca):
+    """The interface others compare with: file as given, medians in ns. Values are only
+    checked to be positive times: speed is shown by `make bench`, never asserted."""
+    first, second = mint("--purchases", "2"), mint("--ber")
+    result = run("bench", first, second, "--json", "--samples", "1", "--anchor", test_ca / "root.pem")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.decode().splitlines()
+    assert [json.loads(line)["file"] for line in lines] == [str(first), str(second)]
+    for line in lines:
+        figures = json.loads(line)
+        for key in ("parse", "verify_cold", "verify_warm", "parse_verify_cold", "parse_verify_warm"):
+            assert isinstance(figures[key], int) and figures[key] > 0, key
+    unverifiable = run("bench", first, "--json", "--samples", "1")
+    assert unverifiable.returncode == 1 and b"does not verify" in unverifiable.stderr
