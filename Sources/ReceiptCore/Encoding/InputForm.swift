@@ -4,7 +4,10 @@
 enum InputForm {
     /// Returns storage holding the DER/BER bytes of an app receipt, decoding base64
     /// when the input is text.
-    static func receiptStorage(from input: UnsafeBufferPointer<UInt8>, limits: ParseLimits) throws(ReceiptError) -> ReceiptStorage {
+    /// `borrowing` keeps DER input where it is instead of copying it: only for a
+    /// receipt that dies before the caller's bytes do (see ReceiptStorage).
+    static func receiptStorage(from input: UnsafeBufferPointer<UInt8>, limits: ParseLimits,
+                               borrowing: Bool = false) throws(ReceiptError) -> ReceiptStorage {
         guard input.count <= limits.maxInputBytes else {
             throw ReceiptError(.inputTooLarge, "input of \(input.count) bytes exceeds the limit of \(limits.maxInputBytes)")
         }
@@ -14,6 +17,7 @@ enum InputForm {
         }
         let first = input[firstIndex]
         if first == BERTag.sequence && firstIndex == 0 {
+            if borrowing { return ReceiptStorage(borrowing: input) }
             let bytes = try allocate(input.count)
             _ = bytes.initialize(from: input)
             return ReceiptStorage(adopting: bytes)

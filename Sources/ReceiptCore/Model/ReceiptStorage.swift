@@ -8,21 +8,34 @@ import Glibc
 /// that it is immutable, and the C ABI hands out pointers into it that live as
 /// long as the receipt. Every buffer is malloc'd here and freed in deinit, also
 /// when a parse fails halfway.
+///
+/// A verdict (`ReceiptParser.parse` with `.verdictFields`) instead borrows the
+/// caller's bytes for the length of one call and terminates no string: that
+/// receipt never leaves the verifier, and nothing reads its text as C strings.
 final class ReceiptStorage: @unchecked Sendable {
     private(set) var encoded: UnsafeBufferPointer<UInt8>
     private(set) var payload = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
     private var joinedPayload: UnsafeMutablePointer<UInt8>?
     private(set) var text = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+    private let ownsEncoded: Bool
+    private var ownsText = true
 
     /// Takes ownership of bytes from `ReceiptStorage.allocate`.
     init(adopting bytes: UnsafeMutableBufferPointer<UInt8>) {
         encoded = UnsafeBufferPointer(bytes)
+        ownsEncoded = true
+    }
+
+    /// Borrows bytes that outlive this storage; see the type's documentation.
+    init(borrowing bytes: UnsafeBufferPointer<UInt8>) {
+        encoded = bytes
+        ownsEncoded = false
     }
 
     deinit {
-        free(UnsafeMutableRawPointer(mutating: encoded.baseAddress))
+        if ownsEncoded { free(UnsafeMutableRawPointer(mutating: encoded.baseAddress)) }
         free(joinedPayload)
-        free(UnsafeMutableRawPointer(mutating: text.baseAddress))
+        if ownsText { free(UnsafeMutableRawPointer(mutating: text.baseAddress)) }
     }
 
     /// Uninitialized bytes for a storage to adopt; nil when memory is exhausted.
@@ -58,6 +71,13 @@ final class ReceiptStorage: @unchecked Sendable {
         return TextArena(base: buffer.baseAddress!)
     }
 
+    /// For a verdict: the text is read in place in the payload, unterminated.
+    func useUnterminatedText() -> TextArena {
+        text = payload
+        ownsText = false
+        return TextArena(base: nil)
+    }
+
     func string(_ value: StoredValue) -> String {
         String(decoding: UnsafeBufferPointer(rebasing: text[Int(value.textOffset)..<Int(value.textOffset + value.textLength)]),
                as: UTF8.self)
@@ -83,12 +103,13 @@ final class ReceiptStorage: @unchecked Sendable {
 /// before its content, so what follows a string's content is the next element's
 /// header or the arena's extra final byte.
 struct TextArena {
-    let base: UnsafeMutablePointer<UInt8>
+    /// Nil when strings are read in place, unterminated (a verdict's parse).
+    let base: UnsafeMutablePointer<UInt8>?
 
     /// Terminates the string at `range` of the payload; returns where it is.
     @inline(__always)
     func terminate(_ range: Range<Int>) -> (offset: UInt32, length: UInt32) {
-        base[range.upperBound] = 0
+        base?[range.upperBound] = 0
         return (UInt32(truncatingIfNeeded: range.lowerBound), UInt32(truncatingIfNeeded: range.count))
     }
 }

@@ -4,10 +4,11 @@
 enum ReceiptParser {
     static func parse(_ input: UnsafeBufferPointer<UInt8>, limits: ParseLimits,
                       scope: PayloadScope = .everything) throws(ReceiptError) -> Receipt {
-        let storage = try InputForm.receiptStorage(from: input, limits: limits)
+        let verdictOnly = scope == .verdictFields
+        let storage = try InputForm.receiptStorage(from: input, limits: limits, borrowing: verdictOnly)
         let (container, location) = try SignedDataReader.read(storage.encoded, maxDepth: limits.maxDepth)
         try storage.placePayload(location)
-        let text = try storage.makeTextArena()
+        let text = verdictOnly ? storage.useUnterminatedText() : try storage.makeTextArena()
         let inputOffset: Int? = if case .inside(let range) = location { range.lowerBound } else { nil }
         let parsed = try parsePayload(storage.payload, text: text, limits: limits, scope: scope, inputOffset: inputOffset)
         return Receipt(storage: storage, container: container, payload: parsed)
@@ -37,6 +38,8 @@ enum PayloadScope {
     case everything
     /// The app's own attributes only, which is all a verdict reads. The in_app
     /// attributes are skipped unread, so their errors surface only in a full parse.
+    /// The receipt borrows the input and its strings are not NUL-terminated, so it
+    /// must not outlive the call that parsed it (ReceiptVerifier.verify(encoded:)).
     case verdictFields
 }
 
