@@ -18,14 +18,16 @@ enum InputForm {
         let first = input[firstIndex]
         if first == BERTag.sequence && firstIndex == 0 {
             if borrowing { return ReceiptStorage(borrowing: input) }
-            let bytes = try allocate(input.count)
-            _ = bytes.initialize(from: input)
-            return ReceiptStorage(adopting: bytes)
+            let block = try allocateBlock(encodedCount: input.count)
+            _ = UnsafeMutableBufferPointer(rebasing: block[0..<input.count]).initialize(from: input)
+            return ReceiptStorage(adopting: block, encodedCount: input.count)
         }
         try rejectKnownNonReceipts(input, first: first, at: firstIndex)
-        let buffer = try allocate(Base64.maxDecodedCount(input))
-        // The storage owns the buffer from here on, so every exit frees it.
-        let storage = ReceiptStorage(adopting: buffer)
+        let room = Base64.maxDecodedCount(input)
+        let block = try allocateBlock(encodedCount: room)
+        // The storage owns the block from here on, so every exit frees it.
+        let storage = ReceiptStorage(adopting: block, encodedCount: room)
+        let buffer = UnsafeMutableBufferPointer(rebasing: block[0..<room])
         let count: Int
         do {
             count = try Base64.decode(input, into: buffer)
@@ -51,11 +53,11 @@ enum InputForm {
         return storage
     }
 
-    private static func allocate(_ count: Int) throws(ReceiptError) -> UnsafeMutableBufferPointer<UInt8> {
-        guard let bytes = ReceiptStorage.allocate(count) else {
-            throw ReceiptError(.limitExceeded, "out of memory for \(count) bytes")
+    private static func allocateBlock(encodedCount: Int) throws(ReceiptError) -> UnsafeMutableBufferPointer<UInt8> {
+        guard let block = ReceiptStorage.allocateBlock(encodedCount: encodedCount) else {
+            throw ReceiptError(.limitExceeded, "out of memory for a \(encodedCount)-byte receipt")
         }
-        return bytes
+        return block
     }
 
     private static func rejectKnownNonReceipts(_ input: UnsafeBufferPointer<UInt8>, first: UInt8, at offset: Int,

@@ -17,28 +17,38 @@ final class ReceiptStorage: @unchecked Sendable {
     private(set) var payload = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
     private var joinedPayload: UnsafeMutablePointer<UInt8>?
     private(set) var text = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
-    private let ownsEncoded: Bool
-    private var ownsText = true
+    /// The one allocation holding the encoding and, after it, the text arena; nil
+    /// when the encoding is borrowed.
+    private let block: UnsafeMutableBufferPointer<UInt8>?
 
-    /// Takes ownership of bytes from `ReceiptStorage.allocate`.
-    init(adopting bytes: UnsafeMutableBufferPointer<UInt8>) {
-        encoded = UnsafeBufferPointer(bytes)
-        ownsEncoded = true
+    /// Takes ownership of a block from `allocateBlock(encodedCount:)`, whose first
+    /// `encodedCount` bytes the caller fills with the encoding.
+    init(adopting block: UnsafeMutableBufferPointer<UInt8>, encodedCount: Int) {
+        self.block = block
+        encoded = UnsafeBufferPointer(rebasing: block[0..<encodedCount])
     }
 
     /// Borrows bytes that outlive this storage; see the type's documentation.
     init(borrowing bytes: UnsafeBufferPointer<UInt8>) {
+        block = nil
         encoded = bytes
-        ownsEncoded = false
     }
 
     deinit {
-        if ownsEncoded { free(UnsafeMutableRawPointer(mutating: encoded.baseAddress)) }
+        free(block?.baseAddress)
         free(joinedPayload)
-        if ownsText { free(UnsafeMutableRawPointer(mutating: text.baseAddress)) }
     }
 
-    /// Uninitialized bytes for a storage to adopt; nil when memory is exhausted.
+    /// Room for an encoding of up to `encodedCount` bytes and the text arena after
+    /// it (the payload is never longer than the encoding): one allocation per
+    /// receipt instead of two. Nil when memory is exhausted.
+    static func allocateBlock(encodedCount: Int) -> UnsafeMutableBufferPointer<UInt8>? {
+        let (doubled, overflow) = encodedCount.multipliedReportingOverflow(by: 2)
+        guard !overflow, doubled < Int.max else { return nil }
+        return allocate(doubled + 1)
+    }
+
+    /// Uninitialized bytes; nil when memory is exhausted.
     static func allocate(_ count: Int) -> UnsafeMutableBufferPointer<UInt8>? {
         guard let memory = malloc(max(count, 1)) else { return nil }
         return UnsafeMutableBufferPointer(start: memory.assumingMemoryBound(to: UInt8.self), count: count)
@@ -63,18 +73,20 @@ final class ReceiptStorage: @unchecked Sendable {
 
     /// The arena the parser terminates strings in: one copy of the whole payload,
     /// plus a byte so that a string ending the payload has room for its NUL.
-    func makeTextArena() throws(ReceiptError) -> TextArena {
-        guard let buffer = ReceiptStorage.allocate(payload.count + 1) else { throw outOfMemory(payload.count + 1) }
-        if let source = payload.baseAddress { buffer.baseAddress!.update(from: source, count: payload.count) }
-        buffer[payload.count] = 0
-        text = UnsafeBufferPointer(buffer)
-        return TextArena(base: buffer.baseAddress!)
+    func makeTextArena() -> TextArena {
+        guard let block else { preconditionFailure("a borrowed encoding has no text arena") }
+        // The block holds 2 * (encoding's room) + 1 bytes and the payload is no longer
+        // than the encoding, so the arena always fits after the encoding.
+        let arena = UnsafeMutableBufferPointer(rebasing: block[encoded.count..<(encoded.count + payload.count + 1)])
+        if let source = payload.baseAddress { arena.baseAddress!.update(from: source, count: payload.count) }
+        arena[payload.count] = 0
+        text = UnsafeBufferPointer(arena)
+        return TextArena(base: arena.baseAddress!)
     }
 
     /// For a verdict: the text is read in place in the payload, unterminated.
     func useUnterminatedText() -> TextArena {
         text = payload
-        ownsText = false
         return TextArena(base: nil)
     }
 

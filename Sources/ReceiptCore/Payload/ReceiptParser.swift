@@ -8,7 +8,7 @@ enum ReceiptParser {
         let storage = try InputForm.receiptStorage(from: input, limits: limits, borrowing: verdictOnly)
         let (container, location) = try SignedDataReader.read(storage.encoded, maxDepth: limits.maxDepth)
         try storage.placePayload(location)
-        let text = verdictOnly ? storage.useUnterminatedText() : try storage.makeTextArena()
+        let text = verdictOnly ? storage.useUnterminatedText() : storage.makeTextArena()
         let inputOffset: Int? = if case .inside(let range) = location { range.lowerBound } else { nil }
         let parsed = try parsePayload(storage.payload, text: text, limits: limits, scope: scope, inputOffset: inputOffset)
         return Receipt(storage: storage, container: container, payload: parsed)
