@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The certificates a receipt carries, decoded once. Every App Store receipt signed
 /// in a given period carries byte-identical certificates, so a verifier keeps the
 /// bags it has seen (ChainCache) keyed by these exact bytes.
@@ -27,10 +31,17 @@ final class CertificateBag: Sendable {
     }
 
     /// The index of the certificate with this issuer and serial number (the PKCS #7 signer).
-    func index(issuer: ArraySlice<UInt8>, serialNumber: ArraySlice<UInt8>) -> Int? {
-        infos.firstIndex {
-            $0.encoded[$0.issuer].elementsEqual(issuer) && $0.encoded[$0.serialNumber].elementsEqual(serialNumber)
+    func index(issuer: UnsafeBufferPointer<UInt8>, serialNumber: UnsafeBufferPointer<UInt8>) -> Int? {
+        infos.firstIndex { info in
+            info.encoded.withUnsafeBufferPointer { encoded in
+                same(encoded, info.serialNumber, serialNumber) && same(encoded, info.issuer, issuer)
+            }
         }
+    }
+
+    private func same(_ encoded: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {
+        range.count == wanted.count && (wanted.isEmpty || memcmp(encoded.baseAddress! + range.lowerBound,
+                                                                  wanted.baseAddress!, wanted.count) == 0)
     }
 }
 

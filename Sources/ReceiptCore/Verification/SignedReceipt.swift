@@ -22,8 +22,8 @@ struct SignedReceipt {
             } catch {
                 throw error.asVerdict(.malformedSignature, "SignerInfo")
             }
-            guard let index = try bag.get().index(issuer: ArraySlice(encoded[info.issuer]),
-                                                  serialNumber: ArraySlice(encoded[info.serialNumber])) else {
+            guard let index = try bag.get().index(issuer: UnsafeBufferPointer(rebasing: encoded[info.issuer]),
+                                                  serialNumber: UnsafeBufferPointer(rebasing: encoded[info.serialNumber])) else {
                 throw ReceiptError(.signerNotFound, "no certificate in the receipt matches the SignerInfo's issuer and serial")
             }
             return (info, index)
