@@ -5,7 +5,7 @@ import Glibc
 /// What the PKCS #7 (RFC 2315) wrapper holds, located without decoding any
 /// certificate: the payload, the declared digest algorithms, each certificate's
 /// encoding and the SignerInfos. Verification decodes those later, and only then.
-struct SignedDataContainer: Sendable {
+struct SignedDataContainer: Sendable, Equatable {
     /// Ranges into the receipt's encoding. The certificates' content range of
     /// `[0] IMPLICIT SET OF Certificate`, checked to hold only SEQUENCEs and listed
     /// by `certificateRanges` when verification needs them, which spares every
@@ -60,6 +60,86 @@ enum SignedDataReader {
     /// Walks ContentInfo → SignedData and returns the container and where the payload is.
     static func read(_ bytes: UnsafeBufferPointer<UInt8>,
                      maxDepth: Int) throws(ReceiptError) -> (SignedDataContainer, PayloadLocation) {
+        if let walked = readPlainDER(bytes, maxDepth: maxDepth) {
+            // Debug builds (the test suites) check the shortcut against the general walk.
+            assert((try? readReportingErrors(bytes, maxDepth: maxDepth)).map { $0 == walked } == true,
+                   "the DER shortcut disagrees with the general walk")
+            return walked
+        }
+        return try readReportingErrors(bytes, maxDepth: maxDepth)
+    }
+
+    /// The hot path, for App Store receipts: DER with every element where the
+    /// grammar puts it, read in one straight pass. Nil for anything else (BER,
+    /// chunks, an unexpected tag or length, a depth limit below the container's
+    /// own depth), which the general reader then accepts or names precisely. It
+    /// accepts nothing the general reader would refuse.
+    private static func readPlainDER(_ bytes: UnsafeBufferPointer<UInt8>,
+                                     maxDepth: Int) -> (SignedDataContainer, PayloadLocation)? {
+        func element(at start: Int, end: Int, tag: UInt8) -> BERElement? {
+            guard let element = BERElement.definite(in: bytes, at: start, end: end) ?? longForm(at: start, end: end),
+                  element.tag == tag else { return nil }
+            return element
+        }
+        /// Lengths of three or four octets, which receipts over 64 KiB use.
+        func longForm(at start: Int, end: Int) -> BERElement? {
+            guard end &- start >= 6, bytes[start] & 0x1F != 0x1F else { return nil }
+            let octets = Int(bytes[start &+ 1]) &- 0x80
+            guard octets == 3 || octets == 4, end &- start >= 2 &+ octets else { return nil }
+            var length = 0
+            for index in (start &+ 2)..<(start &+ 2 &+ octets) { length = length &<< 8 | Int(bytes[index]) }
+            let contentStart = start &+ 2 &+ octets
+            guard length <= end &- contentStart else { return nil }
+            return BERElement(tag: bytes[start], start: start, contentStart: contentStart,
+                              contentEnd: contentStart &+ length, end: contentStart &+ length, isIndefinite: false)
+        }
+        guard maxDepth >= 6,
+              let contentInfo = element(at: 0, end: bytes.count, tag: BERTag.sequence), contentInfo.end == bytes.count,
+              let contentType = element(at: contentInfo.contentStart, end: contentInfo.contentEnd, tag: BERTag.objectIdentifier),
+              equals(bytes, contentType.contentRange, ObjectIdentifiers.signedData),
+              let explicit = element(at: contentType.end, end: contentInfo.contentEnd, tag: BERTag.contextConstructed0),
+              explicit.end == contentInfo.contentEnd,
+              let signedData = element(at: explicit.contentStart, end: explicit.contentEnd, tag: BERTag.sequence),
+              signedData.end == explicit.contentEnd,
+              let version = element(at: signedData.contentStart, end: signedData.contentEnd, tag: BERTag.integer),
+              let digests = element(at: version.end, end: signedData.contentEnd, tag: BERTag.set),
+              let encapsulated = element(at: digests.end, end: signedData.contentEnd, tag: BERTag.sequence),
+              let dataType = element(at: encapsulated.contentStart, end: encapsulated.contentEnd, tag: BERTag.objectIdentifier),
+              equals(bytes, dataType.contentRange, ObjectIdentifiers.data),
+              let content = element(at: dataType.end, end: encapsulated.contentEnd, tag: BERTag.contextConstructed0),
+              content.end == encapsulated.contentEnd,
+              let octets = element(at: content.contentStart, end: content.contentEnd, tag: BERTag.octetString),
+              octets.end == content.contentEnd else { return nil }
+        var container = SignedDataContainer()
+        container.maxDepth = maxDepth
+        var next = encapsulated.end
+        if next < signedData.contentEnd, bytes[next] == BERTag.contextConstructed0 {
+            guard let certificates = element(at: next, end: signedData.contentEnd, tag: BERTag.contextConstructed0) else {
+                return nil
+            }
+            var position = certificates.contentStart
+            while position < certificates.contentEnd {
+                guard let certificate = element(at: position, end: certificates.contentEnd, tag: BERTag.sequence) else {
+                    return nil
+                }
+                position = certificate.end
+            }
+            container.certificateSet = certificates.contentRange
+            next = certificates.end
+        }
+        if next < signedData.contentEnd, bytes[next] == BERTag.contextConstructed1 {
+            guard let crls = element(at: next, end: signedData.contentEnd, tag: BERTag.contextConstructed1) else { return nil }
+            next = crls.end
+        }
+        guard let signerInfos = element(at: next, end: signedData.contentEnd, tag: BERTag.set),
+              signerInfos.end == signedData.contentEnd else { return nil }
+        container.signerInfos = signerInfos.encodedRange
+        return (container, .inside(octets.contentRange))
+    }
+
+    /// The general walk: DER and BER, with an error that names what is wrong.
+    private static func readReportingErrors(_ bytes: UnsafeBufferPointer<UInt8>,
+                                            maxDepth: Int) throws(ReceiptError) -> (SignedDataContainer, PayloadLocation) {
         var container = SignedDataContainer()
         container.maxDepth = maxDepth
         let isBER = bytes.count > 1 && bytes[1] == 0x80

@@ -126,7 +126,7 @@ struct TextArena {
     }
 }
 
-enum PayloadLocation {
+enum PayloadLocation: Equatable {
     case inside(Range<Int>)
     case joined([UInt8])
 }
