@@ -2,8 +2,11 @@
 /// The defaults are far above any receipt seen (80 KB, 187 purchases) and far
 /// below what would hurt a server.
 public struct ParseLimits: Sendable, Equatable {
-    /// Largest accepted input, in bytes, before base64 decoding.
+    /// Largest accepted input, in bytes, before base64 decoding. Never more than
+    /// `ceilingInputBytes`, whatever is set here.
     public var maxInputBytes: Int = 32 << 20
+    /// The receipt's tables hold offsets as 32-bit numbers.
+    public static let ceilingInputBytes = Int(UInt32.max)
     /// Deepest BER nesting the reader follows.
     public var maxDepth: Int = 32
     /// Most attributes in the whole receipt, app and in-app together.

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,6 +216,33 @@ static void test_limit_attribute_count(void **state) {
     assert_int_equal(parse_status(receipt, length, &error), RECEIPT_E_LIMIT_EXCEEDED);
     assert_non_null(strstr(error.detail, "1000000 attributes"));
     free(receipt);
+    free(payload);
+}
+
+/* The cheapest purchases to send, 12 bytes each, must not cost a row of every
+ * in-app field apiece: what a receipt keeps stays a small multiple of its size. */
+static void test_memory_of_empty_purchases(void **state) {
+    (void)state;
+    enum { count = 200000, each = 12 };
+    size_t body = (size_t)count * each;
+    uint8_t *payload = malloc(body + 8), *p = payload;
+    *p++ = 0x31; p = put_length(p, body);
+    for (long i = 0; i < count; i++) { /* { type 17, version 1, value SET {} } */
+        static const uint8_t purchase[each] = {0x30, 0x0A, 0x02, 0x01, 0x11, 0x02, 0x01, 0x01, 0x04, 0x02, 0x31, 0x00};
+        memcpy(p, purchase, each); p += each;
+    }
+    size_t length;
+    uint8_t *bytes = wrap_payload(payload, (size_t)(p - payload), &length);
+    size_t before = mallinfo2().uordblks;
+    receipt_t *receipt = NULL;
+    assert_int_equal(receipt_parse(bytes, length, &receipt, NULL), RECEIPT_OK);
+    size_t retained = mallinfo2().uordblks - before;
+    assert_int_equal(receipt_purchase_count(receipt), count);
+    print_message("%d empty purchases in %zu bytes: %zu bytes retained (%.2fx)\n", count, length, retained,
+                  (double)retained / (double)length);
+    assert_true(retained < 4 * length);
+    receipt_free(receipt);
+    free(bytes);
     free(payload);
 }
 
@@ -1081,6 +1109,7 @@ int main(void) {
         cmocka_unit_test(test_limit_input_size),
         cmocka_unit_test(test_limit_attribute_count),
         cmocka_unit_test(test_limit_string_length),
+        cmocka_unit_test(test_memory_of_empty_purchases),
         cmocka_unit_test(test_parse_reports_bad_base64_jws_and_pem),
         cmocka_unit_test(test_parse_detail_is_optional),
         cmocka_unit_test(test_minted_receipt_fields),

@@ -8,8 +8,9 @@ enum InputForm {
     /// receipt that dies before the caller's bytes do (see ReceiptStorage).
     static func receiptStorage(from input: UnsafeBufferPointer<UInt8>, limits: ParseLimits,
                                borrowing: Bool = false) throws(ReceiptError) -> ReceiptStorage {
-        guard input.count <= limits.maxInputBytes else {
-            throw ReceiptError(.inputTooLarge, "input of \(input.count) bytes exceeds the limit of \(limits.maxInputBytes)")
+        let maxInputBytes = min(limits.maxInputBytes, ParseLimits.ceilingInputBytes)
+        guard input.count <= maxInputBytes else {
+            throw ReceiptError(.inputTooLarge, "input of \(input.count) bytes exceeds the limit of \(maxInputBytes)")
         }
         guard !input.isEmpty else { throw ReceiptError(.emptyInput, "the input is empty") }
         guard let firstIndex = input.firstIndex(where: { !Base64.isWhitespace($0) }) else {

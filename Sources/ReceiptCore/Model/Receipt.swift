@@ -49,7 +49,7 @@ public final class Receipt: FieldRecord, @unchecked Sendable {
     public var originalApplicationVersion: String? { string(.originalApplicationVersion) }
     public var expirationDate: ReceiptDate? { date(.expirationDate) }
 
-    public var purchaseCount: Int { tables.purchaseAttributeStarts.count - 1 }
+    public var purchaseCount: Int { tables.purchases.count }
 
     public var purchases: [InAppPurchase] { (0..<purchaseCount).map { InAppPurchase(receipt: self, index: $0) } }
 
@@ -69,13 +69,10 @@ public struct InAppPurchase: FieldRecord, Sendable {
 
     var storage: ReceiptStorage { receipt.storage }
     var scope: ReceiptField.Scope { .inApp }
-    func stored(_ slot: Int) -> StoredValue {
-        receipt.tables.purchaseValues[index * ReceiptField.inAppFields.count + slot]
-    }
+    func stored(_ slot: Int) -> StoredValue { receipt.tables.purchaseValue(index, slot: slot) }
     /// Borrowed from the receipt, which this purchase keeps alive.
     var attributeOffsets: UnsafeBufferPointer<UInt32> {
-        let start = receipt.tables.purchaseAttributeStarts[index], end = receipt.tables.purchaseAttributeStarts[index + 1]
-        return UnsafeBufferPointer(rebasing: receipt.tables.purchaseAttributeOffsets.elements[start..<end])
+        UnsafeBufferPointer(rebasing: receipt.tables.purchaseAttributeOffsets.elements[receipt.tables.purchaseAttributes(index)])
     }
 
     /// The typed value of any field of this scope; nil when absent or of the other scope.

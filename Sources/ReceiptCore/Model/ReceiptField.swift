@@ -152,6 +152,8 @@ struct FieldTable: Sendable {
                 ReceiptField.lookup(type: type, in: scope).map { FieldEntry(field: $0, slot: $0.slot, kind: $0.kind) }
             }
         }
+        // PurchaseRecord.presentSlots has a bit per in-app field.
+        precondition(ReceiptField.inAppFields.count <= UInt16.bitWidth, "more in-app fields than presentSlots has bits")
         app = entries(0...21, .app)
         inApp = entries(1701...1721, .inApp)
     }

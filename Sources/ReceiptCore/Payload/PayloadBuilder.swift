@@ -9,6 +9,8 @@ struct PayloadBuilder: ~Copyable {
     let text: TextArena
     private var attributeCount = 0
     private var estimatedPurchases = 0
+    /// The purchase being read, one value per in-app field; compacted into the tables after it.
+    private var row = PlainVector<StoredValue>()
 
     init(payload: UnsafeBufferPointer<UInt8>, text: TextArena, limits: ParseLimits,
          scope: PayloadScope) throws(ReceiptError) {
@@ -38,7 +40,7 @@ struct PayloadBuilder: ~Copyable {
                 if scope == .everything { try readPurchase(attribute, in: attributes) }
                 continue
             }
-            try rejectDuplicate(result.appValues[entry.slot], attribute, entry.field)
+            try rejectDuplicate(result.appValues[entry.slot].isPresent, attribute, entry.field)
             if let value = try decode(attribute, as: entry) { result.appValues[entry.slot] = value }
         }
     }
@@ -54,41 +56,52 @@ struct PayloadBuilder: ~Copyable {
     private mutating func readPurchase(_ attribute: AttributeElement, in reader: BERReader) throws(ReceiptError) {
         var valueReader = BERReader(bytes: payload, range: attribute.value, depth: reader.depth + 1,
                                     maxDepth: limits.maxDepth)
-        let set = try valueReader.next(expecting: BERTag.set, "in_app (17) entry \(result.purchaseAttributeStarts.count)")
+        let set = try valueReader.next(expecting: BERTag.set, "in_app (17) entry \(result.purchases.count + 1)")
         try valueReader.expectEnd("the in_app SET")
-        let rowCount = ReceiptField.inAppFields.count
-        let isFirst = result.purchaseValues.count == 0
+        let isFirst = result.purchases.count == 0
         if isFirst {
             // Size the tables once, assuming the rest of the payload holds purchases like
-            // the first: one allocation each instead of a series of doublings. Capped so
-            // that a tiny first purchase cannot reserve more than twice the payload.
-            let rowBytes = rowCount * MemoryLayout<StoredValue>.stride
-            estimatedPurchases = min(payload.count / max(attribute.value.count, 1), 2 * payload.count / rowBytes) + 1
-            _ = result.purchaseValues.reserve(estimatedPurchases * rowCount)
-            _ = result.purchaseAttributeStarts.reserve(estimatedPurchases + 1)
+            // the first: one allocation each instead of a series of doublings.
+            estimatedPurchases = payload.count / (attribute.value.upperBound - attribute.start) + 1
+            guard row.append(.absent, repeated: ReceiptField.inAppFields.count),
+                  result.purchases.reserve(estimatedPurchases) else { throw ParsedPayload.outOfMemory }
         }
-        let slotBase = result.purchaseValues.count
-        guard result.purchaseValues.append(.absent, repeated: rowCount) else { throw ParsedPayload.outOfMemory }
+        // `present` says which slots of `row` this purchase filled; the others hold
+        // an earlier purchase's values and are never read.
+        var present: UInt16 = 0
+        let firstAttribute = result.purchaseAttributeOffsets.count
         var attributes = valueReader.children(of: set)
         while let element = try attributes.next() {
             let inner = try readCounted(element, in: attributes)
             guard result.purchaseAttributeOffsets.append(UInt32(inner.start)) else { throw ParsedPayload.outOfMemory }
             // An unknown type here, 17 included, is kept raw and never descended into.
             guard let entry = fields.entry(type: inner.type, in: .inApp) else { continue }
-            try rejectDuplicate(result.purchaseValues[slotBase + entry.slot], inner, entry.field)
-            if let value = try decode(inner, as: entry) { result.purchaseValues[slotBase + entry.slot] = value }
+            let bit = UInt16(1) &<< UInt16(truncatingIfNeeded: entry.slot)
+            try rejectDuplicate(present & bit != 0, inner, entry.field)
+            if let value = try decode(inner, as: entry) {
+                row[entry.slot] = value
+                present |= bit
+            }
         }
-        guard result.purchaseAttributeStarts.append(result.purchaseAttributeOffsets.count) else {
-            throw ParsedPayload.outOfMemory
+        let firstValue = result.purchaseValues.count
+        var remaining = present
+        while remaining != 0 {  // slot order: lowest bit first
+            guard result.purchaseValues.append(row[remaining.trailingZeroBitCount]) else { throw ParsedPayload.outOfMemory }
+            remaining &= remaining &- 1
         }
-        if isFirst {
-            _ = result.purchaseAttributeOffsets.reserve(estimatedPurchases * result.purchaseAttributeOffsets.count)
+        guard result.purchases.append(PurchaseRecord(firstValue: UInt32(firstValue), firstAttribute: UInt32(firstAttribute),
+                                                     presentSlots: present)) else { throw ParsedPayload.outOfMemory }
+        if isFirst {  // capped: a first purchase unlike the rest must not reserve more than the payload's size
+            _ = result.purchaseValues.reserve(min(estimatedPurchases * result.purchaseValues.count,
+                                                  payload.count / MemoryLayout<StoredValue>.stride))
+            _ = result.purchaseAttributeOffsets.reserve(min(estimatedPurchases * result.purchaseAttributeOffsets.count,
+                                                            payload.count / MemoryLayout<UInt32>.stride))
         }
     }
 
-    private func rejectDuplicate(_ existing: StoredValue, _ attribute: AttributeElement,
+    private func rejectDuplicate(_ alreadyPresent: Bool, _ attribute: AttributeElement,
                                  _ field: ReceiptField) throws(ReceiptError) {
-        if existing.isPresent {
+        if alreadyPresent {
             throw ReceiptError(.duplicateAttribute, at: attribute.start,
                                "\(field.name) (\(field.rawValue)) occurs more than once")
         }

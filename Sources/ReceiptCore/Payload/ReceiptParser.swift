@@ -46,18 +46,38 @@ enum PayloadScope {
 /// The flat tables a Receipt is made of, built by PayloadBuilder.
 struct ParsedPayload: ~Copyable {
     var appValues = PlainVector<StoredValue>()
-    /// One row of `ReceiptField.inAppFields.count` values per purchase.
-    var purchaseValues = PlainVector<StoredValue>()
     var appAttributeOffsets = PlainVector<UInt32>()
+    var purchases = PlainVector<PurchaseRecord>()
+    /// Each purchase's present values, in slot order (see PurchaseRecord).
+    var purchaseValues = PlainVector<StoredValue>()
     var purchaseAttributeOffsets = PlainVector<UInt32>()
-    /// Per purchase, where its attributes start in `purchaseAttributeOffsets`; one extra entry marks the end.
-    var purchaseAttributeStarts = PlainVector<Int>()
 
     init() throws(ReceiptError) {
-        guard appValues.append(.absent, repeated: ReceiptField.appFields.count), purchaseAttributeStarts.append(0) else {
-            throw ParsedPayload.outOfMemory
-        }
+        guard appValues.append(.absent, repeated: ReceiptField.appFields.count) else { throw ParsedPayload.outOfMemory }
     }
 
     static let outOfMemory = ReceiptError(.limitExceeded, "out of memory for the receipt's tables")
+
+    func purchaseValue(_ purchase: Int, slot: Int) -> StoredValue {
+        let record = purchases[purchase]
+        let bit = UInt16(1) << UInt16(slot)
+        guard record.presentSlots & bit != 0 else { return .absent }
+        return purchaseValues[Int(record.firstValue) + (record.presentSlots & (bit &- 1)).nonzeroBitCount]
+    }
+
+    /// Where a purchase's attributes are in `purchaseAttributeOffsets`.
+    func purchaseAttributes(_ purchase: Int) -> Range<Int> {
+        let end = purchase + 1 < purchases.count ? Int(purchases[purchase + 1].firstAttribute) : purchaseAttributeOffsets.count
+        return Int(purchases[purchase].firstAttribute)..<end
+    }
+}
+
+/// One purchase's place in the tables. Only the values a purchase has are stored,
+/// so memory follows what the receipt holds: an empty purchase of 12 bytes costs
+/// this record, not a row for every field.
+struct PurchaseRecord: BitwiseCopyable {
+    var firstValue: UInt32
+    var firstAttribute: UInt32
+    /// Bit n set: slot n has a value, at firstValue + the number of lower bits set.
+    var presentSlots: UInt16
 }
