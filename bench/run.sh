@@ -42,8 +42,10 @@ $out/bench --threads ${real[0]:-$out/minted-4.der} $([ ${#real[@]} -gt 0 ] || ec
 echo
 echo "== Parse time against purchases (minted), and memory"
 $out/bench --scaling $out/minted-100.der $out/minted-1000.der $out/minted-3000.der $out/minted-10000.der
-for n in 100 10000; do $out/bench --memory $out/minted-$n.der; done
-[ ${#real[@]} -gt 0 ] && $out/bench --memory $shared/tp__receipt-sandbox-legacy.der
+for n in 100 10000; do $out/bench --memory $out/minted-4.der $out/minted-$n.der; done
+[ ${#real[@]} -gt 0 ] && $out/bench --memory $out/minted-4.der $shared/tp__receipt-sandbox-legacy.der
+python3 bench/empty_purchases.py $out/empty-200000.der 200000
+$out/bench --memory $out/minted-4.der $out/empty-200000.der
 
 echo
 echo "== Instruction counts (callgrind; repeatable where the timings above are noisy)"
