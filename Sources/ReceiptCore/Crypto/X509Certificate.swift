@@ -53,8 +53,6 @@ final class X509Certificate: @unchecked Sendable {
 
     deinit { X509_free(pointer) }
 
-    /// Computed on demand: only self-issued certificates are ever compared with a pin.
-    var sha256Fingerprint: [UInt8] { Digest.sha256(der) }
 
     /// The subject in OpenSSL's one-line form, for details that name a certificate.
     let subject: String

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// The certificates a receipt carries, decoded once. Every App Store receipt signed
 /// in a given period carries byte-identical certificates, so a verifier keeps the
@@ -10,18 +11,28 @@ final class CertificateBag: Sendable {
     let bytes: [UInt8]
     let certificates: [X509Certificate]
     let infos: [CertificateInfo]
+    /// Each certificate's SHA-256, which is what a pin matches.
+    let fingerprints: [[UInt8]]
 
     init(_ bytes: [UInt8], ranges: [Range<Int>]) throws(ReceiptError) {
         self.bytes = bytes
         var certificates: [X509Certificate] = []
         var infos: [CertificateInfo] = []
+        var fingerprints: [[UInt8]] = []
         for range in ranges {
             let der = Array(bytes[range])
-            certificates.append(try X509Certificate(der: der))
+            let fingerprint = Digest.sha256(der)
+            if let pin = PinnedAnchor.allCases.first(where: { $0.sha256 == fingerprint }) {
+                certificates.append(try DecodedPins.certificate(pin, der: der))
+            } else {
+                certificates.append(try X509Certificate(der: der))
+            }
             infos.append(try CertificateInfo(der))
+            fingerprints.append(fingerprint)
         }
         self.certificates = certificates
         self.infos = infos
+        self.fingerprints = fingerprints
     }
 
     /// Whether certificate `index` names itself as issuer: the only kind a pin can match.
@@ -60,4 +71,23 @@ struct ValidatedChain: Sendable {
     let leafMarker: StepOutcome
 
     func holds(atEpochSeconds seconds: Int64) -> Bool { notBefore < seconds && seconds < notAfter }
+}
+
+/// The pinned anchors' certificates, decoded once per process. A pin fixes their
+/// bytes exactly (its SHA-256), so every receipt carrying one carries the same
+/// certificate, and decoding it again, which OpenSSL 3.0 makes the dearest step of
+/// a first verification, would give the same X509. Whether to trust it is still
+/// each verifier's decision.
+enum DecodedPins {
+    private static let decoded = Mutex<[PinnedAnchor: X509Certificate]>([:])
+
+    static func certificate(_ pin: PinnedAnchor, der: [UInt8]) throws(ReceiptError) -> X509Certificate {
+        if let known = decoded.withLock({ $0[pin] }) { return known }
+        let certificate = try X509Certificate(der: der)
+        return decoded.withLock { decoded in
+            if let raced = decoded[pin] { return raced }  // another thread decoded it meanwhile: keep one
+            decoded[pin] = certificate
+            return certificate
+        }
+    }
 }

@@ -79,7 +79,7 @@ public final class ReceiptVerifier: Sendable {
                                atEpochSeconds seconds: Int64) throws(ReceiptError) -> ValidatedChain {
         let pinned = PinnedAnchor.allCases.filter { trust.contains($0.option) }
         let pinnedInBag = bag.certificates.indices.filter(bag.isSelfIssued).compactMap { index in
-            let fingerprint = bag.certificates[index].sha256Fingerprint
+            let fingerprint = bag.fingerprints[index]
             return pinned.first { $0.sha256 == fingerprint }.map { (bag.certificates[index], $0) }
         }
         let anchors = pinnedInBag.map(\.0) + customAnchors
