@@ -14,7 +14,9 @@ final class CertificateBag: Sendable {
     /// Each certificate's SHA-256, which is what a pin matches.
     let fingerprints: [[UInt8]]
 
-    init(_ bytes: [UInt8], ranges: [Range<Int>]) throws(ReceiptError) {
+    /// `known`: certificates already decoded (a verifier's added anchors), reused
+    /// for identical bytes instead of being decoded again.
+    init(_ bytes: [UInt8], ranges: [Range<Int>], known: [X509Certificate] = []) throws(ReceiptError) {
         self.bytes = bytes
         var certificates: [X509Certificate] = []
         var infos: [CertificateInfo] = []
@@ -22,7 +24,9 @@ final class CertificateBag: Sendable {
         for range in ranges {
             let der = Array(bytes[range])
             let fingerprint = Digest.sha256(der)
-            if let pin = PinnedAnchor.allCases.first(where: { $0.sha256 == fingerprint }) {
+            if let held = known.first(where: { $0.der == der }) {
+                certificates.append(held)
+            } else if let pin = PinnedAnchor.allCases.first(where: { $0.sha256 == fingerprint }) {
                 certificates.append(try DecodedPins.certificate(pin, der: der))
             } else {
                 certificates.append(try X509Certificate(der: der))

@@ -21,6 +21,12 @@ final class ChainCache: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The verifier's added anchors, decoded once when it was built.
+    private let known: [X509Certificate]
+
+    init(known: [X509Certificate] = []) {
+        self.known = known
+    }
 
     /// The decoded bag with exactly these bytes, decoding and remembering it when new.
     func bag(_ bytes: UnsafeBufferPointer<UInt8>, ranges: [Range<Int>]) throws(ReceiptError) -> CertificateBag {
@@ -28,7 +34,8 @@ final class ChainCache: Sendable {
             return known
         }
         let base = ranges.first?.lowerBound ?? 0
-        let bag = try CertificateBag(Array(bytes), ranges: ranges.map { ($0.lowerBound - base)..<($0.upperBound - base) })
+        let bag = try CertificateBag(Array(bytes), ranges: ranges.map { ($0.lowerBound - base)..<($0.upperBound - base) },
+                                     known: known)
         state.withLock { state in
             guard bag.bytes.count <= Self.maxBytes,
                   !state.entries.contains(where: { Self.same($0.bag.bytes, bytes) }) else { return }

@@ -15,13 +15,14 @@ public final class ReceiptVerifier: Sendable {
     public let policy: VerificationPolicy
     let customAnchors: [X509Certificate]
     /// Bags and chains this verifier has validated; see ChainCache and ValidatedChain.
-    let cache = ChainCache()
+    let cache: ChainCache
 
     public init(trust: TrustOptions = .appleRoot, anchors: [TrustAnchor] = [],
                 policy: VerificationPolicy = VerificationPolicy()) {
         self.trust = trust
         self.policy = policy
         customAnchors = anchors.map(\.certificate)
+        cache = ChainCache(known: customAnchors)
     }
 
     /// The verdict on a receipt's bytes (DER, BER or base64), reading only what
