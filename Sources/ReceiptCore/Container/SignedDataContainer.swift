@@ -60,7 +60,7 @@ enum SignedDataReader {
     /// Walks ContentInfo → SignedData and returns the container and where the payload is.
     static func read(_ bytes: UnsafeBufferPointer<UInt8>,
                      maxDepth: Int) throws(ReceiptError) -> (SignedDataContainer, PayloadLocation) {
-        if let walked = readPlainDER(bytes, maxDepth: maxDepth) {
+        if let walked = readStraight(bytes, maxDepth: maxDepth) {
             // Debug builds (the test suites) check the shortcut against the general walk.
             assert((try? readReportingErrors(bytes, maxDepth: maxDepth)).map { $0 == walked } == true,
                    "the DER shortcut disagrees with the general walk")
@@ -69,72 +69,50 @@ enum SignedDataReader {
         return try readReportingErrors(bytes, maxDepth: maxDepth)
     }
 
-    /// The hot path, for App Store receipts: DER with every element where the
-    /// grammar puts it, read in one straight pass. Nil for anything else (BER,
-    /// chunks, an unexpected tag or length, a depth limit below the container's
-    /// own depth), which the general reader then accepts or names precisely. It
-    /// accepts nothing the general reader would refuse.
-    private static func readPlainDER(_ bytes: UnsafeBufferPointer<UInt8>,
+    /// The hot path: the container read in one forward pass, DER or the BER Xcode
+    /// writes, with every element where the grammar puts it and the payload in one
+    /// piece. Nil for anything else (several payload chunks, an unexpected tag or
+    /// length, nesting past `maxDepth`), which the general reader then accepts or
+    /// names precisely. It accepts nothing the general reader would refuse.
+    private static func readStraight(_ bytes: UnsafeBufferPointer<UInt8>,
                                      maxDepth: Int) -> (SignedDataContainer, PayloadLocation)? {
-        func element(at start: Int, end: Int, tag: UInt8) -> BERElement? {
-            guard let element = BERElement.definite(in: bytes, at: start, end: end) ?? longForm(at: start, end: end),
-                  element.tag == tag else { return nil }
-            return element
-        }
-        /// Lengths of three or four octets, which receipts over 64 KiB use.
-        func longForm(at start: Int, end: Int) -> BERElement? {
-            guard end &- start >= 6, bytes[start] & 0x1F != 0x1F else { return nil }
-            let octets = Int(bytes[start &+ 1]) &- 0x80
-            guard octets == 3 || octets == 4, end &- start >= 2 &+ octets else { return nil }
-            var length = 0
-            for index in (start &+ 2)..<(start &+ 2 &+ octets) { length = length &<< 8 | Int(bytes[index]) }
-            let contentStart = start &+ 2 &+ octets
-            guard length <= end &- contentStart else { return nil }
-            return BERElement(tag: bytes[start], start: start, contentStart: contentStart,
-                              contentEnd: contentStart &+ length, end: contentStart &+ length, isIndefinite: false)
-        }
-        guard maxDepth >= 6,
-              let contentInfo = element(at: 0, end: bytes.count, tag: BERTag.sequence), contentInfo.end == bytes.count,
-              let contentType = element(at: contentInfo.contentStart, end: contentInfo.contentEnd, tag: BERTag.objectIdentifier),
-              equals(bytes, contentType.contentRange, ObjectIdentifiers.signedData),
-              let explicit = element(at: contentType.end, end: contentInfo.contentEnd, tag: BERTag.contextConstructed0),
-              explicit.end == contentInfo.contentEnd,
-              let signedData = element(at: explicit.contentStart, end: explicit.contentEnd, tag: BERTag.sequence),
-              signedData.end == explicit.contentEnd,
-              let version = element(at: signedData.contentStart, end: signedData.contentEnd, tag: BERTag.integer),
-              let digests = element(at: version.end, end: signedData.contentEnd, tag: BERTag.set),
-              let encapsulated = element(at: digests.end, end: signedData.contentEnd, tag: BERTag.sequence),
-              let dataType = element(at: encapsulated.contentStart, end: encapsulated.contentEnd, tag: BERTag.objectIdentifier),
-              equals(bytes, dataType.contentRange, ObjectIdentifiers.data),
-              let content = element(at: dataType.end, end: encapsulated.contentEnd, tag: BERTag.contextConstructed0),
-              content.end == encapsulated.contentEnd,
-              let octets = element(at: content.contentStart, end: content.contentEnd, tag: BERTag.octetString),
-              octets.end == content.contentEnd else { return nil }
+        var walk = StraightWalk(bytes: bytes, maxDepth: maxDepth)
+        guard let info = walk.enter(BERTag.sequence, within: bytes.count, depth: 0),
+              let contentType = walk.leaf(BERTag.objectIdentifier, within: info.limit, depth: 1),
+              equals(bytes, contentType, ObjectIdentifiers.signedData),
+              let explicit = walk.enter(BERTag.contextConstructed0, within: info.limit, depth: 1),
+              let signedData = walk.enter(BERTag.sequence, within: explicit.limit, depth: 2),
+              walk.skip(BERTag.integer, within: signedData.limit, depth: 3) != nil,
+              walk.skip(BERTag.set, within: signedData.limit, depth: 3) != nil,
+              let encapsulated = walk.enter(BERTag.sequence, within: signedData.limit, depth: 3),
+              let dataType = walk.leaf(BERTag.objectIdentifier, within: encapsulated.limit, depth: 4),
+              equals(bytes, dataType, ObjectIdentifiers.data),
+              let content = walk.enter(BERTag.contextConstructed0, within: encapsulated.limit, depth: 4),
+              let payload = walk.payload(within: content.limit, depth: 5),
+              walk.leave(content), walk.leave(encapsulated) else { return nil }
         var container = SignedDataContainer()
         container.maxDepth = maxDepth
-        var next = encapsulated.end
-        if next < signedData.contentEnd, bytes[next] == BERTag.contextConstructed0 {
-            guard let certificates = element(at: next, end: signedData.contentEnd, tag: BERTag.contextConstructed0) else {
+        container.isBER = info.close == nil
+        if walk.next(is: BERTag.contextConstructed0, in: signedData) {
+            guard let certificates = walk.enter(BERTag.contextConstructed0, within: signedData.limit, depth: 3) else {
                 return nil
             }
-            var position = certificates.contentStart
-            while position < certificates.contentEnd {
-                guard let certificate = element(at: position, end: certificates.contentEnd, tag: BERTag.sequence) else {
-                    return nil
-                }
-                position = certificate.end
+            let start = walk.position
+            while !walk.atEnd(of: certificates) {
+                guard walk.skip(BERTag.sequence, within: certificates.limit, depth: 4) != nil else { return nil }
             }
-            container.certificateSet = certificates.contentRange
-            next = certificates.end
+            container.certificateSet = start..<walk.position
+            guard walk.leave(certificates) else { return nil }
         }
-        if next < signedData.contentEnd, bytes[next] == BERTag.contextConstructed1 {
-            guard let crls = element(at: next, end: signedData.contentEnd, tag: BERTag.contextConstructed1) else { return nil }
-            next = crls.end
+        if walk.next(is: BERTag.contextConstructed1, in: signedData) {
+            guard walk.skip(BERTag.contextConstructed1, within: signedData.limit, depth: 3) != nil else { return nil }
         }
-        guard let signerInfos = element(at: next, end: signedData.contentEnd, tag: BERTag.set),
-              signerInfos.end == signedData.contentEnd else { return nil }
-        container.signerInfos = signerInfos.encodedRange
-        return (container, .inside(octets.contentRange))
+        guard let signerInfos = walk.skip(BERTag.set, within: signedData.limit, depth: 3),
+              walk.leave(signedData), walk.leave(explicit), walk.leave(info), walk.position == bytes.count else {
+            return nil
+        }
+        container.signerInfos = signerInfos
+        return (container, .inside(payload))
     }
 
     /// The general walk: DER and BER, with an error that names what is wrong.
@@ -258,5 +236,118 @@ enum SignedDataReader {
         range.count == expected.count && expected.withUnsafeBufferPointer { wanted in
             memcmp(bytes.baseAddress! + range.lowerBound, wanted.baseAddress!, range.count) == 0
         }
+    }
+}
+
+/// A forward-only reader for readStraight: where a constructed element closes is
+/// either its definite end or its end-of-contents octets, so BER needs no look
+/// ahead. Every failure is nil; the general reader then says what is wrong. Depths
+/// are those the general reader would give each element, and the same bound holds.
+private struct StraightWalk {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let maxDepth: Int
+    private(set) var position = 0
+
+    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+    }
+
+    /// An entered element: `close` is its definite end, or nil when end-of-contents
+    /// closes it; `limit` bounds its children.
+    struct Entered {
+        let close: Int?
+        let limit: Int
+    }
+
+    /// Reads a header at `position` and moves past it: tag, and the content's end (nil if indefinite).
+    private mutating func header(within limit: Int, depth: Int) -> (tag: UInt8, contentEnd: Int?)? {
+        guard depth <= maxDepth else { return nil }
+        if let element = BERElement.definite(in: bytes, at: position, end: limit) {  // DER's usual forms
+            position = element.contentStart
+            return (element.tag, element.contentEnd)
+        }
+        guard limit &- position >= 2 else { return nil }
+        let tag = bytes[position]
+        let first = bytes[position &+ 1]
+        guard tag & 0x1F != 0x1F else { return nil }
+        var cursor = position &+ 2
+        if first == 0x80 {
+            guard tag & 0x20 != 0 else { return nil }
+            position = cursor
+            return (tag, nil)
+        }
+        var length = Int(first)
+        if first > 0x80 {
+            let octets = Int(first & 0x7F)
+            guard octets <= 4, limit &- cursor >= octets else { return nil }
+            length = 0
+            for _ in 0..<octets {
+                length = length &<< 8 | Int(bytes[cursor])
+                cursor &+= 1
+            }
+        }
+        guard length <= limit &- cursor else { return nil }
+        position = cursor
+        return (tag, cursor &+ length)
+    }
+
+    mutating func enter(_ tag: UInt8, within limit: Int, depth: Int) -> Entered? {
+        guard let read = header(within: limit, depth: depth), read.tag == tag else { return nil }
+        return Entered(close: read.contentEnd, limit: read.contentEnd ?? limit)
+    }
+
+    /// A primitive element's content range, moving past it.
+    mutating func leaf(_ tag: UInt8, within limit: Int, depth: Int) -> Range<Int>? {
+        guard let read = header(within: limit, depth: depth), read.tag == tag, let end = read.contentEnd else { return nil }
+        let content = position..<end
+        position = end
+        return content
+    }
+
+    /// A whole element of `tag` (any tag if nil), walking into it only when it is
+    /// indefinite; returns its encoded range.
+    mutating func skip(_ tag: UInt8?, within limit: Int, depth: Int) -> Range<Int>? {
+        let start = position
+        guard let read = header(within: limit, depth: depth), tag == nil || read.tag == tag else { return nil }
+        if let end = read.contentEnd {
+            position = end
+            return start..<end
+        }
+        while !atEndOfContents(within: limit) {
+            guard skip(nil, within: limit, depth: depth &+ 1) != nil else { return nil }
+        }
+        position &+= 2
+        return start..<position
+    }
+
+    /// The payload: an OCTET STRING, or a constructed one holding exactly one chunk.
+    mutating func payload(within limit: Int, depth: Int) -> Range<Int>? {
+        guard limit &- position >= 2 else { return nil }
+        if bytes[position] == BERTag.octetString { return leaf(BERTag.octetString, within: limit, depth: depth) }
+        guard let octets = enter(BERTag.constructedOctetString, within: limit, depth: depth),
+              let chunk = leaf(BERTag.octetString, within: octets.limit, depth: depth &+ 1), leave(octets) else { return nil }
+        return chunk
+    }
+
+    func atEnd(of element: Entered) -> Bool {
+        if let close = element.close { return position >= close }
+        return atEndOfContents(within: element.limit)
+    }
+
+    func next(is tag: UInt8, in element: Entered) -> Bool {
+        !atEnd(of: element) && position < element.limit && bytes[position] == tag
+    }
+
+    /// Leaves an entered element: nothing may remain before its close.
+    mutating func leave(_ element: Entered) -> Bool {
+        if let close = element.close { return position == close }
+        guard atEndOfContents(within: element.limit) else { return false }
+        position &+= 2
+        return true
+    }
+
+    private func atEndOfContents(within limit: Int) -> Bool {
+        limit &- position >= 2 && bytes[position] == 0 && bytes[position &+ 1] == 0
     }
 }
