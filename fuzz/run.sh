@@ -13,8 +13,10 @@ read -r -a targets <<< "${targets[*]}"
 out=build/fuzz
 mkdir -p $out/findings
 
+# -assert-config Debug keeps assert() in the optimised build, so fuzzing also checks
+# that the container's straight walk agrees with the general reader.
 RECEIPT_INSTRUMENTED=1 swift build -c release --product receipt --scratch-path .build-fuzz \
-  -Xswiftc -sanitize=fuzzer,address 2>&1 | grep -E "error|Compiling|Build" | tail -1
+  -Xswiftc -sanitize=fuzzer,address -Xswiftc -assert-config -Xswiftc Debug 2>&1 | grep -E "error|Compiling|Build" | tail -1
 cp .build-fuzz/release/libreceipt.so $out/libreceipt.so.1
 ln -sf libreceipt.so.1 $out/libreceipt.so
 export LD_LIBRARY_PATH=$PWD/$out:/opt/swift/usr/lib/swift/linux:$(dirname "$(command -v swift)")/../lib/swift/linux
