@@ -190,6 +190,17 @@ static uint8_t *wrap_payload(const uint8_t *payload, size_t payload_length, size
     return out;
 }
 
+/* A receipt whose payload is `count` copies of one encoded attribute. The caller frees it. */
+static uint8_t *repeated_attributes(const uint8_t *attribute, size_t each, long count, size_t *out_length) {
+    size_t body = (size_t)count * each;
+    uint8_t *payload = malloc(body + 8), *p = payload;
+    *p++ = 0x31; p = put_length(p, body);
+    for (long i = 0; i < count; i++) { memcpy(p, attribute, each); p += each; }
+    uint8_t *receipt = wrap_payload(payload, (size_t)(p - payload), out_length);
+    free(payload);
+    return receipt;
+}
+
 static void test_limit_input_size(void **state) {
     (void)state;
     size_t length = (32u << 20) + 1;
@@ -202,37 +213,25 @@ static void test_limit_input_size(void **state) {
 
 static void test_limit_attribute_count(void **state) {
     (void)state;
-    enum { count = 1000001, each = 11 };
-    size_t body = (size_t)count * each;
-    uint8_t *payload = malloc(body + 8), *p = payload;
-    *p++ = 0x31; p = put_length(p, body);
-    for (long i = 0; i < count; i++) { /* { type 99, version 1, value 0x00 } */
-        static const uint8_t attribute[each] = {0x30, 0x09, 0x02, 0x01, 0x63, 0x02, 0x01, 0x01, 0x04, 0x01, 0x00};
-        memcpy(p, attribute, each); p += each;
-    }
+    /* { type 99, version 1, value 0x00 } */
+    static const uint8_t attribute[] = {0x30, 0x09, 0x02, 0x01, 0x63, 0x02, 0x01, 0x01, 0x04, 0x01, 0x00};
     size_t length;
-    uint8_t *receipt = wrap_payload(payload, (size_t)(p - payload), &length);
+    uint8_t *receipt = repeated_attributes(attribute, sizeof attribute, 1000001, &length);
     receipt_error_t error;
     assert_int_equal(parse_status(receipt, length, &error), RECEIPT_E_LIMIT_EXCEEDED);
     assert_non_null(strstr(error.detail, "1000000 attributes"));
     free(receipt);
-    free(payload);
 }
 
 /* The cheapest purchases to send, 12 bytes each, must not cost a row of every
  * in-app field apiece: what a receipt keeps stays a small multiple of its size. */
 static void test_memory_of_empty_purchases(void **state) {
     (void)state;
-    enum { count = 200000, each = 12 };
-    size_t body = (size_t)count * each;
-    uint8_t *payload = malloc(body + 8), *p = payload;
-    *p++ = 0x31; p = put_length(p, body);
-    for (long i = 0; i < count; i++) { /* { type 17, version 1, value SET {} } */
-        static const uint8_t purchase[each] = {0x30, 0x0A, 0x02, 0x01, 0x11, 0x02, 0x01, 0x01, 0x04, 0x02, 0x31, 0x00};
-        memcpy(p, purchase, each); p += each;
-    }
+    enum { count = 200000 };
+    /* { type 17, version 1, value SET {} } */
+    static const uint8_t purchase[] = {0x30, 0x0A, 0x02, 0x01, 0x11, 0x02, 0x01, 0x01, 0x04, 0x02, 0x31, 0x00};
     size_t length;
-    uint8_t *bytes = wrap_payload(payload, (size_t)(p - payload), &length);
+    uint8_t *bytes = repeated_attributes(purchase, sizeof purchase, count, &length);
     struct mallinfo2 heap = mallinfo2(); /* mmapped blocks too: large receipts get theirs from mmap */
     size_t before = heap.uordblks + heap.hblkhd;
     receipt_t *receipt = NULL;
@@ -245,7 +244,6 @@ static void test_memory_of_empty_purchases(void **state) {
     assert_true(retained < 4 * length);
     receipt_free(receipt);
     free(bytes);
-    free(payload);
 }
 
 static size_t tlv_size(size_t content) {

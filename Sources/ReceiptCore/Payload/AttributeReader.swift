@@ -34,15 +34,11 @@ enum AttributeReader {
         guard end &- start >= 3, bytes[start] == BERTag.integer else { return nil }
         let length = Int(bytes[start &+ 1])
         let contentStart = start &+ 2
-        guard length >= 1, length <= 8, length <= end &- contentStart else { return nil }
-        var value: Int64 = bytes[contentStart] >= 0x80 ? -1 : 0
-        var index = contentStart
-        let contentEnd = contentStart &+ length
-        while index < contentEnd {
-            value = (value &<< 8) | Int64(bytes[index])
-            index &+= 1
-        }
-        return (value, contentEnd)
+        guard length <= end &- contentStart else { return nil }
+        let element = BERElement(tag: BERTag.integer, start: start, contentStart: contentStart,
+                                 contentEnd: contentStart &+ length, end: contentStart &+ length, isIndefinite: false)
+        guard let value = IntegerDecoding.int64IfFits(bytes, element) else { return nil }
+        return (value, element.end)
     }
 
     @inline(never)

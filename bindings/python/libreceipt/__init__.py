@@ -116,9 +116,7 @@ class Receipt(_Record):
     """
 
     def __init__(self, data):
-        if isinstance(data, str):
-            data = data.encode("ascii", "replace")
-        data = bytes(data)
+        data = _native.input_bytes(data)
         handle = ctypes.c_void_p()
         error = _native.ErrorStruct()
         status = lib.receipt_parse(data, len(data), ctypes.byref(handle), ctypes.byref(error))

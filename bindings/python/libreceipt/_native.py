@@ -141,3 +141,10 @@ for _name, (_restype, _argtypes) in _signatures.items():
     _function = getattr(lib, _name)
     _function.restype = _restype
     _function.argtypes = _argtypes
+
+
+def input_bytes(data):
+    """Receipt input as bytes: raw DER/BER, or base64 given as str or bytes."""
+    if isinstance(data, str):
+        data = data.encode("ascii", "replace")
+    return bytes(data)

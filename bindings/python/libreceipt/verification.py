@@ -103,9 +103,7 @@ class Verifier:
         """A Verification report straight from a receipt's bytes (DER, BER or base64 text)
         when only the verdict matters: the same checks as verify(Receipt(data)), without
         typing the purchases. Raises ReceiptError when the bytes are not an app receipt."""
-        if isinstance(data, str):
-            data = data.encode("ascii", "replace")
-        data = bytes(data)
+        data = _native.input_bytes(data)
         out, error = ctypes.c_void_p(), _native.ErrorStruct()
         status = lib.receipt_verify_bytes(self._handle, data, len(data), ctypes.byref(out), ctypes.byref(error))
         if not out:
