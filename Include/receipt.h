@@ -91,7 +91,7 @@ typedef enum receipt_status {
     RECEIPT_E_INTEGER_OVERFLOW = 132,  /* an INTEGER wider than 64 bits */
     RECEIPT_E_BAD_DATE = 133,          /* a date in no known form */
     RECEIPT_E_DUPLICATE_ATTRIBUTE = 134, /* a known attribute twice in one record */
-    RECEIPT_E_LIMIT_EXCEEDED = 140,    /* over 1,000,000 attributes or a 64 KiB string */
+    RECEIPT_E_LIMIT_EXCEEDED = 140,    /* over 1,000,000 attributes, a 64 KiB string or 4,194,304 payload chunks */
     RECEIPT_E_BAD_ANCHOR = 141,        /* an anchor that is not one DER or PEM certificate */
     RECEIPT_E_BAD_JSON = 142,          /* a catalog or App Store response that is not the JSON expected */
 
@@ -111,6 +111,10 @@ typedef enum receipt_status {
     RECEIPT_E_VERSION_MISMATCH = 211,
     RECEIPT_E_DEVICE_MISMATCH = 212,      /* device hash differs, or its inputs are absent */
     RECEIPT_E_RECEIPT_EXPIRED = 213,      /* VPP expiration_date is past */
+    RECEIPT_E_ENVIRONMENT_MISMATCH = 214, /* receipt_type is not of the environment the policy requires */
+    RECEIPT_E_NOT_CANONICAL = 215,        /* the envelope is not in Apple's one form (README, Canonical form) */
+    RECEIPT_E_DUPLICATE_CERTIFICATE = 216,/* the same certificate (identical bytes) twice */
+    RECEIPT_E_TOO_MANY_CERTIFICATES = 217,/* more than RECEIPT_MAX_CERTIFICATES certificates */
     RECEIPT_E_BAD_CERTIFICATE = 220,      /* a certificate in the receipt cannot be decoded */
     RECEIPT_E_CRYPTO_FAILURE = 221,       /* libcrypto failed internally; nothing was accepted */
     RECEIPT_E_MALFORMED_SIGNATURE = 222   /* the SignerInfo is not well-formed DER */
@@ -138,6 +142,27 @@ typedef struct receipt_error {
      * cut at a UTF-8 boundary to fit. */
     char detail[RECEIPT_DETAIL_SIZE];
 } receipt_error_t;
+
+/* ---------------------------------------------------------------- limits */
+
+/*
+ * Every loop over structure the input controls has a bound, so that no input
+ * costs more time or memory than a genuine receipt of its size. Past a bound
+ * the call fails with the status named here; it never slows down or grows.
+ *  - input: 32 MiB before base64 decoding            RECEIPT_E_INPUT_TOO_LARGE
+ *  - nesting: 32 levels of BER                        RECEIPT_E_NESTING_TOO_DEEP
+ *  - attributes: 1,000,000, app and in-app together   RECEIPT_E_LIMIT_EXCEEDED
+ *  - one string value: 64 KiB                         RECEIPT_E_LIMIT_EXCEEDED
+ *  - payload chunks (BER constructed OCTET STRING): 4,194,304
+ *                                                     RECEIPT_E_LIMIT_EXCEEDED
+ *  - certificates, at verification: RECEIPT_MAX_CERTIFICATES
+ *                                                     RECEIPT_E_TOO_MANY_CERTIFICATES
+ *  - SignerInfos: exactly one                         RECEIPT_E_UNSUPPORTED_SIGNATURE
+ * Real receipts carry 1 (Xcode) to 3 certificates. A verifier also keeps at
+ * most 32 validated certificate sets (512 KiB); only sets whose chain
+ * validated to a trusted anchor enter it, so refused input never evicts them.
+ */
+#define RECEIPT_MAX_CERTIFICATES 8
 
 /* ---------------------------------------------------------------- parsing */
 
@@ -351,6 +376,15 @@ void receipt_string_free(char *string);
  * A verifier fails closed. Whatever it cannot check is a failure, never a pass.
  */
 
+/* An App Store environment: the verifyReceipt endpoint (App Store protocol,
+ * below), and which receipts an environment policy accepts:
+ * PRODUCTION: receipt_type "Production" or "ProductionVPP";
+ * SANDBOX: "ProductionSandbox" or "ProductionVPPSandbox". */
+typedef enum receipt_environment {
+    RECEIPT_ENVIRONMENT_PRODUCTION = 0,
+    RECEIPT_ENVIRONMENT_SANDBOX = 1
+} receipt_environment_t;
+
 typedef struct receipt_verifier receipt_verifier_t;
 typedef struct receipt_verifier_builder receipt_verifier_builder_t;
 typedef struct receipt_verification receipt_verification_t;
@@ -395,6 +429,16 @@ receipt_status_t receipt_verifier_builder_set_device_id(receipt_verifier_builder
                                                         const uint8_t *device_id, size_t length);
 receipt_status_t receipt_verifier_builder_set_now(receipt_verifier_builder_t *builder, int64_t now_ms);
 receipt_status_t receipt_verifier_builder_clear_now(receipt_verifier_builder_t *builder);
+
+/* The environment the receipt must come from (the "environment" step). By
+ * default any is accepted and the step is skipped; clear_environment restores
+ * that. A receipt without receipt_type, or an Xcode one, matches neither
+ * environment and fails the step with RECEIPT_E_ENVIRONMENT_MISMATCH.
+ * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_INVALID_ARGUMENT for a value that
+ * is not a receipt_environment_t. */
+receipt_status_t receipt_verifier_builder_set_environment(receipt_verifier_builder_t *builder,
+                                                          receipt_environment_t environment);
+receipt_status_t receipt_verifier_builder_clear_environment(receipt_verifier_builder_t *builder);
 
 /* Builds an immutable verifier from the builder's current settings. The
  * verifier may be used by any number of threads at once. Free it with
@@ -448,7 +492,8 @@ typedef enum receipt_step_outcome {
 /* One step of a report. The strings are borrowed from the report. */
 typedef struct receipt_step {
     const char *name; /* "signature", "chain", "intermediate_marker", "leaf_marker",
-                         "bundle_id", "application_version", "device_hash", "expiration" */
+                         "bundle_id", "application_version", "device_hash", "expiration",
+                         "environment" */
     receipt_step_outcome_t outcome;
     receipt_status_t status; /* RECEIPT_OK unless the step failed */
     const char *detail;      /* names the certificate, field or value concerned */
@@ -518,10 +563,6 @@ receipt_status_t receipt_entitlements_json(const receipt_t *receipt, const recei
  * builds request bodies, reads responses and says what to do next. Sending the
  * HTTP request is the caller's job, as the CLI and the Python binding do.
  */
-typedef enum receipt_environment {
-    RECEIPT_ENVIRONMENT_PRODUCTION = 0,
-    RECEIPT_ENVIRONMENT_SANDBOX = 1
-} receipt_environment_t;
 
 typedef enum receipt_next_step {
     RECEIPT_NEXT_ACCEPT = 0,              /* 0, or 21006 (valid, subscription expired) */

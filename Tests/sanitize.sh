@@ -27,6 +27,6 @@ clang -g -O1 "${flags[@]}" -std=c11 -IInclude -o $out/test_abi Tests/c/test_abi.
 make -s -C Tests/c ../../build/test-c/minted.der >/dev/null
 cd build/test-c
 LD_LIBRARY_PATH=$PWD/../../$out:$toolchain_lib RECEIPT_SHARED_FIXTURES=$(cd ../../.. && pwd)/shared/fixtures/apple \
-  RECEIPT_FUZZ_REGRESSIONS=$PWD/../../fuzz/regressions RECEIPT_TEST_FILTER=$filter \
+  RECEIPT_FUZZ_REGRESSIONS=$PWD/../../fuzz/regressions RECEIPT_TEST_FILTER=$filter RECEIPT_UNDER_TOOL=$kind \
   ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   TSAN_OPTIONS=halt_on_error=1 ../../$out/test_abi

@@ -14,7 +14,7 @@ if [ ! -f $out/ca/root.pem ]; then $mint ca $out/ca >/dev/null; fi
 for n in 4 100 1000 3000 10000; do
   [ -f $out/minted-$n.der ] || $mint receipt $out/minted-$n.der --ca $out/ca --purchases $n
 done
-[ -f $out/minted-ber-sha1.der ] || $mint receipt $out/minted-ber-sha1.der --ca $out/ca --purchases 1 --ber --digest sha1
+[ -f $out/minted-sha1.der ] || $mint receipt $out/minted-sha1.der --ca $out/ca --purchases 1 --digest sha1
 
 shared=../shared/fixtures/apple/receipts
 real=()
@@ -27,7 +27,7 @@ fi
 
 echo "== libreceipt against the raw OpenSSL path and the C walk (median us, min-max)"
 [ ${#real[@]} -gt 0 ] && $out/bench "${real[@]}"
-$out/bench --anchor $out/ca/root.pem $out/minted-4.der $out/minted-ber-sha1.der
+$out/bench --anchor $out/ca/root.pem $out/minted-4.der $out/minted-sha1.der
 
 echo
 echo "== Python (ctypes binding) against Apple's app-store-server-library"
@@ -46,6 +46,11 @@ for n in 100 10000; do $out/bench --memory $out/minted-4.der $out/minted-$n.der;
 [ ${#real[@]} -gt 0 ] && $out/bench --memory $out/minted-4.der $shared/tp__receipt-sandbox-legacy.der
 python3 bench/empty_purchases.py $out/empty-200000.der 200000
 $out/bench --memory $out/minted-4.der $out/empty-200000.der
+
+echo
+echo "== Padding with certificates: verification cost per byte against a genuine receipt of the same size"
+RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python python3 bench/padded_certificates.py \
+  $out/minted-10000.der $out/minted-4.der $out/ca/root.pem
 
 echo
 echo "== Instruction counts (callgrind; repeatable where the timings above are noisy)"

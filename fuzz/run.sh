@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing of the C ABI with libFuzzer and AddressSanitizer.
-#   fuzz/run.sh SECONDS [TARGET...]     targets: parse verify json base64 response (default: all)
+#   fuzz/run.sh SECONDS [TARGET...]     targets: parse verify json base64 response differential
+#                                       (default: all)
+# differential: libreceipt's signature step against OpenSSL's CMS_verify (fuzz/differential.c).
 # Builds an instrumented libreceipt into .build-fuzz, seeds each target with the
 # minted vectors, fuzz/regressions and, when present, ../shared's real receipts,
 # and fails on the first crash, leak or timeout. Findings land in build/fuzz/findings.
@@ -8,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:?usage: fuzz/run.sh SECONDS [TARGET...]}
 shift
-targets=("${@:-parse verify json base64 response}")
+targets=("${@:-parse verify json base64 response differential}")
 read -r -a targets <<< "${targets[*]}"
 out=build/fuzz
 mkdir -p $out/findings
@@ -34,7 +36,12 @@ extra=()
 
 declare -A number=([parse]=1 [verify]=2 [json]=3 [base64]=4 [response]=5)
 for target in "${targets[@]}"; do
-  clang -g -O1 -fsanitize=fuzzer,address -DFUZZ_TARGET=${number[$target]} -IInclude fuzz/fuzz_targets.c \
+  if [ "$target" = differential ]; then
+    source=(fuzz/differential.c -lcrypto)
+  else
+    source=(-DFUZZ_TARGET=${number[$target]} fuzz/fuzz_targets.c)
+  fi
+  clang -g -O1 -fsanitize=fuzzer,address -IInclude "${source[@]}" \
     -L$out -lreceipt -fuse-ld=lld -o $out/fuzz_$target 2>&1 | grep -v "Cannot export" || true
   corpus=$out/corpus-$target
   mkdir -p $corpus
@@ -49,7 +56,7 @@ for target in "${targets[@]}"; do
     -artifact_prefix=$out/findings/$target- -print_final_stats=1 \
     $corpus $seeds fuzz/regressions "${extra[@]}" 2>&1 | tee $out/fuzz_$target.log | \
     grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss|==[0-9]+==ERROR|SUMMARY)" || true
-  if grep -qE "ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|SUMMARY: |deadly signal" $out/fuzz_$target.log; then
+  if grep -qE "ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|SUMMARY: |deadly signal|DISAGREEMENT" $out/fuzz_$target.log; then
     echo "fuzz: $target FOUND A PROBLEM; see $out/fuzz_$target.log and $out/findings/"
     exit 1
   fi

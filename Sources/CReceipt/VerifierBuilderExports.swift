@@ -74,6 +74,17 @@ public func receipt_verifier_builder_clear_now(_ builder: OpaquePointer?) -> rec
 }
 
 @c @implementation
+public func receipt_verifier_builder_set_environment(_ builder: OpaquePointer?,
+                                                     _ value: receipt_environment_t) -> receipt_status_t {
+    withBuilder(builder) { (settings) throws(ReceiptError) in settings.policy.environment = try environment(value).receiptEnvironment }
+}
+
+@c @implementation
+public func receipt_verifier_builder_clear_environment(_ builder: OpaquePointer?) -> receipt_status_t {
+    withBuilder(builder) { (settings) throws(ReceiptError) in settings.policy.environment = nil }
+}
+
+@c @implementation
 public func receipt_verifier_build(_ builder: OpaquePointer?,
                                    _ outVerifier: UnsafeMutablePointer<OpaquePointer?>?) -> receipt_status_t {
     outVerifier?.pointee = nil

@@ -13,6 +13,13 @@ public struct ParseLimits: Sendable, Equatable {
     public var maxAttributes: Int = 1_000_000
     /// Longest string value, in bytes.
     public var maxStringBytes: Int = 64 << 10
+    /// Most primitive chunks a BER constructed OCTET STRING payload may be split
+    /// into (Xcode writes one). Joining them never holds more than the payload.
+    public var maxPayloadChunks: Int = 1 << 22
+
+    /// Most certificates a receipt may carry for verification (receipt.h's
+    /// RECEIPT_MAX_CERTIFICATES). Real receipts carry 1 (Xcode) to 3.
+    public static let maxCertificates = 8
 
     public init() {}
 

@@ -21,8 +21,11 @@ struct VerifierOptions: ParsableArguments {
     @Option(help: "Trust this certificate (DER or PEM) as well; repeatable.")
     var anchor: [String] = []
 
-    @Option(help: "The instant the VPP expiration is checked against (RFC 3339, e.g. 2024-01-01T00:00:00Z).")
+    @Option(help: "The instant the VPP expiration is checked against (RFC 3339, e.g. 2024-01-01T00:00:00Z or 2024-01-01T01:00:00+01:00).")
     var now: String?
+
+    @Option(help: "Require the receipt's environment: production (Production, ProductionVPP) or sandbox (ProductionSandbox, ProductionVPPSandbox). Any when omitted.")
+    var environment: ReceiptEnvironment?
 
     func makeVerifier() throws(ReceiptError) -> ReceiptVerifier {
         var policy = VerificationPolicy(bundleID: bundleId, applicationVersion: appVersion)
@@ -32,6 +35,7 @@ struct VerifierOptions: ParsableArguments {
             }
             policy.deviceIdentifier = bytes
         }
+        policy.environment = environment
         if let now { policy.nowMilliseconds = try CommandLineValues.instant(now, option: "--now") }
         let anchors = try anchor.map { (path) throws(ReceiptError) in try TrustAnchor(InputFile.read(path)) }
         var trust: TrustOptions = noAppleRoot ? [] : .appleRoot
@@ -39,6 +43,8 @@ struct VerifierOptions: ParsableArguments {
         return ReceiptVerifier(trust: trust, anchors: anchors, policy: policy)
     }
 }
+
+extension ReceiptEnvironment: ExpressibleByArgument {}
 
 enum CommandLineValues {
     static func hexBytes(_ text: String) -> [UInt8]? {
@@ -54,7 +60,7 @@ enum CommandLineValues {
 
     static func instant(_ text: String, option: String) throws(ReceiptError) -> Int64 {
         guard let milliseconds = ReceiptDateText.epochMilliseconds(text) else {
-            throw ReceiptError(.invalidArgument, "\(option) is not an RFC 3339 instant like 2024-01-01T00:00:00Z: \(text)")
+            throw ReceiptError(.invalidArgument, "\(option) is not an RFC 3339 instant like 2024-01-01T00:00:00Z or 2024-01-01T01:00:00+01:00: \(text)")
         }
         return milliseconds
     }

@@ -14,6 +14,9 @@
 #include <cmocka.h>
 #include <dirent.h>
 #include <pthread.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "receipt.h"
 
@@ -84,6 +87,10 @@ static void test_status_names_match_constants(void **state) {
     assert_string_equal(receipt_status_name(RECEIPT_E_TRUNCATED), "RECEIPT_E_TRUNCATED");
     assert_string_equal(receipt_status_name(RECEIPT_E_LEGACY_RECEIPT), "RECEIPT_E_LEGACY_RECEIPT");
     assert_string_equal(receipt_status_name(RECEIPT_E_LIMIT_EXCEEDED), "RECEIPT_E_LIMIT_EXCEEDED");
+    assert_string_equal(receipt_status_name(RECEIPT_E_ENVIRONMENT_MISMATCH), "RECEIPT_E_ENVIRONMENT_MISMATCH");
+    assert_string_equal(receipt_status_name(RECEIPT_E_NOT_CANONICAL), "RECEIPT_E_NOT_CANONICAL");
+    assert_string_equal(receipt_status_name(RECEIPT_E_DUPLICATE_CERTIFICATE), "RECEIPT_E_DUPLICATE_CERTIFICATE");
+    assert_string_equal(receipt_status_name(RECEIPT_E_TOO_MANY_CERTIFICATES), "RECEIPT_E_TOO_MANY_CERTIFICATES");
     assert_string_equal(receipt_status_name((receipt_status_t)9999), "RECEIPT_E_UNKNOWN_STATUS");
     assert_string_equal(receipt_status_string(RECEIPT_OK), "success");
     assert_string_equal(receipt_status_string((receipt_status_t)9999), "unknown status");
@@ -243,6 +250,109 @@ static void test_memory_of_empty_purchases(void **state) {
                   (double)retained / (double)length);
     assert_true(retained < 4 * length);
     receipt_free(receipt);
+    free(bytes);
+}
+
+/* A BER receipt (indefinite lengths) whose payload is a constructed OCTET STRING
+ * of the given primitive chunks, back to back in `chunks`. The caller frees it. */
+static uint8_t *chunked_receipt(const uint8_t *chunks, size_t chunks_length, size_t *out_length) {
+    static const uint8_t head[] = {0x30, 0x80, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02,
+                                   0xA0, 0x80, 0x30, 0x80, 0x02, 0x01, 0x01, 0x31, 0x00,
+                                   0x30, 0x80, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x01,
+                                   0xA0, 0x80, 0x24, 0x80};
+    static const uint8_t tail[] = {0, 0, 0, 0, 0, 0, 0x31, 0x00, 0, 0, 0, 0, 0, 0};
+    uint8_t *out = malloc(sizeof head + chunks_length + sizeof tail);
+    memcpy(out, head, sizeof head);
+    memcpy(out + sizeof head, chunks, chunks_length);
+    memcpy(out + sizeof head + chunks_length, tail, sizeof tail);
+    *out_length = sizeof head + chunks_length + sizeof tail;
+    return out;
+}
+
+/* Parses in a child process and returns its peak RSS growth in bytes, or -1 when
+ * the suite runs under valgrind or a sanitizer, whose own memory would swamp it.
+ * The child exits with the parse status. */
+static long peak_growth_of_parse(const uint8_t *bytes, size_t length, receipt_status_t *out_status) {
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        struct rusage usage;
+        getrusage(RUSAGE_SELF, &usage);
+        long before = usage.ru_maxrss;
+        receipt_t *receipt = NULL;
+        receipt_status_t status = receipt_parse(bytes, length, &receipt, NULL);
+        getrusage(RUSAGE_SELF, &usage);
+        long growth = (usage.ru_maxrss - before) * 1024;
+        if (write(fds[1], &growth, sizeof growth) != sizeof growth) _exit(255);
+        _exit((int)status);
+    }
+    long growth = -1;
+    assert_int_equal(read(fds[0], &growth, sizeof growth), sizeof growth);
+    close(fds[0]);
+    close(fds[1]);
+    int wstatus = 0;
+    waitpid(child, &wstatus, 0);
+    assert_true(WIFEXITED(wstatus));
+    *out_status = (receipt_status_t)WEXITSTATUS(wstatus);
+    return getenv("RECEIPT_UNDER_TOOL") ? -1 : growth;
+}
+
+/* A 16 MB payload cut into 16-byte chunks is joined straight into one buffer:
+ * the parse peaks within 4x the input plus a fixed base, as for any receipt. */
+static void test_memory_of_chunked_payload(void **state) {
+    (void)state;
+    enum { value_length = 16 << 20, chunk = 16 };
+    /* SET { SEQUENCE { INTEGER 9999, INTEGER 1, OCTET STRING value } }: an unknown type, kept raw */
+    uint8_t header[32], *h = header;
+    size_t attribute_body = 4 + 3 + 6 + value_length;
+    *h++ = 0x31; *h++ = 0x84; for (int i = 3; i >= 0; i--) *h++ = (uint8_t)((attribute_body + 6) >> (8 * i));
+    *h++ = 0x30; *h++ = 0x84; for (int i = 3; i >= 0; i--) *h++ = (uint8_t)(attribute_body >> (8 * i));
+    *h++ = 0x02; *h++ = 0x02; *h++ = 0x27; *h++ = 0x0F; *h++ = 0x02; *h++ = 0x01; *h++ = 0x01;
+    *h++ = 0x04; *h++ = 0x84; for (int i = 3; i >= 0; i--) *h++ = (uint8_t)(value_length >> (8 * i));
+    size_t payload_length = (size_t)(h - header) + value_length;
+    uint8_t *payload = calloc(payload_length, 1);
+    memcpy(payload, header, (size_t)(h - header));
+    size_t pieces = (payload_length + chunk - 1) / chunk;
+    uint8_t *chunks = malloc(pieces * (chunk + 2)), *p = chunks;
+    for (size_t offset = 0; offset < payload_length; offset += chunk) {
+        size_t n = payload_length - offset < chunk ? payload_length - offset : chunk;
+        *p++ = 0x04; *p++ = (uint8_t)n;
+        memcpy(p, payload + offset, n);
+        p += n;
+    }
+    size_t length;
+    uint8_t *bytes = chunked_receipt(chunks, (size_t)(p - chunks), &length);
+    free(chunks);
+    free(payload);
+    receipt_status_t status;
+    long growth = peak_growth_of_parse(bytes, length, &status);
+    assert_int_equal(status, RECEIPT_OK);
+    print_message("%zu chunks, %zu bytes: peak growth %ld bytes (%.2fx)\n", pieces, length, growth,
+                  (double)growth / (double)length);
+    if (growth >= 0) assert_true(growth < 4 * (long)length + (8L << 20));
+    free(bytes);
+}
+
+/* 8 million empty chunks (16 MB) pass the chunk limit: refused, without first
+ * holding a list of them. */
+static void test_limit_payload_chunks(void **state) {
+    (void)state;
+    enum { count = 8 << 20 };
+    uint8_t *chunks = malloc(2 * (size_t)count);
+    for (size_t i = 0; i < count; i++) { chunks[2 * i] = 0x04; chunks[2 * i + 1] = 0x00; }
+    size_t length;
+    uint8_t *bytes = chunked_receipt(chunks, 2 * (size_t)count, &length);
+    free(chunks);
+    receipt_error_t error;
+    assert_int_equal(parse_status(bytes, length, &error), RECEIPT_E_LIMIT_EXCEEDED);
+    assert_non_null(strstr(error.detail, "4194304 chunks"));
+    receipt_status_t status;
+    long growth = peak_growth_of_parse(bytes, length, &status);
+    assert_int_equal(status, RECEIPT_E_LIMIT_EXCEEDED);
+    print_message("%d empty chunks, %zu bytes: peak growth %ld bytes\n", count, length, growth);
+    if (growth >= 0) assert_true(growth < 4 * (long)length + (8L << 20));
     free(bytes);
 }
 
@@ -578,6 +688,11 @@ static void test_verifier_builder_arguments(void **state) {
     assert_int_equal(receipt_verifier_builder_set_now(builder, 0), RECEIPT_OK);
     assert_int_equal(receipt_verifier_builder_clear_now(builder), RECEIPT_OK);
     assert_int_equal(receipt_verifier_builder_clear_now(NULL), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_verifier_builder_set_environment(builder, (receipt_environment_t)7), RECEIPT_E_INVALID_ARGUMENT);
+    assert_int_equal(receipt_verifier_builder_set_environment(NULL, RECEIPT_ENVIRONMENT_SANDBOX), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_verifier_builder_set_environment(builder, RECEIPT_ENVIRONMENT_SANDBOX), RECEIPT_OK);
+    assert_int_equal(receipt_verifier_builder_clear_environment(builder), RECEIPT_OK);
+    assert_int_equal(receipt_verifier_builder_clear_environment(NULL), RECEIPT_E_NULL_ARGUMENT);
     receipt_verifier_t *verifier = (receipt_verifier_t *)0x1;
     assert_int_equal(receipt_verifier_build(NULL, &verifier), RECEIPT_E_NULL_ARGUMENT);
     assert_null(verifier);
@@ -596,7 +711,7 @@ static void test_verify_minted_receipt(void **state) {
     receipt_verification_t *result = NULL;
     assert_int_equal(receipt_verify(verifier, receipt, &result), RECEIPT_OK);
     assert_int_equal(receipt_verification_status(result), RECEIPT_OK);
-    assert_int_equal(receipt_verification_step_count(result), 8);
+    assert_int_equal(receipt_verification_step_count(result), 9);
     receipt_step_t step;
     assert_int_equal(receipt_verification_step_at(result, 0, &step), RECEIPT_OK);
     assert_string_equal(step.name, "signature");
@@ -606,7 +721,10 @@ static void test_verify_minted_receipt(void **state) {
     assert_int_equal(receipt_verification_step_at(result, 6, &step), RECEIPT_OK);
     assert_string_equal(step.name, "device_hash");
     assert_int_equal(step.outcome, RECEIPT_STEP_SKIPPED);
-    assert_int_equal(receipt_verification_step_at(result, 8, &step), RECEIPT_E_INDEX_OUT_OF_RANGE);
+    assert_int_equal(receipt_verification_step_at(result, 8, &step), RECEIPT_OK);
+    assert_string_equal(step.name, "environment");
+    assert_int_equal(step.outcome, RECEIPT_STEP_SKIPPED);
+    assert_int_equal(receipt_verification_step_at(result, 9, &step), RECEIPT_E_INDEX_OUT_OF_RANGE);
     assert_int_equal(receipt_verification_step_at(result, 0, NULL), RECEIPT_E_NULL_ARGUMENT);
     char *json = NULL;
     assert_int_equal(receipt_verification_to_json(result, RECEIPT_JSON_COMPACT, &json, NULL), RECEIPT_OK);
@@ -625,15 +743,49 @@ static void test_verify_minted_receipt(void **state) {
     receipt_verifier_free(verifier);
 }
 
+/* The environment step: the minted receipt is a ProductionSandbox one. */
+static void test_verify_environment_policy(void **state) {
+    (void)state;
+    receipt_t *receipt = parse_file("minted.der");
+    receipt_environment_t environments[] = {RECEIPT_ENVIRONMENT_SANDBOX, RECEIPT_ENVIRONMENT_PRODUCTION};
+    receipt_status_t expected[] = {RECEIPT_OK, RECEIPT_E_ENVIRONMENT_MISMATCH};
+    for (int i = 0; i < 2; i++) {
+        receipt_verifier_builder_t *builder = NULL;
+        assert_int_equal(receipt_verifier_builder_new(&builder), RECEIPT_OK);
+        assert_int_equal(receipt_verifier_builder_set_trust(builder, 0), RECEIPT_OK);
+        file_t root;
+        assert_int_equal(read_file("ca/root.pem", &root), 0);
+        assert_int_equal(receipt_verifier_builder_add_anchor(builder, root.bytes, root.length, NULL), RECEIPT_OK);
+        free(root.bytes);
+        assert_int_equal(receipt_verifier_builder_set_environment(builder, environments[i]), RECEIPT_OK);
+        receipt_verifier_t *verifier = NULL;
+        assert_int_equal(receipt_verifier_build(builder, &verifier), RECEIPT_OK);
+        receipt_verifier_builder_free(builder);
+        receipt_verification_t *result = NULL;
+        assert_int_equal(receipt_verify(verifier, receipt, &result), expected[i]);
+        receipt_step_t step;
+        assert_int_equal(receipt_verification_step_at(result, 8, &step), RECEIPT_OK);
+        assert_string_equal(step.name, "environment");
+        assert_int_equal(step.status, expected[i]);
+        receipt_verification_free(result);
+        receipt_verifier_free(verifier);
+    }
+    receipt_free(receipt);
+}
+
 static void test_verify_failures_report_their_step(void **state) {
     (void)state;
     receipt_verifier_t *wrong_bundle = test_ca_verifier("com.example.other");
     receipt_t *receipt = parse_file("minted-ber.der");
     receipt_verification_t *result = NULL;
-    assert_int_equal(receipt_verify(wrong_bundle, receipt, &result), RECEIPT_E_BUNDLE_MISMATCH);
+    /* BER is Xcode's form: a receipt the test CA signed in BER is refused as not
+     * canonical, and every other step still reports. */
+    assert_int_equal(receipt_verify(wrong_bundle, receipt, &result), RECEIPT_E_NOT_CANONICAL);
     receipt_step_t step;
     assert_int_equal(receipt_verification_step_at(result, 0, &step), RECEIPT_OK);
-    assert_int_equal(step.outcome, RECEIPT_STEP_PASSED); /* SHA-1 BER signature is fine */
+    assert_int_equal(step.outcome, RECEIPT_STEP_FAILED);
+    assert_int_equal(step.status, RECEIPT_E_NOT_CANONICAL);
+    assert_non_null(strstr(step.detail, "BER"));
     assert_int_equal(receipt_verification_step_at(result, 4, &step), RECEIPT_OK);
     assert_string_equal(step.name, "bundle_id");
     assert_int_equal(step.outcome, RECEIPT_STEP_FAILED);
@@ -677,7 +829,7 @@ static void test_verify_bytes(void **state) {
     assert_int_equal(receipt_verify_bytes(verifier, minted.bytes, minted.length, &result, &error), RECEIPT_OK);
     assert_int_equal(error.status, RECEIPT_OK);
     assert_string_equal(error.detail, "");
-    assert_int_equal(receipt_verification_step_count(result), 8);
+    assert_int_equal(receipt_verification_step_count(result), 9);
     receipt_verification_free(result);
     assert_int_equal(receipt_verify_bytes(verifier, b64.bytes, b64.length, NULL, NULL), RECEIPT_OK);
 
@@ -1110,6 +1262,8 @@ int main(void) {
         cmocka_unit_test(test_limit_attribute_count),
         cmocka_unit_test(test_limit_string_length),
         cmocka_unit_test(test_memory_of_empty_purchases),
+        cmocka_unit_test(test_memory_of_chunked_payload),
+        cmocka_unit_test(test_limit_payload_chunks),
         cmocka_unit_test(test_parse_reports_bad_base64_jws_and_pem),
         cmocka_unit_test(test_parse_detail_is_optional),
         cmocka_unit_test(test_minted_receipt_fields),
@@ -1120,6 +1274,7 @@ int main(void) {
         cmocka_unit_test(test_field_table),
         cmocka_unit_test(test_json_rendering),
         cmocka_unit_test(test_verifier_builder_arguments),
+        cmocka_unit_test(test_verify_environment_policy),
         cmocka_unit_test(test_verify_minted_receipt),
         cmocka_unit_test(test_verify_failures_report_their_step),
         cmocka_unit_test(test_verify_bytes),

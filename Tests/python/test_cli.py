@@ -2,8 +2,14 @@
 import json
 import os
 import subprocess
+import sys
 
 import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "tools"))
+import der_tree  # noqa: E402  (tools/der_tree.py)
 
 CLI = os.environ.get("RECEIPT_CLI")
 pytestmark = pytest.mark.skipif(not CLI, reason="RECEIPT_CLI is not set (run through `make test`)")
@@ -71,7 +77,7 @@ def test_verify_unusable_arguments_exit_2(mint, tmp_path):
 def test_bench_json_prints_one_object_per_receipt(mint, test_ca):
     """The interface others compare with: file as given, medians in ns. Values are only
     checked to be positive times: speed is shown by `make bench`, never asserted."""
-    first, second = mint("--purchases", "2"), mint("--ber")
+    first, second = mint("--purchases", "2"), mint("--digest", "sha1")
     result = run("bench", first, second, "--json", "--samples", "1", "--anchor", test_ca / "root.pem")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.decode().splitlines()
@@ -82,3 +88,56 @@ def test_bench_json_prints_one_object_per_receipt(mint, test_ca):
             assert isinstance(figures[key], int) and figures[key] > 0, key
     unverifiable = run("bench", first, "--json", "--samples", "1")
     assert unverifiable.returncode == 1 and b"does not verify" in unverifiable.stderr
+
+
+# A child's peak RSS counts the memory of the process it was forked from, so the CLI
+# is started from a fresh, small interpreter rather than from pytest.
+MEASURE = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+    os.execv(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+print(os.waitstatus_to_exitcode(status), usage.ru_maxrss * 1024)
+"""
+
+
+def run_measured(*args):
+    """(exit status, peak RSS in bytes) of one CLI run."""
+    out = subprocess.run([sys.executable, "-S", "-c", MEASURE, CLI, *map(str, args)], capture_output=True, check=True)
+    status, peak = out.stdout.split()
+    return int(status), int(peak)
+
+
+def test_padded_and_duplicated_certificates_are_refused_cheaply(shared, tmp_path):
+    """8 MB of certificates padding a real receipt: refused before any is decoded, in
+    bounded memory (the attack cost 23 s and 811 MB before the limit)."""
+    genuine = (shared / "receipts" / "tp__receipt-production.der").read_bytes()
+    assert run("verify", shared / "receipts" / "tp__receipt-production.der").returncode == 0
+    padded = tmp_path / "padded.der"
+    padded.write_bytes(der_tree.padded_with_certificates(genuine, (8 << 20) + 4096))
+    assert padded.stat().st_size > 8 << 20
+    status, peak = run_measured("verify", padded)
+    assert status == 1
+    assert peak < 64 << 20, f"peak RSS {peak} bytes"
+    result = run("verify", padded, "--json")
+    assert json.loads(result.stdout)["status"] == "RECEIPT_E_TOO_MANY_CERTIFICATES"
+    duplicated = tmp_path / "duplicated.der"
+    duplicated.write_bytes(der_tree.with_certificates(genuine, lambda certs: certs + [certs[0]]))
+    result = run("verify", duplicated, "--json")
+    assert result.returncode == 1
+    assert json.loads(result.stdout)["status"] == "RECEIPT_E_DUPLICATE_CERTIFICATE"
+
+
+def test_verify_environment_and_offset_times(shared):
+    production = shared / "receipts" / "tp__receipt-production.der"
+    sandbox = shared / "receipts" / "rc__receiptsample1.der"
+    assert run("verify", production, "--environment", "production").returncode == 0
+    assert run("verify", sandbox, "--environment", "sandbox").returncode == 0
+    result = run("verify", production, "--environment", "sandbox", "--json")
+    assert result.returncode == 1
+    assert json.loads(result.stdout)["status"] == "RECEIPT_E_ENVIRONMENT_MISMATCH"
+    assert run("verify", production, "--now", "2024-01-01T01:00:00+01:00").returncode == 0
+    assert run("verify", production, "--now", "2024-01-01T01:00:00").returncode == 2

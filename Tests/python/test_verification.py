@@ -23,12 +23,39 @@ def test_minted_receipt_verifies_against_its_test_ca(mint, test_ca):
     result = verify(mint("--purchases", "2"), test_ca, bundle_id="com.example.minted", application_version="42",
                     device_id=DEVICE)
     assert result.valid, result.to_json()
-    assert [s.outcome for s in result.steps] == ["passed"] * 7 + ["skipped"]  # no VPP expiration_date
+    # no VPP expiration_date, no environment required
+    assert [s.outcome for s in result.steps] == ["passed"] * 7 + ["skipped", "skipped"]
 
 
-@pytest.mark.parametrize("flags", [("--digest", "sha1"), ("--ber",), ("--ber", "--digest", "sha1")])
-def test_sha1_and_ber_forms_verify(mint, test_ca, flags):
-    assert verify(mint(*flags), test_ca).valid
+def test_sha1_form_verifies(mint, test_ca):
+    assert verify(mint("--digest", "sha1"), test_ca).valid
+
+
+@pytest.mark.parametrize("flags", [("--ber",), ("--ber", "--digest", "sha1")])
+def test_ber_is_refused_unless_xcode_signed(mint, test_ca, flags):
+    """BER is Xcode's form: the same receipt signed by any other key verifies only in DER."""
+    result = verify(mint(*flags), test_ca)
+    assert result.status_name == "RECEIPT_E_NOT_CANONICAL"
+    assert "BER" in result.step("signature").detail
+    assert Receipt.from_file(mint(*flags)).bundle_id == "com.example.minted"  # parsing stays lenient
+
+
+@pytest.mark.parametrize("environment, status", [("sandbox", "RECEIPT_OK"),
+                                                 ("production", "RECEIPT_E_ENVIRONMENT_MISMATCH")])
+def test_environment_policy(mint, test_ca, environment, status):
+    result = verify(mint(), test_ca, environment=environment)  # minted receipts are ProductionSandbox
+    assert result.status_name == status
+    assert result.step("environment").status == status
+    with pytest.raises(ValueError, match="production"):
+        Verifier(environment="staging")
+
+
+def test_naive_datetimes_are_refused():
+    with pytest.raises(ValueError, match="aware"):
+        Verifier(now=datetime.datetime(2024, 1, 1))
+    with pytest.raises(TypeError, match="datetime"):
+        Verifier(now="2024-01-01")
+    Verifier(now=datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone(datetime.timedelta(hours=9))))
 
 
 def test_verify_bytes_gives_the_verdict_of_verify(mint, test_ca):
@@ -174,7 +201,8 @@ def test_shared_verifier_from_python_threads(mint, test_ca):
     receipts = [Receipt.from_file(path) for path in paths]
     verifier = Verifier(apple_root=False, anchors=[anchor(test_ca)])
     serial = [verifier.verify(receipt).status_name for receipt in receipts]
-    assert serial == ["RECEIPT_OK", "RECEIPT_OK", "RECEIPT_E_SIGNATURE_INVALID", "RECEIPT_E_MISSING_LEAF_MARKER"]
+    assert serial == ["RECEIPT_OK", "RECEIPT_E_NOT_CANONICAL", "RECEIPT_E_SIGNATURE_INVALID",
+                      "RECEIPT_E_MISSING_LEAF_MARKER"]
     differences = []
 
     def work():

@@ -12,12 +12,15 @@ public enum AppStoreEnvironment: String, Sendable, CaseIterable {
         }
     }
 
-    /// The environment a receipt belongs to, from its receipt_type.
+    /// The endpoint a receipt belongs to, from its receipt_type; Xcode's
+    /// receipts count as sandbox ones, as the App Store answers them with 21007.
     public init?(receiptType: String?) {
-        switch receiptType {
-        case "Production", "ProductionVPP": self = .production
-        case "ProductionSandbox", "ProductionVPPSandbox", "Xcode": self = .sandbox
-        default: return nil
+        switch ReceiptEnvironment(receiptType: receiptType) {
+        case .production: self = .production
+        case .sandbox: self = .sandbox
+        case nil:
+            guard receiptType == "Xcode" else { return nil }
+            self = .sandbox
         }
     }
 }

@@ -12,15 +12,28 @@ struct SignedDataContainer: Sendable, Equatable {
     /// parse an array.
     var certificateSet: Range<Int> = 0..<0
     var signerInfos: Range<Int> = 0..<0
+    /// The envelope's unsigned fields, which only verification's canonical-form
+    /// check reads (CanonicalForm): SignedData.version and digestAlgorithms as
+    /// whole elements, and whether a `crls [1]` is present.
+    var version: Range<Int> = 0..<0
+    var digestAlgorithms: Range<Int> = 0..<0
+    var hasCRLs = false
     var isBER = false
     var maxDepth = 0
 
-    /// Each certificate's encoding, in receipt order.
-    func certificateRanges(in bytes: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
+    /// Each certificate's encoding, in receipt order. More than `limit` is refused
+    /// before any is looked at: no genuine receipt carries more than three.
+    func certificateRanges(in bytes: UnsafeBufferPointer<UInt8>, limit: Int) throws(ReceiptError) -> [Range<Int>] {
         var reader = BERReader(bytes: bytes, range: certificateSet, maxDepth: maxDepth,
                                indefiniteEnds: isBER ? IndefiniteEndMemo() : nil)
         var ranges: [Range<Int>] = []
-        while let certificate = try? reader.next() { ranges.append(certificate.encodedRange) }
+        while let certificate = try? reader.next() {
+            guard ranges.count < limit else {
+                throw ReceiptError(.tooManyCertificates, at: certificate.start,
+                                   "more than \(limit) certificates; genuine receipts carry 1 to 3")
+            }
+            ranges.append(certificate.encodedRange)
+        }
         return ranges
     }
 }
@@ -59,14 +72,14 @@ enum ObjectIdentifiers {
 enum SignedDataReader {
     /// Walks ContentInfo → SignedData and returns the container and where the payload is.
     static func read(_ bytes: UnsafeBufferPointer<UInt8>,
-                     maxDepth: Int) throws(ReceiptError) -> (SignedDataContainer, PayloadLocation) {
-        if let walked = readStraight(bytes, maxDepth: maxDepth) {
+                     limits: ParseLimits) throws(ReceiptError) -> (SignedDataContainer, PayloadLocation) {
+        if let walked = readStraight(bytes, maxDepth: limits.maxDepth) {
             // Debug builds (the test suites) check the shortcut against the general walk.
-            assert((try? readReportingErrors(bytes, maxDepth: maxDepth)).map { $0 == walked } == true,
+            assert((try? readReportingErrors(bytes, limits: limits)).map { $0 == walked } == true,
                    "the DER shortcut disagrees with the general walk")
             return walked
         }
-        return try readReportingErrors(bytes, maxDepth: maxDepth)
+        return try readReportingErrors(bytes, limits: limits)
     }
 
     /// The hot path: the container read in one forward pass, DER or the BER Xcode
@@ -82,8 +95,8 @@ enum SignedDataReader {
               equals(bytes, contentType, ObjectIdentifiers.signedData),
               let explicit = walk.enter(BERTag.contextConstructed0, within: info.limit, depth: 1),
               let signedData = walk.enter(BERTag.sequence, within: explicit.limit, depth: 2),
-              walk.skip(BERTag.integer, within: signedData.limit, depth: 3) != nil,
-              walk.skip(BERTag.set, within: signedData.limit, depth: 3) != nil,
+              let version = walk.skip(BERTag.integer, within: signedData.limit, depth: 3),
+              let digestAlgorithms = walk.skip(BERTag.set, within: signedData.limit, depth: 3),
               let encapsulated = walk.enter(BERTag.sequence, within: signedData.limit, depth: 3),
               let dataType = walk.leaf(BERTag.objectIdentifier, within: encapsulated.limit, depth: 4),
               equals(bytes, dataType, ObjectIdentifiers.data),
@@ -93,6 +106,8 @@ enum SignedDataReader {
         var container = SignedDataContainer()
         container.maxDepth = maxDepth
         container.isBER = info.close == nil
+        container.version = version
+        container.digestAlgorithms = digestAlgorithms
         if walk.next(is: BERTag.contextConstructed0, in: signedData) {
             guard let certificates = walk.enter(BERTag.contextConstructed0, within: signedData.limit, depth: 3) else {
                 return nil
@@ -106,6 +121,7 @@ enum SignedDataReader {
         }
         if walk.next(is: BERTag.contextConstructed1, in: signedData) {
             guard walk.skip(BERTag.contextConstructed1, within: signedData.limit, depth: 3) != nil else { return nil }
+            container.hasCRLs = true
         }
         guard let signerInfos = walk.skip(BERTag.set, within: signedData.limit, depth: 3),
               walk.leave(signedData), walk.leave(explicit), walk.leave(info), walk.position == bytes.count else {
@@ -117,7 +133,8 @@ enum SignedDataReader {
 
     /// The general walk: DER and BER, with an error that names what is wrong.
     private static func readReportingErrors(_ bytes: UnsafeBufferPointer<UInt8>,
-                                            maxDepth: Int) throws(ReceiptError) -> (SignedDataContainer, PayloadLocation) {
+                                            limits: ParseLimits) throws(ReceiptError) -> (SignedDataContainer, PayloadLocation) {
+        let maxDepth = limits.maxDepth
         var container = SignedDataContainer()
         container.maxDepth = maxDepth
         let isBER = bytes.count > 1 && bytes[1] == 0x80
@@ -143,11 +160,11 @@ enum SignedDataReader {
         try wrapper.expectEnd("SignedData")
 
         var fields = wrapper.children(of: signedData)
-        _ = try fields.next(expecting: BERTag.integer, "SignedData.version")
-        // Only a hint: verification uses the SignerInfo's own digestAlgorithm.
-        _ = try fields.next(expecting: BERTag.set, "SignedData.digestAlgorithms")
+        container.version = try fields.next(expecting: BERTag.integer, "SignedData.version").encodedRange
+        // Parsing ignores it; verification requires it to name exactly the signer's digest.
+        container.digestAlgorithms = try fields.next(expecting: BERTag.set, "SignedData.digestAlgorithms").encodedRange
 
-        let payload = try readEncapsulatedContent(&fields, bytes: bytes)
+        let payload = try readEncapsulatedContent(&fields, bytes: bytes, limits: limits)
 
         var next = try fields.next()
         if let certificates = next, certificates.tag == BERTag.contextConstructed0 {
@@ -161,6 +178,7 @@ enum SignedDataReader {
             next = try fields.next()
         }
         if let crls = next, crls.tag == BERTag.contextConstructed1 {
+            container.hasCRLs = true
             next = try fields.next()
         }
         guard let signerInfos = next else {
@@ -177,8 +195,8 @@ enum SignedDataReader {
 
     /// ContentInfo { data, [0] EXPLICIT OCTET STRING }; the OCTET STRING may be
     /// constructed (Xcode), in which case its primitive chunks are joined.
-    private static func readEncapsulatedContent(_ fields: inout BERReader,
-                                                bytes: UnsafeBufferPointer<UInt8>) throws(ReceiptError) -> PayloadLocation {
+    private static func readEncapsulatedContent(_ fields: inout BERReader, bytes: UnsafeBufferPointer<UInt8>,
+                                                limits: ParseLimits) throws(ReceiptError) -> PayloadLocation {
         let encapsulated = try fields.next(expecting: BERTag.sequence, "SignedData.contentInfo")
         var parts = fields.children(of: encapsulated)
         let contentType = try parts.next(expecting: BERTag.objectIdentifier, "contentInfo.contentType")
@@ -202,33 +220,64 @@ enum SignedDataReader {
         case BERTag.octetString:
             return .inside(octets.contentRange)
         case BERTag.constructedOctetString:
-            var chunks: [Range<Int>] = []
-            try collectChunks(of: octets, reader: inner, into: &chunks)
+            // Counted first, joined later straight into the receipt's own buffer
+            // (ReceiptStorage.placePayload): no list of chunks is ever held, so
+            // memory stays within the payload's size however finely it is cut.
+            var count = 0
+            var byteCount = 0
+            var only = 0..<0
+            try forEachChunk(of: octets, reader: inner) { (chunk) throws(ReceiptError) in
+                guard count < limits.maxPayloadChunks else {
+                    throw ReceiptError(.limitExceeded, at: chunk.lowerBound,
+                                       "the payload is cut into more than \(limits.maxPayloadChunks) chunks")
+                }
+                count += 1
+                byteCount += chunk.count
+                only = chunk
+            }
             // Xcode writes the whole payload as one chunk: then it can stay where it is.
-            if chunks.count == 1 { return .inside(chunks[0]) }
-            var joined = [UInt8]()
-            joined.reserveCapacity(chunks.reduce(0) { $0 + $1.count })
-            for chunk in chunks { joined.append(contentsOf: bytes[chunk]) }
-            return .joined(joined)
+            if count == 1 { return .inside(only) }
+            return .chunked(PayloadChunks(octets: octets.encodedRange, depth: inner.depth, maxDepth: limits.maxDepth,
+                                          byteCount: byteCount))
         default:
             throw ReceiptError(.unexpectedTag, at: octets.start,
                                "the payload: expected OCTET STRING, found \(BERTag.describe(octets.tag))")
         }
     }
 
-    private static func collectChunks(of octets: BERElement, reader: BERReader,
-                                      into ranges: inout [Range<Int>]) throws(ReceiptError) {
+    /// Calls `body` with each primitive chunk's content range, in order, at any
+    /// nesting of constructed OCTET STRINGs that `maxDepth` allows.
+    static func forEachChunk(of octets: BERElement, reader: BERReader,
+                             _ body: (Range<Int>) throws(ReceiptError) -> Void) throws(ReceiptError) {
         var chunks = reader.children(of: octets)
         while let chunk = try chunks.next() {
             switch chunk.tag {
             case BERTag.octetString:
-                ranges.append(chunk.contentRange)
+                try body(chunk.contentRange)
             case BERTag.constructedOctetString:
-                try collectChunks(of: chunk, reader: chunks, into: &ranges)
+                try forEachChunk(of: chunk, reader: chunks, body)
             default:
                 throw ReceiptError(.unexpectedTag, at: chunk.start,
                                    "a payload chunk: expected OCTET STRING, found \(BERTag.describe(chunk.tag))")
             }
+        }
+    }
+
+    /// Copies a chunked payload, which `read` has already walked and counted,
+    /// into `buffer` of exactly `chunks.byteCount` bytes.
+    static func join(_ chunks: PayloadChunks, in bytes: UnsafeBufferPointer<UInt8>,
+                     into buffer: UnsafeMutableBufferPointer<UInt8>) throws(ReceiptError) {
+        var reader = BERReader(bytes: bytes, range: chunks.octets, depth: chunks.depth, maxDepth: chunks.maxDepth)
+        let octets = try reader.next(expecting: BERTag.constructedOctetString, "the payload")
+        var written = 0
+        try forEachChunk(of: octets, reader: reader) { (chunk) throws(ReceiptError) in
+            guard chunk.count <= buffer.count - written else {
+                throw ReceiptError(.badEncoding, at: chunk.lowerBound, "the payload's chunks changed size")
+            }
+            if !chunk.isEmpty {
+                memcpy(buffer.baseAddress! + written, bytes.baseAddress! + chunk.lowerBound, chunk.count)
+            }
+            written += chunk.count
         }
     }
 

@@ -109,7 +109,12 @@ public struct Entitlements: Sendable {
     }
 
     static func judge(_ purchase: InAppPurchase, at instant: Int64, catalog: ProductCatalog) -> PurchaseStatus {
-        let kind = purchase.productType.flatMap(ProductKind.init(attribute:)) ?? purchase.productID.flatMap { catalog.kinds[$0] }
+        // Apple documents expires_date (1708) as present only for auto-renewable
+        // subscriptions, so it identifies one where neither 1707 (absent from every
+        // Xcode receipt) nor the catalog says what the product is.
+        let kind = purchase.productType.flatMap(ProductKind.init(attribute:))
+            ?? purchase.productID.flatMap { catalog.kinds[$0] }
+            ?? (purchase.expiresDate != nil ? .autoRenewable : nil)
         let start = purchase.purchaseDate?.millisecondsSince1970
         var end: Int64?
         let reason: InactiveReason?

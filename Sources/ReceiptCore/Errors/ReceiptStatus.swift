@@ -52,6 +52,10 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
     case versionMismatch = 211
     case deviceMismatch = 212
     case receiptExpired = 213
+    case environmentMismatch = 214
+    case notCanonical = 215
+    case duplicateCertificate = 216
+    case tooManyCertificates = 217
     case badCertificate = 220
     case cryptoFailure = 221
     case malformedSignature = 222
@@ -108,6 +112,10 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
         case .versionMismatch: "RECEIPT_E_VERSION_MISMATCH"
         case .deviceMismatch: "RECEIPT_E_DEVICE_MISMATCH"
         case .receiptExpired: "RECEIPT_E_RECEIPT_EXPIRED"
+        case .environmentMismatch: "RECEIPT_E_ENVIRONMENT_MISMATCH"
+        case .notCanonical: "RECEIPT_E_NOT_CANONICAL"
+        case .duplicateCertificate: "RECEIPT_E_DUPLICATE_CERTIFICATE"
+        case .tooManyCertificates: "RECEIPT_E_TOO_MANY_CERTIFICATES"
         case .badCertificate: "RECEIPT_E_BAD_CERTIFICATE"
         case .cryptoFailure: "RECEIPT_E_CRYPTO_FAILURE"
         case .malformedSignature: "RECEIPT_E_MALFORMED_SIGNATURE"
@@ -143,7 +151,7 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
         case .integerOverflow: "an INTEGER does not fit in 64 bits"
         case .badDate: "a date is in no known form"
         case .duplicateAttribute: "a known attribute occurs twice"
-        case .limitExceeded: "a parse limit (attributes, string length) was exceeded"
+        case .limitExceeded: "a parse limit (attributes, string length, payload chunks) was exceeded"
         case .badAnchor: "a trust anchor is not a readable DER or PEM certificate"
         case .badJSON: "a JSON document (catalog, App Store response) is malformed"
         case .signatureInvalid: "the PKCS #7 signature does not verify over the payload"
@@ -160,6 +168,10 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
         case .versionMismatch: "the application version is not the expected one"
         case .deviceMismatch: "the device hash does not match the device identifier"
         case .receiptExpired: "the receipt's expiration date (VPP) has passed"
+        case .environmentMismatch: "the receipt is from another environment than the one required"
+        case .notCanonical: "the signed envelope is not in the one form Apple writes"
+        case .duplicateCertificate: "the receipt carries the same certificate twice"
+        case .tooManyCertificates: "the receipt carries more certificates than any genuine receipt"
         case .badCertificate: "a certificate in the receipt cannot be decoded"
         case .cryptoFailure: "the crypto library failed; nothing was accepted"
         case .malformedSignature: "the SignerInfo is not well-formed"

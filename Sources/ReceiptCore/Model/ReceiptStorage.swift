@@ -63,10 +63,10 @@ final class ReceiptStorage: @unchecked Sendable {
         switch location {
         case .inside(let range):
             payload = UnsafeBufferPointer(rebasing: encoded[range])
-        case .joined(let bytes):
-            guard let buffer = ReceiptStorage.allocate(bytes.count) else { throw outOfMemory(bytes.count) }
-            _ = buffer.initialize(from: bytes)
+        case .chunked(let chunks):
+            guard let buffer = ReceiptStorage.allocate(chunks.byteCount) else { throw outOfMemory(chunks.byteCount) }
             joinedPayload = buffer.baseAddress
+            try SignedDataReader.join(chunks, in: encoded, into: buffer)
             payload = UnsafeBufferPointer(buffer)
         }
     }
@@ -128,5 +128,15 @@ struct TextArena {
 
 enum PayloadLocation: Equatable {
     case inside(Range<Int>)
-    case joined([UInt8])
+    /// A BER payload in several chunks, to be joined into a buffer of its own.
+    case chunked(PayloadChunks)
+}
+
+/// Where a chunked payload's constructed OCTET STRING is, and how many bytes its
+/// chunks hold together.
+struct PayloadChunks: Equatable {
+    let octets: Range<Int>
+    let depth: Int
+    let maxDepth: Int
+    let byteCount: Int
 }

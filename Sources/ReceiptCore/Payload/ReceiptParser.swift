@@ -6,7 +6,7 @@ enum ReceiptParser {
                       scope: PayloadScope = .everything) throws(ReceiptError) -> Receipt {
         let verdictOnly = scope == .verdictFields
         let storage = try InputForm.receiptStorage(from: input, limits: limits, borrowing: verdictOnly)
-        let (container, location) = try SignedDataReader.read(storage.encoded, maxDepth: limits.maxDepth)
+        let (container, location) = try SignedDataReader.read(storage.encoded, limits: limits)
         try storage.placePayload(location)
         let text = verdictOnly ? storage.useUnterminatedText() : storage.makeTextArena()
         let inputOffset: Int? = if case .inside(let range) = location { range.lowerBound } else { nil }

@@ -5,7 +5,14 @@ import Synchronization
 
 /// The certificates a receipt carries, decoded once. Every App Store receipt signed
 /// in a given period carries byte-identical certificates, so a verifier keeps the
-/// bags it has seen (ChainCache) keyed by these exact bytes.
+/// bags whose chain it validated (ChainCache), keyed by these exact bytes.
+///
+/// Decoding a certificate (`d2i_X509`) is the dearest step of a first
+/// verification, so a bag is decoded only after the checks that need no
+/// decoding: at most `ParseLimits.maxCertificates`, no two identical, each DER,
+/// the signer found by issuer and serial number on the raw bytes, and every
+/// certificate on the signer's path by names. A bag of junk certificates costs
+/// a few byte compares, never a decode.
 final class CertificateBag: Sendable {
     /// The certificates' encodings as they stand, back to back, in the receipt.
     let bytes: [UInt8]
@@ -14,15 +21,41 @@ final class CertificateBag: Sendable {
     /// Each certificate's SHA-256, which is what a pin matches.
     let fingerprints: [[UInt8]]
 
-    /// `known`: certificates already decoded (a verifier's added anchors), reused
-    /// for identical bytes instead of being decoded again.
-    init(_ bytes: [UInt8], ranges: [Range<Int>], known: [X509Certificate] = []) throws(ReceiptError) {
+    static let empty = CertificateBag(bytes: [], certificates: [], infos: [], fingerprints: [])
+
+    private init(bytes: [UInt8], certificates: [X509Certificate], infos: [CertificateInfo], fingerprints: [[UInt8]]) {
         self.bytes = bytes
-        var certificates: [X509Certificate] = []
+        self.certificates = certificates
+        self.infos = infos
+        self.fingerprints = fingerprints
+    }
+
+    /// Checks the undecoded certificates at `ranges` of `bytes` (see the type's
+    /// documentation), then decodes them. `known`: certificates already decoded
+    /// (a verifier's added anchors), reused for identical bytes.
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, ranges: [Range<Int>], signer: SignerInfo,
+                       signerBytes: UnsafeBufferPointer<UInt8>, maxDepth: Int,
+                       known: [X509Certificate]) throws(ReceiptError) -> CertificateBag {
+        let ders = ranges.map { Array(bytes[$0]) }
+        for (index, der) in ders.enumerated() where ders[..<index].contains(der) {
+            throw ReceiptError(.duplicateCertificate, at: ranges[index].lowerBound,
+                               "certificate \(index + 1) repeats an earlier one byte for byte")
+        }
         var infos: [CertificateInfo] = []
+        for der in ders {
+            try der.withUnsafeBufferPointer { (buffer) throws(ReceiptError) in
+                try CanonicalForm.checkDER(certificate: buffer, maxDepth: maxDepth)
+            }
+            infos.append(try CertificateInfo(der))
+        }
+        guard let signerIndex = index(in: infos, issuer: UnsafeBufferPointer(rebasing: signerBytes[signer.issuer]),
+                                      serialNumber: UnsafeBufferPointer(rebasing: signerBytes[signer.serialNumber])) else {
+            throw signerNotFound
+        }
+        try requireOnePath(infos, from: signerIndex)
+        var certificates: [X509Certificate] = []
         var fingerprints: [[UInt8]] = []
-        for range in ranges {
-            let der = Array(bytes[range])
+        for der in ders {
             let fingerprint = Digest.sha256(der)
             if let held = known.first(where: { $0.der == der }) {
                 certificates.append(held)
@@ -31,22 +64,47 @@ final class CertificateBag: Sendable {
             } else {
                 certificates.append(try X509Certificate(der: der))
             }
-            infos.append(try CertificateInfo(der))
             fingerprints.append(fingerprint)
         }
-        self.certificates = certificates
-        self.infos = infos
-        self.fingerprints = fingerprints
+        return CertificateBag(bytes: Array(bytes), certificates: certificates, infos: infos, fingerprints: fingerprints)
+    }
+
+    static let signerNotFound = ReceiptError(.signerNotFound,
+                                             "no certificate in the receipt matches the SignerInfo's issuer and serial")
+
+    /// Every certificate must lie on the path from the signer up through issuers
+    /// named by subject, which OpenSSL's path building also requires: one that is
+    /// not can only be padding, and is refused before anything is decoded. A path
+    /// that breaks (an issuer missing) before a self-issued root leaves the rest
+    /// unreachable: that is a chain that cannot be built.
+    private static func requireOnePath(_ infos: [CertificateInfo], from signer: Int) throws(ReceiptError) {
+        var onPath = [Bool](repeating: false, count: infos.count)
+        var current = signer
+        onPath[current] = true
+        while !infos[current].isSelfIssued,
+              let issuer = infos.indices.first(where: { !onPath[$0] && infos[$0].subjectBytes == infos[current].issuerBytes }) {
+            onPath[issuer] = true
+            current = issuer
+        }
+        guard let stray = onPath.firstIndex(of: false) else { return }
+        if !infos[current].isSelfIssued {
+            throw ReceiptError(.chainUntrusted, "the path from the signer breaks at certificate \(current + 1): its "
+                               + "issuer is not in the receipt, so certificate \(stray + 1) cannot be reached")
+        }
+        throw ReceiptError(.unexpectedCertificates, "certificate \(stray + 1) of \(infos.count) is not on the "
+                           + "signer's path to its root; receipts carry only that path")
     }
 
     /// Whether certificate `index` names itself as issuer: the only kind a pin can match.
-    func isSelfIssued(_ index: Int) -> Bool {
-        let info = infos[index]
-        return info.encoded[info.issuer] == info.encoded[info.subject]
-    }
+    func isSelfIssued(_ index: Int) -> Bool { infos[index].isSelfIssued }
 
     /// The index of the certificate with this issuer and serial number (the PKCS #7 signer).
     func index(issuer: UnsafeBufferPointer<UInt8>, serialNumber: UnsafeBufferPointer<UInt8>) -> Int? {
+        Self.index(in: infos, issuer: issuer, serialNumber: serialNumber)
+    }
+
+    private static func index(in infos: [CertificateInfo], issuer: UnsafeBufferPointer<UInt8>,
+                              serialNumber: UnsafeBufferPointer<UInt8>) -> Int? {
         infos.firstIndex { info in
             info.encoded.withUnsafeBufferPointer { encoded in
                 same(encoded, info.serialNumber, serialNumber) && same(encoded, info.issuer, issuer)
@@ -54,7 +112,8 @@ final class CertificateBag: Sendable {
         }
     }
 
-    private func same(_ encoded: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {
+    private static func same(_ encoded: UnsafeBufferPointer<UInt8>, _ range: Range<Int>,
+                             _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {
         range.count == wanted.count && (wanted.isEmpty || memcmp(encoded.baseAddress! + range.lowerBound,
                                                                   wanted.baseAddress!, wanted.count) == 0)
     }

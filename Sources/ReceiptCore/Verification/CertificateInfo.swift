@@ -17,6 +17,10 @@ struct CertificateInfo {
         }
     }
 
+    var issuerBytes: ArraySlice<UInt8> { encoded[issuer] }
+    var subjectBytes: ArraySlice<UInt8> { encoded[subject] }
+    var isSelfIssued: Bool { issuerBytes == subjectBytes }
+
     func carries(_ oid: [UInt8]) -> Bool {
         extensionOIDs.contains(oid) || policyOIDs.contains(oid)
     }

@@ -22,40 +22,35 @@ final class ChainCache: Sendable {
 
     private let state = Mutex(State())
     /// The verifier's added anchors, decoded once when it was built.
-    private let known: [X509Certificate]
+    let known: [X509Certificate]
 
     init(known: [X509Certificate] = []) {
         self.known = known
     }
 
-    /// The decoded bag with exactly these bytes, decoding and remembering it when new.
-    func bag(_ bytes: UnsafeBufferPointer<UInt8>, ranges: [Range<Int>]) throws(ReceiptError) -> CertificateBag {
-        if let known = state.withLock({ state in state.entries.first { Self.same($0.bag.bytes, bytes) }?.bag }) {
-            return known
-        }
-        let base = ranges.first?.lowerBound ?? 0
-        let bag = try CertificateBag(Array(bytes), ranges: ranges.map { ($0.lowerBound - base)..<($0.upperBound - base) },
-                                     known: known)
-        state.withLock { state in
-            guard bag.bytes.count <= Self.maxBytes,
-                  !state.entries.contains(where: { Self.same($0.bag.bytes, bytes) }) else { return }
-            while state.entries.count >= Self.maxEntries || state.bytes + bag.bytes.count > Self.maxBytes {
-                state.bytes -= state.entries.removeFirst().bag.bytes.count
-            }
-            state.entries.append(Entry(bag: bag))
-            state.bytes += bag.bytes.count
-        }
-        return bag
+    /// The bag with exactly these bytes, when its chain validated before.
+    func bag(matching bytes: UnsafeBufferPointer<UInt8>) -> CertificateBag? {
+        state.withLock { state in state.entries.first { Self.same($0.bag.bytes, bytes) }?.bag }
     }
 
     func chain(_ bag: CertificateBag, signer: Int) -> ValidatedChain? {
         state.withLock { state in state.entries.first { $0.bag === bag }?.chains[signer] }
     }
 
+    /// Keeps a chain that validated, and its bag. Only validated bags enter: a bag
+    /// that anyone can make up (refused, or chained to no anchor) never evicts one.
     func remember(_ chain: ValidatedChain, _ bag: CertificateBag, signer: Int) {
         state.withLock { state in
-            guard let index = state.entries.firstIndex(where: { $0.bag === bag }) else { return }
-            state.entries[index].chains[signer] = chain
+            if let index = state.entries.firstIndex(where: { $0.bag === bag || $0.bag.bytes == bag.bytes }) {
+                state.entries[index].chains[signer] = chain
+                return
+            }
+            guard bag.bytes.count <= Self.maxBytes else { return }
+            while state.entries.count >= Self.maxEntries || state.bytes + bag.bytes.count > Self.maxBytes {
+                state.bytes -= state.entries.removeFirst().bag.bytes.count
+            }
+            state.entries.append(Entry(bag: bag, chains: [signer: chain]))
+            state.bytes += bag.bytes.count
         }
     }
 

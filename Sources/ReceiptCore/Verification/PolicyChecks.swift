@@ -5,7 +5,21 @@ struct PolicyChecks {
     let receipt: Receipt
 
     func steps(now: Int64) -> [(VerificationStep, StepOutcome)] {
-        [(.bundleID, bundle()), (.applicationVersion, version()), (.deviceHash, device()), (.expiration, expiration(now))]
+        [(.bundleID, bundle()), (.applicationVersion, version()), (.deviceHash, device()), (.expiration, expiration(now)),
+         (.environment, environment())]
+    }
+
+    /// Fails closed: a receipt without a receipt_type (0), or of a type neither
+    /// environment has (Xcode), matches no required environment.
+    private func environment() -> StepOutcome {
+        guard let required = policy.environment else { return .skipped("no environment was required") }
+        return outcome { () throws(ReceiptError) in
+            guard ReceiptEnvironment(receiptType: receipt.receiptType) == required else {
+                throw ReceiptError(.environmentMismatch, "receipt_type is \(quoted(receipt.receiptType)); "
+                                   + "\(required.rawValue) requires \(required.receiptTypes.joined(separator: " or "))")
+            }
+            return quoted(receipt.receiptType)
+        }
     }
 
     private func bundle() -> StepOutcome {

@@ -39,7 +39,9 @@ public final class ReceiptVerifier: Sendable {
         let signed = SignedReceipt.read(receipt, cache: cache)
 
         steps.append((.signature, outcome { () throws(ReceiptError) in
-            let (signerInfo, signer) = try signed.signerCertificate()
+            let (signerInfo, signer, fingerprint) = try signed.signerCertificate()
+            try CanonicalForm.check(receipt.storage.encoded, container: receipt.container, signer: signerInfo,
+                                    signerFingerprint: fingerprint)
             try SignatureCheck.verify(UnsafeBufferPointer(rebasing: receipt.storage.encoded[signerInfo.signature]),
                                       over: receipt.storage.payload, digest: signerInfo.digest, certificate: signer)
             return "RSA with \(signerInfo.digest.name) by \(signer.subject)"

@@ -1,38 +1,45 @@
-/// The receipt's certificate bag (through the verifier's cache) and which of its
-/// certificates the SignerInfo names.
+/// The receipt's SignerInfo, its certificate bag (from the verifier's cache, or
+/// checked and decoded anew) and which certificate of the bag signed.
 struct SignedReceipt {
     let bag: Result<CertificateBag, ReceiptError>
     let signer: Result<(info: SignerInfo, index: Int), ReceiptError>
 
     static func read(_ receipt: Receipt, cache: ChainCache) -> SignedReceipt {
         let encoded = receipt.storage.encoded
-        let ranges = receipt.container.certificateRanges(in: encoded)
-        let bag = Result { () throws(ReceiptError) -> CertificateBag in
-            guard let first = ranges.first, let last = ranges.last else { return try CertificateBag([], ranges: []) }
+        let info = Result { () throws(ReceiptError) -> SignerInfo in
             do throws(ReceiptError) {
-                return try cache.bag(UnsafeBufferPointer(rebasing: encoded[first.lowerBound..<last.upperBound]), ranges: ranges)
+                return try SignerInfo.read(encoded, signerInfos: receipt.container.signerInfos)
+            } catch {
+                throw error.asVerdict(.malformedSignature, "SignerInfo")
+            }
+        }
+        let bag = Result { () throws(ReceiptError) -> CertificateBag in
+            do throws(ReceiptError) {
+                let ranges = try receipt.container.certificateRanges(in: encoded, limit: ParseLimits.maxCertificates)
+                guard let first = ranges.first, let last = ranges.last else { return CertificateBag.empty }
+                let span = UnsafeBufferPointer(rebasing: encoded[first.lowerBound..<last.upperBound])
+                if let known = cache.bag(matching: span) { return known }
+                return try CertificateBag.decode(span, ranges: ranges.map { ($0.lowerBound - first.lowerBound)..<($0.upperBound - first.lowerBound) },
+                                                 signer: try info.get(), signerBytes: encoded,
+                                                 maxDepth: receipt.container.maxDepth, known: cache.known)
             } catch {
                 throw error.asVerdict(.badCertificate, "a certificate in the receipt")
             }
         }
         let signer = Result { () throws(ReceiptError) -> (info: SignerInfo, index: Int) in
-            let info: SignerInfo
-            do throws(ReceiptError) {
-                info = try SignerInfo.read(encoded, signerInfos: receipt.container.signerInfos)
-            } catch {
-                throw error.asVerdict(.malformedSignature, "SignerInfo")
+            let signerInfo = try info.get()
+            guard let index = try bag.get().index(issuer: UnsafeBufferPointer(rebasing: encoded[signerInfo.issuer]),
+                                                  serialNumber: UnsafeBufferPointer(rebasing: encoded[signerInfo.serialNumber])) else {
+                throw CertificateBag.signerNotFound
             }
-            guard let index = try bag.get().index(issuer: UnsafeBufferPointer(rebasing: encoded[info.issuer]),
-                                                  serialNumber: UnsafeBufferPointer(rebasing: encoded[info.serialNumber])) else {
-                throw ReceiptError(.signerNotFound, "no certificate in the receipt matches the SignerInfo's issuer and serial")
-            }
-            return (info, index)
+            return (signerInfo, index)
         }
         return SignedReceipt(bag: bag, signer: signer)
     }
 
-    func signerCertificate() throws(ReceiptError) -> (SignerInfo, X509Certificate) {
+    func signerCertificate() throws(ReceiptError) -> (SignerInfo, X509Certificate, fingerprint: [UInt8]) {
         let (info, index) = try signer.get()
-        return (info, try bag.get().certificates[index])
+        let bag = try bag.get()
+        return (info, bag.certificates[index], bag.fingerprints[index])
     }
 }

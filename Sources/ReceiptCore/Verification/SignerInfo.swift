@@ -11,6 +11,13 @@ struct SignerInfo {
     let serialNumber: Range<Int>
     let digest: Digest
     let signature: Range<Int>
+    /// For the canonical-form check (CanonicalForm): the version INTEGER and the
+    /// digestAlgorithm AlgorithmIdentifier as whole elements, and whether anything
+    /// (unsigned attributes, junk) follows the signature.
+    let version: Range<Int>
+    let digestAlgorithm: Range<Int>
+    let signatureAlgorithm: Range<Int>
+    let hasTrailingFields: Bool
 
     /// Reads `signerInfos` and insists on exactly one signer, RSA PKCS #1 v1.5 with
     /// SHA-1 or SHA-256, and no signed attributes: the shape of every App Store and
@@ -29,13 +36,14 @@ struct SignerInfo {
             throw ReceiptError(.unexpectedTag, at: first.start, "SignerInfo is not a SEQUENCE")
         }
         var fields = signers.children(of: first)
-        _ = try fields.next(expecting: BERTag.integer, "SignerInfo.version")
+        let version = try fields.next(expecting: BERTag.integer, "SignerInfo.version")
         let identifier = try fields.next(expecting: BERTag.sequence, "SignerInfo.issuerAndSerialNumber")
         var identifierParts = fields.children(of: identifier)
         let issuer = try identifierParts.next(expecting: BERTag.sequence, "issuer")
         let serial = try identifierParts.next(expecting: BERTag.integer, "serialNumber")
 
-        let digestOID = try algorithm(&fields, "SignerInfo.digestAlgorithm")
+        let digestAlgorithm = try fields.next(expecting: BERTag.sequence, "SignerInfo.digestAlgorithm")
+        let digestOID = try algorithm(digestAlgorithm, in: fields, "SignerInfo.digestAlgorithm")
         let digest: Digest
         switch digestOID {
         case ObjectIdentifiers.sha1: digest = .sha1
@@ -60,12 +68,9 @@ struct SignerInfo {
         }
         let signature = try rest.next(expecting: BERTag.octetString, "SignerInfo.signature")
         return SignerInfo(issuer: issuer.encodedRange, serialNumber: serial.encodedRange, digest: digest,
-                          signature: signature.contentRange)
-    }
-
-    private static func algorithm(_ reader: inout BERReader, _ what: String) throws(ReceiptError) -> [UInt8] {
-        let element = try reader.next(expecting: BERTag.sequence, what)
-        return try algorithm(element, in: reader, what)
+                          signature: signature.contentRange, version: version.encodedRange,
+                          digestAlgorithm: digestAlgorithm.encodedRange, signatureAlgorithm: next.encodedRange,
+                          hasTrailingFields: !rest.isAtEnd)
     }
 
     private static func algorithm(_ element: BERElement, in reader: BERReader, _ what: String) throws(ReceiptError) -> [UInt8] {

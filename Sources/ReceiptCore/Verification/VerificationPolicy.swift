@@ -1,4 +1,5 @@
-/// What a receipt must say besides being signed (SPEC §3 steps 3–6). A nil
+/// What a receipt must say besides being signed (SPEC §3 steps 3–6, and the
+/// environment). A nil
 /// field is not checked, and the result reports that step as skipped.
 public struct VerificationPolicy: Sendable, Equatable {
     /// Compared byte for byte as UTF-8, never by Unicode equivalence.
@@ -9,6 +10,8 @@ public struct VerificationPolicy: Sendable, Equatable {
     /// The instant the VPP expiration_date is compared with, in epoch milliseconds;
     /// nil means the current time at each verification.
     public var nowMilliseconds: Int64?
+    /// The environment the receipt must come from; nil accepts any.
+    public var environment: ReceiptEnvironment?
 
     public static let deviceIdentifierLengths = 1...64
 
@@ -21,10 +24,11 @@ public struct VerificationPolicy: Sendable, Equatable {
     }
 
     public init(bundleID: String? = nil, applicationVersion: String? = nil, deviceIdentifier: [UInt8]? = nil,
-                nowMilliseconds: Int64? = nil) {
+                nowMilliseconds: Int64? = nil, environment: ReceiptEnvironment? = nil) {
         self.bundleID = bundleID
         self.applicationVersion = applicationVersion
         self.deviceIdentifier = deviceIdentifier
         self.nowMilliseconds = nowMilliseconds
+        self.environment = environment
     }
 }

@@ -9,6 +9,7 @@ public enum VerificationStep: String, Sendable, CaseIterable {
     case applicationVersion = "application_version"
     case deviceHash = "device_hash"
     case expiration
+    case environment
 }
 
 public enum StepOutcome: Sendable, Equatable {

@@ -173,16 +173,14 @@ class Receipt(_Record):
         return self._attribute(lib.receipt_attribute_count, lib.receipt_attribute_at)
 
     def entitlements(self, at, verifier=None, catalog=None, unverified=False):
-        """What this receipt entitles its owner to at `at` (a datetime or epoch ms), as a dict.
+        """What this receipt entitles its owner to at `at` (an aware datetime or epoch ms), as a dict.
 
         The receipt is verified with `verifier` first, and a failed verification raises
         ReceiptError with its status. Pass unverified=True, and no verifier, only for a
         receipt you verified some other way. `catalog` is a dict:
         {"kinds": {product_id: kind}, "non_renewing_durations_ms": {product_id: ms}}."""
-        import datetime as _datetime
         import json as _json
-        if isinstance(at, _datetime.datetime):
-            at = int(at.timestamp() * 1000)
+        at = _native.epoch_milliseconds(at, "at")
         flags = _native.ENTITLEMENTS_UNVERIFIED if unverified else 0
         catalog_text = _json.dumps(catalog).encode() if catalog is not None else None
         verifier_handle = verifier._handle if verifier is not None else None

@@ -107,6 +107,8 @@ _signatures.update({
     "receipt_verifier_builder_set_device_id": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]),
     "receipt_verifier_builder_set_now": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int64]),
     "receipt_verifier_builder_clear_now": (ctypes.c_int, [ctypes.c_void_p]),
+    "receipt_verifier_builder_set_environment": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
+    "receipt_verifier_builder_clear_environment": (ctypes.c_int, [ctypes.c_void_p]),
     "receipt_verifier_build": (ctypes.c_int, [ctypes.c_void_p, _handle_out]),
     "receipt_verifier_free": (None, [ctypes.c_void_p]),
     "receipt_verify": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, _handle_out]),
@@ -148,3 +150,19 @@ def input_bytes(data):
     if isinstance(data, str):
         data = data.encode("ascii", "replace")
     return bytes(data)
+
+
+def epoch_milliseconds(value, name):
+    """An instant as epoch milliseconds: an int, or a timezone-aware datetime. A naive
+    datetime is refused: read as host-local time it would move the instant by the
+    host's offset, and a verdict must not depend on where it runs."""
+    import datetime
+    if isinstance(value, datetime.datetime):
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ValueError(f"{name}: a naive datetime has no time zone; pass an aware one, "
+                             f"e.g. datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)")
+        return int(value.timestamp() * 1000)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name}: expected a timezone-aware datetime or epoch milliseconds (int), "
+                        f"got {type(value).__name__}")
+    return value

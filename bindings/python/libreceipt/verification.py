@@ -1,6 +1,5 @@
 """Verification: a thin wrapper over receipt_verifier_*, receipt_verify and receipt_verify_bytes."""
 import ctypes
-import datetime
 
 from . import _native
 from ._errors import ReceiptError, _check, _take_json
@@ -58,11 +57,13 @@ class Verifier:
     Trust: the Apple Inc. Root CA unless `apple_root=False`; Xcode's StoreKit
     certificate only with `allow_xcode=True`; and any `anchors` (DER or PEM bytes).
     Policy: `bundle_id`, `application_version` and `device_id` (bytes) are checked
-    when given; `now` (a datetime or epoch ms) is the instant for the VPP expiry.
+    when given; `now` (a timezone-aware datetime or epoch ms) is the instant for the
+    VPP expiry; `environment` ("production" or "sandbox") is the environment the
+    receipt must come from (any when None).
     """
 
     def __init__(self, bundle_id=None, application_version=None, device_id=None, allow_xcode=False,
-                 apple_root=True, anchors=(), now=None):
+                 apple_root=True, anchors=(), now=None, environment=None):
         builder = ctypes.c_void_p()
         _check(lib.receipt_verifier_builder_new(ctypes.byref(builder)))
         try:
@@ -83,9 +84,11 @@ class Verifier:
                 device_id = bytes(device_id)
                 _check(lib.receipt_verifier_builder_set_device_id(builder, device_id, len(device_id)))
             if now is not None:
-                if isinstance(now, datetime.datetime):
-                    now = int(now.timestamp() * 1000)
-                _check(lib.receipt_verifier_builder_set_now(builder, int(now)))
+                _check(lib.receipt_verifier_builder_set_now(builder, _native.epoch_milliseconds(now, "now")))
+            if environment is not None:
+                if environment not in _native.ENVIRONMENTS:
+                    raise ValueError(f"environment: expected one of {sorted(_native.ENVIRONMENTS)}, got {environment!r}")
+                _check(lib.receipt_verifier_builder_set_environment(builder, _native.ENVIRONMENTS[environment]))
             self._handle = ctypes.c_void_p()
             _check(lib.receipt_verifier_build(builder, ctypes.byref(self._handle)))
         finally:
