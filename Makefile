@@ -5,9 +5,14 @@ VERSION := $(shell sed -n 's/^\#define RECEIPT_VERSION_STRING "\(.*\)"/\1/p' Inc
 SWIFT_BUILD := swift build -c release
 RELEASE := .build/release
 OUT := build
-PYTHON ?= python3
+# Test tools (pytest, and cryptography for the test CA) live in a virtual environment that
+# the targets needing them create; no system Python is ever pip-installed into (Debian's is
+# externally managed, PEP 668). Its bin/ comes first on PATH, so every script's python3 is it.
+VENV := $(abspath $(OUT))/venv
+export PATH := $(VENV)/bin:$(PATH)
+PYTHON := $(VENV)/bin/python3
 
-.PHONY: sanitize fuzz fuzz-smoke bench all deps build lib cli install uninstall demo test test-swift test-c memcheck test-python test-install check-embeddable examples clean help
+.PHONY: sanitize fuzz fuzz-smoke bench all deps test-deps venv build lib cli install uninstall demo test test-swift test-c memcheck test-python test-install check-embeddable examples clean help
 
 all: build
 
@@ -21,14 +26,21 @@ help:
 	@echo "make bench      build in release mode and print every performance figure (bench/run.sh)"
 	@echo "make fuzz       fuzz every C ABI entry point for FUZZ_SECONDS (600) each; make fuzz-smoke: 15 s each"
 
-# Installs missing system packages (apt) and pytest; every entry point depends on it.
+# Missing Debian packages: `deps` for building (libssl-dev, pkg-config), `test-deps` for the
+# tests (cmocka, valgrind, ...), and `venv` for the Python the tests and the minter run in.
 deps:
-	@scripts/install-deps.sh
+	@scripts/install-deps.sh build
+
+test-deps:
+	@scripts/install-deps.sh test
+
+venv:
+	@scripts/install-venv.sh $(VENV)
 
 build: lib cli
 
 DEMO_RECEIPT := $(firstword $(wildcard ../shared/fixtures/apple/receipts/rc__receiptsample1.der) $(OUT)/demo/minted.der)
-demo: build
+demo: build venv
 	mkdir -p $(OUT)/demo
 	test -f ../shared/fixtures/apple/receipts/rc__receiptsample1.der || \
 	  { $(PYTHON) tools/mint_receipt.py ca $(OUT)/demo/ca && \
@@ -65,13 +77,13 @@ uninstall:
 test: test-swift check-embeddable test-c memcheck test-python test-install sanitize
 	@echo "make test: all suites passed"
 
-test-swift: deps
+test-swift: deps venv
 	swift test
 
-check-embeddable: lib
+check-embeddable: lib test-deps
 	Tests/abi/check_embeddable.sh $(OUT)/lib/libreceipt.so.1
 
-test-c: lib
+test-c: lib test-deps venv
 	$(MAKE) -C Tests/c run LIBDIR=$(abspath $(OUT))/lib INCDIR=$(abspath $(OUT))/include
 
 # valgrind over the cmocka suite: any error or definitely lost byte fails. The few
@@ -86,29 +98,29 @@ memcheck: test-c
 
 # The same suites under sanitizers: C with ASan+UBSan (and LeakSanitizer) and with
 # TSan (the 8-thread shared-verifier test at full size), Swift with ASan.
-sanitize: deps
+sanitize: deps test-deps venv
 	Tests/sanitize.sh address
 	Tests/sanitize.sh thread
 	RECEIPT_INSTRUMENTED=1 LSAN_OPTIONS=suppressions=$(abspath Tests/lsan-xctest.supp) \
 	  swift test --sanitize=address --scratch-path .build-asan-swift
 
-test-python: lib cli
+test-python: lib cli venv
 	RECEIPT_LIBRARY=$(abspath $(OUT))/lib/libreceipt.so.1 RECEIPT_CLI=$(abspath $(OUT))/bin/receipt \
 	  PYTHONPATH=$(abspath bindings/python) $(PYTHON) -m pytest -q Tests/python
 
 examples: build
 	PKG_CONFIG_PATH=$(abspath $(OUT))/lib/pkgconfig $(MAKE) -C examples/c run
 
-bench: build
+bench: build test-deps venv
 	bench/run.sh
 
 # libFuzzer over the C ABI: `make fuzz FUZZ_SECONDS=600` per target; fuzz-smoke is CI's 90 seconds
 # (15 s for each of six targets, the differential one against OpenSSL's CMS_verify included).
 FUZZ_SECONDS ?= 600
-fuzz: deps
+fuzz: deps venv
 	fuzz/run.sh $(FUZZ_SECONDS)
 
-fuzz-smoke: deps
+fuzz-smoke: deps venv
 	fuzz/run.sh 15
 
 # Installs into a scratch prefix and builds the C example against that copy, as a user would.
@@ -121,4 +133,4 @@ test-install: build test-c
 	@echo "test-install: the C example built and ran against the installed copy"
 
 clean:
-	rm -rf $(OUT) .build examples/c/print_receipt
+	rm -rf $(OUT) .build examples/c/print_receipt  # the venv lives in $(OUT) too

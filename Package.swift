@@ -20,7 +20,7 @@ let package = Package(
     products: [
         .library(name: "ReceiptCore", targets: ["ReceiptCore"]),
         .library(name: "receipt", type: .dynamic, targets: ["CReceipt"]),
-        .executable(name: "receipt-cli", targets: ["receipt"]),
+        .executable(name: "receipt-cli", targets: ["ReceiptCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -36,10 +36,12 @@ let package = Package(
         .target(name: "CReceipt", dependencies: ["ReceiptCore", "ReceiptHeader"],
                 swiftSettings: [.enableExperimentalFeature("CImplementation")],
                 linkerSettings: [.unsafeFlags(embeddableLinkerFlags)]),
-        .executableTarget(name: "receipt", dependencies: [
+        // Named apart from the `receipt` library product: SwiftPM warns every dependent
+        // build when a target and a product of another kind share a name.
+        .executableTarget(name: "ReceiptCLI", dependencies: [
             "ReceiptCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        ], path: "Sources/receipt"),
         .executableTarget(name: "print-receipt-example", dependencies: ["ReceiptCore"], path: "examples/swift"),
         .testTarget(name: "ReceiptCoreTests", dependencies: ["ReceiptCore"]),
     ]

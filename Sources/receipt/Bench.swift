@@ -29,7 +29,7 @@ struct Bench: ParsableCommand {
     func run() throws {
         let anchors: [TrustAnchor]
         do throws(ReceiptError) {
-            anchors = try anchor.map { (path) throws(ReceiptError) in try TrustAnchor(InputFile.read(path)) }
+            anchors = try anchor.map { (path) throws(ReceiptError) in try optionFile("--anchor", path, TrustAnchor.init) }
         } catch {
             throw fail(error, file: anchor.joined(separator: ", "))
         }

@@ -10,7 +10,7 @@ struct EntitlementsCommand: ParsableCommand {
     @Argument(help: "The receipt file, raw DER/BER or base64; '-' reads standard input.")
     var file: String
 
-    @Option(help: "The instant to judge at (RFC 3339, e.g. 2024-01-01T00:00:00Z).")
+    @Option(help: "The instant to judge at (RFC 3339, e.g. 2024-01-01T00:00:00Z or 2024-01-01T09:00:00+09:00).")
     var at: String
 
     @Option(help: "A JSON catalog: {\"kinds\": {id: kind}, \"non_renewing_durations_ms\": {id: ms}}.")
@@ -29,7 +29,9 @@ struct EntitlementsCommand: ParsableCommand {
             receipt = try Receipt.parse(try InputFile.read(file))
             instant = try CommandLineValues.instant(at, option: "--at")
             if let catalog {
-                products = try EntitlementsJSON.catalog(String(decoding: try InputFile.read(catalog), as: UTF8.self))
+                products = try optionFile("--catalog", catalog) { (bytes) throws(ReceiptError) in
+                    try EntitlementsJSON.catalog(String(decoding: bytes, as: UTF8.self))
+                }
             }
         } catch {
             throw fail(error, file: file)
@@ -42,7 +44,7 @@ struct EntitlementsCommand: ParsableCommand {
                 let verdict = try options.makeVerifier().verify(receipt)
                 entitlements = try Entitlements.of(receipt, verified: verdict, at: instant, catalog: products)
             } catch {
-                printToStandardError("receipt: \(file): \(error)")
+                report(error, file: file)
                 throw ExitCode(error.status.rawValue >= 200 ? 1 : unusableInputExitCode)
             }
         }

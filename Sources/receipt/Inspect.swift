@@ -5,7 +5,10 @@ struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print a receipt as the App Store's verifyReceipt `receipt` JSON object.",
         discussion: """
-            With --appstore-json, print instead the whole response verifyReceipt would have             given, produced locally (status 21002, 21003, 21007, 21008 or 0); it is verified with             the verify options.
+            With --appstore-json, print instead the whole response verifyReceipt would have given, \
+            produced locally (status 21002, 21003, 21007, 21008 or 0); it is verified with the \
+            verify options. Unreadable input still prints the 21002 response, and exits 2 with \
+            the status on stderr.
             """)
 
     @Argument(help: "The receipt file, raw DER/BER or base64; '-' reads standard input.")
@@ -46,5 +49,10 @@ struct Inspect: ParsableCommand {
             throw fail(error, file: file)
         }
         print(LocalVerifyReceipt.response(for: bytes, verifier: verifier, expecting: environment, indent: compact ? nil : 2))
+        do throws(ReceiptError) {
+            _ = try Receipt.parse(bytes)  // 21002 is still an unusable input: say why, and exit 2
+        } catch {
+            throw fail(error, file: file)
+        }
     }
 }

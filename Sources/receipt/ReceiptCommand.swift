@@ -11,15 +11,47 @@ struct ReceiptCommand: ParsableCommand {
             App Store refused it (appstore-verify); 2 unusable input or arguments (the status \
             name and detail go to stderr); 3 no usable answer from the App Store (appstore-verify).
             """,
+        version: ReceiptVersion.string.description,
         subcommands: [Inspect.self, Verify.self, EntitlementsCommand.self, AppStoreVerify.self, Bench.self]
     )
+
+    /// As ArgumentParser's, except that a usage error (unknown flag, missing
+    /// argument, bad value) exits 2 as documented, not EX_USAGE (64).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                printToStandardError(fullMessage(for: error))
+                exit(withError: ExitCode(unusableInputExitCode))
+            }
+            exit(withError: error)
+        }
+    }
 }
 
 /// Exit code 2: the input or the arguments could not be used.
 let unusableInputExitCode: Int32 = 2
 
-/// Prints a failure the way every subcommand does and exits 2.
+/// Prints a failure the way every subcommand does and exits 2. The file named is
+/// the one at fault: the receipt, unless the detail names a file an option gave
+/// (`optionFile`).
 func fail(_ error: ReceiptError, file: String) -> ExitCode {
-    printToStandardError("receipt: \(file): \(error)")
+    report(error, file: file)
     return ExitCode(unusableInputExitCode)
+}
+
+func report(_ error: ReceiptError, file: String) {
+    printToStandardError(error.detail.hasPrefix("--") ? "receipt: \(error)" : "receipt: \(file): \(error)")
+}
+
+/// Reads a file an option names (--anchor, --catalog), naming it in any error.
+func optionFile<T>(_ option: String, _ path: String,
+                   _ use: ([UInt8]) throws(ReceiptError) -> T) throws(ReceiptError) -> T {
+    do throws(ReceiptError) {
+        return try use(try InputFile.read(path))
+    } catch {
+        throw ReceiptError(error.status, at: error.offset, "\(option) \(path): \(error.detail)")
+    }
 }

@@ -37,7 +37,7 @@ struct VerifierOptions: ParsableArguments {
         }
         policy.environment = environment
         if let now { policy.nowMilliseconds = try CommandLineValues.instant(now, option: "--now") }
-        let anchors = try anchor.map { (path) throws(ReceiptError) in try TrustAnchor(InputFile.read(path)) }
+        let anchors = try anchor.map { (path) throws(ReceiptError) in try optionFile("--anchor", path, TrustAnchor.init) }
         var trust: TrustOptions = noAppleRoot ? [] : .appleRoot
         if allowXcode { trust.insert(.xcodeStoreKit) }
         return ReceiptVerifier(trust: trust, anchors: anchors, policy: policy)

@@ -184,3 +184,15 @@ struct XcodeSubscriptionEntitlementTests {
         #expect(after.purchases.first?.inactiveReason == .expired)
     }
 }
+
+struct ArrayOverloadTests {
+    @Test func theVerdictFromAnArrayIsTheVerdictFromItsBuffer() throws {
+        let bytes = DER.receipt(attributes: DER.validAppAttributes)
+        let fromArray = try ReceiptVerifier().verify(encoded: bytes)
+        let fromBuffer = try bytes.withUnsafeBufferPointer { (buffer) throws(ReceiptError) in
+            try ReceiptVerifier().verify(encoded: buffer)
+        }
+        #expect(fromArray.json() == fromBuffer.json())
+        #expect(fromArray.status == .signerNotFound)
+    }
+}

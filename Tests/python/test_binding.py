@@ -164,3 +164,17 @@ def test_legacy_receipt_file_has_its_own_status(shared):
     with pytest.raises(ReceiptError) as caught:
         Receipt.from_file(shared / "edge" / "rc__unsupportedReceipt2-legacy-txn-receipt.bin")
     assert caught.value.name == "RECEIPT_E_LEGACY_RECEIPT"
+
+
+def test_wrong_argument_types_raise_type_error(minted):
+    from libreceipt import Verifier
+    for bad in (42, None, 3.5, ["x"]):
+        with pytest.raises(TypeError, match="expected the receipt as bytes"):
+            Receipt(bad)
+    with pytest.raises(TypeError, match="from_file"):
+        Receipt("/path/x.der")
+    with pytest.raises(TypeError, match="bundle_id: expected str"):
+        Verifier(bundle_id=b"x")
+    with pytest.raises(TypeError, match="verify_bytes"):
+        Verifier().verify(minted["der"].read_bytes())
+    assert Receipt(bytearray(minted["der"].read_bytes())).bundle_id == "com.example.minted"

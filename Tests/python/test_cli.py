@@ -141,3 +141,52 @@ def test_verify_environment_and_offset_times(shared):
     assert json.loads(result.stdout)["status"] == "RECEIPT_E_ENVIRONMENT_MISMATCH"
     assert run("verify", production, "--now", "2024-01-01T01:00:00+01:00").returncode == 0
     assert run("verify", production, "--now", "2024-01-01T01:00:00").returncode == 2
+
+
+@pytest.mark.parametrize("args", [("verify", "{der}", "--bogus"), ("verify",), ("entitlements", "{der}"),
+                                  ("inspect", "{der}", "--environment", "staging"), ("nosuchcommand",)])
+def test_usage_errors_exit_2(minted, args):
+    result = run(*[a.format(der=minted["der"]) for a in args])
+    assert result.returncode == 2, result.stderr
+    assert b"Error" in result.stderr or b"error" in result.stderr
+
+
+def test_version_and_help():
+    result = run("--version")
+    assert result.returncode == 0
+    assert result.stdout.strip().count(b".") == 2
+    for command in ("", "inspect", "verify", "entitlements", "appstore-verify", "bench"):
+        text = run(*([command] if command else []), "--help").stdout.decode()
+        for line in text.splitlines():
+            assert "   " not in line.strip() or line.startswith("  "), f"{command} --help: {line!r}"
+            words = line.strip()
+            # runs of spaces only align columns, never inside a sentence
+            assert not any(a.isalpha() and b.isalpha() for a, b in
+                           [(words[i - 1], words[i + 3]) for i in range(1, len(words) - 3) if words[i:i + 3] == "   "])
+
+
+def test_errors_name_the_file_at_fault(minted):
+    result = run("verify", minted["der"], "--anchor", "/nonexistent/anchor.pem")
+    assert result.returncode == 2
+    assert b"/nonexistent/anchor.pem" in result.stderr
+    assert str(minted["der"]).encode() not in result.stderr
+    result = run("entitlements", minted["der"], "--at", "2024-01-01T00:00:00Z", "--unverified",
+                 "--catalog", "/nonexistent/catalog.json")
+    assert result.returncode == 2
+    assert b"/nonexistent/catalog.json" in result.stderr
+
+
+def test_appstore_json_of_junk_prints_21002_and_exits_2(tmp_path):
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(bytes(range(1, 200)))
+    result = run("inspect", "--appstore-json", junk)
+    assert result.returncode == 2
+    assert json.loads(result.stdout)["status"] == 21002
+    assert b"RECEIPT_E_" in result.stderr
+
+
+def test_xcode_receipts_hint_at_allow_xcode(shared):
+    result = run("verify", shared / "receipts" / "tp__receipt-xcode.der")
+    assert result.returncode == 1
+    assert b"--allow-xcode" in result.stdout
+    assert run("verify", shared / "receipts" / "tp__receipt-xcode.der", "--allow-xcode").returncode == 0

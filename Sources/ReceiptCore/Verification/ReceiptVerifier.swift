@@ -34,6 +34,11 @@ public final class ReceiptVerifier: Sendable {
         verify(try ReceiptParser.parse(bytes, limits: limits, scope: .verdictFields))
     }
 
+    /// The same, for bytes in an array.
+    public func verify(encoded bytes: [UInt8], limits: ParseLimits = .default) throws(ReceiptError) -> VerificationResult {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(ReceiptError) in try verify(encoded: buffer, limits: limits) }
+    }
+
     public func verify(_ receipt: Receipt) -> VerificationResult {
         var steps: [(VerificationStep, StepOutcome)] = []
         let signed = SignedReceipt.read(receipt, cache: cache)
@@ -87,6 +92,10 @@ public final class ReceiptVerifier: Sendable {
         }
         let anchors = pinnedInBag.map(\.0) + customAnchors
         guard !anchors.isEmpty else {
+            if !trust.contains(.xcodeStoreKit), bag.fingerprints.contains(PinnedAnchor.xcodeStoreKit.sha256) {
+                throw ReceiptError(.chainUntrusted, "signed by Xcode's StoreKit Testing certificate, which is trusted "
+                                   + "only on request (CLI --allow-xcode, C RECEIPT_TRUST_XCODE_STOREKIT, Python allow_xcode=True)")
+            }
             throw ReceiptError(.chainUntrusted, "no trusted anchor: the receipt carries no certificate matching an "
                                + "enabled pin (\(pinned.map(\.name).joined(separator: ", "))) and no anchor was added")
         }

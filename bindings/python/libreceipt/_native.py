@@ -146,10 +146,27 @@ for _name, (_restype, _argtypes) in _signatures.items():
 
 
 def input_bytes(data):
-    """Receipt input as bytes: raw DER/BER, or base64 given as str or bytes."""
+    """Receipt input as bytes: raw DER/BER (bytes, bytearray, memoryview), or base64 given as
+    str or bytes. Anything else is a TypeError: bytes(42) would be 42 zero bytes."""
     if isinstance(data, str):
-        data = data.encode("ascii", "replace")
-    return bytes(data)
+        if data and not data.lstrip().startswith(("MI", "MII")) and ("/" in data[:1] or data.endswith(
+                (".der", ".b64", ".receipt", ".txt"))):
+            raise TypeError(f"a str is read as base64 receipt text, and {data[:60]!r} looks like a path: "
+                            f"use Receipt.from_file(path) to read a file")
+        return data.encode("ascii", "replace")
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return bytes(data)
+    raise TypeError(f"expected the receipt as bytes (raw DER/BER or base64) or str (base64), "
+                    f"got {type(data).__name__}")
+
+
+def text_argument(value, name):
+    """A str argument as UTF-8 for the C API; None stays None."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"{name}: expected str, got {type(value).__name__}")
+    return value.encode("utf-8")
 
 
 def epoch_milliseconds(value, name):

@@ -70,17 +70,21 @@ class Verifier:
             trust = (_native.TRUST_APPLE_ROOT if apple_root else 0) | (_native.TRUST_XCODE_STOREKIT if allow_xcode else 0)
             _check(lib.receipt_verifier_builder_set_trust(builder, trust))
             for anchor in anchors:
+                if not isinstance(anchor, (bytes, bytearray, memoryview)):
+                    raise TypeError(f"anchors: expected DER or PEM bytes, got {type(anchor).__name__}")
                 anchor = bytes(anchor)
                 error = _native.ErrorStruct()
                 status = lib.receipt_verifier_builder_add_anchor(builder, anchor, len(anchor), ctypes.byref(error))
                 if status != _native.STATUS_OK:
                     raise ReceiptError(status, error.detail.decode("utf-8", "replace"))
             if bundle_id is not None:
-                _check(lib.receipt_verifier_builder_set_bundle_id(builder, bundle_id.encode("utf-8")))
+                _check(lib.receipt_verifier_builder_set_bundle_id(builder, _native.text_argument(bundle_id, "bundle_id")))
             if application_version is not None:
-                _check(lib.receipt_verifier_builder_set_application_version(builder,
-                                                                           application_version.encode("utf-8")))
+                _check(lib.receipt_verifier_builder_set_application_version(
+                    builder, _native.text_argument(application_version, "application_version")))
             if device_id is not None:
+                if not isinstance(device_id, (bytes, bytearray, memoryview)):
+                    raise TypeError(f"device_id: expected bytes, got {type(device_id).__name__}")
                 device_id = bytes(device_id)
                 _check(lib.receipt_verifier_builder_set_device_id(builder, device_id, len(device_id)))
             if now is not None:
@@ -95,7 +99,11 @@ class Verifier:
             lib.receipt_verifier_builder_free(builder)
 
     def verify(self, receipt):
-        """A Verification report for a parsed Receipt."""
+        """A Verification report for a parsed Receipt (for bytes, use verify_bytes)."""
+        from . import Receipt
+        if not isinstance(receipt, Receipt):
+            raise TypeError(f"verify() takes a Receipt, got {type(receipt).__name__}; "
+                            f"for a receipt's bytes use verify_bytes(data)")
         out = ctypes.c_void_p()
         status = lib.receipt_verify(self._handle, receipt._handle_or_raise(), ctypes.byref(out))
         if not out:
