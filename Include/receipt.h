@@ -77,8 +77,9 @@ typedef enum receipt_status {
     RECEIPT_E_LEGACY_RECEIPT = 103,    /* an iOS 6 transactionReceipt (plist), not an app receipt */
     RECEIPT_E_UNSUPPORTED_FORMAT = 104,/* a JWS (StoreKit 2) or PEM-armoured input */
     RECEIPT_E_NOT_A_RECEIPT = 105,     /* binary input that does not start a DER SEQUENCE */
-    RECEIPT_E_TRUNCATED = 110,         /* the input ends inside an element */
-    RECEIPT_E_LENGTH_OVERFLOW = 111,   /* a length larger than the whole input, or over 4 octets */
+    RECEIPT_E_TRUNCATED = 110,         /* the input ends inside an element: cut short anywhere */
+    RECEIPT_E_LENGTH_OVERFLOW = 111,   /* a length that does not fit in its enclosing element, longer
+                                          than any accepted input, or over 4 octets */
     RECEIPT_E_NESTING_TOO_DEEP = 112,  /* BER nesting deeper than 32 levels */
     RECEIPT_E_UNEXPECTED_TAG = 113,    /* an element the receipt grammar does not allow there */
     RECEIPT_E_BAD_ENCODING = 114,      /* invalid BER (reserved length, indefinite primitive, ...) */

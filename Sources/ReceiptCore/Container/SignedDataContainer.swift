@@ -139,7 +139,7 @@ enum SignedDataReader {
         container.maxDepth = maxDepth
         let isBER = bytes.count > 1 && bytes[1] == 0x80
         var top = BERReader(bytes: bytes, range: 0..<bytes.count, maxDepth: maxDepth,
-                            indefiniteEnds: isBER ? IndefiniteEndMemo() : nil)
+                            indefiniteEnds: isBER ? IndefiniteEndMemo() : nil, wholeInputUpTo: limits.maxInputBytes)
         let contentInfo = try top.next(expecting: BERTag.sequence, "ContentInfo")
         if !top.isAtEnd {
             throw ReceiptError(.trailingData, at: top.position,

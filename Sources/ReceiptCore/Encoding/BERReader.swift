@@ -13,15 +13,22 @@ struct BERReader {
     /// Shared by a reader and its children over BER input, where it saves walking
     /// the same indefinite-length element again at every level that reads it.
     let indefiniteEnds: IndefiniteEndMemo?
+    /// Set when `bytes` is the whole input, up to `maxLength` bytes: an element that
+    /// runs past its end, with a length such an input could have, is then an input
+    /// cut short (TRUNCATED). Anywhere else (inside a payload or certificate, past an
+    /// enclosing element, or longer than any accepted input) a length that does not
+    /// fit is LENGTH_OVERFLOW.
+    let wholeInput: (maxLength: Int, isWhole: Bool)
 
     init(bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>, depth: Int = 0, maxDepth: Int,
-         indefiniteEnds: IndefiniteEndMemo? = nil) {
+         indefiniteEnds: IndefiniteEndMemo? = nil, wholeInputUpTo maxLength: Int? = nil) {
         self.bytes = bytes
         self.position = range.lowerBound
         self.end = range.upperBound
         self.depth = depth
         self.maxDepth = maxDepth
         self.indefiniteEnds = indefiniteEnds
+        self.wholeInput = (maxLength ?? 0, maxLength != nil)
     }
 
     var isAtEnd: Bool { position >= end }
@@ -29,7 +36,7 @@ struct BERReader {
     /// A reader over the content of `element`, one level deeper.
     func children(of element: BERElement) -> BERReader {
         BERReader(bytes: bytes, range: element.contentRange, depth: depth + 1, maxDepth: maxDepth,
-                  indefiniteEnds: indefiniteEnds)
+                  indefiniteEnds: indefiniteEnds, wholeInputUpTo: wholeInput.isWhole ? wholeInput.maxLength : nil)
     }
 
     /// Reads the next element, or returns nil at the end of this reader's range.
@@ -108,8 +115,10 @@ struct BERReader {
             }
         }
         guard length <= limit - cursor else {
-            throw ReceiptError(length > bytes.count ? .lengthOverflow : .truncated, at: start,
-                               "element of \(length) bytes runs past the end (\(limit - cursor) bytes remain)")
+            let cutShort = wholeInput.isWhole && limit == bytes.count && length <= wholeInput.maxLength
+            throw ReceiptError(cutShort ? .truncated : .lengthOverflow, at: start, cutShort
+                               ? "the input ends inside an element of \(length) bytes (\(limit - cursor) bytes remain)"
+                               : "an element of \(length) bytes does not fit in what encloses it (\(limit - cursor) bytes)")
         }
         return BERElement(tag: tag, start: start, contentStart: cursor, contentEnd: cursor + length,
                           end: cursor + length, isIndefinite: false)

@@ -138,7 +138,7 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
         case .unsupportedFormat: "the input is a known format that is not an app receipt (JWS, PEM)"
         case .notAReceipt: "the input is neither a DER/BER receipt nor base64 text"
         case .truncated: "the input ends inside an element"
-        case .lengthOverflow: "an element's length does not fit in the input"
+        case .lengthOverflow: "an element's length does not fit in what encloses it"
         case .nestingTooDeep: "elements are nested deeper than the limit"
         case .unexpectedTag: "an element has a tag the receipt grammar does not allow there"
         case .badEncoding: "an element is not valid BER/DER"
