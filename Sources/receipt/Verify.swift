@@ -27,8 +27,8 @@ struct Verify: ParsableCommand {
         if json {
             print(result.json(indent: 2))
         } else {
-            for (step, outcome) in result.steps {
-                print("\(outcome.name.padding(7)) \(step.rawValue.padding(19)) \(outcome.detail)")
+            for entry in result.steps {
+                print("\(entry.outcome.name.padding(7)) \(entry.step.rawValue.padding(19)) \(entry.outcome.detail)")
             }
             print(result.isValid ? "VALID" : "NOT VALID: \(result.status.name)")
         }

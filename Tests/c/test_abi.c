@@ -246,9 +246,13 @@ static void test_memory_of_empty_purchases(void **state) {
     heap = mallinfo2();
     size_t retained = heap.uordblks + heap.hblkhd - before;
     assert_int_equal(receipt_purchase_count(receipt), count);
-    print_message("%d empty purchases in %zu bytes: %zu bytes retained (%.2fx)\n", count, length, retained,
-                  (double)retained / (double)length);
-    assert_true(retained < 4 * length);
+    if (getenv("RECEIPT_UNDER_TOOL")) { /* its allocator, not malloc's: mallinfo2 sees nothing */
+        print_message("%d empty purchases: memory not measured under %s\n", count, getenv("RECEIPT_UNDER_TOOL"));
+    } else {
+        print_message("%d empty purchases in %zu bytes: %zu bytes retained (%.2fx)\n", count, length, retained,
+                      (double)retained / (double)length);
+        assert_true(retained < 4 * length);
+    }
     receipt_free(receipt);
     free(bytes);
 }
@@ -329,9 +333,14 @@ static void test_memory_of_chunked_payload(void **state) {
     receipt_status_t status;
     long growth = peak_growth_of_parse(bytes, length, &status);
     assert_int_equal(status, RECEIPT_OK);
-    print_message("%zu chunks, %zu bytes: peak growth %ld bytes (%.2fx)\n", pieces, length, growth,
-                  (double)growth / (double)length);
-    if (growth >= 0) assert_true(growth < 4 * (long)length + (8L << 20));
+    if (growth >= 0) {
+        print_message("%zu chunks, %zu bytes: peak growth %ld bytes (%.2fx)\n", pieces, length, growth,
+                      (double)growth / (double)length);
+        assert_true(growth < 4 * (long)length + (8L << 20));
+    } else {
+        print_message("%zu chunks, %zu bytes: joined; peak not measured under %s\n", pieces, length,
+                      getenv("RECEIPT_UNDER_TOOL"));
+    }
     free(bytes);
 }
 
@@ -351,8 +360,10 @@ static void test_limit_payload_chunks(void **state) {
     receipt_status_t status;
     long growth = peak_growth_of_parse(bytes, length, &status);
     assert_int_equal(status, RECEIPT_E_LIMIT_EXCEEDED);
-    print_message("%d empty chunks, %zu bytes: peak growth %ld bytes\n", count, length, growth);
-    if (growth >= 0) assert_true(growth < 4 * (long)length + (8L << 20));
+    if (growth >= 0) {
+        print_message("%d empty chunks, %zu bytes: refused, peak growth %ld bytes\n", count, length, growth);
+        assert_true(growth < 4 * (long)length + (8L << 20));
+    }
     free(bytes);
 }
 

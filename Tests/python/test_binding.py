@@ -178,3 +178,19 @@ def test_wrong_argument_types_raise_type_error(minted):
     with pytest.raises(TypeError, match="verify_bytes"):
         Verifier().verify(minted["der"].read_bytes())
     assert Receipt(bytearray(minted["der"].read_bytes())).bundle_id == "com.example.minted"
+
+
+def test_type_stubs_name_every_field_the_library_has():
+    """The .pyi stubs are written by hand; the field properties come from the library's
+    field table at import. Any field added to one and not the other fails here."""
+    import ast
+    import pathlib
+    from libreceipt import Purchase
+    stub = ast.parse((pathlib.Path(libreceipt.__file__).parent / "__init__.pyi").read_text())
+    annotated = {node.name: {item.target.id for item in node.body if isinstance(item, ast.AnnAssign)}
+                 for node in stub.body if isinstance(node, ast.ClassDef)}
+    assert set(Receipt._field_names) <= annotated["Receipt"]
+    assert set(Purchase._field_names) <= annotated["Purchase"]
+    assert annotated["Purchase"] - set(Purchase._field_names) == {"index"}
+    assert annotated["Receipt"] == set(Receipt._field_names)
+    assert (pathlib.Path(libreceipt.__file__).parent / "py.typed").exists()

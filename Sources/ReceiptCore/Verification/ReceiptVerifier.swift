@@ -63,7 +63,7 @@ public final class ReceiptVerifier: Sendable {
                       (.leafMarker, .skipped("no chain was established"))]
         }
         steps += PolicyChecks(policy: policy, receipt: receipt).steps(now: policy.nowMilliseconds ?? Self.currentMilliseconds())
-        return VerificationResult(steps: steps.map { (step: $0.0, outcome: $0.1) }, anchor: try? chain.get().anchorName)
+        return VerificationResult(steps: steps.map { StepResult(step: $0.0, outcome: $0.1) }, anchor: try? chain.get().anchorName)
     }
 
     /// The validated chain from the cache when it holds at this creation date,

@@ -40,8 +40,20 @@ public enum StepOutcome: Sendable, Equatable {
     }
 }
 
+/// One step of a verification and how it went.
+public struct StepResult: Sendable, Equatable {
+    public let step: VerificationStep
+    public let outcome: StepOutcome
+
+    public init(step: VerificationStep, outcome: StepOutcome) {
+        self.step = step
+        self.outcome = outcome
+    }
+}
+
 public struct VerificationResult: Sendable {
-    public let steps: [(step: VerificationStep, outcome: StepOutcome)]
+    /// Every step, in SPEC order, each reporting whether or not an earlier one failed.
+    public let steps: [StepResult]
     /// The anchor the chain ended at, when it was established.
     public let anchor: String?
 
@@ -50,7 +62,7 @@ public struct VerificationResult: Sendable {
     public var isValid: Bool { status == .ok }
     /// The first failing step's error, nil when nothing failed.
     public var firstFailure: ReceiptError? {
-        for (_, outcome) in steps { if case .failed(let error) = outcome { return error } }
+        for entry in steps { if case .failed(let error) = entry.outcome { return error } }
         return nil
     }
 
@@ -65,12 +77,12 @@ public struct VerificationResult: Sendable {
         writer.string("status", status.name)
         if let anchor { writer.string("anchor", anchor) } else { writer.null("anchor") }
         writer.beginArray("steps")
-        for (step, outcome) in steps {
+        for entry in steps {
             writer.beginObject()
-            writer.string("step", step.rawValue)
-            writer.string("outcome", outcome.name)
-            writer.string("status", outcome.status.name)
-            writer.string("detail", outcome.detail)
+            writer.string("step", entry.step.rawValue)
+            writer.string("outcome", entry.outcome.name)
+            writer.string("status", entry.outcome.status.name)
+            writer.string("detail", entry.outcome.detail)
             writer.endObject()
         }
         writer.endArray()

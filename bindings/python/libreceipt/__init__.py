@@ -3,6 +3,14 @@
 Parsing, typing and JSON rendering all happen in the library. This module turns
 its handles into objects, its fields into attributes, and its statuses into
 exceptions.
+
+    Receipt(data) / Receipt.from_file(path)   parse (structure only, no trust)
+    Verifier(...).verify(receipt)              the verdict: a Verification with Steps
+    Verifier(...).verify_bytes(data)           the verdict straight from bytes
+    Receipt.entitlements(at, verifier)         what the receipt grants at an instant
+    libreceipt.appstore                        the verifyReceipt protocol (local and remote)
+
+Failures raise ReceiptError. Type hints are in the package's .pyi stubs (py.typed).
 """
 import collections.abc
 import ctypes
@@ -148,6 +156,7 @@ class Receipt(_Record):
         return (self._handle_or_raise(),)
 
     def close(self):
+        """Frees the native receipt now; later field access raises ValueError."""
         if getattr(self, "_handle", None):
             lib.receipt_free(self._handle)
             self._handle = None

@@ -26,9 +26,27 @@ class AttributeStruct(ctypes.Structure):
                 ("value", c_ubyte_p), ("value_length", ctypes.c_size_t)]
 
 
+PACKAGED_LIBRARY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libreceipt.so.1")
+
+
 def _load():
-    path = os.environ.get("RECEIPT_LIBRARY") or ctypes.util.find_library("receipt") or "libreceipt.so.1"
-    return ctypes.CDLL(path)
+    """libreceipt.so.1 from, in order: $RECEIPT_LIBRARY; this package's own copy (a wheel
+    from `make wheel` carries one); the system's library search path."""
+    explicit = os.environ.get("RECEIPT_LIBRARY")
+    if explicit:
+        candidates = [("RECEIPT_LIBRARY", explicit)]
+    else:
+        candidates = [("the package", PACKAGED_LIBRARY)] if os.path.exists(PACKAGED_LIBRARY) else []
+        candidates.append(("the library search path", ctypes.util.find_library("receipt") or "libreceipt.so.1"))
+    failures = []
+    for where, path in candidates:
+        try:
+            return ctypes.CDLL(path)
+        except OSError as error:
+            failures.append(f"{where} ({path}): {error}")
+    raise ImportError("libreceipt: cannot load libreceipt.so.1. Tried " + "; ".join(failures) + ". Install a wheel "
+                      "built by `make wheel` (it carries the library), or `make install` the library and run "
+                      "ldconfig (or set LD_LIBRARY_PATH), or set RECEIPT_LIBRARY to the path of libreceipt.so.1.")
 
 
 lib = _load()

@@ -33,7 +33,7 @@ def endpoint(environment):
 
 def request_body(receipt, password=None, exclude_old_transactions=False):
     """The JSON request body for a receipt given as bytes (raw or base64) or base64 text."""
-    data = receipt.encode("ascii") if isinstance(receipt, str) else bytes(receipt)
+    data = _native.input_bytes(receipt)
     error = _native.ErrorStruct()
     secret = password.encode("utf-8") if password is not None else None
     return _take_string(lambda out, length: lib.receipt_appstore_request(
@@ -51,7 +51,7 @@ def next_step(body):
 
 def local_response(receipt, verifier, expect="production", pretty=False):
     """The response verifyReceipt would give, produced locally, as a dict."""
-    data = receipt.encode("ascii") if isinstance(receipt, str) else bytes(receipt)
+    data = _native.input_bytes(receipt)
     text = _take_string(lambda out, length: lib.receipt_appstore_local_response(
         data, len(data), verifier._handle, _native.ENVIRONMENTS[expect], _native.JSON_PRETTY if pretty else 0,
         out, length))
@@ -63,7 +63,7 @@ def verify_receipt(receipt, password=None, sandbox=False, production_url=None, s
     """Asks verifyReceipt and returns the response dict when accepted (0 or 21006).
     The redirects (21007/21008) and retries (21005, 21009, 21100-21199, is-retryable,
     HTTP 5xx, never 21003/21004) are libreceipt's; this function only does the HTTP."""
-    data = receipt.encode("ascii") if isinstance(receipt, str) else bytes(receipt)
+    data = _native.input_bytes(receipt)
     exchange, error = ctypes.c_void_p(), _native.ErrorStruct()
 
     def text(value):

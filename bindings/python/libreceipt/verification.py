@@ -8,18 +8,23 @@ from ._native import lib
 
 class Step:
     """One check: `name`, `outcome` ("passed", "skipped" or "failed"), `status` (the
-    status name, "RECEIPT_OK" unless failed) and `detail`."""
-    __slots__ = ("name", "outcome", "status", "detail")
+    status number, 0 unless failed), `status_name` (e.g. "RECEIPT_OK") and `detail`,
+    as in Verification."""
+    __slots__ = ("name", "outcome", "status", "status_name", "detail")
 
     def __init__(self, name, outcome, status, detail):
         self.name, self.outcome, self.status, self.detail = name, outcome, status, detail
+        self.status_name = lib.receipt_status_name(status).decode()
 
     def __repr__(self):
-        return f"Step({self.name!r}, {self.outcome!r}, {self.status!r})"
+        return f"Step({self.name!r}, {self.outcome!r}, {self.status_name!r})"
 
 
 class Verification:
-    """The report of one verification. `valid` is True only when no step failed."""
+    """The report of one verification: `status` (the first failing step's status number,
+    0 when none failed), `status_name` (e.g. "RECEIPT_E_CHAIN_UNTRUSTED"), `steps` (a
+    list of Step, in order; every step reports, not only the first failure) and `valid`
+    (True only when no step failed)."""
 
     def __init__(self, handle):
         self._handle = handle
@@ -29,17 +34,20 @@ class Verification:
         for index in range(lib.receipt_verification_step_count(handle)):
             step = _native.StepStruct()
             lib.receipt_verification_step_at(handle, index, ctypes.byref(step))
-            self.steps.append(Step(step.name.decode(), _native.STEP_OUTCOMES[step.outcome],
-                                   lib.receipt_status_name(step.status).decode(), step.detail.decode("utf-8")))
+            self.steps.append(Step(step.name.decode(), _native.STEP_OUTCOMES[step.outcome], step.status,
+                                   step.detail.decode("utf-8")))
 
     @property
     def valid(self):
+        """True only when no step failed."""
         return self.status == _native.STATUS_OK
 
     def step(self, name):
+        """The Step called `name` ("signature", "chain", ..., "environment")."""
         return next(step for step in self.steps if step.name == name)
 
     def to_json(self, pretty=False):
+        """The report as JSON: {"valid", "status", "anchor", "steps": [...]}."""
         return _take_json(lib.receipt_verification_to_json, self._handle, pretty)
 
     def __del__(self):

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The wheel as a user meets it: installed into a fresh virtual environment, used from /
+# with no RECEIPT_LIBRARY, and type-checked by mypy --strict.
+#   Tests/wheel/check_wheel.sh WHEEL MINTED_RECEIPT TEST_CA_ROOT
+set -euo pipefail
+wheel=$(realpath "$1"); receipt=$(realpath "$2"); root=$(realpath "$3")
+work=$(realpath build)/wheel-check
+rm -rf "$work"
+python3 -m venv "$work/venv"
+"$work/venv/bin/python3" -m pip install -q --disable-pip-version-check "$wheel" mypy
+cd /
+env -u RECEIPT_LIBRARY -u PYTHONPATH "$work/venv/bin/python3" - "$receipt" "$root" <<'PY'
+import sys
+import libreceipt
+import libreceipt._native as native
+assert native.PACKAGED_LIBRARY.startswith(sys.prefix), native.PACKAGED_LIBRARY
+receipt = libreceipt.Receipt.from_file(sys.argv[1])
+assert receipt.bundle_id == "com.example.minted", receipt.bundle_id
+verdict = libreceipt.Verifier(apple_root=False, anchors=[open(sys.argv[2], "rb").read()]).verify(receipt)
+assert verdict.valid, verdict.to_json()
+for bad in (42, None):
+    try:
+        libreceipt.Receipt(bad)
+        raise SystemExit(f"Receipt({bad!r}) did not raise TypeError")
+    except TypeError:
+        pass
+try:
+    libreceipt.Verifier(bundle_id=b"x")
+    raise SystemExit("Verifier(bundle_id=b'x') did not raise TypeError")
+except TypeError:
+    pass
+print(f"wheel: parsed and verified from / with the packaged library ({native.PACKAGED_LIBRARY})")
+PY
+cat > "$work/wrong.py" <<'PY'
+import libreceipt
+receipt = libreceipt.Receipt(42)
+PY
+cat > "$work/right.py" <<'PY'
+import libreceipt
+def bundle(path: str) -> str:
+    with libreceipt.Receipt.from_file(path) as receipt:
+        verdict = libreceipt.Verifier(bundle_id="com.example.minted").verify(receipt)
+        return (receipt.bundle_id or "") + verdict.status_name
+PY
+cd "$work"
+"$work/venv/bin/mypy" --strict --no-error-summary right.py
+if "$work/venv/bin/mypy" --strict wrong.py > mypy.log 2>&1 || ! grep -q "arg-type" mypy.log; then
+  cat mypy.log
+  echo "wheel: mypy --strict did not flag libreceipt.Receipt(42)"
+  exit 1
+fi
+echo "wheel: mypy --strict accepts typed use and flags Receipt(42) [arg-type]"

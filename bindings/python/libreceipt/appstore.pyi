@@ -1,0 +1,23 @@
+from typing import Any, Dict, Literal, Optional, Tuple, Union
+
+from .verification import Buffer, Verifier
+
+Environment = Literal["production", "sandbox"]
+NextStep = Literal["accept", "retry_in_sandbox", "retry_in_production", "retry_later", "reject"]
+
+class AppStoreRejected(Exception):
+    status: int
+    response: Dict[str, Any]
+    def __init__(self, status: int, response: Dict[str, Any]) -> None: ...
+
+class AppStoreUnavailable(Exception): ...
+
+def endpoint(environment: Environment) -> str: ...
+def request_body(receipt: Union[Buffer, str], password: Optional[str] = ...,
+                 exclude_old_transactions: bool = ...) -> str: ...
+def next_step(body: Union[bytes, str]) -> Tuple[int, NextStep]: ...
+def local_response(receipt: Union[Buffer, str], verifier: Verifier, expect: Environment = ...,
+                   pretty: bool = ...) -> Dict[str, Any]: ...
+def verify_receipt(receipt: Union[Buffer, str], password: Optional[str] = ..., sandbox: bool = ...,
+                   production_url: Optional[str] = ..., sandbox_url: Optional[str] = ..., timeout: float = ...,
+                   retries: int = ..., exclude_old_transactions: bool = ...) -> Dict[str, Any]: ...
