@@ -30,7 +30,7 @@ enum CanonicalForm {
                                    + "not signed by the StoreKit Testing certificate must be DER")
             }
         } else {
-            var walk = DERWalk(bytes: encoded, skipping: container.certificateSet, maxDepth: container.maxDepth)
+            let walk = DERWalk(bytes: encoded, skipping: container.certificateSet, maxDepth: container.maxDepth)
             try walk.check(0..<encoded.count, depth: 0)
         }
         guard same(encoded, container.version, [BERTag.integer, 1, 1]) else {
@@ -63,7 +63,7 @@ enum CanonicalForm {
 
     /// A certificate must be DER, as X.509 requires; checked once per new bag.
     static func checkDER(certificate: UnsafeBufferPointer<UInt8>, maxDepth: Int) throws(ReceiptError) {
-        var walk = DERWalk(bytes: certificate, skipping: nil, maxDepth: maxDepth)
+        let walk = DERWalk(bytes: certificate, skipping: nil, maxDepth: maxDepth)
         try walk.check(0..<certificate.count, depth: 0)
     }
 
