@@ -15,7 +15,7 @@ VENV := $(abspath $(OUT))/venv
 export PATH := $(VENV)/bin:$(PATH)
 PYTHON := $(VENV)/bin/python3
 
-.PHONY: wheel test-wheel sanitize fuzz fuzz-smoke bench all deps test-deps venv build lib cli install uninstall demo test test-swift test-c memcheck test-python test-install check-embeddable examples clean help
+.PHONY: check-layers wheel test-wheel sanitize fuzz fuzz-smoke bench all deps test-deps venv build lib cli install uninstall demo test test-swift test-c memcheck test-python test-install check-embeddable examples clean help
 
 all: build
 
@@ -80,12 +80,16 @@ uninstall:
 	      $(DESTDIR)$(PREFIX)/include/receipt.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/receipt.pc \
 	      $(DESTDIR)$(PREFIX)/bin/receipt $(DESTDIR)$(PREFIX)/share/libreceipt/valgrind-swift.supp
 
-test: test-swift check-embeddable test-c memcheck test-python test-install test-wheel sanitize
+test: check-layers test-swift check-embeddable test-c memcheck test-python test-install test-wheel sanitize
 	@echo "make test: all suites passed"
 
 # --disable-xctest: the suite is Swift Testing; XCTest would only add "Executed 0 tests".
 test-swift: deps venv
 	swift test --disable-xctest
+
+# The folders of Sources/ReceiptCore depend one way, in ARCHITECTURE.md's order (tools/layers.py).
+check-layers:
+	python3 tools/layers.py --check
 
 check-embeddable: lib test-deps
 	Tests/abi/check_embeddable.sh $(OUT)/lib/libreceipt.so.1

@@ -13,6 +13,9 @@
  *    are set to NULL.
  *  - No aborts. No input, however malformed, makes the library abort, print
  *    or exit. A NULL where a pointer is required gives RECEIPT_E_NULL_ARGUMENT.
+ *  - Out of memory. Any call that allocates may return RECEIPT_E_NO_MEMORY
+ *    (90) instead of its other statuses; it is never reported as a limit or a
+ *    verdict, and nothing half-built is returned.
  *  - Borrowed strings. Strings and bytes read from a receipt point into
  *    memory owned by the receipt_t. They stay valid until receipt_free() is
  *    called on that handle. Do not free them. Strings are NUL-terminated UTF-8.
@@ -59,8 +62,9 @@ const char *receipt_version_string(void);
 
 /* ---------------------------------------------------------------- status */
 
-/* Numbers are stable. Ranges: 1-99 caller errors; 100-199 input that is not a
- * usable receipt; 200-299 are reserved for verification verdicts. */
+/* Numbers are stable. Ranges: 1-89 caller errors; 90-99 the environment (out
+ * of memory); 100-199 input that is not a usable receipt; 200-299 verification
+ * verdicts. */
 typedef enum receipt_status {
     RECEIPT_OK = 0,
 
@@ -70,6 +74,8 @@ typedef enum receipt_status {
     RECEIPT_E_WRONG_FIELD_KIND = 4,   /* e.g. asking an integer of a string field */
     RECEIPT_E_INDEX_OUT_OF_RANGE = 5, /* a purchase or attribute index past the end */
     RECEIPT_E_UNKNOWN_FIELD = 6,      /* not a receipt_field_t, or a field of the other scope */
+
+    RECEIPT_E_NO_MEMORY = 90,         /* an allocation failed; nothing was accepted or kept */
 
     RECEIPT_E_EMPTY_INPUT = 100,       /* zero bytes, or only whitespace */
     RECEIPT_E_INPUT_TOO_LARGE = 101,   /* over the 32 MiB input limit */

@@ -36,7 +36,7 @@ public func receipt_string_free(_ string: UnsafeMutablePointer<CChar>?) {
 func ownedCString(_ text: String) throws(ReceiptError) -> UnsafeMutablePointer<CChar> {
     let bytes = Array(text.utf8)
     guard let memory = malloc(bytes.count + 1)?.assumingMemoryBound(to: CChar.self) else {
-        throw ReceiptError(.limitExceeded, "out of memory for \(bytes.count + 1) bytes")
+        throw ReceiptError(.noMemory, "out of memory for \(bytes.count + 1) bytes")
     }
     bytes.withUnsafeBufferPointer { source in
         UnsafeMutableRawPointer(memory).copyMemory(from: source.baseAddress!, byteCount: bytes.count)

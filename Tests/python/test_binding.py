@@ -194,3 +194,22 @@ def test_type_stubs_name_every_field_the_library_has():
     assert annotated["Purchase"] - set(Purchase._field_names) == {"index"}
     assert annotated["Receipt"] == set(Receipt._field_names)
     assert (pathlib.Path(libreceipt.__file__).parent / "py.typed").exists()
+
+
+def test_status_tables_agree():
+    """receipt.h's enum, the library's names (Swift's ReceiptStatus) and the binding's
+    constants are three copies of one table: every header constant has the library's
+    name for it, the library names nothing the header lacks, and _native agrees."""
+    import pathlib
+    import re
+    from libreceipt import _native
+    header = (pathlib.Path(__file__).resolve().parents[2] / "Include" / "receipt.h").read_text()
+    body = header[header.index("typedef enum receipt_status {"):header.index("} receipt_status_t;")]
+    constants = {name: int(value) for name, value in re.findall(r"\b(RECEIPT_(?:OK|E_\w+)) = (\d+)", body)}
+    assert len(constants) > 50
+    for name, value in constants.items():
+        assert _native.lib.receipt_status_name(value).decode() == name
+        assert _native.lib.receipt_status_string(value).decode() != "unknown status"
+    for value in set(range(0, 1000)) - set(constants.values()):
+        assert _native.lib.receipt_status_name(value).decode() == "RECEIPT_E_UNKNOWN_STATUS", value
+    assert _native.STATUS_OK == constants["RECEIPT_OK"] and _native.STATUS_ABSENT == constants["RECEIPT_E_ABSENT"]

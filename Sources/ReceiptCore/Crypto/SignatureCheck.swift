@@ -6,7 +6,7 @@ import COpenSSL
 /// itself (shim_rsa_verify_digest says why not EVP_DigestVerify).
 enum SignatureCheck {
     static func verify(_ signature: UnsafeBufferPointer<UInt8>, over message: UnsafeBufferPointer<UInt8>,
-                       digest: SignerInfo.Digest, certificate: X509Certificate) throws(ReceiptError) {
+                       digest: DigestAlgorithm, certificate: X509Certificate) throws(ReceiptError) {
         defer { OpenSSLErrors.clear() }
         guard let key = X509_get0_pubkey(certificate.pointer), EVP_PKEY_get_base_id(key) == EVP_PKEY_RSA else {
             throw ReceiptError(.unsupportedSignature, "the signing key of \(certificate.subject) is not RSA")

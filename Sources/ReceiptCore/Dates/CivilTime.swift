@@ -43,3 +43,9 @@ enum CivilTime {
         return remainder >= 0 ? remainder : remainder + 7
     }
 }
+
+/// Division rounding towards negative infinity: seconds of an instant before 1970.
+func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
+    let quotient = value / divisor
+    return (value % divisor != 0 && value < 0) ? quotient - 1 : quotient
+}

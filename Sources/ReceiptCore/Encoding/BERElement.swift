@@ -74,8 +74,3 @@ enum BERTag {
         return "\(names[tag] ?? "tag") (0x\(hexByte(tag)))"
     }
 }
-
-func hexByte(_ byte: UInt8) -> String {
-    let digits = Array("0123456789abcdef")
-    return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
-}

@@ -2,12 +2,16 @@
 /// legacy receipt, a JWS or a PEM file gets its own status instead of a
 /// misleading "malformed DER".
 enum InputForm {
-    /// Returns storage holding the DER/BER bytes of an app receipt, decoding base64
-    /// when the input is text.
-    /// `borrowing` keeps DER input where it is instead of copying it: only for a
-    /// receipt that dies before the caller's bytes do (see ReceiptStorage).
-    static func receiptStorage(from input: UnsafeBufferPointer<UInt8>, limits: ParseLimits,
-                               borrowing: Bool = false) throws(ReceiptError) -> ReceiptStorage {
+    /// What the caller's bytes are, once size, emptiness and the known
+    /// non-receipts (legacy plists, PEM, JWS) are ruled out.
+    enum Kind {
+        /// DER/BER bytes from the first byte on.
+        case der
+        /// Base64 text, its first non-whitespace byte at `firstIndex`.
+        case base64(firstIndex: Int)
+    }
+
+    static func kind(of input: UnsafeBufferPointer<UInt8>, limits: ParseLimits) throws(ReceiptError) -> Kind {
         let maxInputBytes = min(limits.maxInputBytes, ParseLimits.ceilingInputBytes)
         guard input.count <= maxInputBytes else {
             throw ReceiptError(.inputTooLarge, "input of \(input.count) bytes exceeds the limit of \(maxInputBytes)")
@@ -17,18 +21,15 @@ enum InputForm {
             throw ReceiptError(.emptyInput, "the input holds only whitespace (\(input.count) bytes)")
         }
         let first = input[firstIndex]
-        if first == BERTag.sequence && firstIndex == 0 {
-            if borrowing { return ReceiptStorage(borrowing: input) }
-            let block = try allocateBlock(encodedCount: input.count)
-            _ = UnsafeMutableBufferPointer(rebasing: block[0..<input.count]).initialize(from: input)
-            return ReceiptStorage(adopting: block, encodedCount: input.count)
-        }
+        if first == BERTag.sequence && firstIndex == 0 { return .der }
         try rejectKnownNonReceipts(input, first: first, at: firstIndex)
-        let room = Base64.maxDecodedCount(input)
-        let block = try allocateBlock(encodedCount: room)
-        // The storage owns the block from here on, so every exit frees it.
-        let storage = ReceiptStorage(adopting: block, encodedCount: room)
-        let buffer = UnsafeMutableBufferPointer(rebasing: block[0..<room])
+        return .base64(firstIndex: firstIndex)
+    }
+
+    /// Decodes base64 `input` into `buffer` (of at least `Base64.maxDecodedCount(input)`
+    /// bytes) and checks that it holds a receipt's DER; returns the decoded count.
+    static func decodeBase64(_ input: UnsafeBufferPointer<UInt8>, firstIndex: Int,
+                             into buffer: UnsafeMutableBufferPointer<UInt8>) throws(ReceiptError) -> Int {
         let count: Int
         do {
             count = try Base64.decode(input, into: buffer)
@@ -36,8 +37,8 @@ enum InputForm {
             // Binary input always fails to decode, so telling it apart from bad
             // base64 text waits until then instead of costing a pass over every input.
             guard isText(input) else {
-                throw ReceiptError(.notAReceipt, at: firstIndex,
-                                   "first byte 0x\(hexByte(first)) starts neither a DER SEQUENCE (0x30) nor base64 text")
+                throw ReceiptError(.notAReceipt, at: firstIndex, "first byte 0x\(hexByte(input[firstIndex])) starts "
+                                   + "neither a DER SEQUENCE (0x30) nor base64 text")
             }
             throw error
         }
@@ -50,15 +51,7 @@ enum InputForm {
             throw ReceiptError(.notAReceipt, at: 0,
                                "the base64 text decodes to bytes starting 0x\(hexByte(decodedFirst)), not a DER SEQUENCE (0x30)")
         }
-        storage.trimEncoded(to: count)
-        return storage
-    }
-
-    private static func allocateBlock(encodedCount: Int) throws(ReceiptError) -> UnsafeMutableBufferPointer<UInt8> {
-        guard let block = ReceiptStorage.allocateBlock(encodedCount: encodedCount) else {
-            throw ReceiptError(.limitExceeded, "out of memory for a \(encodedCount)-byte receipt")
-        }
-        return block
+        return count
     }
 
     private static func rejectKnownNonReceipts(_ input: UnsafeBufferPointer<UInt8>, first: UInt8, at offset: Int,

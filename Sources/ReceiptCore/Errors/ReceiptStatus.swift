@@ -1,7 +1,8 @@
 /// Every outcome the library reports. The raw values are the C ABI's
 /// `receipt_status_t` constants and never change meaning once released.
 ///
-/// Ranges: 0 success; 1–99 the caller's mistakes; 100–199 input that is not a
+/// Ranges: 0 success; 1–89 the caller's mistakes; 90–99 the environment (out
+/// of memory); 100–199 input that is not a
 /// usable receipt (or anchor); 200–299 verification verdicts: the receipt is
 /// readable but must not be believed.
 public enum ReceiptStatus: Int32, Sendable, CaseIterable {
@@ -13,6 +14,7 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
     case wrongFieldKind = 4
     case indexOutOfRange = 5
     case unknownField = 6
+    case noMemory = 90
 
     case emptyInput = 100
     case inputTooLarge = 101
@@ -75,6 +77,7 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
         case .wrongFieldKind: "RECEIPT_E_WRONG_FIELD_KIND"
         case .indexOutOfRange: "RECEIPT_E_INDEX_OUT_OF_RANGE"
         case .unknownField: "RECEIPT_E_UNKNOWN_FIELD"
+        case .noMemory: "RECEIPT_E_NO_MEMORY"
         case .emptyInput: "RECEIPT_E_EMPTY_INPUT"
         case .inputTooLarge: "RECEIPT_E_INPUT_TOO_LARGE"
         case .badBase64: "RECEIPT_E_BAD_BASE64"
@@ -131,6 +134,7 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
         case .wrongFieldKind: "the field does not hold a value of the requested kind"
         case .indexOutOfRange: "the index is past the end of the list"
         case .unknownField: "no such field identifier"
+        case .noMemory: "memory could not be allocated; nothing was accepted"
         case .emptyInput: "the input is empty or only whitespace"
         case .inputTooLarge: "the input is larger than the configured limit"
         case .badBase64: "the input is text but not valid base64"

@@ -104,39 +104,39 @@ final class ReceiptStorage: @unchecked Sendable {
     }
 
     private func outOfMemory(_ count: Int) -> ReceiptError {
-        ReceiptError(.limitExceeded, "out of memory for \(count) bytes")
+        ReceiptError(.noMemory, "out of memory for \(count) bytes")
     }
 }
 
-/// NUL-terminated strings for the C ABI without a copy per string. The arena is
-/// a copy of the payload, so a string's text sits at its payload offset, and
-/// terminating it overwrites the byte after it. That byte is never text: the TLVs
-/// of the typed strings never overlap, and each has a header of at least two bytes
-/// before its content, so what follows a string's content is the next element's
-/// header or the arena's extra final byte.
-struct TextArena {
-    /// Nil when strings are read in place, unterminated (a verdict's parse).
-    let base: UnsafeMutablePointer<UInt8>?
-
-    /// Terminates the string at `range` of the payload; returns where it is.
-    @inline(__always)
-    func terminate(_ range: Range<Int>) -> (offset: UInt32, length: UInt32) {
-        base?[range.upperBound] = 0
-        return (UInt32(truncatingIfNeeded: range.lowerBound), UInt32(truncatingIfNeeded: range.count))
+extension ReceiptStorage {
+    /// Storage holding the DER/BER bytes of an app receipt, decoding base64 when the
+    /// input is text (InputForm says which). `borrowing` keeps DER input where it is
+    /// instead of copying it: only for a receipt that dies before the caller's bytes
+    /// do (see the type's documentation).
+    static func holding(_ input: UnsafeBufferPointer<UInt8>, limits: ParseLimits,
+                        borrowing: Bool = false) throws(ReceiptError) -> ReceiptStorage {
+        switch try InputForm.kind(of: input, limits: limits) {
+        case .der:
+            if borrowing { return ReceiptStorage(borrowing: input) }
+            let block = try allocateOrThrow(encodedCount: input.count)
+            _ = UnsafeMutableBufferPointer(rebasing: block[0..<input.count]).initialize(from: input)
+            return ReceiptStorage(adopting: block, encodedCount: input.count)
+        case .base64(let firstIndex):
+            let room = Base64.maxDecodedCount(input)
+            let block = try allocateOrThrow(encodedCount: room)
+            // The storage owns the block from here on, so every exit frees it.
+            let storage = ReceiptStorage(adopting: block, encodedCount: room)
+            let count = try InputForm.decodeBase64(input, firstIndex: firstIndex,
+                                                   into: UnsafeMutableBufferPointer(rebasing: block[0..<room]))
+            storage.trimEncoded(to: count)
+            return storage
+        }
     }
-}
 
-enum PayloadLocation: Equatable {
-    case inside(Range<Int>)
-    /// A BER payload in several chunks, to be joined into a buffer of its own.
-    case chunked(PayloadChunks)
-}
-
-/// Where a chunked payload's constructed OCTET STRING is, and how many bytes its
-/// chunks hold together.
-struct PayloadChunks: Equatable {
-    let octets: Range<Int>
-    let depth: Int
-    let maxDepth: Int
-    let byteCount: Int
+    private static func allocateOrThrow(encodedCount: Int) throws(ReceiptError) -> UnsafeMutableBufferPointer<UInt8> {
+        guard let block = allocateBlock(encodedCount: encodedCount) else {
+            throw ReceiptError(.noMemory, "out of memory for a \(encodedCount)-byte receipt")
+        }
+        return block
+    }
 }

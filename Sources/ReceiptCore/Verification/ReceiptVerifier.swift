@@ -158,8 +158,3 @@ extension Result where Success == String, Failure == ReceiptError {
         }
     }
 }
-
-func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
-    let quotient = value / divisor
-    return (value % divisor != 0 && value < 0) ? quotient - 1 : quotient
-}

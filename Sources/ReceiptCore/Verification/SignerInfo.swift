@@ -1,15 +1,9 @@
 /// The one SignerInfo of a receipt's SignedData: which certificate signed, with
 /// which digest, and the signature bytes. Ranges are into the receipt's encoding.
 struct SignerInfo {
-    enum Digest: Sendable {
-        case sha1, sha256
-
-        var name: String { self == .sha1 ? "SHA-1" : "SHA-256" }
-    }
-
     let issuer: Range<Int>
     let serialNumber: Range<Int>
-    let digest: Digest
+    let digest: DigestAlgorithm
     let signature: Range<Int>
     /// For the canonical-form check (CanonicalForm): the version INTEGER and the
     /// digestAlgorithm AlgorithmIdentifier as whole elements, and whether anything
@@ -44,7 +38,7 @@ struct SignerInfo {
 
         let digestAlgorithm = try fields.next(expecting: BERTag.sequence, "SignerInfo.digestAlgorithm")
         let digestOID = try algorithm(digestAlgorithm, in: fields, "SignerInfo.digestAlgorithm")
-        let digest: Digest
+        let digest: DigestAlgorithm
         switch digestOID {
         case ObjectIdentifiers.sha1: digest = .sha1
         case ObjectIdentifiers.sha256: digest = .sha256

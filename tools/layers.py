@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Which folders of Sources/ReceiptCore use which others, by the names they declare
+(types, and top-level functions and constants), and whether that graph follows the
+layer order of ARCHITECTURE.md with no cycle.   tools/layers.py [--check]"""
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[1] / "Sources" / "ReceiptCore"
+# Bottom first. A folder may use only folders listed before it.
+ORDER = ["Primitives", "Errors", "Dates", "Encoding", "Container", "Payload", "Model", "Crypto", "Verification",
+         "Entitlements", "JSON", "AppStore"]
+DECLARATION = re.compile(r"^(?:public |package |internal |private |fileprivate |final |indirect |@\w+ )*"
+                         r"(?:struct|enum|class|protocol|typealias|func|let|var|actor)\s+([A-Za-z_]\w*)", re.M)
+
+
+def folder_of(path):
+    relative = path.relative_to(ROOT)
+    return relative.parts[0] if len(relative.parts) > 1 else "(root)"
+
+
+def code_without_comments_and_strings(text):
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", " ", text)
+    text = re.sub(r'"""(?:.|\n)*?"""', '""', text)
+    return re.sub(r'"(?:\\.|[^"\\\n])*"', '""', text)
+
+
+def graph():
+    files = sorted(ROOT.rglob("*.swift"))
+    declared = {}
+    for path in files:
+        # Only top-level declarations (no indentation) name what a folder offers.
+        for name in DECLARATION.findall(code_without_comments_and_strings(path.read_text())):
+            declared.setdefault(name, set()).add(folder_of(path))
+    edges = {}
+    for path in files:
+        mine = folder_of(path)
+        words = set(re.findall(r"\b[A-Za-z_]\w*\b", code_without_comments_and_strings(path.read_text())))
+        for word in words:
+            for owner in declared.get(word, ()):
+                if owner != mine and len(declared[word]) == 1:
+                    edges.setdefault((mine, owner), set()).add(f"{word} ({path.name})")
+    return edges
+
+
+def main():
+    edges = graph()
+    wrong = []
+    for (user, used), names in sorted(edges.items()):
+        ok = user in ORDER and used in ORDER and ORDER.index(used) < ORDER.index(user)
+        if not ok:
+            wrong.append((user, used, names))
+        if "--check" not in sys.argv or not ok:
+            print(f"{'ok ' if ok else 'UP '} {user} -> {used}: {', '.join(sorted(names)[:6])}")
+    if "--check" in sys.argv:
+        print(f"layers: {len(edges)} folder dependencies, {len(wrong)} against the order {' < '.join(ORDER)}")
+        sys.exit(1 if wrong else 0)
+
+
+if __name__ == "__main__":
+    main()
