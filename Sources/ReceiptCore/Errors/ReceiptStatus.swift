@@ -68,117 +68,65 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
     public var message: String { staticMessage.description }
 
     /// The same, in static NUL-terminated storage that C callers may keep forever.
-    public var staticName: StaticString {
-        switch self {
-        case .ok: "RECEIPT_OK"
-        case .nullArgument: "RECEIPT_E_NULL_ARGUMENT"
-        case .invalidArgument: "RECEIPT_E_INVALID_ARGUMENT"
-        case .absent: "RECEIPT_E_ABSENT"
-        case .wrongFieldKind: "RECEIPT_E_WRONG_FIELD_KIND"
-        case .indexOutOfRange: "RECEIPT_E_INDEX_OUT_OF_RANGE"
-        case .unknownField: "RECEIPT_E_UNKNOWN_FIELD"
-        case .noMemory: "RECEIPT_E_NO_MEMORY"
-        case .emptyInput: "RECEIPT_E_EMPTY_INPUT"
-        case .inputTooLarge: "RECEIPT_E_INPUT_TOO_LARGE"
-        case .badBase64: "RECEIPT_E_BAD_BASE64"
-        case .legacyReceipt: "RECEIPT_E_LEGACY_RECEIPT"
-        case .unsupportedFormat: "RECEIPT_E_UNSUPPORTED_FORMAT"
-        case .notAReceipt: "RECEIPT_E_NOT_A_RECEIPT"
-        case .truncated: "RECEIPT_E_TRUNCATED"
-        case .lengthOverflow: "RECEIPT_E_LENGTH_OVERFLOW"
-        case .nestingTooDeep: "RECEIPT_E_NESTING_TOO_DEEP"
-        case .unexpectedTag: "RECEIPT_E_UNEXPECTED_TAG"
-        case .badEncoding: "RECEIPT_E_BAD_ENCODING"
-        case .trailingData: "RECEIPT_E_TRAILING_DATA"
-        case .notSignedData: "RECEIPT_E_NOT_SIGNED_DATA"
-        case .notDataContent: "RECEIPT_E_NOT_DATA_CONTENT"
-        case .missingContent: "RECEIPT_E_MISSING_CONTENT"
-        case .badAttribute: "RECEIPT_E_BAD_ATTRIBUTE"
-        case .badUTF8: "RECEIPT_E_BAD_UTF8"
-        case .integerOverflow: "RECEIPT_E_INTEGER_OVERFLOW"
-        case .badDate: "RECEIPT_E_BAD_DATE"
-        case .duplicateAttribute: "RECEIPT_E_DUPLICATE_ATTRIBUTE"
-        case .limitExceeded: "RECEIPT_E_LIMIT_EXCEEDED"
-        case .badAnchor: "RECEIPT_E_BAD_ANCHOR"
-        case .badJSON: "RECEIPT_E_BAD_JSON"
-        case .signatureInvalid: "RECEIPT_E_SIGNATURE_INVALID"
-        case .unsupportedDigest: "RECEIPT_E_UNSUPPORTED_DIGEST"
-        case .unsupportedSignature: "RECEIPT_E_UNSUPPORTED_SIGNATURE"
-        case .signerNotFound: "RECEIPT_E_SIGNER_NOT_FOUND"
-        case .chainUntrusted: "RECEIPT_E_CHAIN_UNTRUSTED"
-        case .chainNotValidAtCreation: "RECEIPT_E_CHAIN_NOT_VALID_AT_CREATION"
-        case .unexpectedCertificates: "RECEIPT_E_UNEXPECTED_CERTIFICATES"
-        case .missingIntermediateMarker: "RECEIPT_E_MISSING_INTERMEDIATE_MARKER"
-        case .missingLeafMarker: "RECEIPT_E_MISSING_LEAF_MARKER"
-        case .noCreationDate: "RECEIPT_E_NO_CREATION_DATE"
-        case .bundleMismatch: "RECEIPT_E_BUNDLE_MISMATCH"
-        case .versionMismatch: "RECEIPT_E_VERSION_MISMATCH"
-        case .deviceMismatch: "RECEIPT_E_DEVICE_MISMATCH"
-        case .receiptExpired: "RECEIPT_E_RECEIPT_EXPIRED"
-        case .environmentMismatch: "RECEIPT_E_ENVIRONMENT_MISMATCH"
-        case .notCanonical: "RECEIPT_E_NOT_CANONICAL"
-        case .duplicateCertificate: "RECEIPT_E_DUPLICATE_CERTIFICATE"
-        case .tooManyCertificates: "RECEIPT_E_TOO_MANY_CERTIFICATES"
-        case .badCertificate: "RECEIPT_E_BAD_CERTIFICATE"
-        case .cryptoFailure: "RECEIPT_E_CRYPTO_FAILURE"
-        case .malformedSignature: "RECEIPT_E_MALFORMED_SIGNATURE"
-        }
-    }
+    public var staticName: StaticString { entry.name }
+    public var staticMessage: StaticString { entry.message }
 
-    public var staticMessage: StaticString {
+    /// The one table of names and messages. receipt.h and the Python binding read
+    /// the names through the C ABI; a test checks that the header agrees.
+    private var entry: (name: StaticString, message: StaticString) {
         switch self {
-        case .ok: "success"
-        case .nullArgument: "a required argument was NULL"
-        case .invalidArgument: "an argument was out of its allowed range"
-        case .absent: "the field is not present in this receipt"
-        case .wrongFieldKind: "the field does not hold a value of the requested kind"
-        case .indexOutOfRange: "the index is past the end of the list"
-        case .unknownField: "no such field identifier"
-        case .noMemory: "memory could not be allocated; nothing was accepted"
-        case .emptyInput: "the input is empty or only whitespace"
-        case .inputTooLarge: "the input is larger than the configured limit"
-        case .badBase64: "the input is text but not valid base64"
-        case .legacyReceipt: "the input is a legacy iOS 6 transaction receipt, not an app receipt"
-        case .unsupportedFormat: "the input is a known format that is not an app receipt (JWS, PEM)"
-        case .notAReceipt: "the input is neither a DER/BER receipt nor base64 text"
-        case .truncated: "the input ends inside an element"
-        case .lengthOverflow: "an element's length does not fit in what encloses it"
-        case .nestingTooDeep: "elements are nested deeper than the limit"
-        case .unexpectedTag: "an element has a tag the receipt grammar does not allow there"
-        case .badEncoding: "an element is not valid BER/DER"
-        case .trailingData: "bytes follow the end of the receipt"
-        case .notSignedData: "the outer content type is not PKCS #7 signedData"
-        case .notDataContent: "the signed content type is not PKCS #7 data"
-        case .missingContent: "the signed data carries no payload"
-        case .badAttribute: "a receipt attribute is malformed"
-        case .badUTF8: "a UTF8String holds invalid UTF-8"
-        case .integerOverflow: "an INTEGER does not fit in 64 bits"
-        case .badDate: "a date is in no known form"
-        case .duplicateAttribute: "a known attribute occurs twice"
-        case .limitExceeded: "a parse limit (attributes, string length, payload chunks) was exceeded"
-        case .badAnchor: "a trust anchor is not a readable DER or PEM certificate"
-        case .badJSON: "a JSON document (catalog, App Store response) is malformed"
-        case .signatureInvalid: "the PKCS #7 signature does not verify over the payload"
-        case .unsupportedDigest: "the digest or signature algorithm is not RSA with SHA-1 or SHA-256"
-        case .unsupportedSignature: "the signature is not in the shape receipts use (one signer, no signed attributes)"
-        case .signerNotFound: "the signing certificate is not in the receipt"
-        case .chainUntrusted: "the certificate chain does not lead to a trusted anchor"
-        case .chainNotValidAtCreation: "a certificate in the chain was not valid at the receipt creation date"
-        case .unexpectedCertificates: "the receipt carries certificates outside the verified chain"
-        case .missingIntermediateMarker: "the intermediate lacks Apple's marker OID 1.2.840.113635.100.6.2.1"
-        case .missingLeafMarker: "the signing certificate lacks Apple's marker OID 1.2.840.113635.100.6.11.1"
-        case .noCreationDate: "the receipt has no creation date to evaluate the chain at"
-        case .bundleMismatch: "the bundle id is not the expected one"
-        case .versionMismatch: "the application version is not the expected one"
-        case .deviceMismatch: "the device hash does not match the device identifier"
-        case .receiptExpired: "the receipt's expiration date (VPP) has passed"
-        case .environmentMismatch: "the receipt is from another environment than the one required"
-        case .notCanonical: "the signed envelope is not in the one form Apple writes"
-        case .duplicateCertificate: "the receipt carries the same certificate twice"
-        case .tooManyCertificates: "the receipt carries more certificates than any genuine receipt"
-        case .badCertificate: "a certificate in the receipt cannot be decoded"
-        case .cryptoFailure: "the crypto library failed; nothing was accepted"
-        case .malformedSignature: "the SignerInfo is not well-formed"
+        case .ok: ("RECEIPT_OK", "success")
+        case .nullArgument: ("RECEIPT_E_NULL_ARGUMENT", "a required argument was NULL")
+        case .invalidArgument: ("RECEIPT_E_INVALID_ARGUMENT", "an argument was out of its allowed range")
+        case .absent: ("RECEIPT_E_ABSENT", "the field is not present in this receipt")
+        case .wrongFieldKind: ("RECEIPT_E_WRONG_FIELD_KIND", "the field does not hold a value of the requested kind")
+        case .indexOutOfRange: ("RECEIPT_E_INDEX_OUT_OF_RANGE", "the index is past the end of the list")
+        case .unknownField: ("RECEIPT_E_UNKNOWN_FIELD", "no such field identifier")
+        case .noMemory: ("RECEIPT_E_NO_MEMORY", "memory could not be allocated; nothing was accepted")
+        case .emptyInput: ("RECEIPT_E_EMPTY_INPUT", "the input is empty or only whitespace")
+        case .inputTooLarge: ("RECEIPT_E_INPUT_TOO_LARGE", "the input is larger than the configured limit")
+        case .badBase64: ("RECEIPT_E_BAD_BASE64", "the input is text but not valid base64")
+        case .legacyReceipt: ("RECEIPT_E_LEGACY_RECEIPT", "the input is a legacy iOS 6 transaction receipt, not an app receipt")
+        case .unsupportedFormat: ("RECEIPT_E_UNSUPPORTED_FORMAT", "the input is a known format that is not an app receipt (JWS, PEM)")
+        case .notAReceipt: ("RECEIPT_E_NOT_A_RECEIPT", "the input is neither a DER/BER receipt nor base64 text")
+        case .truncated: ("RECEIPT_E_TRUNCATED", "the input ends inside an element")
+        case .lengthOverflow: ("RECEIPT_E_LENGTH_OVERFLOW", "an element's length does not fit in what encloses it")
+        case .nestingTooDeep: ("RECEIPT_E_NESTING_TOO_DEEP", "elements are nested deeper than the limit")
+        case .unexpectedTag: ("RECEIPT_E_UNEXPECTED_TAG", "an element has a tag the receipt grammar does not allow there")
+        case .badEncoding: ("RECEIPT_E_BAD_ENCODING", "an element is not valid BER/DER")
+        case .trailingData: ("RECEIPT_E_TRAILING_DATA", "bytes follow the end of the receipt")
+        case .notSignedData: ("RECEIPT_E_NOT_SIGNED_DATA", "the outer content type is not PKCS #7 signedData")
+        case .notDataContent: ("RECEIPT_E_NOT_DATA_CONTENT", "the signed content type is not PKCS #7 data")
+        case .missingContent: ("RECEIPT_E_MISSING_CONTENT", "the signed data carries no payload")
+        case .badAttribute: ("RECEIPT_E_BAD_ATTRIBUTE", "a receipt attribute is malformed")
+        case .badUTF8: ("RECEIPT_E_BAD_UTF8", "a UTF8String holds invalid UTF-8")
+        case .integerOverflow: ("RECEIPT_E_INTEGER_OVERFLOW", "an INTEGER does not fit in 64 bits")
+        case .badDate: ("RECEIPT_E_BAD_DATE", "a date is in no known form")
+        case .duplicateAttribute: ("RECEIPT_E_DUPLICATE_ATTRIBUTE", "a known attribute occurs twice")
+        case .limitExceeded: ("RECEIPT_E_LIMIT_EXCEEDED", "a parse limit (attributes, string length, payload chunks) was exceeded")
+        case .badAnchor: ("RECEIPT_E_BAD_ANCHOR", "a trust anchor is not a readable DER or PEM certificate")
+        case .badJSON: ("RECEIPT_E_BAD_JSON", "a JSON document (catalog, App Store response) is malformed")
+        case .signatureInvalid: ("RECEIPT_E_SIGNATURE_INVALID", "the PKCS #7 signature does not verify over the payload")
+        case .unsupportedDigest: ("RECEIPT_E_UNSUPPORTED_DIGEST", "the digest or signature algorithm is not RSA with SHA-1 or SHA-256")
+        case .unsupportedSignature: ("RECEIPT_E_UNSUPPORTED_SIGNATURE", "the signature is not in the shape receipts use (one signer, no signed attributes)")
+        case .signerNotFound: ("RECEIPT_E_SIGNER_NOT_FOUND", "the signing certificate is not in the receipt")
+        case .chainUntrusted: ("RECEIPT_E_CHAIN_UNTRUSTED", "the certificate chain does not lead to a trusted anchor")
+        case .chainNotValidAtCreation: ("RECEIPT_E_CHAIN_NOT_VALID_AT_CREATION", "a certificate in the chain was not valid at the receipt creation date")
+        case .unexpectedCertificates: ("RECEIPT_E_UNEXPECTED_CERTIFICATES", "the receipt carries certificates outside the verified chain")
+        case .missingIntermediateMarker: ("RECEIPT_E_MISSING_INTERMEDIATE_MARKER", "the intermediate lacks Apple's marker OID 1.2.840.113635.100.6.2.1")
+        case .missingLeafMarker: ("RECEIPT_E_MISSING_LEAF_MARKER", "the signing certificate lacks Apple's marker OID 1.2.840.113635.100.6.11.1")
+        case .noCreationDate: ("RECEIPT_E_NO_CREATION_DATE", "the receipt has no creation date to evaluate the chain at")
+        case .bundleMismatch: ("RECEIPT_E_BUNDLE_MISMATCH", "the bundle id is not the expected one")
+        case .versionMismatch: ("RECEIPT_E_VERSION_MISMATCH", "the application version is not the expected one")
+        case .deviceMismatch: ("RECEIPT_E_DEVICE_MISMATCH", "the device hash does not match the device identifier")
+        case .receiptExpired: ("RECEIPT_E_RECEIPT_EXPIRED", "the receipt's expiration date (VPP) has passed")
+        case .environmentMismatch: ("RECEIPT_E_ENVIRONMENT_MISMATCH", "the receipt is from another environment than the one required")
+        case .notCanonical: ("RECEIPT_E_NOT_CANONICAL", "the signed envelope is not in the one form Apple writes")
+        case .duplicateCertificate: ("RECEIPT_E_DUPLICATE_CERTIFICATE", "the receipt carries the same certificate twice")
+        case .tooManyCertificates: ("RECEIPT_E_TOO_MANY_CERTIFICATES", "the receipt carries more certificates than any genuine receipt")
+        case .badCertificate: ("RECEIPT_E_BAD_CERTIFICATE", "a certificate in the receipt cannot be decoded")
+        case .cryptoFailure: ("RECEIPT_E_CRYPTO_FAILURE", "the crypto library failed; nothing was accepted")
+        case .malformedSignature: ("RECEIPT_E_MALFORMED_SIGNATURE", "the SignerInfo is not well-formed")
         }
     }
 }

@@ -1,15 +1,11 @@
-/// The checks, in SPEC §3 order. Each one runs and reports on its own, so a
-/// caller can see, say, a sound signature on a receipt for another app.
-public enum VerificationStep: String, Sendable, CaseIterable {
-    case signature
-    case chain
-    case intermediateMarker = "intermediate_marker"
-    case leafMarker = "leaf_marker"
-    case bundleID = "bundle_id"
-    case applicationVersion = "application_version"
-    case deviceHash = "device_hash"
-    case expiration
-    case environment
+/// The name of one check. Each policy declares its own (see ReceiptPolicy); the
+/// name is what the C ABI, the JSON report, Python and the CLI show.
+public struct VerificationStep: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public var description: String { rawValue }
 }
 
 public enum StepOutcome: Sendable, Equatable {

@@ -1,0 +1,59 @@
+extension VerificationStep {
+    public static let bundleID = VerificationStep(rawValue: "bundle_id")
+    public static let applicationVersion = VerificationStep(rawValue: "application_version")
+    public static let deviceHash = VerificationStep(rawValue: "device_hash")
+}
+
+/// SPEC §3 step 3: the bundle id, byte for byte, when the caller gave one.
+struct BundleIDPolicy: ReceiptPolicy {
+    var step: VerificationStep { .bundleID }
+
+    func outcome(in context: VerificationContext) -> StepOutcome {
+        sameText(context.receipt.bundleID, context.settings.bundleID, "bundle_id", .bundleMismatch,
+                 unset: "no expected bundle id was given")
+    }
+}
+
+/// SPEC §3 step 4: the application version, byte for byte, when the caller gave one.
+struct ApplicationVersionPolicy: ReceiptPolicy {
+    var step: VerificationStep { .applicationVersion }
+
+    func outcome(in context: VerificationContext) -> StepOutcome {
+        sameText(context.receipt.applicationVersion, context.settings.applicationVersion, "application_version",
+                 .versionMismatch, unset: "no expected application version was given")
+    }
+}
+
+/// SPEC §3 step 5: SHA-1(device identifier ‖ opaque value ‖ bundle_id's raw value)
+/// equals attribute 5, when the caller gave a device identifier.
+struct DeviceHashPolicy: ReceiptPolicy {
+    var step: VerificationStep { .deviceHash }
+
+    func outcome(in context: VerificationContext) -> StepOutcome {
+        guard let identifier = context.settings.deviceIdentifier else { return .skipped("no device identifier was given") }
+        let receipt = context.receipt
+        return checked { () throws(ReceiptError) in
+            guard let opaque = receipt.opaqueValue, let bundle = receipt.bundleIDRawValue, let expected = receipt.sha1Hash else {
+                throw ReceiptError(.deviceMismatch, "the receipt lacks the opaque value (4), bundle_id (2) or hash (5)")
+            }
+            guard Digest.sha1(identifier + opaque + bundle) == expected else {
+                throw ReceiptError(.deviceMismatch, "SHA-1 over the \(identifier.count)-byte device identifier does not match attribute 5")
+            }
+            return "SHA-1 over the \(identifier.count)-byte device identifier matches"
+        }
+    }
+}
+
+/// Byte-for-byte UTF-8 equality: Unicode equivalence would let a different bundle id pass.
+private func sameText(_ actual: String?, _ expected: String?, _ name: String, _ status: ReceiptStatus,
+                      unset: String) -> StepOutcome {
+    guard let expected else { return .skipped(unset) }
+    return checked { () throws(ReceiptError) in
+        guard let actual, Array(actual.utf8) == Array(expected.utf8) else {
+            throw ReceiptError(status, "\(name) is \(quoted(actual)), expected \(quoted(expected))")
+        }
+        return quoted(actual)
+    }
+}
+
+func quoted(_ text: String?) -> String { text.map { "\"\($0)\"" } ?? "absent" }
