@@ -15,16 +15,16 @@ public enum AppStoreReceiptJSON {
 
     public static func write(_ receipt: Receipt, key: String?, into writer: inout JSONWriter) {
         writer.beginObject(key)
-        ifPresent(receipt.receiptType) { writer.string("receipt_type", $0) }
+        ifPresent(receipt.receiptType) { writer.string(ReceiptField.receiptType.name, $0) }
         // Apple documents adam_id as the same value as app_item_id.
-        ifPresent(receipt.appItemID) { writer.number("adam_id", $0); writer.number("app_item_id", $0) }
-        ifPresent(receipt.bundleID) { writer.string("bundle_id", $0) }
-        ifPresent(receipt.applicationVersion) { writer.string("application_version", $0) }
-        ifPresent(receipt.versionExternalIdentifier) { writer.number("version_external_identifier", $0) }
-        date("receipt_creation_date", receipt.receiptCreationDate, &writer)
-        date("original_purchase_date", receipt.originalPurchaseDate, &writer)
-        date("expiration_date", receipt.expirationDate, &writer)
-        ifPresent(receipt.originalApplicationVersion) { writer.string("original_application_version", $0) }
+        ifPresent(receipt.appItemID) { writer.number("adam_id", $0); writer.number(ReceiptField.appItemID.name, $0) }
+        ifPresent(receipt.bundleID) { writer.string(ReceiptField.bundleID.name, $0) }
+        ifPresent(receipt.applicationVersion) { writer.string(ReceiptField.applicationVersion.name, $0) }
+        ifPresent(receipt.versionExternalIdentifier) { writer.number(ReceiptField.versionExternalIdentifier.name, $0) }
+        date(ReceiptField.receiptCreationDate.name, receipt.receiptCreationDate, &writer)
+        date(ReceiptField.originalPurchaseDate.name, receipt.originalPurchaseDate, &writer)
+        date(ReceiptField.expirationDate.name, receipt.expirationDate, &writer)
+        ifPresent(receipt.originalApplicationVersion) { writer.string(ReceiptField.originalApplicationVersion.name, $0) }
         writer.beginArray("in_app")
         for purchase in receipt.purchases { write(purchase, key: nil, into: &writer) }
         writer.endArray()
@@ -34,21 +34,22 @@ public enum AppStoreReceiptJSON {
     /// One entry of `in_app` (and of `latest_receipt_info`, which has the same shape).
     public static func write(_ purchase: InAppPurchase, key: String?, into writer: inout JSONWriter) {
         writer.beginObject(key)
-        ifPresent(purchase.quantity) { writer.string("quantity", String($0)) }
-        ifPresent(purchase.productID) { writer.string("product_id", $0) }
-        ifPresent(purchase.transactionID) { writer.string("transaction_id", $0) }
-        ifPresent(purchase.originalTransactionID) { writer.string("original_transaction_id", $0) }
-        date("purchase_date", purchase.purchaseDate, &writer)
-        date("original_purchase_date", purchase.originalPurchaseDate, &writer)
-        date("expires_date", purchase.expiresDate, &writer)
-        date("cancellation_date", purchase.cancellationDate, &writer)
-        ifPresent(purchase.webOrderLineItemID) { writer.string("web_order_line_item_id", String($0)) }
-        ifPresent(purchase.isTrialPeriod) { writer.string("is_trial_period", $0 ? "true" : "false") }
-        ifPresent(purchase.isInIntroOfferPeriod) { writer.string("is_in_intro_offer_period", $0 ? "true" : "false") }
-        ifPresent(purchase.promotionalOfferID) { writer.string("promotional_offer_id", $0) }
+        ifPresent(purchase.quantity) { writer.string(ReceiptField.quantity.name, String($0)) }
+        ifPresent(purchase.productID) { writer.string(ReceiptField.productID.name, $0) }
+        ifPresent(purchase.transactionID) { writer.string(ReceiptField.transactionID.name, $0) }
+        ifPresent(purchase.originalTransactionID) { writer.string(ReceiptField.originalTransactionID.name, $0) }
+        date(ReceiptField.purchaseDate.name, purchase.purchaseDate, &writer)
+        date(ReceiptField.originalPurchaseDate.name, purchase.originalPurchaseDate, &writer)
+        date(ReceiptField.expiresDate.name, purchase.expiresDate, &writer)
+        date(ReceiptField.cancellationDate.name, purchase.cancellationDate, &writer)
+        ifPresent(purchase.webOrderLineItemID) { writer.string(ReceiptField.webOrderLineItemID.name, String($0)) }
+        ifPresent(purchase.isTrialPeriod) { writer.string(ReceiptField.isTrialPeriod.name, $0 ? "true" : "false") }
+        ifPresent(purchase.isInIntroOfferPeriod) { writer.string(ReceiptField.isInIntroOfferPeriod.name, $0 ? "true" : "false") }
+        ifPresent(purchase.promotionalOfferID) { writer.string(ReceiptField.promotionalOfferID.name, $0) }
         writer.endObject()
     }
 
+    /// Keys are the fields' own names (ReceiptField.name), never typed out again.
     private static func date(_ key: String, _ date: ReceiptDate?, _ writer: inout JSONWriter) {
         guard let milliseconds = date?.millisecondsSince1970 else { return }
         writer.string(key, AppStoreDateFormat.gmt(milliseconds))

@@ -26,7 +26,7 @@ struct ParsedPayload: ~Copyable {
 
     func purchaseValue(_ purchase: Int, slot: Int) -> StoredValue {
         let record = purchases[purchase]
-        let bit = UInt16(1) << UInt16(slot)
+        let bit = PurchaseRecord.PresentSlots(1) << PurchaseRecord.PresentSlots(slot)
         guard record.presentSlots & bit != 0 else { return .absent }
         return purchaseValues[Int(record.firstValue) + (record.presentSlots & (bit &- 1)).nonzeroBitCount]
     }
@@ -45,5 +45,9 @@ struct PurchaseRecord: BitwiseCopyable {
     var firstValue: UInt32
     var firstAttribute: UInt32
     /// Bit n set: slot n has a value, at firstValue + the number of lower bits set.
-    var presentSlots: UInt16
+    /// A bit per in-app field: a test checks that `PresentSlots` has enough bits
+    /// (widening it to UInt32 leaves the record's 12-byte stride unchanged).
+    var presentSlots: PresentSlots
+
+    typealias PresentSlots = UInt16
 }

@@ -68,7 +68,7 @@ struct PayloadBuilder: ~Copyable {
         }
         // `present` says which slots of `row` this purchase filled; the others hold
         // an earlier purchase's values and are never read.
-        var present: UInt16 = 0
+        var present: PurchaseRecord.PresentSlots = 0
         let firstAttribute = result.purchaseAttributeOffsets.count
         var attributes = valueReader.children(of: set)
         while let element = try attributes.next() {
@@ -76,7 +76,7 @@ struct PayloadBuilder: ~Copyable {
             guard result.purchaseAttributeOffsets.append(UInt32(inner.start)) else { throw ParsedPayload.outOfMemory }
             // An unknown type here, 17 included, is kept raw and never descended into.
             guard let entry = fields.entry(type: inner.type, in: .inApp) else { continue }
-            let bit = UInt16(1) &<< UInt16(truncatingIfNeeded: entry.slot)
+            let bit = PurchaseRecord.PresentSlots(1) &<< PurchaseRecord.PresentSlots(truncatingIfNeeded: entry.slot)
             try rejectDuplicate(present & bit != 0, inner, entry.field)
             if let value = try decode(inner, as: entry) {
                 row[entry.slot] = value

@@ -103,6 +103,12 @@ public enum ReceiptField: Int32, Sendable, CaseIterable {
         }
     }
 
+    /// The lowest to the highest attribute type a scope knows.
+    static func typeRange(of scope: Scope) -> ClosedRange<Int64> {
+        let types = (scope == .app ? appFields : inAppFields).map { Int64($0.rawValue) }
+        return types.min()!...types.max()!
+    }
+
     /// The field an attribute type denotes in a scope; nil for types kept only raw.
     static func known(type: Int64, in scope: Scope) -> ReceiptField? {
         FieldTable.shared.entry(type: type, in: scope)?.field
@@ -152,10 +158,9 @@ struct FieldTable: Sendable {
                 ReceiptField.lookup(type: type, in: scope).map { FieldEntry(field: $0, slot: $0.slot, kind: $0.kind) }
             }
         }
-        // PurchaseRecord.presentSlots has a bit per in-app field.
-        precondition(ReceiptField.inAppFields.count <= UInt16.bitWidth, "more in-app fields than presentSlots has bits")
-        app = entries(0...21, .app)
-        inApp = entries(1701...1721, .inApp)
+        // Every known type of each scope, from the field list itself: a new field needs no range edited here.
+        app = entries(ReceiptField.typeRange(of: .app), .app)
+        inApp = entries(ReceiptField.typeRange(of: .inApp), .inApp)
     }
 
     @inline(__always)

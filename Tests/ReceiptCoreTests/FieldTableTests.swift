@@ -1,0 +1,21 @@
+@testable import ReceiptCore
+import Testing
+
+/// Fields are described once, in ReceiptField: everything else derives from it.
+struct FieldTableTests {
+    /// Each field is found by its own attribute type, whatever its number: no
+    /// hard-coded range leaves a new field to be kept raw.
+    @Test func everyFieldIsKnownByItsType() {
+        for field in ReceiptField.allCases {
+            #expect(ReceiptField.known(type: Int64(field.rawValue), in: field.scope) == field, "\(field)")
+        }
+        #expect(ReceiptField.known(type: 1722, in: .inApp) == nil)
+    }
+
+    /// A purchase records which fields it holds in a bit set: one bit per in-app field.
+    /// This test, not a run-time trap, is what stops a field too many.
+    @Test func thePurchaseBitSetHasABitForEveryInAppField() {
+        #expect(ReceiptField.inAppFields.count <= PurchaseRecord.PresentSlots.bitWidth)
+        #expect(MemoryLayout<PurchaseRecord>.stride == 12)
+    }
+}
