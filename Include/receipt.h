@@ -13,6 +13,9 @@
  *    are set to NULL.
  *  - No aborts. No input, however malformed, makes the library abort, print
  *    or exit. A NULL where a pointer is required gives RECEIPT_E_NULL_ARGUMENT.
+ *  - Errors. Every call that can fail returns its status, and its detail
+ *    (where and why) is in the receipt_error_t it takes, or else in
+ *    receipt_last_error() on the same thread, right after the call.
  *  - Out of memory. Any call that allocates may return RECEIPT_E_NO_MEMORY
  *    (90) instead of its other statuses; it is never reported as a limit or a
  *    verdict, and nothing half-built is returned.
@@ -149,6 +152,19 @@ typedef struct receipt_error {
      * cut at a UTF-8 boundary to fit. */
     char detail[RECEIPT_DETAIL_SIZE];
 } receipt_error_t;
+
+/*
+ * The last failure on this thread. Functions that take a receipt_error_t
+ * report there; every other function that returns a receipt_status_t reports
+ * only the status, and this gives the detail: the status, offset and detail
+ * of the most recent call on the calling thread that failed (RECEIPT_E_ABSENT
+ * is an answer, not a failure, and is not recorded). Success does not clear
+ * it: read it right after the failing call. {RECEIPT_OK, RECEIPT_NO_OFFSET, ""}
+ * when no call on this thread has failed.
+ * Errors: RECEIPT_E_NULL_ARGUMENT.
+ * Thread-safety: per thread; calls on other threads never change it.
+ */
+receipt_status_t receipt_last_error(receipt_error_t *out_error);
 
 /* ---------------------------------------------------------------- limits */
 

@@ -53,6 +53,7 @@ func status(_ body: () throws(ReceiptError) -> Void) -> receipt_status_t {
         try body()
         return receipt_status_t(.ok)
     } catch {
+        LastError.record(error)
         return receipt_status_t(error.status)
     }
 }
@@ -66,6 +67,7 @@ func reportingErrors(_ outError: UnsafeMutablePointer<receipt_error_t>?,
         return receipt_status_t(.ok)
     } catch {
         fill(outError, with: error)
+        LastError.record(error)
         return receipt_status_t(error.status)
     }
 }

@@ -30,8 +30,10 @@ public func receipt_verify(_ verifier: OpaquePointer?, _ receipt: OpaquePointer?
         let checker = try required(object(verifier, as: ReceiptVerifier.self))
         let result = checker.verify(try required(parsedReceipt(receipt)))
         if let outResult { outResult.pointee = handle(try VerificationReport(result)) }
+        result.firstFailure.map(LastError.record)
         return receipt_status_t(result.status)
     } catch {
+        LastError.record(error)
         return receipt_status_t(error.status)
     }
 }
@@ -48,9 +50,11 @@ public func receipt_verify_bytes(_ verifier: OpaquePointer?, _ data: UnsafeRawPo
                                                                     count: length))
         if let outResult { outResult.pointee = handle(try VerificationReport(result)) }
         fill(outError, with: result.firstFailure)
+        result.firstFailure.map(LastError.record)
         return receipt_status_t(result.status)
     } catch {
         fill(outError, with: error)
+        LastError.record(error)
         return receipt_status_t(error.status)
     }
 }

@@ -784,6 +784,41 @@ static void test_verify_environment_policy(void **state) {
     receipt_free(receipt);
 }
 
+/* Functions without a receipt_error_t still give their detail, per thread. */
+static void *fail_on_another_thread(void *unused) {
+    (void)unused;
+    receipt_error_t error;
+    assert_int_equal(receipt_last_error(&error), RECEIPT_OK);
+    assert_int_equal(error.status, RECEIPT_OK); /* this thread has not failed */
+    assert_int_equal(receipt_verifier_builder_set_trust(NULL, 1), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_last_error(&error), RECEIPT_OK);
+    assert_int_equal(error.status, RECEIPT_E_NULL_ARGUMENT);
+    return NULL;
+}
+
+static void test_last_error_gives_the_detail(void **state) {
+    (void)state;
+    receipt_t *receipt = parse_file("minted.der");
+    char *json = NULL;
+    assert_int_equal(receipt_entitlements_json(receipt, NULL, 0, "{\"kinds\": 7}", RECEIPT_ENTITLEMENTS_UNVERIFIED,
+                                               &json, NULL), RECEIPT_E_BAD_JSON);
+    receipt_error_t error;
+    assert_int_equal(receipt_last_error(NULL), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_last_error(&error), RECEIPT_OK);
+    assert_int_equal(error.status, RECEIPT_E_BAD_JSON);
+    assert_true(strlen(error.detail) > 0);
+    pthread_t thread;
+    assert_int_equal(pthread_create(&thread, NULL, fail_on_another_thread, NULL), 0);
+    assert_int_equal(pthread_join(thread, NULL), 0);
+    assert_int_equal(receipt_last_error(&error), RECEIPT_OK);
+    assert_int_equal(error.status, RECEIPT_E_BAD_JSON); /* untouched by the other thread */
+    const char *text = NULL;
+    assert_int_equal(receipt_get_string(receipt, RECEIPT_FIELD_EXPIRATION_DATE, &text, NULL), RECEIPT_E_ABSENT);
+    assert_int_equal(receipt_last_error(&error), RECEIPT_OK);
+    assert_int_equal(error.status, RECEIPT_E_BAD_JSON); /* an absent field is an answer, not a failure */
+    receipt_free(receipt);
+}
+
 static void test_verify_failures_report_their_step(void **state) {
     (void)state;
     receipt_verifier_t *wrong_bundle = test_ca_verifier("com.example.other");
@@ -1286,6 +1321,7 @@ int main(void) {
         cmocka_unit_test(test_json_rendering),
         cmocka_unit_test(test_verifier_builder_arguments),
         cmocka_unit_test(test_verify_environment_policy),
+        cmocka_unit_test(test_last_error_gives_the_detail),
         cmocka_unit_test(test_verify_minted_receipt),
         cmocka_unit_test(test_verify_failures_report_their_step),
         cmocka_unit_test(test_verify_bytes),

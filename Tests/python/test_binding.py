@@ -213,3 +213,13 @@ def test_status_tables_agree():
     for value in set(range(0, 1000)) - set(constants.values()):
         assert _native.lib.receipt_status_name(value).decode() == "RECEIPT_E_UNKNOWN_STATUS", value
     assert _native.STATUS_OK == constants["RECEIPT_OK"] and _native.STATUS_ABSENT == constants["RECEIPT_E_ABSENT"]
+
+
+def test_errors_without_an_error_struct_carry_their_detail(minted):
+    """receipt_entitlements_json takes no receipt_error_t: the binding reads the detail
+    from receipt_last_error."""
+    receipt = Receipt.from_file(minted["der"])
+    with pytest.raises(ReceiptError) as raised:
+        receipt.entitlements(0, catalog={"kinds": 7}, unverified=True)
+    assert raised.value.name == "RECEIPT_E_BAD_JSON"
+    assert raised.value.detail != raised.value.message  # the call's own detail, not the fixed message

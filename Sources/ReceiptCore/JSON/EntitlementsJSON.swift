@@ -52,25 +52,31 @@ public enum EntitlementsJSON {
 
     public static func catalog(_ text: String) throws(ReceiptError) -> ProductCatalog {
         let document = try JSONValue.parse(text)
-        guard case .object = document else { throw ReceiptError(.badJSON, "a catalog is a JSON object") }
-        var catalog = ProductCatalog()
-        if case .object(let kinds) = document["kinds"] ?? .object([:]) {
-            for (id, value) in kinds {
-                guard let name = value.stringValue, let kind = ProductKind(rawValue: name) else {
-                    throw ReceiptError(.badJSON, "catalog kind of \(id) is not one of "
-                                       + ProductKind.allCases.map(\.rawValue).joined(separator: ", "))
-                }
-                catalog.kinds[id] = kind
-            }
+        guard case .object(let members) = document else { throw ReceiptError(.badJSON, "a catalog is a JSON object") }
+        // A misspelt or mistyped key would silently leave products unknown: refuse it.
+        for (key, _) in members where key != "kinds" && key != "non_renewing_durations_ms" {
+            throw ReceiptError(.badJSON, "catalog key \"\(key)\" is not kinds or non_renewing_durations_ms")
         }
-        if case .object(let durations) = document["non_renewing_durations_ms"] ?? .object([:]) {
-            for (id, value) in durations {
-                guard let milliseconds = value.int64Value, milliseconds > 0 else {
-                    throw ReceiptError(.badJSON, "catalog duration of \(id) is not a positive number of milliseconds")
-                }
-                catalog.nonRenewingDurations[id] = milliseconds
+        var catalog = ProductCatalog()
+        for (id, value) in try object(document["kinds"], "kinds") {
+            guard let name = value.stringValue, let kind = ProductKind(rawValue: name) else {
+                throw ReceiptError(.badJSON, "catalog kind of \(id) is not one of "
+                                   + ProductKind.allCases.map(\.rawValue).joined(separator: ", "))
             }
+            catalog.kinds[id] = kind
+        }
+        for (id, value) in try object(document["non_renewing_durations_ms"], "non_renewing_durations_ms") {
+            guard let milliseconds = value.int64Value, milliseconds > 0 else {
+                throw ReceiptError(.badJSON, "catalog duration of \(id) is not a positive number of milliseconds")
+            }
+            catalog.nonRenewingDurations[id] = milliseconds
         }
         return catalog
+    }
+
+    private static func object(_ value: JSONValue?, _ key: String) throws(ReceiptError) -> [String: JSONValue] {
+        guard let value else { return [:] }
+        guard case .object(let members) = value else { throw ReceiptError(.badJSON, "catalog \(key) is not an object") }
+        return members
     }
 }

@@ -19,9 +19,13 @@ class ReceiptError(Exception):
 
 
 def _check(status, error=None):
-    """Raises for a failed status, with the call's receipt_error_t detail when there is one."""
+    """Raises for a failed status, with the call's receipt_error_t detail, or else the
+    thread's last error (receipt_last_error), when it is this failure's."""
     if status != _native.STATUS_OK:
-        if error is not None and error.status == status:
+        if error is None or error.status != status:
+            error = _native.ErrorStruct()
+            lib.receipt_last_error(ctypes.byref(error))
+        if error.status == status:
             offset = None if error.offset == _native.NO_OFFSET else error.offset
             raise ReceiptError(status, error.detail.decode("utf-8", "replace"), offset)
         raise ReceiptError(status)

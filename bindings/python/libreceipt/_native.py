@@ -56,6 +56,7 @@ _signatures = {
     "receipt_version_string": (ctypes.c_char_p, []),
     "receipt_status_name": (ctypes.c_char_p, [ctypes.c_int]),
     "receipt_status_string": (ctypes.c_char_p, [ctypes.c_int]),
+    "receipt_last_error": (ctypes.c_int, [ctypes.c_void_p]),
     "receipt_parse": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p),
                                      ctypes.POINTER(ErrorStruct)]),
     "receipt_free": (None, [ctypes.c_void_p]),
