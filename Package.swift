@@ -34,7 +34,9 @@ let package = Package(
         .target(name: "ReceiptHeader", path: "Include", exclude: ["receipt.map", "receipt.pc.in"],
                 publicHeadersPath: "."),
         .target(name: "CReceipt", dependencies: ["ReceiptCore", "ReceiptHeader"],
-                swiftSettings: [.enableExperimentalFeature("CImplementation")],
+                // The ABI layer implements the opt-in App Store tier of receipt.h too.
+                swiftSettings: [.enableExperimentalFeature("CImplementation"),
+                                .unsafeFlags(["-Xcc", "-DRECEIPT_APPSTORE_PROTOCOL"])],
                 linkerSettings: [.unsafeFlags(embeddableLinkerFlags)]),
         // Named apart from the `receipt` library product: SwiftPM warns every dependent
         // build when a target and a product of another kind share a name.

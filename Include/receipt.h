@@ -579,6 +579,22 @@ receipt_status_t receipt_entitlements_json(const receipt_t *receipt, const recei
                                            const char *catalog_json, unsigned flags, char **out_json,
                                            size_t *out_length);
 
+/* ================================================================ opt-in tier
+ *
+ * Everything above is the stable core, exported under the symbol version
+ * RECEIPT_1. What follows is a separate tier: the App Store's verifyReceipt
+ * protocol, which Apple has deprecated. It is declared only when
+ * RECEIPT_APPSTORE_PROTOCOL is defined before this header is included:
+ *
+ *     #define RECEIPT_APPSTORE_PROTOCOL
+ *     #include <receipt.h>
+ *
+ * and its functions are exported under their own symbol version,
+ * RECEIPT_APPSTORE_1, so that a program that uses them says so, and so that
+ * the core can evolve without carrying them.
+ */
+#ifdef RECEIPT_APPSTORE_PROTOCOL
+
 /* ---------------------------------------------------------------- App Store protocol */
 
 /*
@@ -708,6 +724,8 @@ void receipt_appstore_exchange_free(receipt_appstore_exchange_t *exchange);
 receipt_status_t receipt_appstore_local_response(const void *data, size_t length, const receipt_verifier_t *verifier,
                                                  receipt_environment_t expecting, unsigned flags, char **out_json,
                                                  size_t *out_length);
+
+#endif /* RECEIPT_APPSTORE_PROTOCOL */
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define RECEIPT_APPSTORE_PROTOCOL /* this file tests the opt-in tier too */
 #include "receipt.h"
 
 #define PARSE 1

@@ -79,12 +79,6 @@ func required<T>(_ pointer: T?) throws(ReceiptError) -> T {
     return pointer
 }
 
-/// The purchase index from C, where the app record is passed as nil by the app getters.
-func purchaseIndex(_ index: Int) throws(ReceiptError) -> Int {
-    guard index >= 0 else { throw ReceiptError(.indexOutOfRange, "purchase index \(UInt(bitPattern: index))") }
-    return index
-}
-
 func fill(_ error: UnsafeMutablePointer<receipt_error_t>?, with failure: ReceiptError?) {
     guard let error else { return }
     error.pointee.status = receipt_status_t(failure?.status ?? .ok)

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#define RECEIPT_APPSTORE_PROTOCOL /* this file tests the opt-in tier too */
 #include "receipt.h"
 
 typedef struct {

@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// X.509 path validation by OpenSSL, with only the anchors given here: no
 /// system store, no default paths. The time is the receipt's creation date.
@@ -19,18 +19,18 @@ enum ChainValidation {
     static func validate(leaf: X509Certificate, untrusted: [X509Certificate], anchors: [X509Certificate],
                          atEpochSeconds time: Int64) throws(ReceiptError) -> [X509Certificate] {
         defer { OpenSSLErrors.clear() }
-        guard let store = X509_STORE_new() else { throw ReceiptError(.cryptoFailure, "X509_STORE_new failed") }
+        guard let store = X509_STORE_new() else { throw ReceiptError(.cryptoFailure, "X509_STORE_new failed\(OpenSSLErrors.reason())") }
         defer { X509_STORE_free(store) }
         for anchor in anchors where X509_STORE_add_cert(store, anchor.pointer) != 1 {
-            throw ReceiptError(.cryptoFailure, "X509_STORE_add_cert failed for \(anchor.subject)")
+            throw ReceiptError(.cryptoFailure, "X509_STORE_add_cert failed for \(anchor.subject)\(OpenSSLErrors.reason())")
         }
-        guard let stack = shim_x509_stack_new() else { throw ReceiptError(.cryptoFailure, "sk_X509_new failed") }
+        guard let stack = shim_x509_stack_new() else { throw ReceiptError(.cryptoFailure, "sk_X509_new failed\(OpenSSLErrors.reason())") }
         defer { shim_x509_stack_free(stack) }
         for certificate in untrusted { _ = shim_x509_stack_push(stack, certificate.pointer) }
-        guard let context = X509_STORE_CTX_new() else { throw ReceiptError(.cryptoFailure, "X509_STORE_CTX_new failed") }
+        guard let context = X509_STORE_CTX_new() else { throw ReceiptError(.cryptoFailure, "X509_STORE_CTX_new failed\(OpenSSLErrors.reason())") }
         defer { X509_STORE_CTX_free(context) }
         guard X509_STORE_CTX_init(context, store, leaf.pointer, stack) == 1 else {
-            throw ReceiptError(.cryptoFailure, "X509_STORE_CTX_init failed")
+            throw ReceiptError(.cryptoFailure, "X509_STORE_CTX_init failed\(OpenSSLErrors.reason())")
         }
         let parameters = X509_STORE_CTX_get0_param(context)
         X509_VERIFY_PARAM_set_time(parameters, time_t(time))
@@ -47,13 +47,13 @@ enum ChainValidation {
         }
         let known = [leaf] + untrusted + anchors
         guard let verified = X509_STORE_CTX_get0_chain(context) else {
-            throw ReceiptError(.cryptoFailure, "no chain after a successful verification")
+            throw ReceiptError(.cryptoFailure, "no chain after a successful verification\(OpenSSLErrors.reason())")
         }
         var chain: [X509Certificate] = []
         for index in 0..<shim_x509_stack_count(verified) {
             let element = shim_x509_stack_at(verified, index)
             guard let match = known.first(where: { $0.pointer == element }) else {
-                throw ReceiptError(.cryptoFailure, "the verified chain holds a certificate nobody supplied")
+                throw ReceiptError(.cryptoFailure, "the verified chain holds a certificate nobody supplied\(OpenSSLErrors.reason())")
             }
             chain.append(match)
         }

@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 enum Digest {
     /// Fetched once: OpenSSL 3 otherwise looks the implementation up again on every use.

@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// RSA PKCS #1 v1.5 verification of the receipt signature with the signer's key.
 ///
@@ -13,7 +13,7 @@ enum SignatureCheck {
         }
         let (algorithm, nid) = digest == .sha1 ? (Digest.sha1Algorithm, NID_sha1) : (Digest.sha256Algorithm, NID_sha256)
         let hash = Digest.digest(message, algorithm)
-        guard !hash.isEmpty else { throw ReceiptError(.cryptoFailure, "the \(digest.name) digest failed") }
+        guard !hash.isEmpty else { throw ReceiptError(.cryptoFailure, "the \(digest.name) digest failed\(OpenSSLErrors.reason())") }
         let valid = shim_rsa_verify_digest(nid, hash, UInt32(hash.count), signature.baseAddress, UInt32(signature.count), key)
         guard valid == 1 else {
             throw ReceiptError(.signatureInvalid, "RSA/\(digest.name) signature by \(certificate.subject) does not match the payload")

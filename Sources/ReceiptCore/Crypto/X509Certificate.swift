@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// An OpenSSL X509 owned by Swift, with the DER it was decoded from. Immutable
 /// once made; OpenSSL allows concurrent reads of one X509.
@@ -15,8 +15,7 @@ final class X509Certificate: @unchecked Sendable {
             return cursor - start
         }
         guard let decoded else {
-            OpenSSLErrors.clear()
-            throw ReceiptError(.badCertificate, "a certificate of \(der.count) bytes cannot be decoded")
+            throw ReceiptError(.badCertificate, "a certificate of \(der.count) bytes cannot be decoded\(OpenSSLErrors.reason())")
         }
         guard consumed == der.count else {
             X509_free(decoded)
@@ -45,8 +44,7 @@ final class X509Certificate: @unchecked Sendable {
             return Array(UnsafeBufferPointer(start: output, count: Int(length)))
         }
         guard let der else {
-            OpenSSLErrors.clear()
-            throw ReceiptError(.badAnchor, "neither a DER certificate nor a PEM 'BEGIN CERTIFICATE' block")
+            throw ReceiptError(.badAnchor, "neither a DER certificate nor a PEM 'BEGIN CERTIFICATE' block\(OpenSSLErrors.reason())")
         }
         try self.init(der: der)
     }
@@ -69,4 +67,15 @@ enum OpenSSLErrors {
     /// OpenSSL queues errors per thread; drop ours so callers that also use OpenSSL
     /// do not find them later.
     static func clear() { ERR_clear_error() }
+
+    /// OpenSSL's own reason for the failure just seen ("; OpenSSL: ..."), taken off
+    /// its queue, which is then cleared; empty when it queued none.
+    static func reason() -> String {
+        let code = ERR_peek_last_error()
+        defer { ERR_clear_error() }
+        guard code != 0 else { return "" }
+        var text = [CChar](repeating: 0, count: 256)
+        ERR_error_string_n(code, &text, text.count)
+        return "; OpenSSL: " + String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 }

@@ -10,8 +10,6 @@ struct BERElement {
     let end: Int
     let isIndefinite: Bool
 
-    var isConstructed: Bool { tag & 0x20 != 0 }
-
     /// The common case, small enough to inline on hot paths: a low tag number and a
     /// definite length of up to two octets that fits before `end`. Nil for anything
     /// else; BERReader then accepts the rest of BER or says precisely what is wrong.

@@ -1,38 +1,38 @@
 /// A small streaming JSON writer: objects and arrays with correct commas, strings
 /// escaped per RFC 8259. Output is UTF-8 bytes, which is what every caller wants.
-public struct JSONWriter {
+package struct JSONWriter {
     public private(set) var bytes: [UInt8] = []
     private var needsComma: [Bool] = [false]
     private let indentStep: Int?
 
     /// `indent` nil writes compact JSON; a number pretty-prints with that many spaces.
-    public init(indent: Int? = nil) {
+    package init(indent: Int? = nil) {
         indentStep = indent
     }
 
-    public var string: String { String(decoding: bytes, as: UTF8.self) }
+    package var string: String { String(decoding: bytes, as: UTF8.self) }
 
-    public mutating func beginObject(_ key: String? = nil) { open(key, UInt8(ascii: "{")) }
-    public mutating func endObject() { close(UInt8(ascii: "}")) }
-    public mutating func beginArray(_ key: String? = nil) { open(key, UInt8(ascii: "[")) }
-    public mutating func endArray() { close(UInt8(ascii: "]")) }
+    package mutating func beginObject(_ key: String? = nil) { open(key, UInt8(ascii: "{")) }
+    package mutating func endObject() { close(UInt8(ascii: "}")) }
+    package mutating func beginArray(_ key: String? = nil) { open(key, UInt8(ascii: "[")) }
+    package mutating func endArray() { close(UInt8(ascii: "]")) }
 
-    public mutating func string(_ key: String?, _ value: String) {
+    package mutating func string(_ key: String?, _ value: String) {
         member(key)
         appendQuoted(value)
     }
 
-    public mutating func number(_ key: String?, _ value: Int64) {
+    package mutating func number(_ key: String?, _ value: Int64) {
         member(key)
         bytes.append(contentsOf: String(value).utf8)
     }
 
-    public mutating func bool(_ key: String?, _ value: Bool) {
+    package mutating func bool(_ key: String?, _ value: Bool) {
         member(key)
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
-    public mutating func null(_ key: String?) {
+    package mutating func null(_ key: String?) {
         member(key)
         bytes.append(contentsOf: "null".utf8)
     }

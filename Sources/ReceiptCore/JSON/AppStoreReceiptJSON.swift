@@ -13,7 +13,7 @@ public enum AppStoreReceiptJSON {
         return writer.string
     }
 
-    public static func write(_ receipt: Receipt, key: String?, into writer: inout JSONWriter) {
+    package static func write(_ receipt: Receipt, key: String?, into writer: inout JSONWriter) {
         writer.beginObject(key)
         ifPresent(receipt.receiptType) { writer.string(ReceiptField.receiptType.name, $0) }
         // Apple documents adam_id as the same value as app_item_id.
@@ -32,7 +32,7 @@ public enum AppStoreReceiptJSON {
     }
 
     /// One entry of `in_app` (and of `latest_receipt_info`, which has the same shape).
-    public static func write(_ purchase: InAppPurchase, key: String?, into writer: inout JSONWriter) {
+    package static func write(_ purchase: InAppPurchase, key: String?, into writer: inout JSONWriter) {
         writer.beginObject(key)
         ifPresent(purchase.quantity) { writer.string(ReceiptField.quantity.name, String($0)) }
         ifPresent(purchase.productID) { writer.string(ReceiptField.productID.name, $0) }

@@ -4,28 +4,28 @@
 ///
 /// Kinds are checked here, so that every binding reports a wrong request the same way.
 extension Receipt {
-    public enum NumberRequest: Sendable {
+    package enum NumberRequest: Sendable {
         /// Integer fields, and boolean fields as 0/1.
         case integer
         /// Date fields, as epoch milliseconds.
         case date
     }
 
-    public struct BorrowedAttribute {
-        public let type: Int64
-        public let version: Int64
-        public let value: UnsafeBufferPointer<UInt8>
+    package struct BorrowedAttribute {
+        package let type: Int64
+        package let version: Int64
+        package let value: UnsafeBufferPointer<UInt8>
     }
 
     /// The NUL-terminated text of a string field, or a date's original text.
-    public func borrowedText(_ fieldNumber: Int32, purchase: Int?) throws(ReceiptError) -> (UnsafePointer<CChar>, Int) {
+    package func borrowedText(_ fieldNumber: Int32, purchase: Int?) throws(ReceiptError) -> (UnsafePointer<CChar>, Int) {
         let (record, field) = try lookup(fieldNumber, purchase: purchase)
         guard field.kind == .string || field.kind == .date else { throw wrongKind(field, "text") }
         let value = try record.storedValue(field)
         return (storage.cString(value), Int(value.textLength))
     }
 
-    public func number(_ fieldNumber: Int32, purchase: Int?, as request: NumberRequest) throws(ReceiptError) -> Int64 {
+    package func number(_ fieldNumber: Int32, purchase: Int?, as request: NumberRequest) throws(ReceiptError) -> Int64 {
         let (record, field) = try lookup(fieldNumber, purchase: purchase)
         switch (request, field.kind) {
         case (.integer, .integer), (.integer, .boolean), (.date, .date):
@@ -36,18 +36,18 @@ extension Receipt {
     }
 
     /// The attribute's value bytes exactly as stored, for any field but in_app.
-    public func borrowedValueBytes(_ fieldNumber: Int32, purchase: Int?) throws(ReceiptError) -> UnsafeBufferPointer<UInt8> {
+    package func borrowedValueBytes(_ fieldNumber: Int32, purchase: Int?) throws(ReceiptError) -> UnsafeBufferPointer<UInt8> {
         let (record, field) = try lookup(fieldNumber, purchase: purchase)
         guard field.kind != .purchases else { throw wrongKind(field, "bytes (read purchases one by one)") }
         let value = try record.storedValue(field)
         return storage.payloadBytes(offset: value.valueOffset, length: value.valueLength)
     }
 
-    public func attributeCount(purchase: Int?) -> Int {
+    package func attributeCount(purchase: Int?) -> Int {
         (try? record(purchase))?.attributeOffsets.count ?? 0
     }
 
-    public func borrowedAttribute(at index: Int, purchase: Int?) throws(ReceiptError) -> BorrowedAttribute {
+    package func borrowedAttribute(at index: Int, purchase: Int?) throws(ReceiptError) -> BorrowedAttribute {
         let offsets = try record(purchase).attributeOffsets
         guard index >= 0 && index < offsets.count,
               let attribute = AttributeReader.reread(in: storage.payload, at: Int(offsets[offsets.startIndex + index]))
@@ -79,7 +79,7 @@ extension Receipt {
 extension ReceiptError {
     /// The detail cut to at most `maxBytes` of UTF-8 without splitting a character,
     /// for fixed-size C buffers.
-    public func detailPrefix(maxBytes: Int) -> [UInt8] {
+    package func detailPrefix(maxBytes: Int) -> [UInt8] {
         var result = [UInt8]()
         for scalar in detail.unicodeScalars {
             let encoded = Array(String(scalar).utf8)

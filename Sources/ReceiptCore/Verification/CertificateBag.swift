@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 
 /// The certificates a receipt carries, decoded once. Every App Store receipt signed
 /// in a given period carries byte-identical certificates, so a verifier keeps the
@@ -116,41 +115,5 @@ final class CertificateBag: Sendable {
                              _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {
         range.count == wanted.count && (wanted.isEmpty || memcmp(encoded.baseAddress! + range.lowerBound,
                                                                   wanted.baseAddress!, wanted.count) == 0)
-    }
-}
-
-/// What a chain validation established, and the window of creation dates over
-/// which it holds: path validation depends on time only through the validity of
-/// the certificates on the path, so inside the intersection of their windows the
-/// answer cannot change. The window excludes its end points, leaving the boundary
-/// seconds to a full validation.
-struct ValidatedChain: Sendable {
-    let certificates: [X509Certificate]
-    let pin: PinnedAnchor?
-    let anchorName: String
-    let notBefore: Int64
-    let notAfter: Int64
-    let intermediateMarker: StepOutcome
-    let leafMarker: StepOutcome
-
-    func holds(atEpochSeconds seconds: Int64) -> Bool { notBefore < seconds && seconds < notAfter }
-}
-
-/// The pinned anchors' certificates, decoded once per process. A pin fixes their
-/// bytes exactly (its SHA-256), so every receipt carrying one carries the same
-/// certificate, and decoding it again, which OpenSSL 3.0 makes the dearest step of
-/// a first verification, would give the same X509. Whether to trust it is still
-/// each verifier's decision.
-enum DecodedPins {
-    private static let decoded = Mutex<[PinnedAnchor: X509Certificate]>([:])
-
-    static func certificate(_ pin: PinnedAnchor, der: [UInt8]) throws(ReceiptError) -> X509Certificate {
-        if let known = decoded.withLock({ $0[pin] }) { return known }
-        let certificate = try X509Certificate(der: der)
-        return decoded.withLock { decoded in
-            if let raced = decoded[pin] { return raced }  // another thread decoded it meanwhile: keep one
-            decoded[pin] = certificate
-            return certificate
-        }
     }
 }

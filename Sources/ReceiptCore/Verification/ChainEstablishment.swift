@@ -44,7 +44,7 @@ extension ReceiptVerifier {
         let pin = pinnedInBag.first { $0.0 === root }?.1
         let window = ChainValidation.validityWindow(chain)
         let (intermediate, leaf) = markerOutcomes(chain, pin: pin)
-        return ValidatedChain(certificates: chain, pin: pin, anchorName: pin?.name ?? "added anchor \(root.subject)",
+        return ValidatedChain(anchorName: pin?.name ?? "added anchor \(root.subject)",
                               notBefore: window.notBefore, notAfter: window.notAfter,
                               intermediateMarker: intermediate, leafMarker: leaf)
     }
