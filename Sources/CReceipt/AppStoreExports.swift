@@ -17,8 +17,8 @@ func environment(_ value: receipt_environment_t) throws(ReceiptError) -> AppStor
 @c @implementation
 public func receipt_appstore_endpoint(_ value: receipt_environment_t) -> UnsafePointer<CChar>? {
     switch value {
-    case RECEIPT_ENVIRONMENT_PRODUCTION: cString("https://buy.itunes.apple.com/verifyReceipt")
-    case RECEIPT_ENVIRONMENT_SANDBOX: cString("https://sandbox.itunes.apple.com/verifyReceipt")
+    case RECEIPT_ENVIRONMENT_PRODUCTION: cString(AppStoreEnvironment.production.staticEndpoint)
+    case RECEIPT_ENVIRONMENT_SANDBOX: cString(AppStoreEnvironment.sandbox.staticEndpoint)
     default: nil
     }
 }

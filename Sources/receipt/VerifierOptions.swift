@@ -30,7 +30,7 @@ struct VerifierOptions: ParsableArguments {
     func makeVerifier() throws(ReceiptError) -> ReceiptVerifier {
         var policy = VerificationPolicy(bundleID: bundleId, applicationVersion: appVersion)
         if let deviceId {
-            guard let bytes = CommandLineValues.hexBytes(deviceId) else {
+            guard let bytes = hexBytes(deviceId) else {
                 throw ReceiptError(.invalidArgument, "--device-id is not hex: \(deviceId)")
             }
             policy.deviceIdentifier = bytes
@@ -47,17 +47,6 @@ struct VerifierOptions: ParsableArguments {
 extension ReceiptEnvironment: ExpressibleByArgument {}
 
 enum CommandLineValues {
-    static func hexBytes(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8).filter { $0 != UInt8(ascii: ":") }
-        guard digits.count % 2 == 0, !digits.isEmpty else { return nil }
-        var bytes: [UInt8] = []
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else { return nil }
-            bytes.append(byte)
-        }
-        return bytes
-    }
-
     static func instant(_ text: String, option: String) throws(ReceiptError) -> Int64 {
         guard let milliseconds = ReceiptDateText.epochMilliseconds(text) else {
             throw ReceiptError(.invalidArgument, "\(option) is not an RFC 3339 instant like 2024-01-01T00:00:00Z or 2024-01-01T01:00:00+01:00: \(text)")

@@ -19,3 +19,11 @@ struct FieldTableTests {
         #expect(MemoryLayout<PurchaseRecord>.stride == 12)
     }
 }
+
+struct HexTests {
+    @Test func hexIsReadStrictly() {
+        #expect(hexBytes("6c4008B5945e") == [0x6C, 0x40, 0x08, 0xB5, 0x94, 0x5E])
+        #expect(hexBytes("6c:40:08") == [0x6C, 0x40, 0x08])
+        for bad in ["", "6", "6g", "6c4", " 6c"] { #expect(hexBytes(bad) == nil, "\(bad)") }
+    }
+}

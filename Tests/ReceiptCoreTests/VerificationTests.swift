@@ -43,7 +43,7 @@ struct RealReceiptVerificationTests {
                       ("arv__mindnode_mac_sha256_receipt.der", "f8ffc21e9182")])
     func knownDevicesMatchAndOthersDoNot(file: String, device: String) throws {
         let receipt = try Receipt.parse(try Fixtures.bytes("receipts/" + file))
-        var identifier = hexToBytes(device)
+        var identifier = try #require(hexBytes(device))
         #expect(ReceiptVerifier(policy: VerificationPolicy(deviceIdentifier: identifier)).verify(receipt).isValid)
         identifier[0] ^= 0x80
         let wrong = ReceiptVerifier(policy: VerificationPolicy(deviceIdentifier: identifier)).verify(receipt)
@@ -102,12 +102,5 @@ struct VerifierArgumentTests {
         #expect(result.status == .signerNotFound)
         #expect(result.outcome(of: .chain)?.status == .signerNotFound)
         #expect(result.outcome(of: .leafMarker)?.name == "skipped")
-    }
-}
-
-func hexToBytes(_ hex: String) -> [UInt8] {
-    stride(from: 0, to: hex.count, by: 2).map {
-        let start = hex.index(hex.startIndex, offsetBy: $0)
-        return UInt8(hex[start...hex.index(after: start)], radix: 16)!
     }
 }

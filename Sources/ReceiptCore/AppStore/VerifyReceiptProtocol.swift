@@ -5,7 +5,10 @@ public enum AppStoreEnvironment: String, Sendable, CaseIterable {
     case production = "Production"
     case sandbox = "Sandbox"
 
-    public var endpoint: String {
+    public var endpoint: String { staticEndpoint.description }
+
+    /// The same, in static storage that C callers may keep forever.
+    public var staticEndpoint: StaticString {
         switch self {
         case .production: "https://buy.itunes.apple.com/verifyReceipt"
         case .sandbox: "https://sandbox.itunes.apple.com/verifyReceipt"

@@ -4,20 +4,25 @@ func hexByte(_ byte: UInt8) -> String {
     return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
 }
 
-func hexBytes(_ hex: String) -> [UInt8] {
+/// The bytes of hex text (either case; `:` separators allowed, as in `6c:40:08`), or
+/// nil for anything else: an odd count, another character, nothing at all.
+package func hexBytes(_ hex: String) -> [UInt8]? {
+    let digits = hex.utf8.filter { $0 != UInt8(ascii: ":") }
+    guard !digits.isEmpty, digits.count % 2 == 0 else { return nil }
     var bytes: [UInt8] = []
-    var iterator = hex.utf8.makeIterator()
-    while let high = iterator.next(), let low = iterator.next() {
-        bytes.append(UInt8(hexValue(high) << 4 | hexValue(low)))
+    bytes.reserveCapacity(digits.count / 2)
+    for index in stride(from: 0, to: digits.count, by: 2) {
+        guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
+        bytes.append(high << 4 | low)
     }
     return bytes
 }
 
-private func hexValue(_ char: UInt8) -> Int {
+private func hexValue(_ char: UInt8) -> UInt8? {
     switch char {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(char - UInt8(ascii: "0"))
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(char - UInt8(ascii: "a") + 10)
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): Int(char - UInt8(ascii: "A") + 10)
-    default: 0
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): char - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): char - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): char - UInt8(ascii: "A") + 10
+    default: nil
     }
 }

@@ -46,8 +46,8 @@ enum PinnedAnchor: CaseIterable {
 
     var sha256: [UInt8] { self == .appleRoot ? PinnedAnchor.appleRootSHA256 : PinnedAnchor.xcodeStoreKitSHA256 }
 
-    private static let appleRootSHA256 = hexBytes("B0B1730ECBC7FF4505142C49F1295E6EDA6BCAED7E2C68C5BE91B5A11001F024")
-    private static let xcodeStoreKitSHA256 = hexBytes("FF0BA36E721D2DB741D2AA11E6112EF78BF7131B46C7F035B00891D045C864FE")
+    private static let appleRootSHA256 = hexBytes("B0B1730ECBC7FF4505142C49F1295E6EDA6BCAED7E2C68C5BE91B5A11001F024")!
+    private static let xcodeStoreKitSHA256 = hexBytes("FF0BA36E721D2DB741D2AA11E6112EF78BF7131B46C7F035B00891D045C864FE")!
 
     /// Whether Apple's marker OIDs are required under this anchor. The StoreKit
     /// certificate signs receipts itself: no intermediate, no markers.
