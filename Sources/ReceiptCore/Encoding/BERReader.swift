@@ -13,12 +13,13 @@ struct BERReader {
     /// Shared by a reader and its children over BER input, where it saves walking
     /// the same indefinite-length element again at every level that reads it.
     let indefiniteEnds: IndefiniteEndMemo?
-    /// Set when `bytes` is the whole input, up to `maxLength` bytes: an element that
-    /// runs past its end, with a length such an input could have, is then an input
-    /// cut short (TRUNCATED). Anywhere else (inside a payload or certificate, past an
-    /// enclosing element, or longer than any accepted input) a length that does not
-    /// fit is LENGTH_OVERFLOW.
-    let wholeInput: (maxLength: Int, isWhole: Bool)
+    /// The largest accepted input when `bytes` is the whole input, -1 otherwise (one
+    /// word: readers are made per attribute, on the parse's hot path). In the whole
+    /// input, an element that runs past its end with a length such an input could
+    /// have is an input cut short (TRUNCATED). Anywhere else (inside a payload or
+    /// certificate, past an enclosing element, or longer than any accepted input) a
+    /// length that does not fit is LENGTH_OVERFLOW.
+    let wholeInputMaxLength: Int
 
     init(bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>, depth: Int = 0, maxDepth: Int,
          indefiniteEnds: IndefiniteEndMemo? = nil, wholeInputUpTo maxLength: Int? = nil) {
@@ -28,7 +29,7 @@ struct BERReader {
         self.depth = depth
         self.maxDepth = maxDepth
         self.indefiniteEnds = indefiniteEnds
-        self.wholeInput = (maxLength ?? 0, maxLength != nil)
+        self.wholeInputMaxLength = maxLength ?? -1
     }
 
     var isAtEnd: Bool { position >= end }
@@ -36,7 +37,7 @@ struct BERReader {
     /// A reader over the content of `element`, one level deeper.
     func children(of element: BERElement) -> BERReader {
         BERReader(bytes: bytes, range: element.contentRange, depth: depth + 1, maxDepth: maxDepth,
-                  indefiniteEnds: indefiniteEnds, wholeInputUpTo: wholeInput.isWhole ? wholeInput.maxLength : nil)
+                  indefiniteEnds: indefiniteEnds, wholeInputUpTo: wholeInputMaxLength >= 0 ? wholeInputMaxLength : nil)
     }
 
     /// Reads the next element, or returns nil at the end of this reader's range.
@@ -115,7 +116,7 @@ struct BERReader {
             }
         }
         guard length <= limit - cursor else {
-            let cutShort = wholeInput.isWhole && limit == bytes.count && length <= wholeInput.maxLength
+            let cutShort = wholeInputMaxLength >= 0 && limit == bytes.count && length <= wholeInputMaxLength
             throw ReceiptError(cutShort ? .truncated : .lengthOverflow, at: start, cutShort
                                ? "the input ends inside an element of \(length) bytes (\(limit - cursor) bytes remain)"
                                : "an element of \(length) bytes does not fit in what encloses it (\(limit - cursor) bytes)")
