@@ -2,10 +2,15 @@
 failing with its own status, and the real receipts when ../shared is present."""
 import datetime
 import json
+import sys
 
 import pytest
 
+from conftest import ROOT
 from libreceipt import Receipt, ReceiptError, Verifier
+
+sys.path.insert(0, str(ROOT / "tools"))
+import der_tree  # noqa: E402  (tools/der_tree.py)
 
 DEVICE = bytes.fromhex("a0b1c2d3e4f5")  # the example spec's device identifier
 
@@ -218,3 +223,44 @@ def test_shared_verifier_from_python_threads(mint, test_ca):
     for thread in threads:
         thread.join()
     assert differences == []
+
+
+def _minted_variants():
+    """(name, change) pairs over a minted receipt's DER tree (tools/der_tree.py), each
+    leaving the payload and its signature intact: only the unsigned envelope differs."""
+    null = (0x05, b"")
+    return [
+        ("version 99", lambda fields: fields.__setitem__(0, (0x02, b"\x63"))),
+        ("no digest algorithms", lambda fields: fields.__setitem__(1, (0x31, []))),
+        ("two digest algorithms", lambda fields: fields.__setitem__(1, (0x31, fields[1][1] * 2))),
+        ("crls", lambda fields: fields.insert(4, (0xA1, [null]))),
+        ("junk after the signature", lambda fields: fields[-1][1][0][1].append(null)),
+        ("unsigned attributes", lambda fields: fields[-1][1][0][1].append((0xA1, []))),
+    ]
+
+
+@pytest.mark.parametrize("name, change", _minted_variants(), ids=[name for name, _ in _minted_variants()])
+def test_only_the_canonical_envelope_verifies(mint, test_ca, name, change):
+    """The same attacks as the Swift suite's on a real receipt, here on a minted one, so that
+    they run in a clone without ../shared too."""
+    genuine = mint().read_bytes()
+    tag, (oid, (explicit, (signed_data,))), _ = der_tree.parse(genuine)
+    assert der_tree.encode((tag, [oid, (explicit, [signed_data])])) == genuine
+    change(signed_data[1])
+    changed = der_tree.encode((tag, [oid, (explicit, [signed_data])]))
+    verifier = Verifier(apple_root=False, anchors=[anchor(test_ca)])
+    assert verifier.verify_bytes(genuine).valid
+    result = verifier.verify_bytes(changed)
+    assert result.status_name == "RECEIPT_E_NOT_CANONICAL", (name, result.to_json())
+    assert Receipt(changed).bundle_id == "com.example.minted"  # parsing stays lenient
+
+
+def test_certificate_bags_are_refused_before_decoding(mint, test_ca):
+    genuine = mint().read_bytes()
+    verifier = Verifier(apple_root=False, anchors=[anchor(test_ca)])
+    duplicated = der_tree.with_certificates(genuine, lambda certificates: certificates + [certificates[0]])
+    assert verifier.verify_bytes(duplicated).status_name == "RECEIPT_E_DUPLICATE_CERTIFICATE"
+    junk = [(0x30, [(0x02, bytes([n]))]) for n in range(9)]  # not even certificates: only counted
+    padded = der_tree.with_certificates(genuine, lambda certificates: certificates + junk)
+    assert verifier.verify_bytes(padded).status_name == "RECEIPT_E_TOO_MANY_CERTIFICATES"
+    assert verifier.verify_bytes(genuine).valid
