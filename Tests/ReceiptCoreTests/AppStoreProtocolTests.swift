@@ -53,6 +53,19 @@ struct AppStoreProtocolTests {
         #expect(throws: ReceiptError.self) { try JSONValue.parse(String(repeating: "[", count: 100)) }
     }
 
+    /// Parsers differ on a repeated name (first wins, last wins): refusing it leaves
+    /// nothing for two readers of one document to disagree on.
+    @Test func aRepeatedMemberNameIsRefused() {
+        do {
+            _ = try JSONValue.parse(#"{"status": 0, "status": 21003}"#)
+            Issue.record("a repeated name was accepted")
+        } catch {
+            #expect(error.status == .badJSON)
+            #expect(error.detail.contains("twice"))
+        }
+        #expect((try? JSONValue.parse(#"{"a": {"status": 0}, "status": 0}"#)) != nil)
+    }
+
     @Test func requestBodyCarriesBase64AndOptions() throws {
         let receipt = DER.receipt(attributes: DER.validAppAttributes)
         let request = try VerifyReceiptRequest(receipt: receipt, password: "s3cr3t", excludeOldTransactions: true)

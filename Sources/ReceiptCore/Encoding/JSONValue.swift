@@ -77,6 +77,9 @@ private struct JSONParser {
             let key = try string()
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
+            // Two readers of one document must not disagree on what it says: a repeated
+            // name (which other parsers resolve first-wins or last-wins) is refused.
+            guard members[key] == nil else { throw error("the member name \"\(key)\" appears twice") }
             index += 1
             members[key] = try value(depth: depth + 1)
             skipWhitespace()
