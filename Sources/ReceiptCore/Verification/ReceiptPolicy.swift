@@ -12,11 +12,30 @@ protocol ReceiptPolicy: Sendable {
     func outcome(in context: VerificationContext) -> StepOutcome
 }
 
-/// What the policies of one verification read: the receipt, what its signature
-/// and chain established (worked out once, before the policies run, since several
-/// read them), the caller's settings and the instant to judge at.
+/// What the format-independent policies (bundle id, version, expiry, environment)
+/// read of a signed document: a receipt today; a StoreKit 2 payload can provide
+/// the same claims and reuse those policies as they are.
+protocol SignedClaims {
+    var bundleID: String? { get }
+    var applicationVersion: String? { get }
+    /// The instant after which the document no longer holds (a VPP receipt's
+    /// expiration_date); nil when it does not expire.
+    var expirationDate: ReceiptDate? { get }
+    /// The environment the document comes from, nil when it names none of them,
+    /// and the document's own words for it, for details.
+    var environment: (ReceiptEnvironment?, text: String?) { get }
+}
+
+extension Receipt: SignedClaims {
+    var environment: (ReceiptEnvironment?, text: String?) { (ReceiptEnvironment(receiptType: receiptType), receiptType) }
+}
+
+/// What the policies of one verification read: the receipt and its claims, what
+/// its signature and chain established (worked out once, before the policies run,
+/// since several read them), the caller's settings and the instant to judge at.
 struct VerificationContext {
     let receipt: Receipt
+    var claims: any SignedClaims { receipt }
     let settings: VerificationPolicy
     let signed: SignedReceipt
     let chain: Result<ValidatedChain, ReceiptError>

@@ -9,7 +9,7 @@ struct BundleIDPolicy: ReceiptPolicy {
     var step: VerificationStep { .bundleID }
 
     func outcome(in context: VerificationContext) -> StepOutcome {
-        sameText(context.receipt.bundleID, context.settings.bundleID, "bundle_id", .bundleMismatch,
+        sameText(context.claims.bundleID, context.settings.bundleID, "bundle_id", .bundleMismatch,
                  unset: "no expected bundle id was given")
     }
 }
@@ -19,7 +19,7 @@ struct ApplicationVersionPolicy: ReceiptPolicy {
     var step: VerificationStep { .applicationVersion }
 
     func outcome(in context: VerificationContext) -> StepOutcome {
-        sameText(context.receipt.applicationVersion, context.settings.applicationVersion, "application_version",
+        sameText(context.claims.applicationVersion, context.settings.applicationVersion, "application_version",
                  .versionMismatch, unset: "no expected application version was given")
     }
 }

@@ -10,13 +10,13 @@ struct EnvironmentPolicy: ReceiptPolicy {
 
     func outcome(in context: VerificationContext) -> StepOutcome {
         guard let required = context.settings.environment else { return .skipped("no environment was required") }
-        let receiptType = context.receipt.receiptType
+        let (environment, text) = context.claims.environment
         return checked { () throws(ReceiptError) in
-            guard ReceiptEnvironment(receiptType: receiptType) == required else {
-                throw ReceiptError(.environmentMismatch, "receipt_type is \(quoted(receiptType)); "
+            guard environment == required else {
+                throw ReceiptError(.environmentMismatch, "receipt_type is \(quoted(text)); "
                                    + "\(required.rawValue) requires \(required.receiptTypes.joined(separator: " or "))")
             }
-            return quoted(receiptType)
+            return quoted(text)
         }
     }
 }

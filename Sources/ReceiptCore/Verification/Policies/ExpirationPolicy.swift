@@ -8,7 +8,7 @@ struct ExpirationPolicy: ReceiptPolicy {
     var step: VerificationStep { .expiration }
 
     func outcome(in context: VerificationContext) -> StepOutcome {
-        guard let expires = context.receipt.expirationDate else { return .skipped("no expiration_date (21): not a VPP receipt") }
+        guard let expires = context.claims.expirationDate else { return .skipped("no expiration_date (21): not a VPP receipt") }
         return checked { () throws(ReceiptError) in
             guard context.nowMilliseconds < expires.millisecondsSince1970 else {
                 throw ReceiptError(.receiptExpired, "expiration_date \(expires.text) is past")
