@@ -31,7 +31,7 @@ struct Bench: ParsableCommand {
         do throws(ReceiptError) {
             anchors = try anchor.map { (path) throws(ReceiptError) in try optionFile("--anchor", path, TrustAnchor.init) }
         } catch {
-            throw fail(error, file: anchor.joined(separator: ", "))
+            throw failOption(error)
         }
         let trust: TrustOptions = [.appleRoot, .xcodeStoreKit]
         for file in files {

@@ -22,11 +22,9 @@ struct EntitlementsCommand: ParsableCommand {
     @OptionGroup var options: VerifierOptions
 
     func run() throws {
-        let receipt: Receipt
         let instant: Int64
         var products = ProductCatalog()
         do throws(ReceiptError) {
-            receipt = try Receipt.parse(try InputFile.read(file))
             instant = try CommandLineValues.instant(at, option: "--at")
             if let catalog {
                 products = try optionFile("--catalog", catalog) { (bytes) throws(ReceiptError) in
@@ -34,19 +32,26 @@ struct EntitlementsCommand: ParsableCommand {
                 }
             }
         } catch {
+            throw failOption(error)
+        }
+        let verifier = unverified ? nil : try options.verifier()
+        let receipt: Receipt
+        do throws(ReceiptError) {
+            receipt = try Receipt.parse(try InputFile.read(file))
+        } catch {
             throw fail(error, file: file)
         }
         let entitlements: Entitlements
-        if unverified {
-            entitlements = Entitlements.ofUnverified(receipt, at: instant, catalog: products)
-        } else {
+        if let verifier {
             do throws(ReceiptError) {
-                let verdict = try options.makeVerifier().verify(receipt)
+                let verdict = verifier.verify(receipt)
                 entitlements = try Entitlements.of(receipt, verified: verdict, at: instant, catalog: products)
             } catch {
-                report(error, file: file)
+                printToStandardError("receipt: \(file): \(error)")
                 throw ExitCode(error.status.rawValue >= 200 ? 1 : unusableInputExitCode)
             }
+        } else {
+            entitlements = Entitlements.ofUnverified(receipt, at: instant, catalog: products)
         }
         print(EntitlementsJSON.render(entitlements, indent: 2))
     }

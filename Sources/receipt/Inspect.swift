@@ -40,19 +40,18 @@ struct Inspect: ParsableCommand {
         let bytes: [UInt8]
         let verifier: ReceiptVerifier
         guard let environment = AppStoreEnvironment(rawValue: expect.prefix(1).uppercased() + expect.dropFirst()) else {
-            throw fail(ReceiptError(.invalidArgument, "--expect must be production or sandbox"), file: file)
+            throw failOption(ReceiptError(.invalidArgument, "--expect must be production or sandbox"))
         }
+        verifier = try options.verifier()
         do throws(ReceiptError) {
             bytes = try InputFile.read(file)
-            verifier = try options.makeVerifier()
         } catch {
             throw fail(error, file: file)
         }
-        print(LocalVerifyReceipt.response(for: bytes, verifier: verifier, expecting: environment, indent: compact ? nil : 2))
-        do throws(ReceiptError) {
-            _ = try Receipt.parse(bytes)  // 21002 is still an unusable input: say why, and exit 2
-        } catch {
-            throw fail(error, file: file)
-        }
+        let answer = LocalVerifyReceipt.answer(for: bytes, verifier: verifier, expecting: environment,
+                                               indent: compact ? nil : 2)
+        print(answer.json)
+        // 21002 is still an unusable input: say why, and exit 2.
+        if let unreadable = answer.unreadable { throw fail(unreadable, file: file) }
     }
 }

@@ -34,16 +34,17 @@ struct ReceiptCommand: ParsableCommand {
 /// Exit code 2: the input or the arguments could not be used.
 let unusableInputExitCode: Int32 = 2
 
-/// Prints a failure the way every subcommand does and exits 2. The file named is
-/// the one at fault: the receipt, unless the detail names a file an option gave
-/// (`optionFile`).
+/// Prints a failure of the receipt `file` the way every subcommand does and exits 2.
 func fail(_ error: ReceiptError, file: String) -> ExitCode {
-    report(error, file: file)
+    printToStandardError("receipt: \(file): \(error)")
     return ExitCode(unusableInputExitCode)
 }
 
-func report(_ error: ReceiptError, file: String) {
-    printToStandardError(error.detail.hasPrefix("--") ? "receipt: \(error)" : "receipt: \(file): \(error)")
+/// Prints a failure of an option (its value, or a file it names, which the detail
+/// gives) and exits 2: the receipt is not at fault, so it is not named.
+func failOption(_ error: ReceiptError) -> ExitCode {
+    printToStandardError("receipt: \(error)")
+    return ExitCode(unusableInputExitCode)
 }
 
 /// Reads a file an option names (--anchor, --catalog), naming it in any error.

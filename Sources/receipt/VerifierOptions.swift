@@ -27,7 +27,16 @@ struct VerifierOptions: ParsableArguments {
     @Option(help: "Require the receipt's environment: production (Production, ProductionVPP) or sandbox (ProductionSandbox, ProductionVPPSandbox). Any when omitted.")
     var environment: ReceiptEnvironment?
 
-    func makeVerifier() throws(ReceiptError) -> ReceiptVerifier {
+    /// The verifier these options describe; a bad option exits 2, naming the option.
+    func verifier() throws -> ReceiptVerifier {
+        do throws(ReceiptError) {
+            return try makeVerifier()
+        } catch {
+            throw failOption(error)
+        }
+    }
+
+    private func makeVerifier() throws(ReceiptError) -> ReceiptVerifier {
         var policy = VerificationPolicy(bundleID: bundleId, applicationVersion: appVersion)
         if let deviceId {
             guard let bytes = hexBytes(deviceId) else {

@@ -15,11 +15,10 @@ struct Verify: ParsableCommand {
     var json = false
 
     func run() throws {
+        let verifier = try options.verifier()
         let receipt: Receipt
-        let verifier: ReceiptVerifier
         do throws(ReceiptError) {
             receipt = try Receipt.parse(try InputFile.read(file))
-            verifier = try options.makeVerifier()
         } catch {
             throw fail(error, file: file)
         }

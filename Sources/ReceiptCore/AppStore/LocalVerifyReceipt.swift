@@ -17,27 +17,41 @@ public enum LocalVerifyReceipt {
     /// for a sandbox receipt, as Apple's production endpoint does, and the reverse.
     public static func response(for input: [UInt8], verifier: ReceiptVerifier, expecting environment: AppStoreEnvironment,
                                 indent: Int? = nil) -> String {
+        answer(for: input, verifier: verifier, expecting: environment, indent: indent).json
+    }
+
+    /// The same response, and why the input could not be read when it is 21002
+    /// (the App Store says no more; a local caller can say what is wrong).
+    public static func answer(for input: [UInt8], verifier: ReceiptVerifier, expecting environment: AppStoreEnvironment,
+                              indent: Int? = nil) -> (json: String, unreadable: ReceiptError?) {
         var writer = JSONWriter(indent: indent)
         writer.beginObject()
-        writeMembers(for: input, verifier: verifier, expecting: environment, into: &writer)
+        let unreadable = writeMembers(for: input, verifier: verifier, expecting: environment, into: &writer)
         writer.endObject()
-        return writer.string
+        return (writer.string, unreadable)
     }
 
     private static func writeMembers(for input: [UInt8], verifier: ReceiptVerifier, expecting environment: AppStoreEnvironment,
-                                     into writer: inout JSONWriter) {
-        guard let receipt = try? Receipt.parse(input) else {
-            return writer.number("status", malformed)
+                                     into writer: inout JSONWriter) -> ReceiptError? {
+        let receipt: Receipt
+        do throws(ReceiptError) {
+            receipt = try Receipt.parse(input)
+        } catch {
+            writer.number("status", malformed)
+            return error
         }
         let receiptEnvironment = AppStoreEnvironment(receiptType: receipt.receiptType)
         if environment == .production && receiptEnvironment == .sandbox {
-            return writer.number("status", sandboxReceiptSentToProduction)
+            writer.number("status", sandboxReceiptSentToProduction)
+            return nil
         }
         if environment == .sandbox && receiptEnvironment == .production {
-            return writer.number("status", productionReceiptSentToSandbox)
+            writer.number("status", productionReceiptSentToSandbox)
+            return nil
         }
         guard verifier.verify(receipt).isValid else {
-            return writer.number("status", notAuthenticated)
+            writer.number("status", notAuthenticated)
+            return nil
         }
         writer.number("status", 0)
         writer.string("environment", environment.rawValue)
@@ -46,6 +60,7 @@ public enum LocalVerifyReceipt {
         for purchase in latestReceiptInfoOrder(receipt) { AppStoreReceiptJSON.write(purchase, key: nil, into: &writer) }
         writer.endArray()
         writer.string("latest_receipt", Base64.encode(receipt.storage.encoded))
+        return nil
     }
 
     /// The App Store lists latest_receipt_info oldest purchase first.
