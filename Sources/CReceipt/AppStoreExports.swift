@@ -1,11 +1,6 @@
 import ReceiptCore
 import ReceiptHeader
 
-extension AppStoreEnvironment {
-    /// The same environment, as a verification policy names it.
-    var receiptEnvironment: ReceiptEnvironment { self == .production ? .production : .sandbox }
-}
-
 func environment(_ value: receipt_environment_t) throws(ReceiptError) -> AppStoreEnvironment {
     switch value {
     case RECEIPT_ENVIRONMENT_PRODUCTION: return .production

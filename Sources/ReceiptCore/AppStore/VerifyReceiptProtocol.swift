@@ -15,6 +15,10 @@ public enum AppStoreEnvironment: String, Sendable, CaseIterable {
         }
     }
 
+    /// The same environment, as a verification policy names it (the C ABI has one
+    /// receipt_environment_t for both).
+    package var receiptEnvironment: ReceiptEnvironment { self == .production ? .production : .sandbox }
+
     /// The endpoint a receipt belongs to, from its receipt_type; Xcode's
     /// receipts count as sandbox ones, as the App Store answers them with 21007.
     public init?(receiptType: String?) {

@@ -41,7 +41,7 @@ final class ChainCache: Sendable {
     /// that anyone can make up (refused, or chained to no anchor) never evicts one.
     func remember(_ chain: ValidatedChain, _ bag: CertificateBag, signer: Int) {
         state.withLock { state in
-            if let index = state.entries.firstIndex(where: { $0.bag === bag || $0.bag.bytes == bag.bytes }) {
+            if let index = state.entries.firstIndex(where: { $0.bag.bytes == bag.bytes }) {
                 state.entries[index].chains[signer] = chain
                 return
             }
