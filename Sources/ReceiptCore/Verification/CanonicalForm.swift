@@ -40,7 +40,7 @@ enum CanonicalForm {
                                    + "not signed by the StoreKit Testing certificate must be DER")
             }
         } else {
-            try requireDER(BERReader(bytes: encoded, range: 0..<encoded.count, maxDepth: container.maxDepth),
+            try requireDER(encoded, 0..<encoded.count, depth: 0, maxDepth: container.maxDepth,
                            skipping: container.certificateSet)
         }
         guard same(encoded, container.version, [BERTag.integer, 1, 1]) else {
@@ -73,27 +73,42 @@ enum CanonicalForm {
     /// A certificate must be DER, as X.509 requires; checked once per new bag.
     static func checkDER(certificate: UnsafeBufferPointer<UInt8>, maxDepth: Int) throws(ReceiptError) {
         do throws(ReceiptError) {
-            try requireDER(BERReader(bytes: certificate, range: 0..<certificate.count, maxDepth: maxDepth), skipping: nil)
+            try requireDER(certificate, 0..<certificate.count, depth: 0, maxDepth: maxDepth, skipping: nil)
         } catch {
             throw error.asVerdict(.notCanonical, "a certificate")
         }
     }
 
-    /// Every element `reader` reaches, and those inside constructed ones (but for the
+    /// Every element in `range`, and those inside constructed ones (but for the
     /// content range `skipping`), is DER: a definite length in its shortest form, and
     /// no constructed OCTET STRING (X.690 §10). Primitive contents are not entered:
-    /// the payload's is signed, and that is the signature's business.
-    private static func requireDER(_ reader: BERReader, skipping: Range<Int>?) throws(ReceiptError) {
-        var reader = reader
-        while let element = try reader.next() {
+    /// the payload's is signed, and that is the signature's business. Headers are
+    /// read as everywhere else: BERElement's fast path, and BERReader for the rest,
+    /// which also names what is malformed.
+    private static func requireDER(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, depth: Int, maxDepth: Int,
+                                   skipping: Range<Int>?) throws(ReceiptError) {
+        guard depth <= maxDepth else {
+            throw ReceiptError(.nestingTooDeep, at: range.lowerBound, "elements nest deeper than \(maxDepth) levels")
+        }
+        var position = range.lowerBound
+        while position < range.upperBound {
+            let element: BERElement
+            if let definite = BERElement.definite(in: bytes, at: position, end: range.upperBound) {
+                element = definite
+            } else {
+                var reader = BERReader(bytes: bytes, range: position..<range.upperBound, depth: depth, maxDepth: maxDepth)
+                guard let read = try reader.next() else { break }
+                element = read
+            }
             guard !element.isIndefinite else { throw notDER(element, "an indefinite length") }
             guard element.contentStart - element.start == shortestHeader(element.contentLength) else {
                 throw notDER(element, "a length not in its shortest form")
             }
             guard element.tag != BERTag.constructedOctetString else { throw notDER(element, "a constructed OCTET STRING") }
             if element.tag & 0x20 != 0 && element.contentRange != skipping {
-                try requireDER(reader.children(of: element), skipping: skipping)
+                try requireDER(bytes, element.contentRange, depth: depth + 1, maxDepth: maxDepth, skipping: skipping)
             }
+            position = element.end
         }
     }
 
