@@ -3,8 +3,11 @@ import ReceiptCore
 
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print a receipt as the App Store's verifyReceipt `receipt` JSON object.",
+        abstract: "Print a receipt as the App Store's verifyReceipt `receipt` JSON object, or a JWS decoded.",
         discussion: """
+            A StoreKit 2 JWS prints as {"format": "jws", "type", "header", "payload", \
+            "signed_date_ms", "certificates"}, its header and payload exactly as signed; \
+            nothing is verified (use verify). \
             With --appstore-json, print instead the whole response verifyReceipt would have given, \
             produced locally (status 21002, 21003, 21007, 21008 or 0); it is verified with the \
             verify options. Unreadable input still prints the 21002 response, and exits 2 with \
@@ -27,13 +30,16 @@ struct Inspect: ParsableCommand {
 
     func run() throws {
         if appstoreJson { return try runAppStoreJSON() }
-        let receipt: Receipt
         do throws(ReceiptError) {
-            receipt = try Receipt.parse(try InputFile.read(file))
+            let bytes = try InputFile.read(file)
+            if SignedFormat(of: bytes) == .jws {
+                print(SignedPayloadJSON.render(try SignedPayload.decode(bytes), indent: compact ? nil : 2))
+            } else {
+                print(AppStoreReceiptJSON.render(try Receipt.parse(bytes), indent: compact ? nil : 2))
+            }
         } catch {
             throw fail(error, file: file)
         }
-        print(AppStoreReceiptJSON.render(receipt, indent: compact ? nil : 2))
     }
 
     private func runAppStoreJSON() throws {

@@ -15,17 +15,20 @@ struct VerifierOptions: ParsableArguments {
     @Flag(help: "Also trust Xcode's StoreKit Testing certificate.")
     var allowXcode = false
 
-    @Flag(help: "Do not trust the Apple Inc. Root CA (use with --allow-xcode or --anchor).")
+    @Flag(help: "Do not trust Apple's roots (the Apple Inc. Root CA for receipts, Apple Root CA - G3 for JWS); use with --allow-xcode or --anchor.")
     var noAppleRoot = false
 
     @Option(help: "Trust this certificate (DER or PEM) as well; repeatable.")
     var anchor: [String] = []
 
-    @Option(help: "The instant the VPP expiration is checked against (RFC 3339, e.g. 2024-01-01T00:00:00Z or 2024-01-01T01:00:00+01:00).")
+    @Option(help: "The instant the VPP expiration is checked against, and a JWS without signedDate is judged at (RFC 3339, e.g. 2024-01-01T00:00:00Z or 2024-01-01T01:00:00+01:00).")
     var now: String?
 
-    @Option(help: "Require the receipt's environment: production (Production, ProductionVPP) or sandbox (ProductionSandbox, ProductionVPPSandbox). Any when omitted.")
+    @Option(help: "Require the environment: production (receipts Production, ProductionVPP; JWS Production), sandbox (ProductionSandbox, ProductionVPPSandbox; Sandbox), xcode (Xcode) or local-testing (JWS LocalTesting). Any when omitted.")
     var environment: ReceiptEnvironment?
+
+    @Option(help: "The app's Apple id a JWS that names one must name (notifications, AppTransactions); required for production ones.")
+    var appAppleId: Int64?
 
     /// The verifier these options describe; a bad option exits 2, naming the option.
     func verifier() throws -> ReceiptVerifier {
@@ -45,6 +48,7 @@ struct VerifierOptions: ParsableArguments {
             policy.deviceIdentifier = bytes
         }
         policy.environment = environment
+        policy.appAppleID = appAppleId
         if let now { policy.nowMilliseconds = try CommandLineValues.instant(now, option: "--now") }
         let anchors = try anchor.map { (path) throws(ReceiptError) in try optionFile("--anchor", path, TrustAnchor.init) }
         var trust: TrustOptions = noAppleRoot ? [] : .appleRoot

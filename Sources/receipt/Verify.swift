@@ -3,10 +3,10 @@ import ReceiptCore
 
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Verify a receipt: signature, chain at the creation date, Apple markers, bundle, version, device, VPP expiry.",
+        abstract: "Verify a receipt or a StoreKit 2 JWS: signature, chain at the signing date, Apple markers, bundle, environment, ...",
         discussion: "Exit status: 0 valid; 1 not valid; 2 unusable input or arguments.")
 
-    @Argument(help: "The receipt file, raw DER/BER or base64; '-' reads standard input.")
+    @Argument(help: "The receipt (raw DER/BER or base64) or JWS (compact) file; '-' reads standard input.")
     var file: String
 
     @OptionGroup var options: VerifierOptions
@@ -16,13 +16,14 @@ struct Verify: ParsableCommand {
 
     func run() throws {
         let verifier = try options.verifier()
-        let receipt: Receipt
+        let result: VerificationResult
         do throws(ReceiptError) {
-            receipt = try Receipt.parse(try InputFile.read(file))
+            let bytes = try InputFile.read(file)
+            result = SignedFormat(of: bytes) == .jws ? try verifier.verify(jws: bytes).result
+                                                     : verifier.verify(try Receipt.parse(bytes))
         } catch {
             throw fail(error, file: file)
         }
-        let result = verifier.verify(receipt)
         if json {
             print(result.json(indent: 2))
         } else {

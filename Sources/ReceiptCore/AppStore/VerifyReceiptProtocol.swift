@@ -24,10 +24,8 @@ public enum AppStoreEnvironment: String, Sendable, CaseIterable {
     public init?(receiptType: String?) {
         switch ReceiptEnvironment(receiptType: receiptType) {
         case .production: self = .production
-        case .sandbox: self = .sandbox
-        case nil:
-            guard receiptType == "Xcode" else { return nil }
-            self = .sandbox
+        case .sandbox, .xcode: self = .sandbox
+        case .localTesting, nil: return nil
         }
     }
 }

@@ -67,7 +67,8 @@ enum InputForm {
         }
         if !decodedFromBase64 && looksLikeJWS(input) {
             throw ReceiptError(.unsupportedFormat, at: offset,
-                               "a JWS (StoreKit 2 signed transaction); this library reads PKCS #7 app receipts")
+                               "a JWS (StoreKit 2 signed data), not an app receipt: verify it as a JWS "
+                               + "(C receipt_verify_jws, Python Verifier.verify_jws, CLI receipt verify reads both)")
         }
     }
 
@@ -75,10 +76,11 @@ enum InputForm {
         input.allSatisfy { $0 >= 0x20 && $0 < 0x7F || Base64.isWhitespace($0) }
     }
 
-    /// Three base64url segments separated by two dots, the first starting "eyJ" (`{"`).
-    private static func looksLikeJWS(_ input: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let start = input.firstIndex(where: { !Base64.isWhitespace($0) }),
-              startsWith(input, from: start, "eyJ") else { return false }
+    /// Segments of base64url (or '=') separated by dots: no receipt, DER or base64,
+    /// has a '.'. A compact JWS has two; any other count is still meant as one, and
+    /// its decode says what is wrong.
+    static func looksLikeJWS(_ input: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let start = input.firstIndex(where: { !Base64.isWhitespace($0) }) else { return false }
         var dots = 0
         for byte in input[start...] where !Base64.isWhitespace(byte) {
             switch byte {
@@ -89,7 +91,7 @@ enum InputForm {
             default: return false
             }
         }
-        return dots == 2
+        return dots > 0
     }
 
     private static func startsWith(_ input: UnsafeBufferPointer<UInt8>, from offset: Int, _ prefix: StaticString) -> Bool {
@@ -104,5 +106,16 @@ enum InputForm {
         guard input.count >= count else { return false }
         for offset in 0...(input.count - count) where startsWith(input, from: offset, needle) { return true }
         return false
+    }
+}
+
+/// Which signed format a caller's bytes are in, for callers that take both (the
+/// CLI, the server): a compact JWS, or else a receipt (whose own parse then names
+/// what is wrong with anything else).
+public enum SignedFormat: Sendable {
+    case receipt, jws
+
+    public init(of bytes: [UInt8]) {
+        self = bytes.withUnsafeBufferPointer { InputForm.looksLikeJWS($0) } ? .jws : .receipt
     }
 }

@@ -14,6 +14,18 @@ public enum JSONValue: Sendable, Equatable {
         return nil
     }
 
+    /// What kind of value this is, for details: "null", "a number", "an object", ...
+    public var kindName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+
     public var stringValue: String? { if case .string(let text) = self { return text }; return nil }
     public var arrayValue: [JSONValue]? { if case .array(let items) = self { return items }; return nil }
     public var boolValue: Bool? { if case .bool(let flag) = self { return flag }; return nil }
@@ -26,33 +38,86 @@ public enum JSONValue: Sendable, Equatable {
         }
     }
 
+    /// A number's value as epoch milliseconds: its integer part, any fraction cut toward
+    /// minus infinity (Xcode writes fractions of a millisecond). Nil for anything
+    /// else: a string, an exponent, or a value outside Int64.
+    public var epochMilliseconds: Int64? {
+        guard case .number(let text) = self, !text.contains(where: { $0 == "e" || $0 == "E" }) else { return nil }
+        let parts = text.split(separator: ".", maxSplits: 1)
+        guard let whole = Int64(parts[0]) else { return nil }
+        let hasFraction = parts.count == 2 && parts[1].contains { $0 != "0" }
+        guard hasFraction && text.hasPrefix("-") else { return whole }
+        let (floored, overflow) = whole.subtractingReportingOverflow(1)
+        return overflow ? nil : floored
+    }
+
     public static func parse(_ text: String, maxDepth: Int = 64) throws(ReceiptError) -> JSONValue {
-        var parser = JSONParser(bytes: Array(text.utf8), maxDepth: maxDepth)
+        var limits = JSONLimits.unbounded
+        limits.maxDepth = maxDepth
+        return try Array(text.utf8).withUnsafeBufferPointer { (bytes) throws(ReceiptError) in
+            try parse(bytes, limits: limits)
+        }
+    }
+
+    /// One JSON document, exactly: RFC 8259 with UTF-8 checked, no member name twice
+    /// in an object (`RECEIPT_E_DUPLICATE_MEMBER`), nesting and the number of values
+    /// bounded by `limits` (`RECEIPT_E_NESTING_TOO_DEEP`, `RECEIPT_E_LIMIT_EXCEEDED`).
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, limits: JSONLimits) throws(ReceiptError) -> JSONValue {
+        if let invalid = UTF8Validation.firstInvalidOffset(bytes, in: 0..<bytes.count) {
+            throw ReceiptError(.badUTF8, at: invalid, "the JSON text is not valid UTF-8")
+        }
+        var parser = JSONParser(bytes: bytes, limits: limits)
         let value = try parser.value(depth: 0)
         parser.skipWhitespace()
-        guard parser.index == parser.bytes.count else { throw parser.error("text follows the JSON value") }
+        guard parser.index == bytes.count else { throw parser.error("text follows the JSON value") }
         return value
     }
 }
 
-private struct JSONParser {
-    let bytes: [UInt8]
-    let maxDepth: Int
-    var index = 0
+/// Bounds on one JSON document, so that its cost follows its size.
+public struct JSONLimits: Sendable {
+    /// Deepest nesting of arrays and objects.
+    public var maxDepth: Int
+    /// Most values (members and array items included) in the whole document.
+    public var maxValues: Int
 
-    init(bytes: [UInt8], maxDepth: Int) {
+    /// For the library's own trusted-shape inputs (catalogs, App Store responses): depth only.
+    static let unbounded = JSONLimits(maxDepth: 64, maxValues: Int.max)
+    /// For signed payloads and JWS headers (receipt.h's limits): far above Apple's
+    /// (depth 4, under 100 values), far below what would cost a server.
+    public static let signedData = JSONLimits(maxDepth: 16, maxValues: 10_000)
+}
+
+private struct JSONParser {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let limits: JSONLimits
+    var index = 0
+    var values = 0
+
+    init(bytes: UnsafeBufferPointer<UInt8>, limits: JSONLimits) {
         self.bytes = bytes
-        self.maxDepth = maxDepth
+        self.limits = limits
     }
 
     func error(_ detail: String) -> ReceiptError { ReceiptError(.badJSON, at: index, detail) }
 
     mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
     }
 
     mutating func value(depth: Int) throws(ReceiptError) -> JSONValue {
-        guard depth < maxDepth else { throw error("nested deeper than \(maxDepth)") }
+        guard depth < limits.maxDepth else {
+            throw ReceiptError(.nestingTooDeep, at: index, "JSON nested deeper than \(limits.maxDepth)")
+        }
+        values += 1
+        guard values <= limits.maxValues else {
+            throw ReceiptError(.limitExceeded, at: index, "the JSON document holds more than \(limits.maxValues) values")
+        }
         skipWhitespace()
         guard index < bytes.count else { throw error("the text ends where a value should be") }
         switch bytes[index] {
@@ -79,7 +144,9 @@ private struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             // Two readers of one document must not disagree on what it says: a repeated
             // name (which other parsers resolve first-wins or last-wins) is refused.
-            guard members[key] == nil else { throw error("the member name \"\(key)\" appears twice") }
+            guard members[key] == nil else {
+                throw ReceiptError(.duplicateMember, at: index, "the member name \"\(key)\" appears twice in one object")
+            }
             index += 1
             members[key] = try value(depth: depth + 1)
             skipWhitespace()
@@ -107,6 +174,19 @@ private struct JSONParser {
 
     mutating func string() throws(ReceiptError) -> String {
         index += 1
+        // Most strings hold no escape: one scan, one String made from the bytes
+        // (already checked to be UTF-8).
+        let start = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index - 1]), as: UTF8.self)
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            index += 1
+        }
+        index = start
         var scalars = String.UnicodeScalarView()
         var run: [UInt8] = []
         func flush() {
@@ -156,9 +236,12 @@ private struct JSONParser {
     }
 
     mutating func hex4() throws(ReceiptError) -> UInt32 {
-        guard index + 4 <= bytes.count,
-              let code = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16) else {
-            throw error("\\u needs four hex digits")
+        guard index + 4 <= bytes.count else { throw error("\\u needs four hex digits") }
+        var code: UInt32 = 0
+        for byte in bytes[index..<index + 4] {
+            // Digits only: UInt32(_:radix:) would also take a sign.
+            guard let digit = hexDigitValue(byte) else { throw error("\\u needs four hex digits") }
+            code = code << 4 | UInt32(digit)
         }
         index += 4
         return code

@@ -32,6 +32,12 @@ package struct JSONWriter {
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
+    /// A value that is already JSON (checked by the caller's parse), written as it is.
+    package mutating func raw(_ key: String?, _ json: [UInt8]) {
+        member(key)
+        bytes.append(contentsOf: json)
+    }
+
     package mutating func null(_ key: String?) {
         member(key)
         bytes.append(contentsOf: "null".utf8)

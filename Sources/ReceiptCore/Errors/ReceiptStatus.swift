@@ -22,6 +22,8 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
     case legacyReceipt = 103
     case unsupportedFormat = 104
     case notAReceipt = 105
+    case notAJWS = 106
+    case badBase64URL = 107
     case truncated = 110
     case lengthOverflow = 111
     case nestingTooDeep = 112
@@ -39,6 +41,9 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
     case limitExceeded = 140
     case badAnchor = 141
     case badJSON = 142
+    case duplicateMember = 143
+    case notAnObject = 144
+    case badField = 145
 
     case signatureInvalid = 200
     case unsupportedDigest = 201
@@ -58,9 +63,14 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
     case notCanonical = 215
     case duplicateCertificate = 216
     case tooManyCertificates = 217
+    case appAppleIDMismatch = 218
     case badCertificate = 220
     case cryptoFailure = 221
     case malformedSignature = 222
+    case algorithmRefused = 223
+    case criticalUnsupported = 224
+    case certificateCount = 225
+    case badSignatureEncoding = 226
 
     /// The C constant's name, e.g. `RECEIPT_E_TRUNCATED`; stable, for logs and the CLI.
     public var name: String { staticName.description }
@@ -89,6 +99,8 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
         case .legacyReceipt: ("RECEIPT_E_LEGACY_RECEIPT", "the input is a legacy iOS 6 transaction receipt, not an app receipt")
         case .unsupportedFormat: ("RECEIPT_E_UNSUPPORTED_FORMAT", "the input is a known format that is not an app receipt (JWS, PEM)")
         case .notAReceipt: ("RECEIPT_E_NOT_A_RECEIPT", "the input is neither a DER/BER receipt nor base64 text")
+        case .notAJWS: ("RECEIPT_E_NOT_A_JWS", "the input is not a compact JWS: three non-empty segments joined by two dots")
+        case .badBase64URL: ("RECEIPT_E_BAD_BASE64URL", "a JWS segment is not unpadded base64url")
         case .truncated: ("RECEIPT_E_TRUNCATED", "the input ends inside an element")
         case .lengthOverflow: ("RECEIPT_E_LENGTH_OVERFLOW", "an element's length does not fit in what encloses it")
         case .nestingTooDeep: ("RECEIPT_E_NESTING_TOO_DEEP", "elements are nested deeper than the limit")
@@ -99,14 +111,17 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
         case .notDataContent: ("RECEIPT_E_NOT_DATA_CONTENT", "the signed content type is not PKCS #7 data")
         case .missingContent: ("RECEIPT_E_MISSING_CONTENT", "the signed data carries no payload")
         case .badAttribute: ("RECEIPT_E_BAD_ATTRIBUTE", "a receipt attribute is malformed")
-        case .badUTF8: ("RECEIPT_E_BAD_UTF8", "a UTF8String holds invalid UTF-8")
+        case .badUTF8: ("RECEIPT_E_BAD_UTF8", "a string (a UTF8String, or JSON text) is not valid UTF-8")
         case .integerOverflow: ("RECEIPT_E_INTEGER_OVERFLOW", "an INTEGER does not fit in 64 bits")
         case .badDate: ("RECEIPT_E_BAD_DATE", "a date is in no known form")
         case .duplicateAttribute: ("RECEIPT_E_DUPLICATE_ATTRIBUTE", "a known attribute occurs twice")
         case .limitExceeded: ("RECEIPT_E_LIMIT_EXCEEDED", "a parse limit (attributes, string length, payload chunks) was exceeded")
         case .badAnchor: ("RECEIPT_E_BAD_ANCHOR", "a trust anchor is not a readable DER or PEM certificate")
-        case .badJSON: ("RECEIPT_E_BAD_JSON", "a JSON document (catalog, App Store response) is malformed")
-        case .signatureInvalid: ("RECEIPT_E_SIGNATURE_INVALID", "the PKCS #7 signature does not verify over the payload")
+        case .badJSON: ("RECEIPT_E_BAD_JSON", "a JSON document (catalog, App Store response, JWS header or payload) is malformed")
+        case .duplicateMember: ("RECEIPT_E_DUPLICATE_MEMBER", "a JSON object names the same member twice")
+        case .notAnObject: ("RECEIPT_E_NOT_AN_OBJECT", "a JWS header or payload is not a JSON object (null, a number, an array, ...)")
+        case .badField: ("RECEIPT_E_BAD_FIELD", "a documented JWS header or payload member has the wrong JSON type")
+        case .signatureInvalid: ("RECEIPT_E_SIGNATURE_INVALID", "the signature (PKCS #7, or JWS ES256) does not verify over what it signs")
         case .unsupportedDigest: ("RECEIPT_E_UNSUPPORTED_DIGEST", "the digest or signature algorithm is not RSA with SHA-1 or SHA-256")
         case .unsupportedSignature: ("RECEIPT_E_UNSUPPORTED_SIGNATURE", "the signature is not in the shape receipts use (one signer, no signed attributes)")
         case .signerNotFound: ("RECEIPT_E_SIGNER_NOT_FOUND", "the signing certificate is not in the receipt")
@@ -115,7 +130,7 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
         case .unexpectedCertificates: ("RECEIPT_E_UNEXPECTED_CERTIFICATES", "the receipt carries certificates outside the verified chain")
         case .missingIntermediateMarker: ("RECEIPT_E_MISSING_INTERMEDIATE_MARKER", "the intermediate lacks Apple's marker OID 1.2.840.113635.100.6.2.1")
         case .missingLeafMarker: ("RECEIPT_E_MISSING_LEAF_MARKER", "the signing certificate lacks Apple's marker OID 1.2.840.113635.100.6.11.1")
-        case .noCreationDate: ("RECEIPT_E_NO_CREATION_DATE", "the receipt has no creation date to evaluate the chain at")
+        case .noCreationDate: ("RECEIPT_E_NO_CREATION_DATE", "no creation or signing date (and no caller-given time for a JWS) to evaluate the chain at")
         case .bundleMismatch: ("RECEIPT_E_BUNDLE_MISMATCH", "the bundle id is not the expected one")
         case .versionMismatch: ("RECEIPT_E_VERSION_MISMATCH", "the application version is not the expected one")
         case .deviceMismatch: ("RECEIPT_E_DEVICE_MISMATCH", "the device hash does not match the device identifier")
@@ -124,9 +139,14 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
         case .notCanonical: ("RECEIPT_E_NOT_CANONICAL", "the signed envelope is not in the one form Apple writes")
         case .duplicateCertificate: ("RECEIPT_E_DUPLICATE_CERTIFICATE", "the receipt carries the same certificate twice")
         case .tooManyCertificates: ("RECEIPT_E_TOO_MANY_CERTIFICATES", "the receipt carries more certificates than any genuine receipt")
+        case .appAppleIDMismatch: ("RECEIPT_E_APP_APPLE_ID_MISMATCH", "the app's Apple id is not the expected one, or a production payload's was not configured")
         case .badCertificate: ("RECEIPT_E_BAD_CERTIFICATE", "a certificate in the receipt cannot be decoded")
         case .cryptoFailure: ("RECEIPT_E_CRYPTO_FAILURE", "the crypto library failed; nothing was accepted")
         case .malformedSignature: ("RECEIPT_E_MALFORMED_SIGNATURE", "the SignerInfo is not well-formed")
+        case .algorithmRefused: ("RECEIPT_E_ALGORITHM_REFUSED", "the JWS header's alg is not ES256 (none, HS256, RS256, ... are refused)")
+        case .criticalUnsupported: ("RECEIPT_E_CRITICAL_UNSUPPORTED", "the JWS header marks as critical a parameter this library does not implement")
+        case .certificateCount: ("RECEIPT_E_CERTIFICATE_COUNT", "the JWS x5c holds neither 3 certificates (App Store) nor 1 (Xcode)")
+        case .badSignatureEncoding: ("RECEIPT_E_BAD_SIGNATURE_ENCODING", "the JWS signature is not 64 bytes of r||s (ES256); DER and other lengths are refused")
         }
     }
 }

@@ -12,13 +12,13 @@ package func hexBytes(_ hex: String) -> [UInt8]? {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(digits.count / 2)
     for index in stride(from: 0, to: digits.count, by: 2) {
-        guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
+        guard let high = hexDigitValue(digits[index]), let low = hexDigitValue(digits[index + 1]) else { return nil }
         bytes.append(high << 4 | low)
     }
     return bytes
 }
 
-private func hexValue(_ char: UInt8) -> UInt8? {
+func hexDigitValue(_ char: UInt8) -> UInt8? {
     switch char {
     case UInt8(ascii: "0")...UInt8(ascii: "9"): char - UInt8(ascii: "0")
     case UInt8(ascii: "a")...UInt8(ascii: "f"): char - UInt8(ascii: "a") + 10

@@ -36,8 +36,35 @@ final class CertificateBag: Sendable {
                        signerBytes: UnsafeBufferPointer<UInt8>, maxDepth: Int,
                        known: [X509Certificate]) throws(ReceiptError) -> CertificateBag {
         let ders = ranges.map { Array(bytes[$0]) }
+        let infos = try checkedInfos(ders, offsets: ranges.map(\.lowerBound), maxDepth: maxDepth)
+        guard let signerIndex = index(in: infos, issuer: UnsafeBufferPointer(rebasing: signerBytes[signer.issuer]),
+                                      serialNumber: UnsafeBufferPointer(rebasing: signerBytes[signer.serialNumber])) else {
+            throw signerNotFound
+        }
+        try requireOnePath(infos, from: signerIndex)
+        return try decodeChecked(Array(bytes), ders, infos, known: known)
+    }
+
+    /// A JWS header's `x5c`, leaf first: the same checks, the signer being the
+    /// first certificate, and each certificate issued by the next (RFC 7515 §4.1.6),
+    /// so that the chain's order is the one Apple writes.
+    static func decode(chain ders: [[UInt8]], known: [X509Certificate]) throws(ReceiptError) -> CertificateBag {
+        guard ders.count <= ParseLimits.maxCertificates else {
+            throw ReceiptError(.tooManyCertificates, "x5c holds \(ders.count) certificates; at most \(ParseLimits.maxCertificates) are read")
+        }
+        let infos = try checkedInfos(ders, offsets: nil, maxDepth: 16)
+        try requireOnePath(infos, from: 0)
+        for index in infos.indices.dropLast() where infos[index].issuerBytes != infos[index + 1].subjectBytes {
+            throw ReceiptError(.unexpectedCertificates, "x5c[\(index + 1)] did not issue x5c[\(index)]: x5c runs from the "
+                               + "signing certificate to the root, each certificate issued by the next")
+        }
+        return try decodeChecked(ders.flatMap { $0 }, ders, infos, known: known)
+    }
+
+    /// No certificate twice, each DER, and each one's names and extensions read.
+    private static func checkedInfos(_ ders: [[UInt8]], offsets: [Int]?, maxDepth: Int) throws(ReceiptError) -> [CertificateInfo] {
         for (index, der) in ders.enumerated() where ders[..<index].contains(der) {
-            throw ReceiptError(.duplicateCertificate, at: ranges[index].lowerBound,
+            throw ReceiptError(.duplicateCertificate, at: offsets?[index],
                                "certificate \(index + 1) repeats an earlier one byte for byte")
         }
         var infos: [CertificateInfo] = []
@@ -47,11 +74,12 @@ final class CertificateBag: Sendable {
             }
             infos.append(try CertificateInfo(der))
         }
-        guard let signerIndex = index(in: infos, issuer: UnsafeBufferPointer(rebasing: signerBytes[signer.issuer]),
-                                      serialNumber: UnsafeBufferPointer(rebasing: signerBytes[signer.serialNumber])) else {
-            throw signerNotFound
-        }
-        try requireOnePath(infos, from: signerIndex)
+        return infos
+    }
+
+    /// Decodes certificates that passed every check above.
+    private static func decodeChecked(_ bytes: [UInt8], _ ders: [[UInt8]], _ infos: [CertificateInfo],
+                                      known: [X509Certificate]) throws(ReceiptError) -> CertificateBag {
         var certificates: [X509Certificate] = []
         var fingerprints: [[UInt8]] = []
         for der in ders {
@@ -65,7 +93,7 @@ final class CertificateBag: Sendable {
             }
             fingerprints.append(fingerprint)
         }
-        return CertificateBag(bytes: Array(bytes), certificates: certificates, infos: infos, fingerprints: fingerprints)
+        return CertificateBag(bytes: bytes, certificates: certificates, infos: infos, fingerprints: fingerprints)
     }
 
     static let signerNotFound = ReceiptError(.signerNotFound,

@@ -21,7 +21,7 @@ extension ReceiptVerifier {
 
     private func validateChain(_ bag: CertificateBag, signerIndex: Int,
                                atEpochSeconds seconds: Int64) throws(ReceiptError) -> ValidatedChain {
-        let pinned = PinnedAnchor.allCases.filter { trust.contains($0.option) }
+        let pinned = PinnedAnchor.enabled(by: trust, for: .receipt)
         let pinnedInBag = bag.certificates.indices.filter(bag.isSelfIssued).compactMap { index in
             let fingerprint = bag.fingerprints[index]
             return pinned.first { $0.sha256 == fingerprint }.map { (bag.certificates[index], $0) }
@@ -49,7 +49,7 @@ extension ReceiptVerifier {
                               intermediateMarker: intermediate, leafMarker: leaf)
     }
 
-    private func markerOutcomes(_ chain: [X509Certificate], pin: PinnedAnchor?) -> (StepOutcome, StepOutcome) {
+    func markerOutcomes(_ chain: [X509Certificate], pin: PinnedAnchor?) -> (StepOutcome, StepOutcome) {
         if let pin, !pin.requiresAppleMarkers {
             let reason = "the \(pin.name) signs receipts itself and carries no Apple markers"
             return (.skipped(reason), .skipped(reason))

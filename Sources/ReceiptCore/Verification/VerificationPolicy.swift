@@ -7,11 +7,15 @@ public struct VerificationPolicy: Sendable, Equatable {
     public var applicationVersion: String?
     /// 16 bytes (identifierForVendor) on iOS, 6 (en0 MAC address) on macOS.
     public var deviceIdentifier: [UInt8]?
-    /// The instant the VPP expiration_date is compared with, in epoch milliseconds;
-    /// nil means the current time at each verification.
+    /// The instant the VPP expiration_date is compared with, in epoch milliseconds,
+    /// and the instant a JWS without a signing date is judged at; nil means the
+    /// current time for the former, and fails the latter closed.
     public var nowMilliseconds: Int64?
-    /// The environment the receipt must come from; nil accepts any.
+    /// The environment the receipt or JWS must come from; nil accepts any.
     public var environment: ReceiptEnvironment?
+    /// The app's Apple id a JWS that names one must name (notifications,
+    /// AppTransactions); required for production ones, as Apple's verifiers require.
+    public var appAppleID: Int64?
 
     public static let deviceIdentifierLengths = 1...64
 
@@ -24,11 +28,12 @@ public struct VerificationPolicy: Sendable, Equatable {
     }
 
     public init(bundleID: String? = nil, applicationVersion: String? = nil, deviceIdentifier: [UInt8]? = nil,
-                nowMilliseconds: Int64? = nil, environment: ReceiptEnvironment? = nil) {
+                nowMilliseconds: Int64? = nil, environment: ReceiptEnvironment? = nil, appAppleID: Int64? = nil) {
         self.bundleID = bundleID
         self.applicationVersion = applicationVersion
         self.deviceIdentifier = deviceIdentifier
         self.nowMilliseconds = nowMilliseconds
         self.environment = environment
+        self.appAppleID = appAppleID
     }
 }

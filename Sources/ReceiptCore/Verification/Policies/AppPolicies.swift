@@ -5,22 +5,28 @@ extension VerificationStep {
 }
 
 /// SPEC §3 step 3: the bundle id, byte for byte, when the caller gave one.
-struct BundleIDPolicy: ReceiptPolicy {
+struct BundleIDPolicy: CommonPolicy {
     var step: VerificationStep { .bundleID }
 
-    func outcome(in context: VerificationContext) -> StepOutcome {
-        sameText(context.claims.bundleID, context.settings.bundleID, "bundle_id", .bundleMismatch,
-                 unset: "no expected bundle id was given")
+    func judge(_ context: some PolicyContext) -> StepOutcome {
+        guard context.claims.carriesBundleID || context.settings.bundleID == nil else {
+            return .skipped("this kind of document names no bundle id")
+        }
+        return sameText(context.claims.bundleID, context.settings.bundleID, "bundle_id", .bundleMismatch,
+                        unset: "no expected bundle id was given")
     }
 }
 
 /// SPEC §3 step 4: the application version, byte for byte, when the caller gave one.
-struct ApplicationVersionPolicy: ReceiptPolicy {
+struct ApplicationVersionPolicy: CommonPolicy {
     var step: VerificationStep { .applicationVersion }
 
-    func outcome(in context: VerificationContext) -> StepOutcome {
-        sameText(context.claims.applicationVersion, context.settings.applicationVersion, "application_version",
-                 .versionMismatch, unset: "no expected application version was given")
+    func judge(_ context: some PolicyContext) -> StepOutcome {
+        guard context.claims.carriesApplicationVersion || context.settings.applicationVersion == nil else {
+            return .skipped("this kind of document carries no application version")
+        }
+        return sameText(context.claims.applicationVersion, context.settings.applicationVersion, "application_version",
+                        .versionMismatch, unset: "no expected application version was given")
     }
 }
 

@@ -5,14 +5,14 @@ extension VerificationStep {
 }
 
 /// The signer's chain to a trusted anchor at the receipt creation date
-/// (ChainEstablishment).
-struct ChainPolicy: ReceiptPolicy {
+/// (ChainEstablishment), or at a JWS's signing date (JWSChainEstablishment).
+struct ChainPolicy: CommonPolicy {
     var step: VerificationStep { .chain }
 
-    func outcome(in context: VerificationContext) -> StepOutcome {
+    func judge(_ context: some PolicyContext) -> StepOutcome {
         switch context.chain {
         case .success(let chain):
-            .passed("to the \(chain.anchorName) at \(context.receipt.receiptCreationDate?.text ?? "?")")
+            .passed("to the \(chain.anchorName) at \(context.chainInstant)")
         case .failure(let error):
             .failed(error)
         }
@@ -20,19 +20,19 @@ struct ChainPolicy: ReceiptPolicy {
 }
 
 /// Apple's WWDR marker on the intermediate, decided when the chain was validated.
-struct IntermediateMarkerPolicy: ReceiptPolicy {
+struct IntermediateMarkerPolicy: CommonPolicy {
     var step: VerificationStep { .intermediateMarker }
 
-    func outcome(in context: VerificationContext) -> StepOutcome {
+    func judge(_ context: some PolicyContext) -> StepOutcome {
         (try? context.chain.get())?.intermediateMarker ?? .skipped("no chain was established")
     }
 }
 
 /// Apple's receipt-signing marker on the leaf, decided when the chain was validated.
-struct LeafMarkerPolicy: ReceiptPolicy {
+struct LeafMarkerPolicy: CommonPolicy {
     var step: VerificationStep { .leafMarker }
 
-    func outcome(in context: VerificationContext) -> StepOutcome {
+    func judge(_ context: some PolicyContext) -> StepOutcome {
         (try? context.chain.get())?.leafMarker ?? .skipped("no chain was established")
     }
 }

@@ -1,0 +1,77 @@
+/// A JWS in compact serialization (RFC 7515 §7.1):
+/// `base64url(header).base64url(payload).base64url(signature)`, split and decoded
+/// but not yet believed. The header and payload are JSON objects read with the
+/// core's bounded reader (`JSONLimits.signedData`); the signature is kept as bytes;
+/// the signing input is the ASCII `header.payload` exactly as given.
+///
+/// What is refused here, before any verification: more than
+/// `ParseLimits.maxInputBytes`, anything but three segments joined by two dots (an
+/// empty header or payload segment included), a segment that is not strict
+/// unpadded base64url, JSON that is malformed, not UTF-8, too deep or too large,
+/// repeats a member name, or is not an object (`RECEIPT_E_NOT_AN_OBJECT`: the
+/// genuine Apple JWS whose payload is `null` among them). An empty signature
+/// segment is kept, so that `alg: none` reaches the header step and is refused
+/// there by name.
+struct CompactJWS {
+    /// The token without surrounding whitespace.
+    let token: [UInt8]
+    /// `header.payload` within `token`: the bytes the signature covers.
+    let signingInput: Range<Int>
+    let headerBytes: [UInt8]
+    let payloadBytes: [UInt8]
+    let header: JSONValue
+    let payload: JSONValue
+    let signature: [UInt8]
+
+    static func decode(_ input: UnsafeBufferPointer<UInt8>, limits: ParseLimits = .default) throws(ReceiptError) -> CompactJWS {
+        let maxInputBytes = min(limits.maxInputBytes, ParseLimits.ceilingInputBytes)
+        guard input.count <= maxInputBytes else {
+            throw ReceiptError(.inputTooLarge, "input of \(input.count) bytes exceeds the limit of \(maxInputBytes)")
+        }
+        guard let first = input.firstIndex(where: { !Base64.isWhitespace($0) }),
+              let last = input.lastIndex(where: { !Base64.isWhitespace($0) }) else {
+            throw ReceiptError(.emptyInput, "the input is empty or only whitespace")
+        }
+        let token = UnsafeBufferPointer(rebasing: input[first...last])
+        var dots: [Int] = []
+        for (index, byte) in token.enumerated() where byte == UInt8(ascii: ".") {
+            dots.append(index)
+            guard dots.count <= 2 else { break }
+        }
+        guard dots.count == 2 else {
+            throw ReceiptError(.notAJWS, at: first, dots.count > 2 ? "more than two '.' (a compact JWS has three segments)"
+                                                                  : "\(dots.count) '.' where a compact JWS has two")
+        }
+        let headerRange = 0..<dots[0], payloadRange = dots[0] + 1..<dots[1], signatureRange = dots[1] + 1..<token.count
+        guard !headerRange.isEmpty, !payloadRange.isEmpty else {
+            throw ReceiptError(.notAJWS, at: first, "the \(headerRange.isEmpty ? "header" : "payload") segment is empty")
+        }
+        func segment(_ range: Range<Int>) throws(ReceiptError) -> [UInt8] {
+            try Base64URL.decode(UnsafeBufferPointer(rebasing: token[range]), offset: first + range.lowerBound)
+        }
+        let headerBytes = try segment(headerRange)
+        let payloadBytes = try segment(payloadRange)
+        let signature = try segment(signatureRange)
+        let header = try object(headerBytes, "header")
+        let payload = try object(payloadBytes, "payload")
+        return CompactJWS(token: Array(token), signingInput: 0..<dots[1], headerBytes: headerBytes,
+                          payloadBytes: payloadBytes, header: header, payload: payload, signature: signature)
+    }
+
+    /// A decoded segment's JSON, which must be an object. Offsets in errors are
+    /// within the decoded segment.
+    private static func object(_ bytes: [UInt8], _ name: String) throws(ReceiptError) -> JSONValue {
+        let value: JSONValue
+        do throws(ReceiptError) {
+            value = try bytes.withUnsafeBufferPointer { (buffer) throws(ReceiptError) in
+                try JSONValue.parse(buffer, limits: .signedData)
+            }
+        } catch {
+            throw ReceiptError(error.status, at: error.offset, "the JWS \(name): \(error.detail)")
+        }
+        guard case .object = value else {
+            throw ReceiptError(.notAnObject, "the JWS \(name) is \(value.kindName), not a JSON object")
+        }
+        return value
+    }
+}

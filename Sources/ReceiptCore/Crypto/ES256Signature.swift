@@ -1,0 +1,28 @@
+internal import COpenSSL
+
+/// ES256 (RFC 7518 §3.4): ECDSA on P-256 with SHA-256, the signature exactly 64
+/// bytes of r‖s. A DER-encoded ECDSA signature, or any other length, is refused
+/// before any arithmetic: one signature has one spelling.
+enum ES256Signature {
+    static let length = 64
+
+    static func verify(_ signature: [UInt8], over message: UnsafeBufferPointer<UInt8>,
+                       certificate: X509Certificate) throws(ReceiptError) {
+        defer { OpenSSLErrors.clear() }
+        guard signature.count == length else {
+            let shape = signature.first == BERTag.sequence && signature.count > 8 ? " (it looks DER-encoded)" : ""
+            throw ReceiptError(.badSignatureEncoding, "an ES256 signature is 64 bytes of r||s; this one is \(signature.count)\(shape)")
+        }
+        guard let key = X509_get0_pubkey(certificate.pointer), EVP_PKEY_get_base_id(key) == EVP_PKEY_EC else {
+            throw ReceiptError(.unsupportedSignature, "the key of \(certificate.subject) is not an EC key, as ES256 needs")
+        }
+        let hash = Digest.digest(message, Digest.sha256Algorithm)
+        guard hash.count == 32 else { throw ReceiptError(.cryptoFailure, "the SHA-256 digest failed\(OpenSSLErrors.reason())") }
+        switch shim_es256_verify_digest(hash, signature, key) {
+        case 1: return
+        case -1: throw ReceiptError(.unsupportedSignature, "the key of \(certificate.subject) is not on P-256, as ES256 needs")
+        case -2: throw ReceiptError(.noMemory, "no memory for the ECDSA signature\(OpenSSLErrors.reason())")
+        default: throw ReceiptError(.signatureInvalid, "the ES256 signature by \(certificate.subject) does not match header.payload")
+        }
+    }
+}

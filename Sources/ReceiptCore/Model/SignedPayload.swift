@@ -1,0 +1,87 @@
+/// A StoreKit 2 JWS, decoded: its header, its payload (every member kept, the
+/// documented ones checked against their types), which kind of payload it is,
+/// and the exact bytes that were signed. Decoding believes nothing: verification
+/// (`ReceiptVerifier.verify(jws:)`) decides whether to.
+public final class SignedPayload: Sendable {
+    let jws: CompactJWS
+    public let kind: SignedPayloadKind
+
+    /// The header members this library reads, typed; `x5c` is kept as its base64 strings.
+    static let headerFields: [(path: String, kind: SignedFieldKind)] = [
+        ("alg", .string), ("x5c", .stringArray), ("crit", .stringArray), ("kid", .string), ("typ", .string),
+    ]
+
+    init(_ jws: CompactJWS) throws(ReceiptError) {
+        for (path, fieldKind) in Self.headerFields {
+            guard let value = jws.header[path], !SignedPayloadField.conforms(value, to: fieldKind) else { continue }
+            throw ReceiptError(.badField, "the JWS header's \(path) is \(value.kindName), not \(fieldKind.rawValue)")
+        }
+        guard case .object(let members) = jws.payload else {
+            throw ReceiptError(.notAnObject, "the JWS payload is not a JSON object")
+        }
+        kind = SignedPayloadKind(members: members)
+        try SignedPayloadField.check(jws.payload, as: kind)
+        self.jws = jws
+    }
+
+    /// Decodes a compact JWS (surrounding whitespace allowed) without verifying it.
+    public static func decode(_ bytes: UnsafeBufferPointer<UInt8>, limits: ParseLimits = .default) throws(ReceiptError) -> SignedPayload {
+        try SignedPayload(try CompactJWS.decode(bytes, limits: limits))
+    }
+
+    public static func decode(_ bytes: [UInt8], limits: ParseLimits = .default) throws(ReceiptError) -> SignedPayload {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(ReceiptError) in try decode(buffer, limits: limits) }
+    }
+
+    public static func decode(_ token: String, limits: ParseLimits = .default) throws(ReceiptError) -> SignedPayload {
+        try decode(Array(token.utf8), limits: limits)
+    }
+
+    /// The header's JSON, exactly as signed.
+    public var headerText: String { String(decoding: jws.headerBytes, as: UTF8.self) }
+    /// The payload's JSON, exactly as signed (a caller's JSON library reads it as Apple wrote it).
+    public var payloadText: String { String(decoding: jws.payloadBytes, as: UTF8.self) }
+    public var payloadBytes: [UInt8] { jws.payloadBytes }
+    public var header: JSONValue { jws.header }
+    public var payload: JSONValue { jws.payload }
+
+    public var algorithm: String? { jws.header["alg"]?.stringValue }
+    public var keyID: String? { jws.header["kid"]?.stringValue }
+    /// The header's certificate chain as written: base64 DER, leaf first.
+    public var certificateChain: [String] { jws.header["x5c"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
+    public var criticalParameters: [String]? { jws.header["crit"]?.arrayValue?.compactMap(\.stringValue) }
+
+    // Typed reads by dotted path (`data.bundleId`); nil when absent or of another type.
+    public func string(_ path: String) -> String? { jws.payload.member(atPath: path)?.stringValue }
+    public func integer(_ path: String) -> Int64? {
+        guard case .number(let text)? = jws.payload.member(atPath: path) else { return nil }
+        return Int64(text)
+    }
+    /// Epoch milliseconds, fractions of a millisecond cut toward the past.
+    public func date(_ path: String) -> Int64? { jws.payload.member(atPath: path)?.epochMilliseconds }
+    public func boolean(_ path: String) -> Bool? { jws.payload.member(atPath: path)?.boolValue }
+
+    /// The instant the payload was signed: `signedDate`, or an AppTransaction's
+    /// `receiptCreationDate`; nil when it carries none.
+    public var signingDate: Int64? { date(kind.signingDatePath) }
+
+    /// The first of `paths` the payload carries as a string or number, as text.
+    func firstText(_ paths: [String]) -> String? {
+        for path in paths {
+            switch jws.payload.member(atPath: path) {
+            case .string(let text)?, .number(let text)?: return text
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    public var bundleID: String? { firstText(kind.bundleIDPaths) }
+    public var environmentName: String? { firstText(kind.environmentPaths) }
+    public var appAppleID: Int64? { firstText(kind.appAppleIDPaths).flatMap { Int64($0) } }
+
+    // A transaction's identity, for entitlements and de-duplication.
+    public var transactionID: String? { string("transactionId") }
+    public var originalTransactionID: String? { string("originalTransactionId") }
+    public var productID: String? { string("productId") }
+}

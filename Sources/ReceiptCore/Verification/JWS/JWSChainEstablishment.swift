@@ -1,0 +1,94 @@
+/// The chain of a JWS's `x5c`, established at the instant the payload was signed.
+///
+/// The last certificate of `x5c` must be the anchor itself, byte for byte: Apple
+/// Root CA - G3 by its pin (with `TrustOptions.appleRoot`), or a certificate the
+/// caller added (a test CA's root, or the certificate Xcode exports for its
+/// StoreKit testing key, which signs alone). A chain ending anywhere else is
+/// untrusted, whatever OpenSSL could build. The system store is never read.
+extension ReceiptVerifier {
+    /// The slot of a bag's validated chains that JWS use: the markers a JWS
+    /// chain requires differ from a receipt's, so the two never share an entry.
+    static let jwsChainSlot = -1
+
+    /// `x5c` decoded: base64 DER, at most `ParseLimits.maxCertificates`, from the
+    /// verifier's cache when these exact bytes validated before.
+    func certificateBag(of payload: SignedPayload) throws(ReceiptError) -> CertificateBag {
+        let encoded = payload.certificateChain
+        guard !encoded.isEmpty else { throw ReceiptError(.certificateCount, "the JWS header has no x5c") }
+        guard encoded.count <= ParseLimits.maxCertificates else {
+            throw ReceiptError(.tooManyCertificates, "x5c holds \(encoded.count) certificates; at most \(ParseLimits.maxCertificates) are read")
+        }
+        var ders: [[UInt8]] = []
+        for (index, text) in encoded.enumerated() {
+            let characters = Array(text.utf8)
+            let der: [UInt8]
+            do throws(ReceiptError) {
+                der = try characters.withUnsafeBufferPointer { (input) throws(ReceiptError) -> [UInt8] in
+                    guard !input.contains(where: Base64.isWhitespace) else {
+                        throw ReceiptError(.badBase64, "whitespace inside the base64")
+                    }
+                    var output = [UInt8](repeating: 0, count: Base64.maxDecodedCount(input))
+                    let count = try output.withUnsafeMutableBufferPointer { (buffer) throws(ReceiptError) in
+                        try Base64.decode(input, into: buffer)
+                    }
+                    return Array(output[0..<count])
+                }
+            } catch {
+                throw ReceiptError(.badCertificate, "x5c[\(index)] is not base64 DER: \(error.detail)")
+            }
+            ders.append(der)
+        }
+        let joined = ders.flatMap { $0 }
+        if let known = joined.withUnsafeBufferPointer({ cache.bag(matching: $0) }) { return known }
+        return try CertificateBag.decode(chain: ders, known: cache.known)
+    }
+
+    /// The instant a JWS's chain is judged at: its signing date, else the time the
+    /// caller gave; with neither, nothing can be judged (fail closed).
+    func chainInstant(of payload: SignedPayload) throws(ReceiptError) -> Int64 {
+        if let signed = payload.signingDate { return signed }
+        if let given = policy.nowMilliseconds { return given }
+        throw ReceiptError(.noCreationDate, "the payload has no \(payload.kind.signingDatePath) and no time was given "
+                           + "(C receipt_verifier_builder_set_now, CLI --now, Python now=)")
+    }
+
+    func establishJWSChain(_ bag: CertificateBag, atMilliseconds instant: Int64) throws(ReceiptError) -> ValidatedChain {
+        let seconds = floorDivide(instant, 1000)
+        if let cached = cache.chain(bag, signer: Self.jwsChainSlot), cached.holds(atEpochSeconds: seconds) {
+            return cached
+        }
+        let last = bag.certificates.count - 1
+        let pin = PinnedAnchor.enabled(by: trust, for: .jws).first { $0.sha256 == bag.fingerprints[last] }
+        let anchor: X509Certificate
+        if pin != nil, bag.isSelfIssued(last) {
+            anchor = bag.certificates[last]
+        } else if let added = customAnchors.first(where: { $0.der == bag.certificates[last].der }) {
+            anchor = added
+        } else {
+            let hint = bag.certificates.count == 1
+                ? "; an Xcode-signed JWS verifies only against the certificate Xcode exports, passed as an anchor"
+                : ""
+            throw ReceiptError(.chainUntrusted, "x5c ends in \(bag.certificates[last].subject), which is neither "
+                               + "Apple Root CA - G3 (pinned\(trust.contains(.appleRoot) ? "" : ", not enabled")) "
+                               + "nor an added anchor\(hint)")
+        }
+        let chain = try ChainValidation.validate(leaf: bag.certificates[0], untrusted: bag.certificates,
+                                                 anchors: [anchor], atEpochSeconds: seconds)
+        guard chain.count == bag.certificates.count else {
+            throw ReceiptError(.unexpectedCertificates, "the verified chain has \(chain.count) certificates; x5c has \(bag.certificates.count)")
+        }
+        let window = ChainValidation.validityWindow(chain)
+        let markers: (StepOutcome, StepOutcome)
+        if chain.count == 1 {
+            let reason = "one self-signed certificate, trusted as an added anchor (Xcode's StoreKit testing shape), carries no Apple markers"
+            markers = (.skipped(reason), .skipped(reason))
+        } else {
+            markers = markerOutcomes(chain, pin: nil)
+        }
+        let validated = ValidatedChain(anchorName: pin?.name ?? "added anchor \(anchor.subject)",
+                                       notBefore: window.notBefore, notAfter: window.notAfter,
+                                       intermediateMarker: markers.0, leafMarker: markers.1)
+        cache.remember(validated, bag, signer: Self.jwsChainSlot)
+        return validated
+    }
+}
