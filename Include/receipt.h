@@ -86,6 +86,8 @@ typedef enum receipt_status {
     RECEIPT_E_LEGACY_RECEIPT = 103,    /* an iOS 6 transactionReceipt (plist), not an app receipt */
     RECEIPT_E_UNSUPPORTED_FORMAT = 104,/* a JWS (StoreKit 2) or PEM-armoured input */
     RECEIPT_E_NOT_A_RECEIPT = 105,     /* binary input that does not start a DER SEQUENCE */
+    RECEIPT_E_NOT_A_JWS = 106,         /* not three segments joined by two dots (JWS functions) */
+    RECEIPT_E_BAD_BASE64URL = 107,     /* a JWS segment that is not strict unpadded base64url */
     RECEIPT_E_TRUNCATED = 110,         /* the input ends inside an element: cut short anywhere */
     RECEIPT_E_LENGTH_OVERFLOW = 111,   /* a length that does not fit in its enclosing element, longer
                                           than any accepted input, or over 4 octets */
@@ -103,7 +105,11 @@ typedef enum receipt_status {
     RECEIPT_E_DUPLICATE_ATTRIBUTE = 134, /* a known attribute twice in one record */
     RECEIPT_E_LIMIT_EXCEEDED = 140,    /* over 1,000,000 attributes, a 64 KiB string or 4,194,304 payload chunks */
     RECEIPT_E_BAD_ANCHOR = 141,        /* an anchor that is not one DER or PEM certificate */
-    RECEIPT_E_BAD_JSON = 142,          /* a catalog or App Store response that is not the JSON expected */
+    RECEIPT_E_BAD_JSON = 142,          /* a catalog, App Store response, JWS header or payload that is not
+                                          the JSON expected */
+    RECEIPT_E_DUPLICATE_MEMBER = 143,  /* a JSON object naming a member twice */
+    RECEIPT_E_NOT_AN_OBJECT = 144,     /* a JWS header or payload that is null, a number, an array, ... */
+    RECEIPT_E_BAD_FIELD = 145,         /* a documented JWS member of the wrong JSON type */
 
     /* Verification verdicts: the receipt is readable but must not be believed. */
     RECEIPT_E_SIGNATURE_INVALID = 200,    /* the signature does not verify over the payload */
@@ -125,9 +131,14 @@ typedef enum receipt_status {
     RECEIPT_E_NOT_CANONICAL = 215,        /* the envelope is not in Apple's one form (README, Canonical form) */
     RECEIPT_E_DUPLICATE_CERTIFICATE = 216,/* the same certificate (identical bytes) twice */
     RECEIPT_E_TOO_MANY_CERTIFICATES = 217,/* more than RECEIPT_MAX_CERTIFICATES certificates */
+    RECEIPT_E_APP_APPLE_ID_MISMATCH = 218,/* a JWS's appAppleId differs, or a production one was not checked */
     RECEIPT_E_BAD_CERTIFICATE = 220,      /* a certificate in the receipt cannot be decoded */
     RECEIPT_E_CRYPTO_FAILURE = 221,       /* libcrypto failed internally; nothing was accepted */
-    RECEIPT_E_MALFORMED_SIGNATURE = 222   /* the SignerInfo is not well-formed DER */
+    RECEIPT_E_MALFORMED_SIGNATURE = 222,  /* the SignerInfo is not well-formed DER */
+    RECEIPT_E_ALGORITHM_REFUSED = 223,    /* a JWS alg other than ES256 (none, HS256, RS256, ...) */
+    RECEIPT_E_CRITICAL_UNSUPPORTED = 224, /* a JWS header with a crit parameter */
+    RECEIPT_E_CERTIFICATE_COUNT = 225,    /* a JWS x5c of neither 3 (App Store) nor 1 (Xcode) certificates */
+    RECEIPT_E_BAD_SIGNATURE_ENCODING = 226 /* a JWS signature that is not 64 bytes of r||s */
 } receipt_status_t;
 
 /* The constant's name, e.g. "RECEIPT_E_TRUNCATED", or "RECEIPT_E_UNKNOWN_STATUS"
@@ -181,6 +192,10 @@ receipt_status_t receipt_last_error(receipt_error_t *out_error);
  *  - certificates, at verification: RECEIPT_MAX_CERTIFICATES
  *                                                     RECEIPT_E_TOO_MANY_CERTIFICATES
  *  - SignerInfos: exactly one                         RECEIPT_E_UNSUPPORTED_SIGNATURE
+ *  - JWS header and payload JSON: nesting 16          RECEIPT_E_NESTING_TOO_DEEP
+ *    and 10,000 values each (members and items)       RECEIPT_E_LIMIT_EXCEEDED
+ *  - JWS x5c: RECEIPT_MAX_CERTIFICATES read           RECEIPT_E_TOO_MANY_CERTIFICATES
+ *  - JWS nested in a notification: one level          RECEIPT_E_NOT_A_JWS (nested step)
  * Real receipts carry 1 (Xcode) to 3 certificates. A verifier also keeps at
  * most 32 validated certificate sets (512 KiB); only sets whose chain
  * validated to a trusted anchor enter it, so refused input never evicts them.
@@ -384,12 +399,18 @@ void receipt_string_free(char *string);
  *
  * Trust never comes from the system store. It comes from pins and from anchors
  * you add:
- *  - RECEIPT_TRUST_APPLE_ROOT (default): the Apple Inc. Root CA, recognised in
- *    the receipt by its SHA-256 fingerprint B0B1730E...1001F024.
+ *  - RECEIPT_TRUST_APPLE_ROOT (default): Apple's root of each format, each for
+ *    its own format only: for receipts the Apple Inc. Root CA, recognised in
+ *    the receipt by its SHA-256 fingerprint B0B1730E...1001F024; for JWS Apple
+ *    Root CA - G3 (63343ABF...653E9179), which must be x5c's last certificate.
  *  - RECEIPT_TRUST_XCODE_STOREKIT (opt-in): Xcode's StoreKit Testing
  *    certificate (FF0BA36E...45C864FE). It signs receipts itself, so the two
  *    marker checks are skipped under it.
  *  - Anchors you add get the same checks as the Apple root, markers included.
+ *    A JWS's x5c must end in the anchor itself, byte for byte. An Xcode-signed
+ *    JWS (x5c of one self-signed certificate) verifies only when that
+ *    certificate, exported from Xcode, is added as an anchor; its signature is
+ *    always checked, and only its marker steps are skipped.
  *
  * SHA-1: Apple signed receipt chains with SHA-1 until 2024, and OpenSSL 3
  * refuses those by default. The library accepts SHA-1 and SHA-2 signatures
@@ -400,12 +421,19 @@ void receipt_string_free(char *string);
  */
 
 /* An App Store environment: the verifyReceipt endpoint (App Store protocol,
- * below), and which receipts an environment policy accepts:
- * PRODUCTION: receipt_type "Production" or "ProductionVPP";
- * SANDBOX: "ProductionSandbox" or "ProductionVPPSandbox". */
+ * below; production and sandbox only), and which receipts and JWS an
+ * environment policy accepts:
+ * PRODUCTION: receipt_type "Production" or "ProductionVPP"; JWS "Production";
+ * SANDBOX: "ProductionSandbox" or "ProductionVPPSandbox"; JWS "Sandbox".
+ * A JWS names its environment in `environment` (an AppTransaction in
+ * `receiptType`, a notification in data, summary or appData). */
 typedef enum receipt_environment {
     RECEIPT_ENVIRONMENT_PRODUCTION = 0,
-    RECEIPT_ENVIRONMENT_SANDBOX = 1
+    RECEIPT_ENVIRONMENT_SANDBOX = 1,
+    /* Policies only (no verifyReceipt endpoint): receipt_type "Xcode", JWS "Xcode". */
+    RECEIPT_ENVIRONMENT_XCODE = 2,
+    /* Policies only: JWS "LocalTesting"; no receipt has it. */
+    RECEIPT_ENVIRONMENT_LOCAL_TESTING = 3
 } receipt_environment_t;
 
 typedef struct receipt_verifier receipt_verifier_t;
@@ -442,7 +470,10 @@ receipt_status_t receipt_verifier_builder_add_anchor(receipt_verifier_builder_t 
  *    identifierForVendor or 6 for a macOS en0 MAC address (1-64 bytes
  *    accepted).
  *  - now: the instant, in epoch ms, that the VPP expiration_date is compared
- *    with. By default it is the current time at each verification.
+ *    with. By default it is the current time at each verification. A JWS is
+ *    judged at its signedDate (an AppTransaction at its receiptCreationDate);
+ *    one that has none is judged at `now` when set, and otherwise fails the
+ *    chain step with RECEIPT_E_NO_CREATION_DATE.
  * Errors: RECEIPT_E_NULL_ARGUMENT for a NULL builder; RECEIPT_E_INVALID_ARGUMENT
  * for a device id length outside 1-64 or a string that is not UTF-8. */
 receipt_status_t receipt_verifier_builder_set_bundle_id(receipt_verifier_builder_t *builder, const char *bundle_id);
@@ -453,10 +484,20 @@ receipt_status_t receipt_verifier_builder_set_device_id(receipt_verifier_builder
 receipt_status_t receipt_verifier_builder_set_now(receipt_verifier_builder_t *builder, int64_t now_ms);
 receipt_status_t receipt_verifier_builder_clear_now(receipt_verifier_builder_t *builder);
 
-/* The environment the receipt must come from (the "environment" step). By
- * default any is accepted and the step is skipped; clear_environment restores
- * that. A receipt without receipt_type, or an Xcode one, matches neither
- * environment and fails the step with RECEIPT_E_ENVIRONMENT_MISMATCH.
+/* The app's Apple id (the "app_apple_id" step of JWS verification): a
+ * notification or AppTransaction that names an appAppleId must name this one.
+ * Unset, the step is skipped, except for a production JWS that names one, which
+ * fails with RECEIPT_E_APP_APPLE_ID_MISMATCH, as Apple's verifiers require the
+ * id in production. Receipts are not affected.
+ * Errors: RECEIPT_E_NULL_ARGUMENT. */
+receipt_status_t receipt_verifier_builder_set_app_apple_id(receipt_verifier_builder_t *builder, int64_t app_apple_id);
+receipt_status_t receipt_verifier_builder_clear_app_apple_id(receipt_verifier_builder_t *builder);
+
+/* The environment the receipt or JWS must come from (the "environment" step).
+ * By default any is accepted and the step is skipped; clear_environment
+ * restores that. A receipt without receipt_type, or a JWS without an
+ * environment, matches none and fails the step with
+ * RECEIPT_E_ENVIRONMENT_MISMATCH.
  * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_INVALID_ARGUMENT for a value that
  * is not a receipt_environment_t. */
 receipt_status_t receipt_verifier_builder_set_environment(receipt_verifier_builder_t *builder,
@@ -514,9 +555,11 @@ typedef enum receipt_step_outcome {
 
 /* One step of a report. The strings are borrowed from the report. */
 typedef struct receipt_step {
-    const char *name; /* "signature", "chain", "intermediate_marker", "leaf_marker",
+    const char *name; /* receipts: "signature", "chain", "intermediate_marker", "leaf_marker",
                          "bundle_id", "application_version", "device_hash", "expiration",
-                         "environment" */
+                         "environment"; JWS: "header", "signature", "chain",
+                         "intermediate_marker", "leaf_marker", "bundle_id",
+                         "application_version", "environment", "app_apple_id", "nested" */
     receipt_step_outcome_t outcome;
     receipt_status_t status; /* RECEIPT_OK unless the step failed */
     const char *detail;      /* names the certificate, field or value concerned */
@@ -541,6 +584,120 @@ receipt_status_t receipt_verification_to_json(const receipt_verification_t *resu
 
 /* Frees a report. NULL is a no-op. */
 void receipt_verification_free(receipt_verification_t *result);
+
+
+/* ---------------------------------------------------------------- StoreKit 2 JWS */
+
+/*
+ * StoreKit 2 hands servers JWS in compact form,
+ * base64url(header).base64url(payload).base64url(signature), signed with ES256
+ * by the first certificate of the header's x5c: transactions, renewal infos,
+ * App Store Server Notifications V2 and AppTransactions. The same verifier
+ * judges them, with the same trust, chain cache and step report as receipts:
+ *  - header: alg exactly "ES256"; no crit; x5c of 3 certificates (App Store) or
+ *    1 (Xcode). RECEIPT_E_ALGORITHM_REFUSED, RECEIPT_E_CRITICAL_UNSUPPORTED,
+ *    RECEIPT_E_CERTIFICATE_COUNT.
+ *  - signature: ES256 by x5c[0] over the ASCII header.payload, exactly 64 bytes
+ *    of r||s (RECEIPT_E_BAD_SIGNATURE_ENCODING otherwise; a DER signature too).
+ *  - chain: x5c, leaf first, each issued by the next, to Apple Root CA - G3 or
+ *    an added anchor that is x5c's last certificate, at the payload's
+ *    signedDate (an AppTransaction's receiptCreationDate), cached as for
+ *    receipts by the exact x5c bytes.
+ *  - intermediate_marker, leaf_marker: 1.2.840.113635.100.6.2.1 and
+ *    1.2.840.113635.100.6.11.1 on a 3-certificate chain; skipped for Xcode's.
+ *  - bundle_id (skipped for a renewal info, which names none),
+ *    application_version (AppTransactions only), environment, app_apple_id.
+ *  - nested: a notification's data.signedTransactionInfo,
+ *    data.signedRenewalInfo and appData.signedAppTransactionInfo, each verified
+ *    by the same verifier at its own signedDate.
+ *
+ * A receipt_jws_t is a decoded JWS: immutable, safe to share across threads,
+ * freed with receipt_jws_free(). Its strings live as long as it does.
+ */
+typedef struct receipt_jws receipt_jws_t;
+
+/* Which payload a JWS carries, told from its members. */
+typedef enum receipt_jws_type {
+    RECEIPT_JWS_UNKNOWN = 0,         /* kept and readable, but no member is typed */
+    RECEIPT_JWS_TRANSACTION = 1,     /* JWSTransactionDecodedPayload */
+    RECEIPT_JWS_RENEWAL_INFO = 2,    /* JWSRenewalInfoDecodedPayload */
+    RECEIPT_JWS_NOTIFICATION = 3,    /* ResponseBodyV2DecodedPayload */
+    RECEIPT_JWS_APP_TRANSACTION = 4  /* JWSAppTransactionDecodedPayload */
+} receipt_jws_type_t;
+
+/*
+ * Decodes a compact JWS WITHOUT verifying anything: nothing it says is to be
+ * believed until receipt_verify_jws() says so. Whitespace around the token is
+ * ignored. The header and payload must be JSON objects: bounded (see
+ * "limits"), valid UTF-8, no member name twice; every member Apple documents
+ * for the payload's type must have its documented JSON type; unknown members
+ * and unknown enumeration values are kept as they are.
+ * On success *out_jws is a new handle to free with receipt_jws_free().
+ * Errors (with detail in out_error, which may be NULL): RECEIPT_E_NULL_ARGUMENT;
+ * RECEIPT_E_EMPTY_INPUT; RECEIPT_E_INPUT_TOO_LARGE; RECEIPT_E_NOT_A_JWS;
+ * RECEIPT_E_BAD_BASE64URL; RECEIPT_E_BAD_JSON; RECEIPT_E_BAD_UTF8;
+ * RECEIPT_E_DUPLICATE_MEMBER; RECEIPT_E_NESTING_TOO_DEEP;
+ * RECEIPT_E_LIMIT_EXCEEDED; RECEIPT_E_NOT_AN_OBJECT (a payload of null, a
+ * number or an array); RECEIPT_E_BAD_FIELD.
+ * Thread-safety: any number of threads may decode at once.
+ */
+receipt_status_t receipt_jws_decode_unverified(const void *data, size_t length, receipt_jws_t **out_jws,
+                                               receipt_error_t *out_error);
+
+/*
+ * Decodes and verifies a compact JWS with `verifier` (steps above). Returns
+ * RECEIPT_OK only when no step failed, else the first failing step's status
+ * (200-299). When the bytes are not a readable JWS it returns the decoding
+ * status (100-199, as receipt_jws_decode_unverified()) and sets no output.
+ * On a verdict, *out_jws (when out_jws is not NULL) gets the decoded JWS and
+ * *out_result (when not NULL) the report, to free with receipt_jws_free() and
+ * receipt_verification_free(). out_error (may be NULL) gets the first failure.
+ * Thread-safety: any number of threads may verify with one verifier at once.
+ */
+receipt_status_t receipt_verify_jws(const receipt_verifier_t *verifier, const void *data, size_t length,
+                                    receipt_jws_t **out_jws, receipt_verification_t **out_result,
+                                    receipt_error_t *out_error);
+
+/* Frees a decoded JWS and every string borrowed from it. NULL is a no-op. */
+void receipt_jws_free(receipt_jws_t *jws);
+
+/* The payload's type; RECEIPT_JWS_UNKNOWN for NULL. Never fails. */
+receipt_jws_type_t receipt_jws_type(const receipt_jws_t *jws);
+
+/* The payload's or the header's JSON exactly as signed (the decoded bytes,
+ * not a re-encoding), NUL-terminated, borrowed from the handle.
+ * Errors: RECEIPT_E_NULL_ARGUMENT (out_length may be NULL). */
+receipt_status_t receipt_jws_payload(const receipt_jws_t *jws, const char **out_json, size_t *out_length);
+receipt_status_t receipt_jws_header(const receipt_jws_t *jws, const char **out_json, size_t *out_length);
+
+/*
+ * A payload member by dotted path ("transactionId", "data.bundleId"):
+ *  - _get_string: a JSON string, borrowed from the handle (out_length may be NULL);
+ *  - _get_int: a whole JSON number (ids, prices in milliunits, enumerations);
+ *  - _get_date: a JSON number as epoch ms, fractions of a millisecond cut
+ *    toward the past (Xcode writes them); year-1 dates are negative;
+ *  - _get_bool: a JSON boolean, as 0 or 1.
+ * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_INVALID_ARGUMENT (path not UTF-8);
+ * RECEIPT_E_ABSENT when the member is absent or null; RECEIPT_E_WRONG_FIELD_KIND
+ * when it holds another JSON type (or a number out of int64).
+ */
+receipt_status_t receipt_jws_get_string(const receipt_jws_t *jws, const char *path, const char **out_value,
+                                        size_t *out_length);
+receipt_status_t receipt_jws_get_int(const receipt_jws_t *jws, const char *path, int64_t *out_value);
+receipt_status_t receipt_jws_get_date(const receipt_jws_t *jws, const char *path, int64_t *out_ms);
+receipt_status_t receipt_jws_get_bool(const receipt_jws_t *jws, const char *path, int *out_value);
+
+/* The instant the payload was signed (signedDate; an AppTransaction's
+ * receiptCreationDate), in epoch ms. Errors: RECEIPT_E_NULL_ARGUMENT;
+ * RECEIPT_E_ABSENT when the payload carries none. */
+receipt_status_t receipt_jws_signed_date(const receipt_jws_t *jws, int64_t *out_ms);
+
+/* The JWS as `receipt inspect` prints it: {"format": "jws", "type",
+ * "header", "payload", "signed_date_ms", "certificates"}, header and payload
+ * exactly as signed. Owned by the caller, freed with receipt_string_free();
+ * flags as for receipt_to_json(). Errors: RECEIPT_E_NULL_ARGUMENT;
+ * RECEIPT_E_INVALID_ARGUMENT (unknown flags). */
+receipt_status_t receipt_jws_to_json(const receipt_jws_t *jws, unsigned flags, char **out_json, size_t *out_length);
 
 /* ---------------------------------------------------------------- entitlements */
 

@@ -76,12 +76,31 @@ public func receipt_verifier_builder_clear_now(_ builder: OpaquePointer?) -> rec
 @c @implementation
 public func receipt_verifier_builder_set_environment(_ builder: OpaquePointer?,
                                                      _ value: receipt_environment_t) -> receipt_status_t {
-    withBuilder(builder) { (settings) throws(ReceiptError) in settings.policy.environment = try environment(value).receiptEnvironment }
+    withBuilder(builder) { (settings) throws(ReceiptError) in settings.policy.environment = try policyEnvironment(value) }
 }
 
 @c @implementation
 public func receipt_verifier_builder_clear_environment(_ builder: OpaquePointer?) -> receipt_status_t {
     withBuilder(builder) { (settings) throws(ReceiptError) in settings.policy.environment = nil }
+}
+
+/// Every receipt_environment_t a policy can require (the endpoints take two of them).
+func policyEnvironment(_ value: receipt_environment_t) throws(ReceiptError) -> ReceiptEnvironment {
+    switch value {
+    case RECEIPT_ENVIRONMENT_XCODE: .xcode
+    case RECEIPT_ENVIRONMENT_LOCAL_TESTING: .localTesting
+    default: try environment(value).receiptEnvironment
+    }
+}
+
+@c @implementation
+public func receipt_verifier_builder_set_app_apple_id(_ builder: OpaquePointer?, _ appAppleID: Int64) -> receipt_status_t {
+    withBuilder(builder) { (settings) throws(ReceiptError) in settings.policy.appAppleID = appAppleID }
+}
+
+@c @implementation
+public func receipt_verifier_builder_clear_app_apple_id(_ builder: OpaquePointer?) -> receipt_status_t {
+    withBuilder(builder) { (settings) throws(ReceiptError) in settings.policy.appAppleID = nil }
 }
 
 @c @implementation

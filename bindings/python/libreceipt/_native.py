@@ -110,7 +110,8 @@ class ExchangeStepStruct(ctypes.Structure):
 
 EXCHANGE_ACTIONS = ("send", "accepted", "rejected", "unavailable")
 ENTITLEMENTS_UNVERIFIED = 2
-ENVIRONMENTS = {"production": 0, "sandbox": 1}
+ENVIRONMENTS = {"production": 0, "sandbox": 1, "xcode": 2, "local-testing": 3}
+JWS_TYPES = ("unknown", "transaction", "renewal_info", "notification", "app_transaction")
 NEXT_STEPS = ("accept", "retry_in_sandbox", "retry_in_production", "retry_later", "reject")
 
 _handle_out = ctypes.POINTER(ctypes.c_void_p)
@@ -128,11 +129,31 @@ _signatures.update({
     "receipt_verifier_builder_clear_now": (ctypes.c_int, [ctypes.c_void_p]),
     "receipt_verifier_builder_set_environment": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
     "receipt_verifier_builder_clear_environment": (ctypes.c_int, [ctypes.c_void_p]),
+    "receipt_verifier_builder_set_app_apple_id": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int64]),
+    "receipt_verifier_builder_clear_app_apple_id": (ctypes.c_int, [ctypes.c_void_p]),
     "receipt_verifier_build": (ctypes.c_int, [ctypes.c_void_p, _handle_out]),
     "receipt_verifier_free": (None, [ctypes.c_void_p]),
     "receipt_verify": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, _handle_out]),
     "receipt_verify_bytes": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, _handle_out,
                                             ctypes.POINTER(ErrorStruct)]),
+    "receipt_verify_jws": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, _handle_out, _handle_out,
+                                          ctypes.POINTER(ErrorStruct)]),
+    "receipt_jws_decode_unverified": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t, _handle_out,
+                                                     ctypes.POINTER(ErrorStruct)]),
+    "receipt_jws_free": (None, [ctypes.c_void_p]),
+    "receipt_jws_type": (ctypes.c_int, [ctypes.c_void_p]),
+    "receipt_jws_payload": (ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
+                                           ctypes.POINTER(ctypes.c_size_t)]),
+    "receipt_jws_header": (ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
+                                          ctypes.POINTER(ctypes.c_size_t)]),
+    "receipt_jws_get_string": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, c_char_p_p,
+                                              ctypes.POINTER(ctypes.c_size_t)]),
+    "receipt_jws_get_int": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int64)]),
+    "receipt_jws_get_date": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int64)]),
+    "receipt_jws_get_bool": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]),
+    "receipt_jws_signed_date": (ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int64)]),
+    "receipt_jws_to_json": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_uint, ctypes.POINTER(ctypes.c_void_p),
+                                           ctypes.POINTER(ctypes.c_size_t)]),
     "receipt_verification_status": (ctypes.c_int, [ctypes.c_void_p]),
     "receipt_verification_step_count": (ctypes.c_size_t, [ctypes.c_void_p]),
     "receipt_verification_step_at": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(StepStruct)]),
@@ -177,6 +198,15 @@ def input_bytes(data):
         return bytes(data)
     raise TypeError(f"expected the receipt as bytes (raw DER/BER or base64) or str (base64), "
                     f"got {type(data).__name__}")
+
+
+def jws_bytes(token):
+    """A compact JWS as bytes: str (ASCII) or bytes. Anything else is a TypeError."""
+    if isinstance(token, str):
+        return token.encode("utf-8")
+    if isinstance(token, (bytes, bytearray, memoryview)):
+        return bytes(token)
+    raise TypeError(f"expected a compact JWS as str or bytes, got {type(token).__name__}")
 
 
 def text_argument(value, name):

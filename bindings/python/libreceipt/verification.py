@@ -24,10 +24,13 @@ class Verification:
     """The report of one verification: `status` (the first failing step's status number,
     0 when none failed), `status_name` (e.g. "RECEIPT_E_CHAIN_UNTRUSTED"), `steps` (a
     list of Step, in order; every step reports, not only the first failure) and `valid`
-    (True only when no step failed)."""
+    (True only when no step failed). For a JWS, `jws` is the decoded JWS and `payload`
+    its payload as a dict, exactly as signed (believe it only when `valid`); both are
+    None for a receipt."""
 
-    def __init__(self, handle):
+    def __init__(self, handle, jws=None):
         self._handle = handle
+        self.jws = jws
         self.status = lib.receipt_verification_status(handle)
         self.status_name = lib.receipt_status_name(self.status).decode()
         self.steps = []
@@ -36,6 +39,11 @@ class Verification:
             lib.receipt_verification_step_at(handle, index, ctypes.byref(step))
             self.steps.append(Step(step.name.decode(), _native.STEP_OUTCOMES[step.outcome], step.status,
                                    step.detail.decode("utf-8")))
+
+    @property
+    def payload(self):
+        """A JWS's payload as a dict (None for a receipt)."""
+        return None if self.jws is None else self.jws.payload
 
     @property
     def valid(self):
@@ -66,12 +74,17 @@ class Verifier:
     certificate only with `allow_xcode=True`; and any `anchors` (DER or PEM bytes).
     Policy: `bundle_id`, `application_version` and `device_id` (bytes) are checked
     when given; `now` (a timezone-aware datetime or epoch ms) is the instant for the
-    VPP expiry; `environment` ("production" or "sandbox") is the environment the
-    receipt must come from (any when None).
+    VPP expiry, and for a JWS that carries no signedDate; `environment`
+    ("production", "sandbox", "xcode" or "local-testing") is the environment the
+    receipt or JWS must come from (any when None); `app_apple_id` (int) is the app's
+    Apple id a JWS naming one must name (required for production ones).
+
+    JWS: Apple Root CA - G3 is trusted with `apple_root`; an Xcode-signed JWS only
+    when its certificate, exported from Xcode, is one of `anchors`.
     """
 
     def __init__(self, bundle_id=None, application_version=None, device_id=None, allow_xcode=False,
-                 apple_root=True, anchors=(), now=None, environment=None):
+                 apple_root=True, anchors=(), now=None, environment=None, app_apple_id=None):
         builder = ctypes.c_void_p()
         _check(lib.receipt_verifier_builder_new(ctypes.byref(builder)))
         try:
@@ -101,6 +114,10 @@ class Verifier:
                 if environment not in _native.ENVIRONMENTS:
                     raise ValueError(f"environment: expected one of {sorted(_native.ENVIRONMENTS)}, got {environment!r}")
                 _check(lib.receipt_verifier_builder_set_environment(builder, _native.ENVIRONMENTS[environment]))
+            if app_apple_id is not None:
+                if isinstance(app_apple_id, bool) or not isinstance(app_apple_id, int):
+                    raise TypeError(f"app_apple_id: expected int, got {type(app_apple_id).__name__}")
+                _check(lib.receipt_verifier_builder_set_app_apple_id(builder, app_apple_id))
             self._handle = ctypes.c_void_p()
             _check(lib.receipt_verifier_build(builder, ctypes.byref(self._handle)))
         finally:
@@ -128,6 +145,15 @@ class Verifier:
         if not out:
             _check(status, error)
         return Verification(out)
+
+    def verify_jws(self, token):
+        """A Verification report of a StoreKit 2 JWS (compact form, str or bytes): header,
+        ES256 signature, chain at its signedDate, markers, bundle id, environment, app
+        Apple id, and a notification's nested JWS. `.payload` is the payload as signed.
+        Raises ReceiptError when the token is not a readable JWS."""
+        from .jws import verify_jws
+        jws, handle = verify_jws(self._handle, token)
+        return Verification(handle, jws)
 
     def __del__(self):
         if getattr(self, "_handle", None):

@@ -1,7 +1,8 @@
 import datetime
-from typing import Iterable, List, Literal, Optional, Union
+from typing import Any, Dict, Iterable, List, Literal, Optional, Union
 
 from . import Receipt
+from .jws import JWS
 
 Buffer = Union[bytes, bytearray, memoryview]
 
@@ -16,6 +17,9 @@ class Verification:
     status: int
     status_name: str
     steps: List[Step]
+    jws: Optional[JWS]
+    @property
+    def payload(self) -> Optional[Dict[str, Any]]: ...
     @property
     def valid(self) -> bool: ...
     def step(self, name: str) -> Step: ...
@@ -25,6 +29,8 @@ class Verifier:
     def __init__(self, bundle_id: Optional[str] = ..., application_version: Optional[str] = ...,
                  device_id: Optional[Buffer] = ..., allow_xcode: bool = ..., apple_root: bool = ...,
                  anchors: Iterable[Buffer] = ..., now: Union[datetime.datetime, int, None] = ...,
-                 environment: Optional[Literal["production", "sandbox"]] = ...) -> None: ...
+                 environment: Optional[Literal["production", "sandbox", "xcode", "local-testing"]] = ...,
+                 app_apple_id: Optional[int] = ...) -> None: ...
     def verify(self, receipt: Receipt) -> Verification: ...
     def verify_bytes(self, data: Union[Buffer, str]) -> Verification: ...
+    def verify_jws(self, token: Union[str, Buffer]) -> Verification: ...

@@ -1,0 +1,209 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ReceiptCore
+import ReceiptHeader
+import Synchronization
+
+/// A decoded JWS as C holds it: the payload and header as NUL-terminated copies,
+/// and the strings a caller has asked for, each copied once and kept until the
+/// handle is freed (so borrowed pointers stay valid, from any thread).
+final class JWSHandle: @unchecked Sendable {  // immutable but for `strings`, which is locked
+    let payload: SignedPayload
+    private let payloadText: UnsafeMutablePointer<CChar>
+    private let headerText: UnsafeMutablePointer<CChar>
+    private let strings = Mutex<[String: UnsafeMutablePointer<CChar>]>([:])
+
+    init(_ payload: SignedPayload) throws(ReceiptError) {
+        self.payload = payload
+        payloadText = try ownedCString(payload.payloadText)
+        do {
+            headerText = try ownedCString(payload.headerText)
+        } catch {
+            free(payloadText)
+            throw error
+        }
+    }
+
+    deinit {
+        free(payloadText)
+        free(headerText)
+        strings.withLock { $0.values.forEach { free($0) } }
+    }
+
+    var payloadCString: (UnsafePointer<CChar>, Int) { (UnsafePointer(payloadText), payload.payloadBytes.count) }
+    var headerCString: (UnsafePointer<CChar>, Int) { (UnsafePointer(headerText), strlen(headerText)) }
+
+    /// The string at `path`, copied once per path: the copies are bounded by the
+    /// payload's own members.
+    func cString(atPath path: String, _ value: String) throws(ReceiptError) -> UnsafePointer<CChar> {
+        try strings.withLock { (held) throws(ReceiptError) -> UnsafePointer<CChar> in
+            if let known = held[path] { return UnsafePointer(known) }
+            let copy = try ownedCString(value)
+            held[path] = copy
+            return UnsafePointer(copy)
+        }
+    }
+}
+
+func jwsHandle(_ handle: OpaquePointer?) -> JWSHandle? { object(handle, as: JWSHandle.self) }
+
+func inputBytes(_ data: UnsafeRawPointer?, _ length: Int) throws(ReceiptError) -> UnsafeBufferPointer<UInt8> {
+    guard data != nil || length == 0 else { throw nullArgument }
+    return UnsafeBufferPointer(start: data?.assumingMemoryBound(to: UInt8.self), count: length)
+}
+
+@c @implementation
+public func receipt_jws_decode_unverified(_ data: UnsafeRawPointer?, _ length: Int,
+                                          _ outJWS: UnsafeMutablePointer<OpaquePointer?>?,
+                                          _ outError: UnsafeMutablePointer<receipt_error_t>?) -> receipt_status_t {
+    outJWS?.pointee = nil
+    return reportingErrors(outError) { () throws(ReceiptError) in
+        let out = try required(outJWS)
+        out.pointee = handle(try JWSHandle(try SignedPayload.decode(try inputBytes(data, length))))
+    }
+}
+
+@c @implementation
+public func receipt_verify_jws(_ verifier: OpaquePointer?, _ data: UnsafeRawPointer?, _ length: Int,
+                               _ outJWS: UnsafeMutablePointer<OpaquePointer?>?,
+                               _ outResult: UnsafeMutablePointer<OpaquePointer?>?,
+                               _ outError: UnsafeMutablePointer<receipt_error_t>?) -> receipt_status_t {
+    outJWS?.pointee = nil
+    outResult?.pointee = nil
+    do throws(ReceiptError) {
+        let checker = try required(object(verifier, as: ReceiptVerifier.self))
+        let (payload, result) = try checker.verify(jws: try inputBytes(data, length))
+        let jws = outJWS == nil ? nil : try JWSHandle(payload)
+        let report = outResult == nil ? nil : try VerificationReport(result)
+        if let jws { outJWS?.pointee = handle(jws) }
+        if let report { outResult?.pointee = handle(report) }
+        fill(outError, with: result.firstFailure)
+        result.firstFailure.map(LastError.record)
+        return receipt_status_t(result.status)
+    } catch {
+        fill(outError, with: error)
+        LastError.record(error)
+        return receipt_status_t(error.status)
+    }
+}
+
+@c @implementation
+public func receipt_jws_free(_ jws: OpaquePointer?) {
+    release(jws, as: JWSHandle.self)
+}
+
+@c @implementation
+public func receipt_jws_type(_ jws: OpaquePointer?) -> receipt_jws_type_t {
+    switch jwsHandle(jws)?.payload.kind {
+    case .transaction: RECEIPT_JWS_TRANSACTION
+    case .renewalInfo: RECEIPT_JWS_RENEWAL_INFO
+    case .notification: RECEIPT_JWS_NOTIFICATION
+    case .appTransaction: RECEIPT_JWS_APP_TRANSACTION
+    case .unknown, nil: RECEIPT_JWS_UNKNOWN
+    }
+}
+
+private func borrowJSON(_ jws: OpaquePointer?, _ outJSON: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+                        _ outLength: UnsafeMutablePointer<Int>?,
+                        _ part: (JWSHandle) -> (UnsafePointer<CChar>, Int)) -> receipt_status_t {
+    status { () throws(ReceiptError) in
+        let (out, held) = (try required(outJSON), try required(jwsHandle(jws)))
+        let (text, count) = part(held)
+        out.pointee = text
+        outLength?.pointee = count
+    }
+}
+
+@c @implementation
+public func receipt_jws_payload(_ jws: OpaquePointer?, _ outJSON: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+                                _ outLength: UnsafeMutablePointer<Int>?) -> receipt_status_t {
+    borrowJSON(jws, outJSON, outLength) { $0.payloadCString }
+}
+
+@c @implementation
+public func receipt_jws_header(_ jws: OpaquePointer?, _ outJSON: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+                               _ outLength: UnsafeMutablePointer<Int>?) -> receipt_status_t {
+    borrowJSON(jws, outJSON, outLength) { $0.headerCString }
+}
+
+/// The member at a C path argument, with ABSENT for absent or null members.
+private func member(_ jws: OpaquePointer?, _ path: UnsafePointer<CChar>?) throws(ReceiptError) -> (JWSHandle, String, JSONValue) {
+    let held = try required(jwsHandle(jws))
+    let name = try required(try string(path))
+    guard let value = held.payload.payload.member(atPath: name), value != .null else {
+        throw ReceiptError(.absent, "the payload has no \(name)")
+    }
+    return (held, name, value)
+}
+
+private func wrongKind(_ name: String, _ value: JSONValue, _ wanted: String) -> ReceiptError {
+    ReceiptError(.wrongFieldKind, "\(name) is \(value.kindName), not \(wanted)")
+}
+
+@c @implementation
+public func receipt_jws_get_string(_ jws: OpaquePointer?, _ path: UnsafePointer<CChar>?,
+                                   _ outValue: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+                                   _ outLength: UnsafeMutablePointer<Int>?) -> receipt_status_t {
+    status { () throws(ReceiptError) in
+        let out = try required(outValue)
+        let (held, name, value) = try member(jws, path)
+        guard let text = value.stringValue else { throw wrongKind(name, value, "a string") }
+        out.pointee = try held.cString(atPath: name, text)
+        outLength?.pointee = text.utf8.count
+    }
+}
+
+@c @implementation
+public func receipt_jws_get_int(_ jws: OpaquePointer?, _ path: UnsafePointer<CChar>?,
+                                _ outValue: UnsafeMutablePointer<Int64>?) -> receipt_status_t {
+    status { () throws(ReceiptError) in
+        let out = try required(outValue)
+        let (_, name, value) = try member(jws, path)
+        guard case .number(let text) = value, let number = Int64(text) else { throw wrongKind(name, value, "a whole number") }
+        out.pointee = number
+    }
+}
+
+@c @implementation
+public func receipt_jws_get_date(_ jws: OpaquePointer?, _ path: UnsafePointer<CChar>?,
+                                 _ outMilliseconds: UnsafeMutablePointer<Int64>?) -> receipt_status_t {
+    status { () throws(ReceiptError) in
+        let out = try required(outMilliseconds)
+        let (_, name, value) = try member(jws, path)
+        guard let milliseconds = value.epochMilliseconds else { throw wrongKind(name, value, "a date in epoch ms") }
+        out.pointee = milliseconds
+    }
+}
+
+@c @implementation
+public func receipt_jws_get_bool(_ jws: OpaquePointer?, _ path: UnsafePointer<CChar>?,
+                                 _ outValue: UnsafeMutablePointer<Int32>?) -> receipt_status_t {
+    status { () throws(ReceiptError) in
+        let out = try required(outValue)
+        let (_, name, value) = try member(jws, path)
+        guard let flag = value.boolValue else { throw wrongKind(name, value, "a boolean") }
+        out.pointee = flag ? 1 : 0
+    }
+}
+
+@c @implementation
+public func receipt_jws_signed_date(_ jws: OpaquePointer?, _ outMilliseconds: UnsafeMutablePointer<Int64>?) -> receipt_status_t {
+    status { () throws(ReceiptError) in
+        let (out, held) = (try required(outMilliseconds), try required(jwsHandle(jws)))
+        guard let signed = held.payload.signingDate else {
+            throw ReceiptError(.absent, "the payload has no \(held.payload.kind == .appTransaction ? "receiptCreationDate" : "signedDate")")
+        }
+        out.pointee = signed
+    }
+}
+
+@c @implementation
+public func receipt_jws_to_json(_ jws: OpaquePointer?, _ flags: UInt32,
+                                _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                _ outLength: UnsafeMutablePointer<Int>?) -> receipt_status_t {
+    status { () throws(ReceiptError) in
+        let (out, held) = (try required(outJSON), try required(jwsHandle(jws)))
+        try writeJSON(SignedPayloadJSON.render(held.payload, indent: try jsonIndent(flags)), out, outLength)
+    }
+}

@@ -1,0 +1,76 @@
+"""StoreKit 2 JWS: a thin wrapper over receipt_jws_* and receipt_verify_jws."""
+import ctypes
+import json
+
+from . import _native
+from ._errors import ReceiptError, _check, _take_json
+from ._native import lib
+
+
+class JWS:
+    """A decoded JWS (verified or not: see how you got it). `type` is "transaction",
+    "renewal_info", "notification", "app_transaction" or "unknown"; `payload` and
+    `header` are dicts of the JSON exactly as signed (`payload_json`, `header_json`);
+    `signed_date` is the signing instant in epoch ms (None when absent)."""
+
+    def __init__(self, handle):
+        self._handle = handle
+        self.type = _native.JWS_TYPES[lib.receipt_jws_type(handle)]
+        self.payload_json = self._borrowed(lib.receipt_jws_payload)
+        self.header_json = self._borrowed(lib.receipt_jws_header)
+
+    def _borrowed(self, function):
+        out, length = ctypes.c_void_p(), ctypes.c_size_t()
+        _check(function(self._handle, ctypes.byref(out), ctypes.byref(length)))
+        return ctypes.string_at(out, length.value).decode("utf-8")
+
+    @property
+    def payload(self):
+        """The payload as a dict, parsed from the exact signed JSON."""
+        return json.loads(self.payload_json)
+
+    @property
+    def header(self):
+        return json.loads(self.header_json)
+
+    @property
+    def signed_date(self):
+        value = ctypes.c_int64()
+        status = lib.receipt_jws_signed_date(self._handle, ctypes.byref(value))
+        if status == _native.STATUS_ABSENT:
+            return None
+        _check(status)
+        return value.value
+
+    def to_json(self, pretty=False):
+        """{"format": "jws", "type", "header", "payload", "signed_date_ms", "certificates"}."""
+        return _take_json(lib.receipt_jws_to_json, self._handle, pretty)
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            lib.receipt_jws_free(self._handle)
+            self._handle = None
+
+    def __repr__(self):
+        return f"<JWS {self.type}>"
+
+
+def decode_jws_unverified(token):
+    """Decodes a compact JWS (str or bytes) WITHOUT verifying it: nothing in it is to be
+    believed. Raises ReceiptError when it is not a readable JWS."""
+    data = _native.jws_bytes(token)
+    out, error = ctypes.c_void_p(), _native.ErrorStruct()
+    _check(lib.receipt_jws_decode_unverified(data, len(data), ctypes.byref(out), ctypes.byref(error)), error)
+    return JWS(out)
+
+
+def verify_jws(verifier_handle, token):
+    """(JWS, verification handle) for Verifier.verify_jws; raises when unreadable."""
+    data = _native.jws_bytes(token)
+    jws, result, error = ctypes.c_void_p(), ctypes.c_void_p(), _native.ErrorStruct()
+    status = lib.receipt_verify_jws(verifier_handle, data, len(data), ctypes.byref(jws), ctypes.byref(result),
+                                    ctypes.byref(error))
+    if not result:
+        _check(status, error)
+        raise ReceiptError(status)
+    return JWS(jws), result

@@ -1,0 +1,17 @@
+from typing import Any, Dict, Literal, Optional, Union
+
+Buffer = Union[bytes, bytearray, memoryview]
+
+class JWS:
+    type: Literal["transaction", "renewal_info", "notification", "app_transaction", "unknown"]
+    payload_json: str
+    header_json: str
+    @property
+    def payload(self) -> Dict[str, Any]: ...
+    @property
+    def header(self) -> Dict[str, Any]: ...
+    @property
+    def signed_date(self) -> Optional[int]: ...
+    def to_json(self, pretty: bool = ...) -> str: ...
+
+def decode_jws_unverified(token: Union[str, Buffer]) -> JWS: ...
