@@ -51,3 +51,25 @@ def shared():
     if not (SHARED / "expected.jsonl").exists():
         pytest.skip(f"{SHARED} is absent: real-receipt tests skipped")
     return SHARED
+
+
+SHARED_JWS = SHARED.parent / "jws"
+JWS_MINTER_DIR = ROOT / "tools"
+
+
+@pytest.fixture(scope="session")
+def jws_ca(tmp_path_factory):
+    """A JWS test CA shaped like Apple's (tools/mint_jws.py), made for this run: (root.pem path, chains)."""
+    sys.path.insert(0, str(JWS_MINTER_DIR))
+    import mint_jws
+    directory = tmp_path_factory.mktemp("jws-ca")
+    mint_jws.create_ca(str(directory))
+    return directory / "root.pem", mint_jws.load_ca(str(directory))
+
+
+@pytest.fixture
+def shared_jws():
+    """The real JWS in ../shared; skipped by name when absent."""
+    if not (SHARED_JWS / "expected.jsonl").exists():
+        pytest.skip(f"{SHARED_JWS} is absent: real-JWS tests skipped")
+    return SHARED_JWS

@@ -1,0 +1,257 @@
+"""StoreKit 2 JWS: real Apple-signed and Xcode-signed samples, minted ones, and every attack variant
+of tools/mint_jws.py, through Python and the CLI."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import libreceipt
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "tools"))
+import mint_jws  # noqa: E402  (tools/mint_jws.py)
+
+CLI = os.environ.get("RECEIPT_CLI")
+needs_cli = pytest.mark.skipif(not CLI, reason="RECEIPT_CLI is not set (run through `make test`)")
+
+
+def expected_rows(shared_jws):
+    return [json.loads(line) for line in (shared_jws / "expected.jsonl").read_text().splitlines() if line]
+
+
+def path_of(shared_jws, row):
+    folder = "xcode" if row["x5c"] == 1 else "apple"
+    return shared_jws / folder / row["file"]
+
+
+def cli(*args):
+    return subprocess.run([CLI, *map(str, args)], capture_output=True)
+
+
+# ---------------------------------------------------------------- real samples
+
+def test_every_apple_jws_decodes_to_its_expected_payload(shared_jws):
+    rows = expected_rows(shared_jws)
+    assert len(rows) == 25
+    for row in rows:
+        token = path_of(shared_jws, row).read_text()
+        if row["payload"] is None:
+            with pytest.raises(libreceipt.ReceiptError) as caught:
+                libreceipt.decode_jws_unverified(token)
+            assert caught.value.name == "RECEIPT_E_NOT_AN_OBJECT"
+            continue
+        jws = libreceipt.decode_jws_unverified(token)
+        assert jws.payload == row["payload"], row["file"]
+        assert jws.header["alg"] == row["alg"] and len(jws.header["x5c"]) == row["x5c"]
+        assert jws.signed_date == int(row["signed_ms"] // 1), row["file"]
+
+
+def test_every_apple_jws_verifies_at_its_signed_date_in_sandbox_with_its_bundle_id(shared_jws):
+    for row in expected_rows(shared_jws):
+        if row["x5c"] != 3 or row["payload"] is None:
+            continue
+        token = path_of(shared_jws, row).read_text()
+        payload = row["payload"]
+        bundle = payload.get("bundleId") or payload.get("data", {}).get("bundleId")
+        result = libreceipt.Verifier(bundle_id=bundle, environment="sandbox").verify_jws(token)
+        assert result.valid, (row["file"], result.to_json())
+        assert result.payload == payload
+        assert result.step("chain").outcome == "passed" and result.step("signature").outcome == "passed"
+        assert result.step("bundle_id").outcome == ("skipped" if bundle is None else "passed")
+        production = libreceipt.Verifier(environment="production").verify_jws(token)
+        assert not production.valid and production.status_name == "RECEIPT_E_ENVIRONMENT_MISMATCH"
+        other = libreceipt.Verifier(bundle_id="com.example.other").verify_jws(token)
+        if bundle is None:  # a renewal info names no app: the step is skipped, not failed
+            assert other.step("bundle_id").outcome == "skipped" and other.valid
+        else:
+            assert other.status_name == "RECEIPT_E_BUNDLE_MISMATCH"
+
+
+def test_notifications_verify_their_nested_jws(shared_jws):
+    token = (shared_jws / "apple" / "spb__01_notification_DID_RENEW.jws").read_text()
+    result = libreceipt.Verifier().verify_jws(token)
+    assert result.step("nested").outcome == "passed"
+    assert "data.signedTransactionInfo" in result.step("nested").detail
+
+
+def test_expired_leaves_verify_at_signing_not_now(shared_jws):
+    for name in ("spb__46_notification_TEST.jws", "hound__01_transaction.jws"):
+        result = libreceipt.Verifier().verify_jws((shared_jws / "apple" / name).read_text())
+        assert result.valid, result.to_json()
+
+
+def test_xcode_jws_needs_its_certificate_as_anchor(shared_jws):
+    certificate = (shared_jws / "certs" / "StoreKitTestingInXcode-2023-10-19.pem").read_bytes()
+    for path in sorted((shared_jws / "xcode").glob("*.jws")):
+        token = path.read_text()
+        refused = libreceipt.Verifier().verify_jws(token)
+        assert refused.status_name == "RECEIPT_E_CHAIN_UNTRUSTED"
+        assert refused.step("signature").outcome == "passed"  # checked, never skipped
+        accepted = libreceipt.Verifier(anchors=[certificate], environment="xcode").verify_jws(token)
+        assert accepted.valid, accepted.to_json()
+        assert accepted.step("leaf_marker").outcome == "skipped"
+
+
+def test_xcode_dates_keep_fractions_and_year_one(shared_jws):
+    app = libreceipt.decode_jws_unverified(
+        (shared_jws / "xcode" / "asl-swift__xcode-signed-app-transaction.jws").read_text())
+    assert app.type == "app_transaction"
+    assert app.payload["originalPurchaseDate"] == -62135769600000
+    assert app.signed_date == 1697680122257  # receiptCreationDate 1697680122257.447, cut
+
+
+@needs_cli
+def test_cli_exit_codes_on_real_jws(shared_jws):
+    for row in expected_rows(shared_jws):
+        path = path_of(shared_jws, row)
+        if row["payload"] is None:
+            result = cli("verify", "--environment", "sandbox", path)
+            assert result.returncode == 2 and b"RECEIPT_E_NOT_AN_OBJECT" in result.stderr
+            continue
+        inspected = cli("inspect", path)
+        assert inspected.returncode == 0, inspected.stderr
+        document = json.loads(inspected.stdout)
+        assert document["format"] == "jws" and document["payload"] == row["payload"]
+        assert document["header"]["alg"] == "ES256"
+        if row["x5c"] == 1:
+            assert cli("verify", path).returncode == 1
+            anchor = shared_jws / "certs" / "StoreKitTestingInXcode-2023-10-19.pem"
+            assert cli("verify", "--anchor", anchor, path).returncode == 0
+            continue
+        assert cli("verify", "--environment", "sandbox", path).returncode == 0
+        assert cli("verify", "--environment", "production", path).returncode == 1
+        verdict = json.loads(cli("verify", "--json", "--bundle-id", "com.example.other", path).stdout)
+        assert verdict["valid"] == (row["payload"].get("bundleId") is None
+                                    and "data" not in row["payload"])
+
+
+# ---------------------------------------------------------------- minted
+
+def anchored(root, **policy):
+    return libreceipt.Verifier(apple_root=False, anchors=[root.read_bytes()], **policy)
+
+
+def test_minted_jws_verifies_against_the_test_root_only(jws_ca):
+    root, chains = jws_ca
+    token = mint_jws.sign(mint_jws.example_payload(), chains)
+    result = anchored(root, bundle_id="com.example.minted", environment="sandbox").verify_jws(token)
+    assert result.valid, result.to_json()
+    assert [step.name for step in result.steps] == ["header", "signature", "chain", "intermediate_marker",
+                                                    "leaf_marker", "bundle_id", "application_version",
+                                                    "environment", "app_apple_id", "nested"]
+    assert libreceipt.Verifier().verify_jws(token).status_name == "RECEIPT_E_CHAIN_UNTRUSTED"
+
+
+@pytest.mark.parametrize("variant", sorted(mint_jws.VARIANTS))
+def test_every_attack_variant_is_refused_with_its_status(jws_ca, variant):
+    root, chains = jws_ca
+    token = mint_jws.sign(mint_jws.example_payload(), chains, variant)
+    expected = mint_jws.VARIANTS[variant]
+    if variant in mint_jws.UNREADABLE:
+        with pytest.raises(libreceipt.ReceiptError) as caught:
+            anchored(root).verify_jws(token)
+        assert caught.value.name == expected
+        return
+    result = anchored(root).verify_jws(token)
+    assert not result.valid
+    assert result.status_name == expected, result.to_json()
+
+
+@needs_cli
+@pytest.mark.parametrize("variant", sorted(mint_jws.VARIANTS))
+def test_cli_refuses_every_attack_variant(jws_ca, variant, tmp_path):
+    root, chains = jws_ca
+    path = tmp_path / "attack.jws"
+    path.write_text(mint_jws.sign(mint_jws.example_payload(), chains, variant))
+    result = cli("verify", "--json", "--no-apple-root", "--anchor", root, path)
+    if variant in mint_jws.UNREADABLE:
+        assert result.returncode == 2 and mint_jws.VARIANTS[variant].encode() in result.stderr
+    else:
+        assert result.returncode == 1
+        assert json.loads(result.stdout)["status"] == mint_jws.VARIANTS[variant]
+
+
+def test_signed_date_absent_is_judged_at_a_given_time_only(jws_ca):
+    root, chains = jws_ca
+    token = mint_jws.sign(mint_jws.example_payload(), chains, "no-signed-date")
+    assert anchored(root).verify_jws(token).status_name == "RECEIPT_E_NO_CREATION_DATE"
+    given = anchored(root, now=int(mint_jws.NOW.timestamp() * 1000)).verify_jws(token)
+    assert given.valid, given.to_json()
+
+
+def test_nested_transaction_is_verified_with_the_same_verifier(jws_ca):
+    root, chains = jws_ca
+    nested = mint_jws.sign(mint_jws.example_payload(), chains)
+    notification = mint_jws.example_payload("notification")
+    notification["data"]["signedTransactionInfo"] = nested
+    good = anchored(root, bundle_id="com.example.minted").verify_jws(mint_jws.sign(notification, chains))
+    assert good.valid and good.step("nested").outcome == "passed", good.to_json()
+    notification["data"]["signedTransactionInfo"] = mint_jws.sign(mint_jws.example_payload(), chains,
+                                                                  "payload-changed")
+    bad = anchored(root).verify_jws(mint_jws.sign(notification, chains))
+    assert bad.step("nested").outcome == "failed"
+    assert bad.step("nested").status_name == "RECEIPT_E_SIGNATURE_INVALID"
+    assert bad.step("signature").outcome == "passed"
+
+
+def test_app_apple_id_is_required_in_production(jws_ca):
+    root, chains = jws_ca
+    notification = mint_jws.example_payload("notification")
+    notification["data"]["environment"] = "Production"
+    token = mint_jws.sign(notification, chains)
+    assert anchored(root).verify_jws(token).status_name == "RECEIPT_E_APP_APPLE_ID_MISMATCH"
+    assert anchored(root, app_apple_id=1234567890).verify_jws(token).valid
+    assert anchored(root, app_apple_id=1).verify_jws(token).status_name == "RECEIPT_E_APP_APPLE_ID_MISMATCH"
+
+
+def test_renewal_info_skips_the_bundle_step(jws_ca):
+    root, chains = jws_ca
+    token = mint_jws.sign(mint_jws.example_payload("renewal_info"), chains)
+    result = anchored(root, bundle_id="com.example.other").verify_jws(token)
+    assert result.valid and result.step("bundle_id").outcome == "skipped"
+
+
+def test_unknown_members_and_enum_values_are_kept(jws_ca):
+    root, chains = jws_ca
+    payload = dict(mint_jws.example_payload(), inAppOwnershipType="SOMETHING_NEW", offerType=99, futureField=[1])
+    result = anchored(root).verify_jws(mint_jws.sign(payload, chains))
+    assert result.valid and result.payload["futureField"] == [1] and result.payload["offerType"] == 99
+
+
+def test_documented_member_of_the_wrong_type_is_refused(jws_ca):
+    _, chains = jws_ca
+    payload = dict(mint_jws.example_payload(), signedDate="yesterday")
+    with pytest.raises(libreceipt.ReceiptError) as caught:
+        libreceipt.decode_jws_unverified(mint_jws.sign(payload, chains))
+    assert caught.value.name == "RECEIPT_E_BAD_FIELD" and "signedDate" in caught.value.detail
+
+
+def test_payload_is_exactly_as_signed(jws_ca):
+    _, chains = jws_ca
+    text = '{ "transactionId" : "1", "bundleId":"com.example.minted", "extra": 1.50e3, "signedDate": 1 }'
+    jws = libreceipt.decode_jws_unverified(mint_jws.sign(json.loads(text), chains, payload_text=text))
+    assert jws.payload_json == text
+
+
+@pytest.mark.parametrize("token, status", [
+    ("", "RECEIPT_E_EMPTY_INPUT"), ("abc", "RECEIPT_E_NOT_A_JWS"), ("a.b.c.d", "RECEIPT_E_NOT_A_JWS"),
+    (".e30.", "RECEIPT_E_NOT_A_JWS"), ("e30.e30.!", "RECEIPT_E_BAD_BASE64URL"), ("e30.e.x", "RECEIPT_E_BAD_BASE64URL"),
+    ("e30.eyJhIjoxLCJhIjoyfQ.", "RECEIPT_E_DUPLICATE_MEMBER"),
+    ("e30." + mint_jws.b64url(b'{"a":"\xff"}') + ".", "RECEIPT_E_BAD_UTF8"),
+    ("e30." + mint_jws.b64url(b"[[1]]") + ".", "RECEIPT_E_NOT_AN_OBJECT"),
+    ("e30." + mint_jws.b64url(b'{"a":' + b"[" * 17 + b"]" * 17 + b"}") + ".", "RECEIPT_E_NESTING_TOO_DEEP"),
+    ("e30." + mint_jws.b64url(b'{"a":[' + b"0," * 10000 + b"0]}") + ".", "RECEIPT_E_LIMIT_EXCEEDED"),
+])
+def test_unreadable_tokens_get_named_statuses(token, status):
+    with pytest.raises(libreceipt.ReceiptError) as caught:
+        libreceipt.decode_jws_unverified(token)
+    assert caught.value.name == status
+
+
+def test_wrong_argument_types_raise_type_error():
+    with pytest.raises(TypeError):
+        libreceipt.decode_jws_unverified(42)
+    with pytest.raises(TypeError):
+        libreceipt.Verifier(app_apple_id="123")
