@@ -60,7 +60,7 @@ struct AppStoreProtocolTests {
             _ = try JSONValue.parse(#"{"status": 0, "status": 21003}"#)
             Issue.record("a repeated name was accepted")
         } catch {
-            #expect(error.status == .badJSON)
+            #expect(error.status == .duplicateMember)
             #expect(error.detail.contains("twice"))
         }
         #expect((try? JSONValue.parse(#"{"a": {"status": 0}, "status": 0}"#)) != nil)

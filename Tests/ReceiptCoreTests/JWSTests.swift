@@ -1,0 +1,178 @@
+import Foundation
+@testable import ReceiptCore
+import Testing
+
+@Suite(.enabled(if: JWSFixtures.available, JWSFixtures.skipReason))
+struct RealJWSTests {
+    @Test func everyPayloadDecodesExactlyAsTheIndependentCheckDid() throws {
+        let rows = try JWSFixtures.expectations()
+        #expect(rows.count == 25)
+        for row in rows {
+            let bytes = try JWSFixtures.bytes(JWSFixtures.path(of: row))
+            guard let expected = row["payload"] as? [String: Any] else {
+                #expect(throws: ReceiptError.self) { try SignedPayload.decode(bytes) }
+                #expect((try? SignedPayload.decode(bytes)) == nil)
+                do { _ = try SignedPayload.decode(bytes) } catch { #expect(error.status == .notAnObject) }
+                continue
+            }
+            let payload = try SignedPayload.decode(bytes)
+            let decoded = try JSONSerialization.jsonObject(with: Data(payload.payloadBytes)) as! NSDictionary
+            #expect(decoded == expected as NSDictionary, "\(row["file"]!)")
+            let signed = (row["signed_ms"] as! NSNumber).doubleValue
+            #expect(payload.signingDate == Int64(signed.rounded(.down)), "\(row["file"]!)")
+            #expect(payload.certificateChain.count == row["x5c"] as? Int)
+        }
+    }
+
+    @Test func everyAppleJWSVerifiesInSandboxAndNotInProduction() throws {
+        let sandbox = ReceiptVerifier(policy: VerificationPolicy(environment: .sandbox))
+        let production = ReceiptVerifier(policy: VerificationPolicy(environment: .production))
+        for row in try JWSFixtures.expectations() where row["x5c"] as? Int == 3 && row["payload"] is [String: Any] {
+            let bytes = try JWSFixtures.bytes(JWSFixtures.path(of: row))
+            let (payload, result) = try sandbox.verify(jws: bytes)
+            #expect(result.isValid, "\(row["file"]!): \(result.json())")
+            #expect(result.anchor == "Apple Root CA - G3")
+            #expect(production.verify(jws: payload).status == .environmentMismatch)
+            // Warm: the chain comes from the cache and the verdict is the same.
+            #expect(sandbox.verify(jws: payload).isValid)
+        }
+    }
+
+    @Test func kindsAreToldFromTheMembers() throws {
+        let kinds = try ["apple/spb__02_transaction.jws", "apple/spb__03_renewalInfo.jws",
+                         "apple/spb__01_notification_DID_RENEW.jws", "xcode/asl-swift__xcode-signed-app-transaction.jws"]
+            .map { try SignedPayload.decode(try JWSFixtures.bytes($0)).kind }
+        #expect(kinds == [.transaction, .renewalInfo, .notification, .appTransaction])
+    }
+
+    @Test func xcodeJWSNeedsItsCertificateAsAnAnchor() throws {
+        let anchor = try TrustAnchor(try JWSFixtures.bytes("certs/StoreKitTestingInXcode-2023-10-19.pem"))
+        for file in ["asl-swift__xcode-signed-app-transaction.jws", "asl-swift__xcode-signed-renewal-info.jws",
+                     "asl-swift__xcode-signed-transaction.jws"] {
+            let bytes = try JWSFixtures.bytes("xcode/" + file)
+            #expect(try ReceiptVerifier().verify(jws: bytes).result.status == .chainUntrusted)
+            // The receipts' Xcode pin is not a JWS anchor.
+            #expect(try ReceiptVerifier(trust: [.appleRoot, .xcodeStoreKit]).verify(jws: bytes).result.status == .chainUntrusted)
+            let result = try ReceiptVerifier(anchors: [anchor], policy: VerificationPolicy(environment: .xcode)).verify(jws: bytes).result
+            #expect(result.isValid, "\(file): \(result.json())")
+        }
+    }
+
+    @Test func appleRootG3IsNotAReceiptAnchor() throws {
+        // A receipt whose bag carried G3 would find no receipt pin: G3 signs JWS only.
+        #expect(PinnedAnchor.enabled(by: .appleRoot, for: .receipt) == [.appleRoot])
+        #expect(PinnedAnchor.enabled(by: .appleRoot, for: .jws) == [.appleRootG3])
+        #expect(PinnedAnchor.enabled(by: [], for: .jws).isEmpty)
+        let g3 = try JWSFixtures.bytes("certs/AppleRootCA-G3.pem")
+        let der = try X509Certificate(derOrPEM: g3).der
+        #expect(Digest.sha256(der) == PinnedAnchor.appleRootG3.sha256)
+    }
+
+    @Test func withoutAppleRootNothingIsTrusted() throws {
+        let bytes = try JWSFixtures.bytes("apple/spb__02_transaction.jws")
+        let result = try ReceiptVerifier(trust: []).verify(jws: bytes).result
+        #expect(result.status == .chainUntrusted)
+        #expect(result.outcome(of: .chain)?.detail.contains("not enabled") == true)
+    }
+}
+
+struct JSONReaderTests {
+    private func parse(_ text: String, _ limits: JSONLimits = .signedData) throws(ReceiptError) -> JSONValue {
+        try Array(text.utf8).withUnsafeBufferPointer { (bytes) throws(ReceiptError) in try JSONValue.parse(bytes, limits: limits) }
+    }
+
+    private func status(_ text: String, _ limits: JSONLimits = .signedData) -> ReceiptStatus? {
+        do { _ = try parse(text, limits); return nil } catch { return error.status }
+    }
+
+    @Test func repeatedNamesAreRefusedEvenWhenSpelledApart() {
+        #expect(status(#"{"a":1,"a":2}"#) == .duplicateMember)
+        #expect(status(#"{"bundleId":1,"\u0062undleId":2}"#) == .duplicateMember)
+        #expect(status(#"{"a":{"b":1},"b":2}"#) == nil)
+    }
+
+    @Test func boundsAreNamed() {
+        let deep = String(repeating: "[", count: 17) + String(repeating: "]", count: 17)
+        #expect(status(deep) == .nestingTooDeep)
+        #expect(status(String(deep.dropFirst().dropLast())) == nil)  // 16 levels: the limit itself
+        let many = "[" + Array(repeating: "0", count: 10_000).joined(separator: ",") + "]"
+        #expect(status(many) == .limitExceeded)
+        #expect(status("[" + Array(repeating: "0", count: 9_998).joined(separator: ",") + "]") == nil)
+    }
+
+    @Test func textIsStrict() {
+        #expect(status("{\"a\":\"\u{FF}\"}".replacingOccurrences(of: "\u{FF}", with: "é")) == nil)
+        let invalid: [UInt8] = Array(#"{"a":""#.utf8) + [0xFF] + Array(#""}"#.utf8)
+        #expect(throws: ReceiptError(.badUTF8, at: 6, "the JSON text is not valid UTF-8")) {
+            try invalid.withUnsafeBufferPointer { (bytes) throws(ReceiptError) in _ = try JSONValue.parse(bytes, limits: .signedData) }
+        }
+        #expect(status(#"{"a":"\u+123"}"#) == .badJSON)
+        #expect(status(#"{"a":01}"#) == .badJSON)
+        #expect(status(#"{"a":1} x"#) == .badJSON)
+        #expect(status(#"{"a":"\ud800"}"#) == .badJSON)
+        #expect(try! parse(#"{"a":"\ud83d\ude00 \n"}"#)["a"]?.stringValue == "😀 \n")
+    }
+
+    @Test func epochMillisecondsCutFractionsTowardThePast() {
+        #expect(JSONValue.number("1697679936711.0747").epochMilliseconds == 1_697_679_936_711)
+        #expect(JSONValue.number("-62135769600000").epochMilliseconds == -62_135_769_600_000)
+        #expect(JSONValue.number("-1.5").epochMilliseconds == -2)
+        #expect(JSONValue.number("-1.0").epochMilliseconds == -1)
+        #expect(JSONValue.number("1e3").epochMilliseconds == nil)
+        #expect(JSONValue.string("1").epochMilliseconds == nil)
+        #expect(JSONValue.number("99999999999999999999").epochMilliseconds == nil)
+    }
+}
+
+struct Base64URLTests {
+    private func decode(_ text: String) throws(ReceiptError) -> [UInt8] {
+        try Array(text.utf8).withUnsafeBufferPointer { (bytes) throws(ReceiptError) in try Base64URL.decode(bytes, offset: 0) }
+    }
+
+    @Test func roundTripsEveryLength() throws {
+        for count in 0..<40 {
+            let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 250) }
+            #expect(try decode(Base64URL.encode(bytes)) == bytes)
+        }
+    }
+
+    @Test func oneSpellingOnly() {
+        #expect(throws: ReceiptError.self) { try decode("e30=") }      // padding
+        #expect(throws: ReceiptError.self) { try decode("e3+/") }      // the standard alphabet
+        #expect(throws: ReceiptError.self) { try decode("e30 ") }      // whitespace
+        #expect(throws: ReceiptError.self) { try decode("e") }         // 4n+1 characters
+        #expect(throws: ReceiptError.self) { try decode("e31") }       // spare bits set
+        #expect((try? decode("e30")) == Array("{}".utf8))
+    }
+}
+
+struct SignedPayloadTests {
+    private func token(header: String = #"{"alg":"ES256"}"#, _ payload: String) -> [UInt8] {
+        Array((Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(payload.utf8)) + ".").utf8)
+    }
+
+    @Test func documentedMembersAreTyped() {
+        #expect(throws: ReceiptError.self) { try SignedPayload.decode(token(#"{"transactionId":"1","quantity":"1"}"#)) }
+        #expect(throws: ReceiptError.self) { try SignedPayload.decode(token(#"{"notificationType":"X","data":{"appAppleId":"7"}}"#)) }
+        #expect(throws: ReceiptError.self) { try SignedPayload.decode(token(header: #"{"alg":1}"#, "{}")) }
+        #expect(throws: ReceiptError.self) { try SignedPayload.decode(token(header: #"{"x5c":["a",1]}"#, "{}")) }
+        let kept = try? SignedPayload.decode(token(#"{"transactionId":"1","offerType":42,"newThing":{"x":[]}}"#))
+        #expect(kept?.integer("offerType") == 42)
+        #expect(kept?.payload.member(atPath: "newThing.x") == .array([]))
+    }
+
+    @Test func notificationsNameTheirAppInTheirObjects() throws {
+        let summary = try SignedPayload.decode(token(#"{"notificationType":"RENEWAL_EXTENSION","signedDate":5,"#
+                                                     + #""summary":{"bundleId":"b","environment":"Production","appAppleId":9}}"#))
+        #expect(summary.bundleID == "b" && summary.environmentName == "Production" && summary.appAppleID == 9)
+        #expect(summary.signingDate == 5)
+    }
+
+    @Test func aJWSWithoutAnyCertificateFailsClosed() throws {
+        let result = ReceiptVerifier().verify(jws: try SignedPayload.decode(token(#"{"transactionId":"1","signedDate":1}"#)))
+        #expect(result.outcome(of: .header)?.status == .certificateCount)
+        #expect(result.outcome(of: .signature)?.status == .certificateCount)
+        #expect(result.outcome(of: .chain)?.status == .certificateCount)
+        #expect(!result.isValid)
+    }
+}
