@@ -13,7 +13,9 @@
  *   bench --threads [--anchor CERT]... FILE
  *   bench --memory WARMUP FILE
  *   bench --scaling FILE...                     (parse time against purchases)
+ *   bench --jws [--anchor CERT]... FILE...      (StoreKit 2 JWS: warm verification against the ES256 floor)
  *   bench --profile-parse|--profile-json|--profile-cold|--profile-warm|--profile-raw|--profile-walk|--profile-build FILE   (a fixed loop for callgrind)
+ *   bench --profile-jws-warm|--profile-jws-floor [--anchor CERT]... FILE
  */
 #define _GNU_SOURCE
 #include <malloc.h>
@@ -25,7 +27,10 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include <openssl/ec.h>
+#include <openssl/ecdsa.h>
 #include <openssl/err.h>
+#include <openssl/sha.h>
 #include <openssl/evp.h>
 #include <openssl/rsa.h>
 #include <openssl/pkcs7.h>
@@ -481,6 +486,127 @@ static int run_table(char **files, int file_count, char **anchors, int anchor_co
     return 0;
 }
 
+
+/* ------------------------------------------------------------ StoreKit 2 JWS */
+
+/* The floor of a warm JWS verification: what no verifier can skip. The three
+ * base64url segments decoded, SHA-256 over header.payload, and one P-256 ECDSA
+ * verify with the leaf's key already decoded (the low-level call, no provider
+ * context per call). It parses no JSON, which a verifier must: the ratio
+ * charges libreceipt for its JSON reader, its header checks and its cache. */
+typedef struct {
+    buffer_t token;
+    size_t dots[2];
+    EC_KEY *key;
+    receipt_verifier_t *verifier;
+} jws_subject_t;
+
+static int base64url_value(uint8_t c) {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    return c == '-' ? 62 : c == '_' ? 63 : -1;
+}
+
+static size_t base64url_decode(const uint8_t *in, size_t length, uint8_t *out) {
+    size_t written = 0;
+    uint32_t quantum = 0;
+    int filled = 0;
+    for (size_t i = 0; i < length; i++) {
+        quantum = quantum << 6 | (uint32_t)base64url_value(in[i]);
+        if (++filled == 4) {
+            out[written++] = (uint8_t)(quantum >> 16);
+            out[written++] = (uint8_t)(quantum >> 8);
+            out[written++] = (uint8_t)quantum;
+            quantum = 0;
+            filled = 0;
+        }
+    }
+    if (filled == 2) out[written++] = (uint8_t)(quantum >> 4);
+    if (filled == 3) {
+        out[written++] = (uint8_t)(quantum >> 10);
+        out[written++] = (uint8_t)(quantum >> 2);
+    }
+    return written;
+}
+
+static uint8_t jws_scratch[3][1 << 16];
+
+static void jws_floor(void *context) {
+    jws_subject_t *j = context;
+    const uint8_t *t = j->token.bytes;
+    base64url_decode(t, j->dots[0], jws_scratch[0]);
+    base64url_decode(t + j->dots[0] + 1, j->dots[1] - j->dots[0] - 1, jws_scratch[1]);
+    size_t signature_length = base64url_decode(t + j->dots[1] + 1, j->token.length - j->dots[1] - 1, jws_scratch[2]);
+    unsigned char digest[32];
+    SHA256(t, j->dots[1], digest);
+    ECDSA_SIG *sig = ECDSA_SIG_new();
+    ECDSA_SIG_set0(sig, BN_bin2bn(jws_scratch[2], 32, NULL), BN_bin2bn(jws_scratch[2] + 32, (int)signature_length - 32, NULL));
+    sink += (uint64_t)ECDSA_do_verify(digest, 32, sig, j->key);
+    ECDSA_SIG_free(sig);
+}
+
+static void jws_warm(void *context) {
+    jws_subject_t *j = context;
+    check_verdict(receipt_verify_jws(j->verifier, j->token.bytes, j->token.length, NULL, NULL, NULL), "JWS warm");
+}
+
+static void jws_decode(void *context) {
+    jws_subject_t *j = context;
+    receipt_jws_t *jws = NULL;
+    if (receipt_jws_decode_unverified(j->token.bytes, j->token.length, &jws, NULL) != RECEIPT_OK) exit(1);
+    receipt_jws_free(jws);
+}
+
+/* The leaf's key, from x5c[0] of the decoded header, decoded once. */
+static EC_KEY *jws_leaf_key(const jws_subject_t *j) {
+    size_t header_length = base64url_decode(j->token.bytes, j->dots[0], jws_scratch[0]);
+    jws_scratch[0][header_length] = 0;
+    const char *start = strstr((const char *)jws_scratch[0], "\"x5c\":[\"");
+    if (!start) return NULL;
+    start += 8;
+    const char *end = strchr(start, '"');
+    uint8_t der[8192];
+    int der_length = EVP_DecodeBlock(der, (const unsigned char *)start, (int)(end - start));
+    while (der_length > 0 && end[-1] == '=') { der_length--; end--; }
+    const unsigned char *p = der;
+    X509 *leaf = d2i_X509(NULL, &p, der_length);
+    if (!leaf) return NULL;
+    EC_KEY *key = EC_KEY_dup(EVP_PKEY_get0_EC_KEY(X509_get0_pubkey(leaf)));
+    X509_free(leaf);
+    return key;
+}
+
+static int run_jws(char **files, int file_count, char **anchors, int anchor_count) {
+    printf("%-44s %7s\n", "JWS", "bytes");
+    for (int i = 0; i < file_count; i++) {
+        jws_subject_t j = {.token = read_file(files[i])};
+        while (j.token.length && (j.token.bytes[j.token.length - 1] == '\n')) j.token.length--;
+        int dots = 0;
+        for (size_t k = 0; k < j.token.length && dots < 2; k++) if (j.token.bytes[k] == '.') j.dots[dots++] = k;
+        if (dots != 2 || !(j.key = jws_leaf_key(&j))) { fprintf(stderr, "%s: not a JWS with x5c\n", files[i]); return 1; }
+        j.verifier = new_verifier(anchors, anchor_count);
+        const char *name = strrchr(files[i], '/') ? strrchr(files[i], '/') + 1 : files[i];
+        printf("%-44s %7zu\n", name, j.token.length);
+        enum { FLOOR, WARM, DECODE, OPERATIONS };
+        measured_t operations[OPERATIONS] = {
+            [FLOOR] = {.run = jws_floor, .context = &j},
+            [WARM] = {.run = jws_warm, .context = &j},
+            [DECODE] = {.run = jws_decode, .context = &j},
+        };
+        const char *labels[OPERATIONS] = {"ES256 floor", "verify warm", "decode only"};
+        measure_interleaved(operations, OPERATIONS);
+        for (int op = 0; op < OPERATIONS; op++) print_timing(labels[op], timing_of(&operations[op]));
+        printf("  ratios, median (min-max) of the %d interleaved samples:\n", SAMPLES);
+        print_ratio("warm/floor", ratio(&operations[WARM], &operations[FLOOR]), "target <= 1.3");
+        print_ratio("decode/floor", ratio(&operations[DECODE], &operations[FLOOR]), "base64url + JSON + typing");
+        EC_KEY_free(j.key);
+        receipt_verifier_free(j.verifier);
+        free(j.token.bytes);
+    }
+    return 0;
+}
+
 /* Parse time per purchase count: the curve the scaling target asks for. */
 static int run_scaling(char **files, int file_count) {
     printf("%-28s %10s %10s %14s %14s %14s\n", "receipt", "bytes", "purchases", "parse us", "us/purchase", "C walk us");
@@ -582,12 +708,13 @@ static int run_memory(const char *file, const char *warmup_file) {
 
 int main(int argc, char **argv) {
     char *anchors[16], *files[256];
-    int anchor_count = 0, file_count = 0, threads = 0, memory = 0, profile = 0, scaling = 0;
+    int anchor_count = 0, file_count = 0, threads = 0, memory = 0, profile = 0, scaling = 0, jws = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--anchor") && i + 1 < argc && anchor_count < 16) anchors[anchor_count++] = argv[++i];
         else if (!strcmp(argv[i], "--threads")) threads = 1;
         else if (!strcmp(argv[i], "--memory")) memory = 1;
         else if (!strcmp(argv[i], "--scaling")) scaling = 1;
+        else if (!strcmp(argv[i], "--jws")) jws = 1;
         else if (!strcmp(argv[i], "--profile-parse")) profile = 1;
         else if (!strcmp(argv[i], "--profile-json")) profile = 2;
         else if (!strcmp(argv[i], "--profile-cold")) profile = 3;
@@ -595,6 +722,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--profile-raw")) profile = 5;
         else if (!strcmp(argv[i], "--profile-walk")) profile = 6;
         else if (!strcmp(argv[i], "--profile-build")) profile = 7;
+        else if (!strcmp(argv[i], "--profile-jws-warm")) profile = 8;
+        else if (!strcmp(argv[i], "--profile-jws-floor")) profile = 9;
         else if (file_count < 256) files[file_count++] = argv[i];
     }
     if (file_count == 0) { fprintf(stderr, "usage: bench [--threads|--memory] [--anchor CERT]... FILE...\n"); return 2; }
@@ -603,6 +732,18 @@ int main(int argc, char **argv) {
         return run_memory(files[1], files[0]);
     }
     if (scaling) return run_scaling(files, file_count);
+    if (jws) return run_jws(files, file_count, anchors, anchor_count);
+    if (profile >= 8) { /* JWS: a fixed loop for callgrind */
+        jws_subject_t j = {.token = read_file(files[0])};
+        while (j.token.length && j.token.bytes[j.token.length - 1] == '\n') j.token.length--;
+        for (size_t k = 0, dots = 0; k < j.token.length && dots < 2; k++) if (j.token.bytes[k] == '.') j.dots[dots++] = k;
+        j.key = jws_leaf_key(&j);
+        j.verifier = new_verifier(anchors, anchor_count);
+        const char *count = getenv("BENCH_ITERATIONS");
+        int iterations = count ? atoi(count) : 500;
+        for (int i = 0; i < iterations; i++) (profile == 8 ? jws_warm : jws_floor)(&j);
+        return 0;
+    }
     if (profile) { /* a fixed loop for valgrind --tool=callgrind */
         subject_t s = {.file = read_file(files[0]), .anchors = anchors, .anchor_count = anchor_count};
         s.warm = new_verifier(anchors, anchor_count);

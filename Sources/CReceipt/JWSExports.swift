@@ -192,7 +192,7 @@ public func receipt_jws_signed_date(_ jws: OpaquePointer?, _ outMilliseconds: Un
     status { () throws(ReceiptError) in
         let (out, held) = (try required(outMilliseconds), try required(jwsHandle(jws)))
         guard let signed = held.payload.signingDate else {
-            throw ReceiptError(.absent, "the payload has no \(held.payload.kind == .appTransaction ? "receiptCreationDate" : "signedDate")")
+            throw ReceiptError(.absent, "the payload has no \(held.payload.signingDateName)")
         }
         out.pointee = signed
     }

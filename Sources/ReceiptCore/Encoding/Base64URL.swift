@@ -13,27 +13,64 @@ enum Base64URL {
 
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
+    /// Each character's value pre-shifted into its place in a 24-bit quantum, one
+    /// table per position (as `Base64`'s fast path): four lookups and three ORs a
+    /// quantum; anything outside the alphabet sets bit 31.
+    private static let quantumTables: [UInt32] = {
+        var tables = [UInt32](repeating: 0x8000_0000, count: 4 * 256)
+        for position in 0..<4 {
+            for byte in 0..<256 where decodeTable[byte] != invalid {
+                tables[position * 256 + byte] = UInt32(decodeTable[byte]) << (18 - 6 * position)
+            }
+        }
+        return tables
+    }()
+
     /// The decoded bytes of `segment`; `offset` is where it starts in the whole input, for errors.
     static func decode(_ segment: UnsafeBufferPointer<UInt8>, offset: Int) throws(ReceiptError) -> [UInt8] {
         guard segment.count % 4 != 1 else {
             throw ReceiptError(.badBase64URL, at: offset + segment.count,
                                "a base64url segment of \(segment.count) characters (a length of 4n+1 cannot be)")
         }
-        var output = [UInt8](repeating: 0, count: segment.count / 4 * 3 + max(0, segment.count % 4 - 1))
-        try decodeTable.withUnsafeBufferPointer { (table) throws(ReceiptError) in
-            try output.withUnsafeMutableBufferPointer { (out) throws(ReceiptError) in
-                try decode(segment, offset: offset, table: table, into: out)
+        let count = segment.count / 4 * 3 + max(0, segment.count % 4 - 1)
+        return try [UInt8](unsafeUninitializedCapacity: count) { (buffer, initialized) throws(ReceiptError) in
+            let (written, read) = quantumTables.withUnsafeBufferPointer { tables in
+                decodeWholeQuanta(segment, tables: tables, into: buffer)
             }
+            try decodeTable.withUnsafeBufferPointer { (table) throws(ReceiptError) in
+                try decodeRest(segment, from: read, offset: offset, table: table, into: buffer, written: written)
+            }
+            initialized = count
         }
-        return output
     }
 
-    private static func decode(_ segment: UnsafeBufferPointer<UInt8>, offset: Int, table: UnsafeBufferPointer<UInt8>,
-                               into output: UnsafeMutableBufferPointer<UInt8>) throws(ReceiptError) {
+    /// Whole quanta of four alphabet characters; stops at the first that holds
+    /// anything else, and before the last quantum, which the careful path checks
+    /// for its spare bits. Indices stay in bounds, so the wrapping operators cannot wrap.
+    private static func decodeWholeQuanta(_ input: UnsafeBufferPointer<UInt8>, tables: UnsafeBufferPointer<UInt32>,
+                                          into output: UnsafeMutableBufferPointer<UInt8>) -> (written: Int, read: Int) {
+        var written = 0
+        var index = 0
+        while index &+ 4 < input.count {
+            let quantum = tables[Int(input[index])] | tables[256 &+ Int(input[index &+ 1])]
+                | tables[512 &+ Int(input[index &+ 2])] | tables[768 &+ Int(input[index &+ 3])]
+            if quantum & 0x8000_0000 != 0 { break }
+            output[written] = UInt8(truncatingIfNeeded: quantum &>> 16)
+            output[written &+ 1] = UInt8(truncatingIfNeeded: quantum &>> 8)
+            output[written &+ 2] = UInt8(truncatingIfNeeded: quantum)
+            written &+= 3
+            index &+= 4
+        }
+        return (written, index)
+    }
+
+    private static func decodeRest(_ segment: UnsafeBufferPointer<UInt8>, from start: Int, offset: Int,
+                                   table: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>,
+                                   written alreadyWritten: Int) throws(ReceiptError) {
         var quantum: UInt32 = 0
         var filled = 0
-        var written = 0
-        for index in 0..<segment.count {
+        var written = alreadyWritten
+        for index in start..<segment.count {
             let value = table[Int(segment[index])]
             guard value != invalid else {
                 let byte = segment[index]

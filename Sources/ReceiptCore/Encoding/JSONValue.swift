@@ -42,12 +42,38 @@ public enum JSONValue: Sendable, Equatable {
     /// minus infinity (Xcode writes fractions of a millisecond). Nil for anything
     /// else: a string, an exponent, or a value outside Int64.
     public var epochMilliseconds: Int64? {
-        guard case .number(let text) = self, !text.contains(where: { $0 == "e" || $0 == "E" }) else { return nil }
-        let parts = text.split(separator: ".", maxSplits: 1)
-        guard let whole = Int64(parts[0]) else { return nil }
-        let hasFraction = parts.count == 2 && parts[1].contains { $0 != "0" }
-        guard hasFraction && text.hasPrefix("-") else { return whole }
-        let (floored, overflow) = whole.subtractingReportingOverflow(1)
+        guard case .number(let text) = self else { return nil }
+        var value: Int64 = 0
+        var negative = false
+        var fractionNonZero = false
+        var inFraction = false
+        var digits = 0
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "-") where digits == 0 && !negative:
+                negative = true
+            case UInt8(ascii: "."):
+                guard !inFraction else { return nil }
+                inFraction = true
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if inFraction {
+                    fractionNonZero = fractionNonZero || byte != UInt8(ascii: "0")
+                    continue
+                }
+                digits += 1
+                let (shifted, overflowShift) = value.multipliedReportingOverflow(by: 10)
+                let digit = Int64(byte - UInt8(ascii: "0"))
+                let (next, overflowAdd) = negative ? shifted.subtractingReportingOverflow(digit)
+                                                   : shifted.addingReportingOverflow(digit)
+                guard !overflowShift, !overflowAdd else { return nil }
+                value = next
+            default:
+                return nil  // an exponent: no date Apple writes has one
+            }
+        }
+        guard digits > 0 else { return nil }
+        guard negative && fractionNonZero else { return value }
+        let (floored, overflow) = value.subtractingReportingOverflow(1)
         return overflow ? nil : floored
     }
 
@@ -177,14 +203,10 @@ private struct JSONParser {
         // Most strings hold no escape: one scan, one String made from the bytes
         // (already checked to be UTF-8).
         let start = index
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                index += 1
-                return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index - 1]), as: UTF8.self)
-            }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+        index = Self.firstSpecial(bytes, from: index)
+        if index < bytes.count && bytes[index] == UInt8(ascii: "\"") {
             index += 1
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index - 1]), as: UTF8.self)
         }
         index = start
         var scalars = String.UnicodeScalarView()
@@ -233,6 +255,30 @@ private struct JSONParser {
             }
         }
         throw error("a string is not closed")
+    }
+
+    /// The index of the first '"', '\\' or control character at or after `start`
+    /// (`bytes.count` if none), eight bytes a step: long strings (a JWS's x5c) are
+    /// most of a header.
+    static func firstSpecial(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard let base = bytes.baseAddress else { return start }
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        var index = start
+        while bytes.count &- index >= 8 {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
+            // A byte is zero in `quote` (or `backslash`) where it was '"' ('\\'); a byte
+            // below 0x20 borrows in `word - 0x20...`. False hits only follow a true one.
+            let hits = ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (word &- ones &* 0x20) & ~word) & highs
+            if hits != 0 { break }
+            index &+= 8
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { return index }
+            index += 1
+        }
+        return index
     }
 
     mutating func hex4() throws(ReceiptError) -> UInt32 {

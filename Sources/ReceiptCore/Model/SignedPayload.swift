@@ -7,13 +7,13 @@ public final class SignedPayload: Sendable {
     public let kind: SignedPayloadKind
 
     /// The header members this library reads, typed; `x5c` is kept as its base64 strings.
-    static let headerFields: [(path: String, kind: SignedFieldKind)] = [
+    static let headerFields: [(path: MemberPath, kind: SignedFieldKind)] = [
         ("alg", .string), ("x5c", .stringArray), ("crit", .stringArray), ("kid", .string), ("typ", .string),
     ]
 
     init(_ jws: CompactJWS) throws(ReceiptError) {
         for (path, fieldKind) in Self.headerFields {
-            guard let value = jws.header[path], !SignedPayloadField.conforms(value, to: fieldKind) else { continue }
+            guard let value = jws.header.member(at: path), !SignedPayloadField.conforms(value, to: fieldKind) else { continue }
             throw ReceiptError(.badField, "the JWS header's \(path) is \(value.kindName), not \(fieldKind.rawValue)")
         }
         guard case .object(let members) = jws.payload else {
@@ -63,12 +63,15 @@ public final class SignedPayload: Sendable {
 
     /// The instant the payload was signed: `signedDate`, or an AppTransaction's
     /// `receiptCreationDate`; nil when it carries none.
-    public var signingDate: Int64? { date(kind.signingDatePath) }
+    /// The member `signingDate` reads: `signedDate`, or `receiptCreationDate`.
+    public var signingDateName: String { kind.paths.signingDate.description }
+
+    public var signingDate: Int64? { jws.payload.member(at: kind.paths.signingDate)?.epochMilliseconds }
 
     /// The first of `paths` the payload carries as a string or number, as text.
-    func firstText(_ paths: [String]) -> String? {
+    func firstText(_ paths: [MemberPath]) -> String? {
         for path in paths {
-            switch jws.payload.member(atPath: path) {
+            switch jws.payload.member(at: path) {
             case .string(let text)?, .number(let text)?: return text
             default: continue
             }
@@ -76,9 +79,9 @@ public final class SignedPayload: Sendable {
         return nil
     }
 
-    public var bundleID: String? { firstText(kind.bundleIDPaths) }
-    public var environmentName: String? { firstText(kind.environmentPaths) }
-    public var appAppleID: Int64? { firstText(kind.appAppleIDPaths).flatMap { Int64($0) } }
+    public var bundleID: String? { firstText(kind.paths.bundleID) }
+    public var environmentName: String? { firstText(kind.paths.environment) }
+    public var appAppleID: Int64? { firstText(kind.paths.appAppleID).flatMap { Int64($0) } }
 
     // A transaction's identity, for entitlements and de-duplication.
     public var transactionID: String? { string("transactionId") }

@@ -18,7 +18,7 @@ public enum SignedFieldKind: String, Sendable {
 /// the wrong JSON type is `RECEIPT_E_BAD_FIELD`; members not listed are kept and
 /// read untyped.
 public enum SignedPayloadField {
-    public static func fields(of kind: SignedPayloadKind) -> [(path: String, kind: SignedFieldKind)] {
+    public static func fields(of kind: SignedPayloadKind) -> [(path: MemberPath, kind: SignedFieldKind)] {
         switch kind {
         case .transaction: transaction
         case .renewalInfo: renewalInfo
@@ -28,7 +28,7 @@ public enum SignedPayloadField {
         }
     }
 
-    static let transaction: [(path: String, kind: SignedFieldKind)] = [
+    static let transaction: [(path: MemberPath, kind: SignedFieldKind)] = [
         ("appAccountToken", .string), ("appTransactionId", .string), ("bundleId", .string), ("currency", .string),
         ("environment", .string), ("expiresDate", .date), ("inAppOwnershipType", .string), ("isUpgraded", .boolean),
         ("offerDiscountType", .string), ("offerIdentifier", .string), ("offerPeriod", .string), ("offerType", .integer),
@@ -40,7 +40,7 @@ public enum SignedPayloadField {
         ("webOrderLineItemId", .string), ("advancedCommerceInfo", .object),
     ]
 
-    static let renewalInfo: [(path: String, kind: SignedFieldKind)] = [
+    static let renewalInfo: [(path: MemberPath, kind: SignedFieldKind)] = [
         ("appAccountToken", .string), ("appTransactionId", .string), ("autoRenewProductId", .string),
         ("autoRenewStatus", .integer), ("currency", .string), ("eligibleWinBackOfferIds", .stringArray),
         ("environment", .string), ("expirationIntent", .integer), ("gracePeriodExpiresDate", .date),
@@ -50,7 +50,7 @@ public enum SignedPayloadField {
         ("renewalDate", .date), ("renewalPrice", .integer), ("signedDate", .date), ("advancedCommerceInfo", .object),
     ]
 
-    static let notification: [(path: String, kind: SignedFieldKind)] = [
+    static let notification: [(path: MemberPath, kind: SignedFieldKind)] = [
         ("notificationType", .string), ("subtype", .string), ("notificationUUID", .string), ("version", .string),
         ("signedDate", .date),
         ("data", .object), ("data.appAppleId", .integer), ("data.bundleId", .string), ("data.bundleVersion", .string),
@@ -67,7 +67,7 @@ public enum SignedPayloadField {
         ("appData.environment", .string), ("appData.signedAppTransactionInfo", .jws),
     ]
 
-    static let appTransaction: [(path: String, kind: SignedFieldKind)] = [
+    static let appTransaction: [(path: MemberPath, kind: SignedFieldKind)] = [
         ("appAppleId", .integer), ("appTransactionId", .string), ("applicationVersion", .string),
         ("bundleId", .string), ("deviceVerification", .string), ("deviceVerificationNonce", .string),
         ("originalApplicationVersion", .string), ("originalPlatform", .string), ("originalPurchaseDate", .date),
@@ -89,7 +89,7 @@ public enum SignedPayloadField {
     /// Checks every documented member present in `payload` against its kind.
     static func check(_ payload: JSONValue, as kind: SignedPayloadKind) throws(ReceiptError) {
         for (path, fieldKind) in fields(of: kind) {
-            guard let value = payload.member(atPath: path), value != .null else { continue }
+            guard let value = payload.member(at: path), value != .null else { continue }
             guard conforms(value, to: fieldKind) else {
                 throw ReceiptError(.badField, "\(path) is \(value.kindName); Apple documents it as \(fieldKind.rawValue)")
             }
@@ -97,14 +97,30 @@ public enum SignedPayloadField {
     }
 }
 
+/// A dotted path of object members (`data.bundleId`), split once.
+public struct MemberPath: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
+    public let description: String
+    let components: [String]
+
+    public init(_ text: String) {
+        description = text
+        components = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    public init(stringLiteral text: String) { self.init(text) }
+}
+
 extension JSONValue {
-    /// The member at a dotted path of object members (`data.bundleId`), or nil.
-    public func member(atPath path: String) -> JSONValue? {
+    /// The member at a path of object members, or nil.
+    public func member(at path: MemberPath) -> JSONValue? {
         var current = self
-        for name in path.split(separator: ".") {
-            guard let next = current[String(name)] else { return nil }
+        for name in path.components {
+            guard let next = current[name] else { return nil }
             current = next
         }
         return current
     }
+
+    /// The member at a dotted path (`data.bundleId`), or nil.
+    public func member(atPath path: String) -> JSONValue? { member(at: MemberPath(path)) }
 }

@@ -26,39 +26,35 @@ public enum SignedPayloadKind: String, Sendable, CaseIterable {
         }
     }
 
-    /// The member, by dotted path (`data.bundleId`), that dates the payload: the
-    /// instant its chain is evaluated at.
-    var signingDatePath: String { self == .appTransaction ? "receiptCreationDate" : "signedDate" }
+    /// Where each kind keeps what verification reads, as paths made once.
+    var paths: SignedPayloadPaths { SignedPayloadPaths.byKind[self]! }
+}
 
-    /// Where the payload names its app, environment and Apple id; a notification
-    /// names them in whichever of its objects it carries. Empty: not carried.
-    var bundleIDPaths: [String] {
-        switch self {
-        case .transaction, .appTransaction: ["bundleId"]
-        case .notification: ["data.bundleId", "summary.bundleId", "externalPurchaseToken.bundleId", "appData.bundleId"]
-        case .renewalInfo, .unknown: []
-        }
-    }
-
-    var environmentPaths: [String] {
-        switch self {
-        case .transaction, .renewalInfo: ["environment"]
-        case .appTransaction: ["receiptType"]
-        case .notification: ["data.environment", "summary.environment", "appData.environment"]
-        case .unknown: []
-        }
-    }
-
-    var appAppleIDPaths: [String] {
-        switch self {
-        case .appTransaction: ["appAppleId"]
-        case .notification: ["data.appAppleId", "summary.appAppleId", "externalPurchaseToken.appAppleId", "appData.appAppleId"]
-        case .transaction, .renewalInfo, .unknown: []
-        }
-    }
-
+/// The members, by dotted path (`data.bundleId`), that name a payload's date, app,
+/// environment and Apple id; a notification names them in whichever of its objects
+/// it carries. Empty: not carried by that kind.
+struct SignedPayloadPaths: Sendable {
+    /// The instant the payload was signed, which its chain is judged at.
+    let signingDate: MemberPath
+    let bundleID: [MemberPath]
+    let environment: [MemberPath]
+    let appAppleID: [MemberPath]
     /// Members that are JWS themselves (a notification's), verified with the same verifier.
-    var nestedJWSPaths: [String] {
-        self == .notification ? ["data.signedTransactionInfo", "data.signedRenewalInfo", "appData.signedAppTransactionInfo"] : []
-    }
+    let nestedJWS: [MemberPath]
+
+    static let byKind: [SignedPayloadKind: SignedPayloadPaths] = [
+        .transaction: SignedPayloadPaths(signingDate: "signedDate", bundleID: ["bundleId"], environment: ["environment"],
+                                         appAppleID: [], nestedJWS: []),
+        .renewalInfo: SignedPayloadPaths(signingDate: "signedDate", bundleID: [], environment: ["environment"],
+                                         appAppleID: [], nestedJWS: []),
+        .appTransaction: SignedPayloadPaths(signingDate: "receiptCreationDate", bundleID: ["bundleId"],
+                                            environment: ["receiptType"], appAppleID: ["appAppleId"], nestedJWS: []),
+        .notification: SignedPayloadPaths(
+            signingDate: "signedDate",
+            bundleID: ["data.bundleId", "summary.bundleId", "externalPurchaseToken.bundleId", "appData.bundleId"],
+            environment: ["data.environment", "summary.environment", "appData.environment"],
+            appAppleID: ["data.appAppleId", "summary.appAppleId", "externalPurchaseToken.appAppleId", "appData.appAppleId"],
+            nestedJWS: ["data.signedTransactionInfo", "data.signedRenewalInfo", "appData.signedAppTransactionInfo"]),
+        .unknown: SignedPayloadPaths(signingDate: "signedDate", bundleID: [], environment: [], appAppleID: [], nestedJWS: []),
+    ]
 }

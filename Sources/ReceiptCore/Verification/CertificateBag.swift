@@ -13,7 +13,8 @@ import Glibc
 /// certificate on the signer's path by names. A bag of junk certificates costs
 /// a few byte compares, never a decode.
 final class CertificateBag: Sendable {
-    /// The certificates' encodings as they stand, back to back, in the receipt.
+    /// What the verifier's cache knows the bag by: a receipt's certificates as they
+    /// stand, back to back; a JWS's x5c text.
     let bytes: [UInt8]
     let certificates: [X509Certificate]
     let infos: [CertificateInfo]
@@ -47,8 +48,9 @@ final class CertificateBag: Sendable {
 
     /// A JWS header's `x5c`, leaf first: the same checks, the signer being the
     /// first certificate, and each certificate issued by the next (RFC 7515 §4.1.6),
-    /// so that the chain's order is the one Apple writes.
-    static func decode(chain ders: [[UInt8]], known: [X509Certificate]) throws(ReceiptError) -> CertificateBag {
+    /// so that the chain's order is the one Apple writes. `key`: the bytes the
+    /// verifier's cache knows the bag by (the x5c text).
+    static func decode(chain ders: [[UInt8]], key: [UInt8], known: [X509Certificate]) throws(ReceiptError) -> CertificateBag {
         guard ders.count <= ParseLimits.maxCertificates else {
             throw ReceiptError(.tooManyCertificates, "x5c holds \(ders.count) certificates; at most \(ParseLimits.maxCertificates) are read")
         }
@@ -58,7 +60,7 @@ final class CertificateBag: Sendable {
             throw ReceiptError(.unexpectedCertificates, "x5c[\(index + 1)] did not issue x5c[\(index)]: x5c runs from the "
                                + "signing certificate to the root, each certificate issued by the next")
         }
-        return try decodeChecked(ders.flatMap { $0 }, ders, infos, known: known)
+        return try decodeChecked(key, ders, infos, known: known)
     }
 
     /// No certificate twice, each DER, and each one's names and extensions read.

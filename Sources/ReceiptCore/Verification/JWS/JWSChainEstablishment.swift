@@ -11,36 +11,45 @@ extension ReceiptVerifier {
     static let jwsChainSlot = -1
 
     /// `x5c` decoded: base64 DER, at most `ParseLimits.maxCertificates`, from the
-    /// verifier's cache when these exact bytes validated before.
+    /// verifier's cache when this exact x5c validated before. The cache key is the
+    /// x5c text itself (its strings, each followed by ','), so a warm verification
+    /// decodes no base64 and no certificate.
     func certificateBag(of payload: SignedPayload) throws(ReceiptError) -> CertificateBag {
         let encoded = payload.certificateChain
         guard !encoded.isEmpty else { throw ReceiptError(.certificateCount, "the JWS header has no x5c") }
         guard encoded.count <= ParseLimits.maxCertificates else {
             throw ReceiptError(.tooManyCertificates, "x5c holds \(encoded.count) certificates; at most \(ParseLimits.maxCertificates) are read")
         }
+        var key: [UInt8] = []
+        key.reserveCapacity(encoded.reduce(0) { $0 + $1.utf8.count + 1 })
+        for text in encoded {
+            key.append(contentsOf: text.utf8)
+            key.append(UInt8(ascii: ","))
+        }
+        if let known = key.withUnsafeBufferPointer({ cache.bag(matching: $0) }) { return known }
         var ders: [[UInt8]] = []
         for (index, text) in encoded.enumerated() {
-            let characters = Array(text.utf8)
-            let der: [UInt8]
             do throws(ReceiptError) {
-                der = try characters.withUnsafeBufferPointer { (input) throws(ReceiptError) -> [UInt8] in
-                    guard !input.contains(where: Base64.isWhitespace) else {
-                        throw ReceiptError(.badBase64, "whitespace inside the base64")
-                    }
-                    var output = [UInt8](repeating: 0, count: Base64.maxDecodedCount(input))
-                    let count = try output.withUnsafeMutableBufferPointer { (buffer) throws(ReceiptError) in
-                        try Base64.decode(input, into: buffer)
-                    }
-                    return Array(output[0..<count])
-                }
+                ders.append(try Self.strictBase64(text))
             } catch {
                 throw ReceiptError(.badCertificate, "x5c[\(index)] is not base64 DER: \(error.detail)")
             }
-            ders.append(der)
         }
-        let joined = ders.flatMap { $0 }
-        if let known = joined.withUnsafeBufferPointer({ cache.bag(matching: $0) }) { return known }
-        return try CertificateBag.decode(chain: ders, known: cache.known)
+        return try CertificateBag.decode(chain: ders, key: key, known: cache.known)
+    }
+
+    /// Standard base64 (RFC 7515 §4.1.6: x5c is not base64url) with no whitespace.
+    private static func strictBase64(_ text: String) throws(ReceiptError) -> [UInt8] {
+        try Array(text.utf8).withUnsafeBufferPointer { (input) throws(ReceiptError) -> [UInt8] in
+            guard !input.contains(where: Base64.isWhitespace) else {
+                throw ReceiptError(.badBase64, "whitespace inside the base64")
+            }
+            var output = [UInt8](repeating: 0, count: Base64.maxDecodedCount(input))
+            let count = try output.withUnsafeMutableBufferPointer { (buffer) throws(ReceiptError) in
+                try Base64.decode(input, into: buffer)
+            }
+            return Array(output[0..<count])
+        }
     }
 
     /// The instant a JWS's chain is judged at: its signing date, else the time the
@@ -48,7 +57,7 @@ extension ReceiptVerifier {
     func chainInstant(of payload: SignedPayload) throws(ReceiptError) -> Int64 {
         if let signed = payload.signingDate { return signed }
         if let given = policy.nowMilliseconds { return given }
-        throw ReceiptError(.noCreationDate, "the payload has no \(payload.kind.signingDatePath) and no time was given "
+        throw ReceiptError(.noCreationDate, "the payload has no \(payload.kind.paths.signingDate) and no time was given "
                            + "(C receipt_verifier_builder_set_now, CLI --now, Python now=)")
     }
 

@@ -17,7 +17,7 @@ struct JWSContext: PolicyContext {
 }
 
 extension SignedPayload: SignedClaims {
-    var carriesBundleID: Bool { !kind.bundleIDPaths.isEmpty }
+    var carriesBundleID: Bool { !kind.paths.bundleID.isEmpty }
     var applicationVersion: String? { kind == .appTransaction ? string("applicationVersion") : nil }
     var carriesApplicationVersion: Bool { kind == .appTransaction }
     /// JWS payloads name no expiry of the document itself.
@@ -25,6 +25,6 @@ extension SignedPayload: SignedClaims {
     var environment: (ReceiptEnvironment?, text: String?) {
         (ReceiptEnvironment(signedName: environmentName), environmentName)
     }
-    var environmentField: String { kind.environmentPaths.first ?? "environment" }
+    var environmentField: String { kind.paths.environment.first?.description ?? "environment" }
     func environmentValues(_ environment: ReceiptEnvironment) -> [String] { [environment.signedName] }
 }

@@ -60,7 +60,7 @@ struct AppAppleIDPolicy: JWSPolicy {
     func outcome(in context: JWSContext) -> StepOutcome {
         let payload = context.payload
         let expected = context.settings.appAppleID
-        guard !payload.kind.appAppleIDPaths.isEmpty else {
+        guard !payload.kind.paths.appAppleID.isEmpty else {
             return .skipped("a \(payload.kind.rawValue) names no app Apple id")
         }
         let production = payload.environmentName == ReceiptEnvironment.production.signedName
@@ -86,12 +86,14 @@ struct NestedJWSPolicy: JWSPolicy {
     var step: VerificationStep { .nested }
 
     func outcome(in context: JWSContext) -> StepOutcome {
-        let paths = context.payload.kind.nestedJWSPaths.filter { context.payload.string($0) != nil }
-        guard !paths.isEmpty else { return .skipped("no nested JWS") }
+        let present = context.payload.kind.paths.nestedJWS.compactMap { path in
+            context.payload.payload.member(at: path)?.stringValue.map { (path, $0) }
+        }
+        guard !present.isEmpty else { return .skipped("no nested JWS") }
         return checked { () throws(ReceiptError) in
-            for path in paths {
+            for (path, token) in present {
                 do throws(ReceiptError) {
-                    let nested = try SignedPayload.decode(context.payload.string(path)!)
+                    let nested = try SignedPayload.decode(token)
                     guard nested.kind != .notification, context.depth == 0 else {
                         throw ReceiptError(.notAJWS, "a \(nested.kind.rawValue) cannot be nested here")
                     }
@@ -101,7 +103,7 @@ struct NestedJWSPolicy: JWSPolicy {
                     throw ReceiptError(error.status, at: error.offset, "\(path): \(error.detail)")
                 }
             }
-            return paths.joined(separator: " and ") + " verified"
+            return present.map(\.0.description).joined(separator: " and ") + " verified"
         }
     }
 }
