@@ -76,6 +76,8 @@ def name(common_name):
 
 
 def certificate(subject, issuer_name, public_key, signing_key, not_before, not_after, is_ca, marker=None):
+    """Shaped like Apple's, key identifiers included (strict verifiers such as
+    pyOpenSSL's, which Apple's Python library uses, require the authority's)."""
     builder = (x509.CertificateBuilder().subject_name(name(subject)).issuer_name(name(issuer_name))
                .public_key(public_key).serial_number(x509.random_serial_number())
                .not_valid_before(not_before).not_valid_after(not_after)
@@ -84,6 +86,9 @@ def certificate(subject, issuer_name, public_key, signing_key, not_before, not_a
                                             key_encipherment=False, data_encipherment=False, key_agreement=False,
                                             key_cert_sign=is_ca, crl_sign=is_ca, encipher_only=False,
                                             decipher_only=False), critical=True))
+    builder = builder.add_extension(x509.SubjectKeyIdentifier.from_public_key(public_key), critical=False)
+    builder = builder.add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(signing_key.public_key()),
+                                    critical=False)
     if marker is not None:
         builder = builder.add_extension(x509.UnrecognizedExtension(marker, b"\x05\x00"), critical=False)
     return builder.sign(signing_key, hashes.SHA384())

@@ -5,34 +5,31 @@ import ReceiptCore
 import ReceiptHeader
 import Synchronization
 
-/// A decoded JWS as C holds it: the payload and header as NUL-terminated copies,
-/// and the strings a caller has asked for, each copied once and kept until the
-/// handle is freed (so borrowed pointers stay valid, from any thread).
+/// A decoded JWS as C holds it: NUL-terminated copies of the payload, the header
+/// and each string a caller has asked for, made on first request and kept until
+/// the handle is freed (so borrowed pointers stay valid, from any thread).
 final class JWSHandle: @unchecked Sendable {  // immutable but for `strings`, which is locked
     let payload: SignedPayload
-    private let payloadText: UnsafeMutablePointer<CChar>
-    private let headerText: UnsafeMutablePointer<CChar>
     private let strings = Mutex<[String: UnsafeMutablePointer<CChar>]>([:])
+    /// Keys of `strings` that are no payload path.
+    private static let payloadKey = "\u{0}payload", headerKey = "\u{0}header"
 
-    init(_ payload: SignedPayload) throws(ReceiptError) {
+    init(_ payload: SignedPayload) {
         self.payload = payload
-        payloadText = try ownedCString(payload.payloadText)
-        do {
-            headerText = try ownedCString(payload.headerText)
-        } catch {
-            free(payloadText)
-            throw error
-        }
     }
 
     deinit {
-        free(payloadText)
-        free(headerText)
         strings.withLock { $0.values.forEach { free($0) } }
     }
 
-    var payloadCString: (UnsafePointer<CChar>, Int) { (UnsafePointer(payloadText), payload.payloadBytes.count) }
-    var headerCString: (UnsafePointer<CChar>, Int) { (UnsafePointer(headerText), strlen(headerText)) }
+    func payloadCString() throws(ReceiptError) -> (UnsafePointer<CChar>, Int) {
+        (try cString(atPath: Self.payloadKey, payload.payloadText), payload.payloadBytes.count)
+    }
+
+    func headerCString() throws(ReceiptError) -> (UnsafePointer<CChar>, Int) {
+        let text = payload.headerText
+        return (try cString(atPath: Self.headerKey, text), text.utf8.count)
+    }
 
     /// The string at `path`, copied once per path: the copies are bounded by the
     /// payload's own members.
@@ -60,7 +57,7 @@ public func receipt_jws_decode_unverified(_ data: UnsafeRawPointer?, _ length: I
     outJWS?.pointee = nil
     return reportingErrors(outError) { () throws(ReceiptError) in
         let out = try required(outJWS)
-        out.pointee = handle(try JWSHandle(try SignedPayload.decode(try inputBytes(data, length))))
+        out.pointee = handle(JWSHandle(try SignedPayload.decode(try inputBytes(data, length))))
     }
 }
 
@@ -74,8 +71,8 @@ public func receipt_verify_jws(_ verifier: OpaquePointer?, _ data: UnsafeRawPoin
     do throws(ReceiptError) {
         let checker = try required(object(verifier, as: ReceiptVerifier.self))
         let (payload, result) = try checker.verify(jws: try inputBytes(data, length))
-        let jws = outJWS == nil ? nil : try JWSHandle(payload)
-        let report = outResult == nil ? nil : try VerificationReport(result)
+        let jws = outJWS == nil ? nil : JWSHandle(payload)
+        let report = outResult == nil ? nil : VerificationReport(result)
         if let jws { outJWS?.pointee = handle(jws) }
         if let report { outResult?.pointee = handle(report) }
         fill(outError, with: result.firstFailure)
@@ -106,10 +103,10 @@ public func receipt_jws_type(_ jws: OpaquePointer?) -> receipt_jws_type_t {
 
 private func borrowJSON(_ jws: OpaquePointer?, _ outJSON: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
                         _ outLength: UnsafeMutablePointer<Int>?,
-                        _ part: (JWSHandle) -> (UnsafePointer<CChar>, Int)) -> receipt_status_t {
+                        _ part: (JWSHandle) throws(ReceiptError) -> (UnsafePointer<CChar>, Int)) -> receipt_status_t {
     status { () throws(ReceiptError) in
         let (out, held) = (try required(outJSON), try required(jwsHandle(jws)))
-        let (text, count) = part(held)
+        let (text, count) = try part(held)
         out.pointee = text
         outLength?.pointee = count
     }
@@ -118,13 +115,13 @@ private func borrowJSON(_ jws: OpaquePointer?, _ outJSON: UnsafeMutablePointer<U
 @c @implementation
 public func receipt_jws_payload(_ jws: OpaquePointer?, _ outJSON: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
                                 _ outLength: UnsafeMutablePointer<Int>?) -> receipt_status_t {
-    borrowJSON(jws, outJSON, outLength) { $0.payloadCString }
+    borrowJSON(jws, outJSON, outLength) { (held) throws(ReceiptError) in try held.payloadCString() }
 }
 
 @c @implementation
 public func receipt_jws_header(_ jws: OpaquePointer?, _ outJSON: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
                                _ outLength: UnsafeMutablePointer<Int>?) -> receipt_status_t {
-    borrowJSON(jws, outJSON, outLength) { $0.headerCString }
+    borrowJSON(jws, outJSON, outLength) { (held) throws(ReceiptError) in try held.headerCString() }
 }
 
 /// The member at a C path argument, with ABSENT for absent or null members.

@@ -3,22 +3,42 @@ import Glibc
 #endif
 import ReceiptCore
 import ReceiptHeader
+import Synchronization
 
 /// A verification result with NUL-terminated copies of its step texts, which
-/// C callers borrow for as long as the report lives.
-final class VerificationReport {
+/// C callers borrow for as long as the report lives. The copies are made on the
+/// first receipt_verification_step_at: a caller that reads only the verdict pays
+/// for none.
+final class VerificationReport: @unchecked Sendable {  // immutable but for `texts`, which is locked
     let result: VerificationResult
-    let names: [UnsafeMutablePointer<CChar>]
-    let details: [UnsafeMutablePointer<CChar>]
+    private let texts = Mutex<(names: [UnsafeMutablePointer<CChar>], details: [UnsafeMutablePointer<CChar>])?>(nil)
 
-    init(_ result: VerificationResult) throws(ReceiptError) {
+    init(_ result: VerificationResult) {
         self.result = result
-        names = try result.steps.map { (entry) throws(ReceiptError) in try ownedCString(entry.step.rawValue) }
-        details = try result.steps.map { (entry) throws(ReceiptError) in try ownedCString(entry.outcome.detail) }
     }
 
     deinit {
-        (names + details).forEach { free($0) }
+        texts.withLock { texts in texts.map { ($0.names + $0.details).forEach { free($0) } } }
+    }
+
+    /// The name and detail of step `index`, as C strings that live as long as the report.
+    func cStrings(_ index: Int) throws(ReceiptError) -> (UnsafeMutablePointer<CChar>, UnsafeMutablePointer<CChar>) {
+        try texts.withLock { (texts) throws(ReceiptError) in
+            if texts == nil {
+                var names: [UnsafeMutablePointer<CChar>] = [], details: [UnsafeMutablePointer<CChar>] = []
+                do throws(ReceiptError) {
+                    for entry in result.steps {
+                        names.append(try ownedCString(entry.step.rawValue))
+                        details.append(try ownedCString(entry.outcome.detail))
+                    }
+                } catch {
+                    (names + details).forEach { free($0) }
+                    throw error
+                }
+                texts = (names, details)
+            }
+            return (texts!.names[index], texts!.details[index])
+        }
     }
 }
 
@@ -29,7 +49,7 @@ public func receipt_verify(_ verifier: OpaquePointer?, _ receipt: OpaquePointer?
     do throws(ReceiptError) {
         let checker = try required(object(verifier, as: ReceiptVerifier.self))
         let result = checker.verify(try required(parsedReceipt(receipt)))
-        if let outResult { outResult.pointee = handle(try VerificationReport(result)) }
+        if let outResult { outResult.pointee = handle(VerificationReport(result)) }
         result.firstFailure.map(LastError.record)
         return receipt_status_t(result.status)
     } catch {
@@ -48,7 +68,7 @@ public func receipt_verify_bytes(_ verifier: OpaquePointer?, _ data: UnsafeRawPo
         guard data != nil || length == 0 else { throw nullArgument }
         let result = try checker.verify(encoded: UnsafeBufferPointer(start: data?.assumingMemoryBound(to: UInt8.self),
                                                                     count: length))
-        if let outResult { outResult.pointee = handle(try VerificationReport(result)) }
+        if let outResult { outResult.pointee = handle(VerificationReport(result)) }
         fill(outError, with: result.firstFailure)
         result.firstFailure.map(LastError.record)
         return receipt_status_t(result.status)
@@ -85,8 +105,8 @@ public func receipt_verification_step_at(_ result: OpaquePointer?, _ index: Int,
         case .skipped: RECEIPT_STEP_SKIPPED
         case .failed: RECEIPT_STEP_FAILED
         }
-        out.pointee = receipt_step_t(name: steps.names[index], outcome: kind, status: receipt_status_t(outcome.status),
-                                     detail: steps.details[index])
+        let (name, detail) = try steps.cStrings(index)
+        out.pointee = receipt_step_t(name: name, outcome: kind, status: receipt_status_t(outcome.status), detail: detail)
     }
 }
 

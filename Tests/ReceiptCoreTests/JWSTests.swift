@@ -176,3 +176,60 @@ struct SignedPayloadTests {
         #expect(!result.isValid)
     }
 }
+
+@Suite(.enabled(if: JWSFixtures.available, JWSFixtures.skipReason))
+struct PrecomputedES256Tests {
+    /// The table-based check (shim_es256_key_verify) against OpenSSL's
+    /// ECDSA_do_verify: the same answer for the genuine signature, every single-bit
+    /// change of it, of the signed bytes, and r or s at 0, n-1, n and 2^256-1.
+    @Test func agreesWithOpenSSLOnEveryMutation() throws {
+        let n = hexBytes("FFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551")!
+        let nMinusOne = hexBytes("FFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632550")!
+        for file in ["apple/spb__02_transaction.jws", "apple/hound__01_transaction.jws"] {
+            let payload = try SignedPayload.decode(try JWSFixtures.bytes(file))
+            let verifier = ReceiptVerifier()
+            let bag = try verifier.certificateBag(of: payload)
+            let leaf = bag.certificates[0]
+            let key = try #require(ES256Key(leaf))
+            let jws = payload.jws
+            func agree(_ signature: [UInt8], _ message: [UInt8]) -> Bool? {
+                message.withUnsafeBufferPointer { buffer in
+                    let plain = Result { () throws(ReceiptError) in try ES256Signature.verify(signature, over: buffer, certificate: leaf) }
+                    let fast = Result { () throws(ReceiptError) in
+                        try ES256Signature.verify(signature, over: buffer, certificate: leaf, precomputed: key)
+                    }
+                    let same = (try? plain.get()) != nil ? (try? fast.get()) != nil : (try? fast.get()) == nil
+                    return same ? (try? plain.get()) != nil : nil
+                }
+            }
+            let message = Array(jws.token[jws.signingInput])
+            #expect(agree(jws.signature, message) == true)
+            for bit in 0..<(64 * 8) {
+                var changed = jws.signature
+                changed[bit / 8] ^= 1 << (bit % 8)
+                #expect(agree(changed, message) == false, "signature bit \(bit)")
+            }
+            for bit in stride(from: 0, to: message.count * 8, by: 97) {
+                var changed = message
+                changed[bit / 8] ^= 1 << (bit % 8)
+                #expect(agree(jws.signature, changed) == false, "message bit \(bit)")
+            }
+            let r = Array(jws.signature[0..<32]), s = Array(jws.signature[32...])
+            for edge in [[UInt8](repeating: 0, count: 32), nMinusOne, n, [UInt8](repeating: 0xFF, count: 32)] {
+                #expect(agree(edge + s, message) == false)
+                #expect(agree(r + edge, message) == false)
+            }
+        }
+    }
+
+    @Test func theTableIsBuiltOnTheSecondCheckOfACachedBag() throws {
+        let bytes = try JWSFixtures.bytes("apple/spb__02_transaction.jws")
+        let verifier = ReceiptVerifier()
+        for _ in 0..<3 { #expect(try verifier.verify(jws: bytes).result.isValid) }
+        let bag = try verifier.certificateBag(of: try SignedPayload.decode(bytes))
+        #expect(bag.precomputedLeafKey() != nil)
+        // A bag decoded afresh (never cached) is checked once and builds nothing.
+        let fresh = try CertificateBag.decode(chain: bag.certificates.map(\.der), key: [1], known: [])
+        #expect(fresh.precomputedLeafKey() == nil)
+    }
+}

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A JWS in compact serialization (RFC 7515 §7.1):
 /// `base64url(header).base64url(payload).base64url(signature)`, split and decoded
 /// but not yet believed. The header and payload are JSON objects read with the
@@ -34,9 +38,12 @@ struct CompactJWS {
         }
         let token = UnsafeBufferPointer(rebasing: input[first...last])
         var dots: [Int] = []
-        for (index, byte) in token.enumerated() where byte == UInt8(ascii: ".") {
+        var searched = 0
+        while dots.count <= 2, searched < token.count,
+              let found = memchr(token.baseAddress! + searched, Int32(UInt8(ascii: ".")), token.count - searched) {
+            let index = token.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
             dots.append(index)
-            guard dots.count <= 2 else { break }
+            searched = index + 1
         }
         guard dots.count == 2 else {
             throw ReceiptError(.notAJWS, at: first, dots.count > 2 ? "more than two '.' (a compact JWS has three segments)"

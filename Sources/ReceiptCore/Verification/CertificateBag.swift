@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// The certificates a receipt carries, decoded once. Every App Store receipt signed
 /// in a given period carries byte-identical certificates, so a verifier keeps the
@@ -20,6 +21,23 @@ final class CertificateBag: Sendable {
     let infos: [CertificateInfo]
     /// Each certificate's SHA-256, which is what a pin matches.
     let fingerprints: [[UInt8]]
+
+    /// The first certificate's ES256 key with its table, built on the bag's second
+    /// ES256 check: only a cached bag (its chain validated) is checked twice, so a
+    /// bag that signs once, or that anyone made up, never costs the table's 25 ms.
+    private let leafKey = Mutex<(checks: Int, key: ES256Key?)>((0, nil))
+
+    /// The leaf's precomputed key when there is one, counting this check.
+    func precomputedLeafKey() -> ES256Key? {
+        let build = leafKey.withLock { state -> Bool in
+            state.checks += 1
+            return state.checks == 2
+        }
+        guard build else { return leafKey.withLock { $0.key } }
+        let key = ES256Key(certificates[0])
+        leafKey.withLock { $0.key = key }
+        return key
+    }
 
     static let empty = CertificateBag(bytes: [], certificates: [], infos: [], fingerprints: [])
 

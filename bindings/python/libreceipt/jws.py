@@ -15,14 +15,24 @@ class JWS:
 
     def __init__(self, handle):
         self._handle = handle
-        self.type = _native.JWS_TYPES[lib.receipt_jws_type(handle)]
-        self.payload_json = self._borrowed(lib.receipt_jws_payload)
-        self.header_json = self._borrowed(lib.receipt_jws_header)
 
     def _borrowed(self, function):
         out, length = ctypes.c_void_p(), ctypes.c_size_t()
         _check(function(self._handle, ctypes.byref(out), ctypes.byref(length)))
         return ctypes.string_at(out, length.value).decode("utf-8")
+
+    @property
+    def type(self):
+        return _native.JWS_TYPES[lib.receipt_jws_type(self._handle)]
+
+    @property
+    def payload_json(self):
+        """The payload's JSON text, exactly as signed."""
+        return self._borrowed(lib.receipt_jws_payload)
+
+    @property
+    def header_json(self):
+        return self._borrowed(lib.receipt_jws_header)
 
     @property
     def payload(self):
@@ -65,12 +75,12 @@ def decode_jws_unverified(token):
 
 
 def verify_jws(verifier_handle, token):
-    """(JWS, verification handle) for Verifier.verify_jws; raises when unreadable."""
+    """(JWS, verification handle) for Verifier.verify_jws; raises when unreadable (the
+    detail comes from receipt_last_error, which spares a receipt_error_t per call)."""
     data = _native.jws_bytes(token)
-    jws, result, error = ctypes.c_void_p(), ctypes.c_void_p(), _native.ErrorStruct()
-    status = lib.receipt_verify_jws(verifier_handle, data, len(data), ctypes.byref(jws), ctypes.byref(result),
-                                    ctypes.byref(error))
+    jws, result = ctypes.c_void_p(), ctypes.c_void_p()
+    status = lib.receipt_verify_jws(verifier_handle, data, len(data), ctypes.byref(jws), ctypes.byref(result), None)
     if not result:
-        _check(status, error)
+        _check(status)
         raise ReceiptError(status)
     return JWS(jws), result

@@ -33,12 +33,20 @@ class Verification:
         self.jws = jws
         self.status = lib.receipt_verification_status(handle)
         self.status_name = lib.receipt_status_name(self.status).decode()
-        self.steps = []
-        for index in range(lib.receipt_verification_step_count(handle)):
-            step = _native.StepStruct()
-            lib.receipt_verification_step_at(handle, index, ctypes.byref(step))
-            self.steps.append(Step(step.name.decode(), _native.STEP_OUTCOMES[step.outcome], step.status,
-                                   step.detail.decode("utf-8")))
+        self._steps = None
+
+    @property
+    def steps(self):
+        """Every step, in order (read from the report on first use)."""
+        if self._steps is None:
+            steps = []
+            for index in range(lib.receipt_verification_step_count(self._handle)):
+                step = _native.StepStruct()
+                lib.receipt_verification_step_at(self._handle, index, ctypes.byref(step))
+                steps.append(Step(step.name.decode(), _native.STEP_OUTCOMES[step.outcome], step.status,
+                                  step.detail.decode("utf-8")))
+            self._steps = steps
+        return self._steps
 
     @property
     def payload(self):

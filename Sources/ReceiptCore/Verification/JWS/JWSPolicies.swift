@@ -44,7 +44,7 @@ struct JWSSignaturePolicy: JWSPolicy {
             let jws = context.payload.jws
             try jws.token.withUnsafeBufferPointer { (token) throws(ReceiptError) in
                 try ES256Signature.verify(jws.signature, over: UnsafeBufferPointer(rebasing: token[jws.signingInput]),
-                                          certificate: bag.certificates[0])
+                                          certificate: bag.certificates[0], precomputed: bag.precomputedLeafKey())
             }
             return "ES256 by \(bag.certificates[0].subject)"
         }
