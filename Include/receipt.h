@@ -138,7 +138,9 @@ typedef enum receipt_status {
     RECEIPT_E_ALGORITHM_REFUSED = 223,    /* a JWS alg other than ES256 (none, HS256, RS256, ...) */
     RECEIPT_E_CRITICAL_UNSUPPORTED = 224, /* a JWS header with a crit parameter */
     RECEIPT_E_CERTIFICATE_COUNT = 225,    /* a JWS x5c of neither 3 (App Store) nor 1 (Xcode) certificates */
-    RECEIPT_E_BAD_SIGNATURE_ENCODING = 226 /* a JWS signature that is not 64 bytes of r||s */
+    RECEIPT_E_BAD_SIGNATURE_ENCODING = 226,/* a JWS signature that is not 64 bytes of r||s */
+    RECEIPT_E_NESTED_UNREADABLE = 227     /* a notification's nested JWS cannot be read (its detail
+                                             names why), or is a notification itself */
 } receipt_status_t;
 
 /* The constant's name, e.g. "RECEIPT_E_TRUNCATED", or "RECEIPT_E_UNKNOWN_STATUS"
@@ -195,7 +197,7 @@ receipt_status_t receipt_last_error(receipt_error_t *out_error);
  *  - JWS header and payload JSON: nesting 16          RECEIPT_E_NESTING_TOO_DEEP
  *    and 10,000 values each (members and items)       RECEIPT_E_LIMIT_EXCEEDED
  *  - JWS x5c: RECEIPT_MAX_CERTIFICATES read           RECEIPT_E_TOO_MANY_CERTIFICATES
- *  - JWS nested in a notification: one level          RECEIPT_E_NOT_A_JWS (nested step)
+ *  - JWS nested in a notification: one level          RECEIPT_E_NESTED_UNREADABLE
  * Real receipts carry 1 (Xcode) to 3 certificates. A verifier also keeps at
  * most 32 validated certificate sets (512 KiB); only sets whose chain
  * validated to a trusted anchor enter it, so refused input never evicts them.
@@ -735,6 +737,31 @@ receipt_status_t receipt_jws_to_json(const receipt_jws_t *jws, unsigned flags, c
 receipt_status_t receipt_entitlements_json(const receipt_t *receipt, const receipt_verifier_t *verifier, int64_t at_ms,
                                            const char *catalog_json, unsigned flags, char **out_json,
                                            size_t *out_length);
+
+/*
+ * The same report for one customer's StoreKit 2 signed transactions, and the
+ * receipt of an older app version (`receipt`, or NULL), together: `count` JWS
+ * tokens at transactions[i], each lengths[i] bytes (transactions and lengths
+ * may be NULL when count is 0). Each token is decoded and, with a verifier,
+ * verified; the receipt too. A transaction that appears in both, or twice,
+ * counts once: the signed transaction over the receipt's entry, the later
+ * signedDate over the earlier. Each purchase entry gains "source": "receipt"
+ * or "signed_transaction". A transaction's "type" gives its kind; revocationDate
+ * makes it "cancelled"; offerType 1 with offerDiscountType FREE_TRIAL is a
+ * trial, offerType 1 otherwise an introductory offer.
+ * verifier, catalog_json and flags as for receipt_entitlements_json().
+ * Errors (detail in out_error, which may be NULL, naming the token's index):
+ * RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_INVALID_ARGUMENT (a payload that is not a
+ * transaction, unknown flags, no verifier without the flag, more than
+ * 1,000,000 tokens); a token's decoding status (100-199); the first failing
+ * verdict (200-299); RECEIPT_E_BAD_JSON (catalog).
+ * Thread-safety: as receipt_verify_jws().
+ */
+receipt_status_t receipt_entitlements_signed_json(const receipt_t *receipt, const void *const *transactions,
+                                                  const size_t *lengths, size_t count,
+                                                  const receipt_verifier_t *verifier, int64_t at_ms,
+                                                  const char *catalog_json, unsigned flags, char **out_json,
+                                                  size_t *out_length, receipt_error_t *out_error);
 
 /* ================================================================ opt-in tier
  *

@@ -6,6 +6,10 @@
  *   base64: the bytes as base64 text of a receipt (encoded here, so mutations
  *           explore the DER underneath the text form)
  *   response: the bytes as a verifyReceipt answer, and as a product catalog
+ *   jws:    receipt_jws_decode_unverified and receipt_verify_jws on the bytes as a
+ *           token, then every reader of the decoded JWS
+ *   jsonreader: the bytes as a JWS payload (and as a header), so mutations go
+ *           straight to the core's JSON reader and the payload typing
  * Every call must return a status; any crash, leak or hang is a finding. */
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +24,14 @@
 #define JSON 3
 #define BASE64 4
 #define RESPONSE 5
+#define JWS 6
+#define JSONREADER 7
+
+/* A JSON reader's statuses: anything else from a JSON input is a finding. */
+static int json_status(receipt_status_t status) {
+    return status == RECEIPT_OK || status == RECEIPT_E_BAD_JSON || status == RECEIPT_E_DUPLICATE_MEMBER ||
+           status == RECEIPT_E_NESTING_TOO_DEEP || status == RECEIPT_E_BAD_UTF8 || status == RECEIPT_E_LIMIT_EXCEEDED;
+}
 
 static receipt_verifier_t *default_verifier(void) {
     static receipt_verifier_t *verifier;
@@ -56,7 +68,7 @@ static const uint8_t minimal_receipt[] = { /* a payload-only receipt: one bundle
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     receipt_appstore_answer_t answer;
     receipt_status_t status = receipt_appstore_parse_response((const char *)data, size, &answer, NULL);
-    if (status != RECEIPT_OK && status != RECEIPT_E_BAD_JSON) abort();
+    if (!json_status(status)) abort();
     receipt_appstore_exchange_t *exchange = NULL;
     if (receipt_appstore_exchange_new(minimal_receipt, sizeof minimal_receipt, NULL, 0, RECEIPT_ENVIRONMENT_PRODUCTION,
                                       NULL, NULL, 1, &exchange, NULL) != RECEIPT_OK) abort();
@@ -72,10 +84,87 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(catalog, data, size);
     catalog[size] = 0;
     status = receipt_entitlements_json(receipt, NULL, 0, catalog, RECEIPT_ENTITLEMENTS_UNVERIFIED, &json, NULL);
-    if (status != RECEIPT_OK && status != RECEIPT_E_BAD_JSON && status != RECEIPT_E_INVALID_ARGUMENT) abort();
+    if (!json_status(status) && status != RECEIPT_E_INVALID_ARGUMENT) abort();
     receipt_string_free(json);
     free(catalog);
     receipt_free(receipt);
+    return 0;
+}
+#elif FUZZ_TARGET == JWS || FUZZ_TARGET == JSONREADER
+static const char *const paths[] = {"bundleId", "signedDate", "transactionId", "data.bundleId", "data.appAppleId",
+                                    "data.signedTransactionInfo", "summary", "x", ""};
+
+/* Every reader of a decoded JWS must answer with a status. */
+static void read_everything(const receipt_jws_t *jws) {
+    const char *text = NULL;
+    size_t length = 0;
+    int64_t number = 0;
+    int flag = 0;
+    if (receipt_jws_payload(jws, &text, &length) != RECEIPT_OK || strlen(text) != length) abort();
+    if (receipt_jws_header(jws, &text, &length) != RECEIPT_OK || strlen(text) != length) abort();
+    if ((unsigned)receipt_jws_type(jws) > RECEIPT_JWS_APP_TRANSACTION) abort();
+    receipt_jws_signed_date(jws, &number);
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        receipt_jws_get_string(jws, paths[i], &text, &length);
+        receipt_jws_get_int(jws, paths[i], &number);
+        receipt_jws_get_date(jws, paths[i], &number);
+        receipt_jws_get_bool(jws, paths[i], &flag);
+    }
+    char *json = NULL;
+    if (receipt_jws_to_json(jws, RECEIPT_JSON_PRETTY, &json, NULL) != RECEIPT_OK) abort();
+    receipt_string_free(json);
+}
+
+static size_t to_base64url(const uint8_t *data, size_t size, char *out) {
+    size_t o = to_base64(data, size, out);
+    while (o > 0 && out[o - 1] == '=') o--;
+    for (size_t i = 0; i < o; i++) out[i] = out[i] == '+' ? '-' : out[i] == '/' ? '_' : out[i];
+    return o;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+#if FUZZ_TARGET == JSONREADER
+    /* "e30." + base64url(data) + "." and base64url(data) + ".e30.": the bytes as payload, then as header. */
+    char *token = malloc(size / 3 * 4 + 16);
+    for (int as_header = 0; as_header < 2; as_header++) {
+        size_t length = 0;
+        if (!as_header) { memcpy(token, "e30.", 4); length = 4; }
+        length += to_base64url(data, size, token + length);
+        memcpy(token + length, as_header ? ".e30." : ".", as_header ? 5 : 1);
+        length += as_header ? 5 : 1;
+        receipt_jws_t *jws = NULL;
+        receipt_status_t status = receipt_jws_decode_unverified(token, length, &jws, NULL);
+        if (status == RECEIPT_OK) {
+            read_everything(jws);
+            receipt_jws_free(jws);
+        } else if (!json_status(status) && status != RECEIPT_E_NOT_AN_OBJECT && status != RECEIPT_E_BAD_FIELD &&
+                   !(status == RECEIPT_E_NOT_A_JWS && size == 0)) { /* an empty segment is no JWS */
+            abort();
+        }
+    }
+    free(token);
+#else
+    receipt_jws_t *jws = NULL;
+    receipt_error_t error;
+    receipt_status_t status = receipt_jws_decode_unverified(data, size, &jws, &error);
+    if (status != RECEIPT_OK) {
+        if (jws != NULL || error.status != status || status < 100 || status >= 200) abort();
+        return 0;
+    }
+    read_everything(jws);
+    receipt_jws_free(jws);
+    receipt_verification_t *result = NULL;
+    jws = NULL;
+    receipt_status_t verdict = receipt_verify_jws(default_verifier(), data, size, &jws, &result, NULL);
+    if (verdict != RECEIPT_OK && (verdict < 200 || verdict >= 300)) abort();
+    if (!jws || !result) abort();
+    receipt_step_t step;
+    for (size_t i = 0; i < receipt_verification_step_count(result); i++) {
+        if (receipt_verification_step_at(result, i, &step) != RECEIPT_OK) abort();
+    }
+    receipt_verification_free(result);
+    receipt_jws_free(jws);
+#endif
     return 0;
 }
 #else

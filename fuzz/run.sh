@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing of the C ABI with libFuzzer and AddressSanitizer.
-#   fuzz/run.sh SECONDS [TARGET...]     targets: parse verify json base64 response differential
+#   fuzz/run.sh SECONDS [TARGET...]     targets: parse verify json base64 response jws jsonreader differential
 #                                       (default: all)
 # differential: libreceipt's signature step against OpenSSL's CMS_verify (fuzz/differential.c).
 # Builds an instrumented libreceipt into .build-fuzz, seeds each target with the
@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:?usage: fuzz/run.sh SECONDS [TARGET...]}
 shift
-targets=("${@:-parse verify json base64 response differential}")
+targets=("${@:-parse verify json base64 response jws jsonreader differential}")
 read -r -a targets <<< "${targets[*]}"
 out=build/fuzz
 mkdir -p $out/findings
@@ -21,6 +21,8 @@ RECEIPT_INSTRUMENTED=1 swift build -c release --product receipt --scratch-path .
   -Xswiftc -sanitize=fuzzer,address -Xswiftc -assert-config -Xswiftc Debug 2>&1 | grep -E "error|Compiling|Build" | tail -1
 cp .build-fuzz/release/libreceipt.so $out/libreceipt.so.1
 ln -sf libreceipt.so.1 $out/libreceipt.so
+# A finding must end the run: Swift's own crash backtracer can hang under ASan.
+export SWIFT_BACKTRACE=enable=no
 export LD_LIBRARY_PATH=$PWD/$out:/opt/swift/usr/lib/swift/linux:$(dirname "$(command -v swift)")/../lib/swift/linux
 
 seeds=$out/seeds
@@ -31,10 +33,25 @@ if [ ! -d $seeds ]; then
   python3 tools/mint_receipt.py receipt $seeds/minted-ber-sha1.der --ca $out/ca --purchases 2 --ber --digest sha1
   python3 tools/mint_receipt.py receipt $seeds/minted-empty.der --ca $out/ca --purchases 0
 fi
+jws_seeds=$out/jws-seeds
+if [ ! -d $jws_seeds ]; then
+  mkdir -p $jws_seeds
+  python3 tools/mint_jws.py ca $out/jws-ca
+  for kind in transaction renewal_info notification; do
+    python3 tools/mint_jws.py sign $jws_seeds/minted-$kind.jws --ca $out/jws-ca --kind $kind
+  done
+  python3 tools/mint_jws.py sign $jws_seeds/minted-crit.jws --ca $out/jws-ca --variant crit
+fi
 extra=()
 [ -d ../shared/fixtures/apple/receipts ] && extra+=(../shared/fixtures/apple/receipts ../shared/fixtures/apple/edge)
+jws_extra=()
+jws_files=()
+if [ -d ../shared/fixtures/jws/apple ]; then
+  jws_extra+=(../shared/fixtures/jws/apple ../shared/fixtures/jws/xcode)
+  jws_files+=(../shared/fixtures/jws/apple/*.jws ../shared/fixtures/jws/xcode/*.jws)
+fi
 
-declare -A number=([parse]=1 [verify]=2 [json]=3 [base64]=4 [response]=5)
+declare -A number=([parse]=1 [verify]=2 [json]=3 [base64]=4 [response]=5 [jws]=6 [jsonreader]=7)
 for target in "${targets[@]}"; do
   if [ "$target" = differential ]; then
     source=(fuzz/differential.c -lcrypto)
@@ -51,10 +68,22 @@ for target in "${targets[@]}"; do
     printf '{"kinds":{"a":"consumable"},"non_renewing_durations_ms":{"s":1000}}' > $corpus/catalog.json
     printf '{"status":21199,"is_retryable":1,"pending_renewal_info":[{"expiration_intent":"1","auto_renew_status":"0"}]}' > $corpus/retry.json
   fi
+  case $target in
+    jws) inputs=($jws_seeds fuzz/regressions "${jws_extra[@]}") ;;
+    jsonreader)  # the decoded payloads of the JWS seeds
+      if [ -z "$(ls -A $corpus)" ]; then
+        for f in $jws_seeds/*.jws "${jws_files[@]}"; do
+          python3 -c "import base64,sys; p=open(sys.argv[1]).read().strip().split('.')[1]; sys.stdout.buffer.write(base64.urlsafe_b64decode(p+'='*(-len(p)%4)))" \
+            "$f" > $corpus/$(basename "$f").json || true
+        done
+      fi
+      inputs=() ;;
+    *) inputs=($seeds fuzz/regressions "${extra[@]}") ;;
+  esac
   echo "fuzz: $target for ${seconds}s"
   $out/fuzz_$target -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=200000 \
     -artifact_prefix=$out/findings/$target- -print_final_stats=1 \
-    $corpus $seeds fuzz/regressions "${extra[@]}" 2>&1 | tee $out/fuzz_$target.log | \
+    $corpus "${inputs[@]}" 2>&1 | tee $out/fuzz_$target.log | \
     grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss|==[0-9]+==ERROR|SUMMARY)" || true
   if grep -qE "ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|SUMMARY: |deadly signal|DISAGREEMENT" $out/fuzz_$target.log; then
     echo "fuzz: $target FOUND A PROBLEM; see $out/fuzz_$target.log and $out/findings/"

@@ -6,15 +6,16 @@ import ReceiptCore
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Time parsing and verification of receipts (medians, in nanoseconds).",
+        abstract: "Time parsing and verification of receipts and JWS (medians, in nanoseconds).",
         discussion: """
             Verification uses the default anchors plus Xcode's and any --anchor, at the creation \
             date. A cold verifier is new for each receipt; a warm one has already verified a \
             receipt with the same chain. verify_* is the verdict from the bytes alone, as \
-            receipt_verify_bytes gives it; parse_verify_* parses every field first, then verifies.
+            receipt_verify_bytes gives it; parse_verify_* parses every field first, then verifies. \
+            A JWS gets decode (no verification), verify_cold and verify_warm (receipt_verify_jws).
             """)
 
-    @Argument(help: "Receipt files, raw DER/BER or base64.")
+    @Argument(help: "Receipt files (raw DER/BER or base64) or JWS files (compact).")
     var files: [String]
 
     @Option(help: "Trust this certificate (DER or PEM) as well; repeatable.")
@@ -36,48 +37,81 @@ struct Bench: ParsableCommand {
         let trust: TrustOptions = [.appleRoot, .xcodeStoreKit]
         for file in files {
             let bytes: [UInt8]
-            let receipt: Receipt
             do throws(ReceiptError) {
                 bytes = try InputFile.read(file)
-                receipt = try Receipt.parse(bytes)
             } catch {
                 throw fail(error, file: file)
             }
-            let warm = ReceiptVerifier(trust: trust, anchors: anchors)
-            let verdict = warm.verify(receipt)
-            guard verdict.isValid else {
-                printToStandardError("receipt: \(file): does not verify (\(verdict.status.name)); timing it would mislead")
-                throw ExitCode(1)
-            }
-            let parse = Timer.median(samples) { _ = try? Receipt.parse(bytes) }
-            // The verdict alone, from bytes (no purchase typed), as receipt_verify_bytes gives it...
-            let cold = Timer.median(samples) { verifyBytes(ReceiptVerifier(trust: trust, anchors: anchors), bytes) }
-            let warmTime = Timer.median(samples) { verifyBytes(warm, bytes) }
-            // ...and for a caller who reads every field as well: parse, then verify.
-            let parseCold = Timer.median(samples) {
-                if let parsed = try? Receipt.parse(bytes) { _ = ReceiptVerifier(trust: trust, anchors: anchors).verify(parsed) }
-            }
-            let parseWarm = Timer.median(samples) {
-                if let parsed = try? Receipt.parse(bytes) { _ = warm.verify(parsed) }
-            }
-            if json {
-                var writer = JSONWriter()
-                writer.beginObject()
-                writer.string("file", file)
-                writer.number("bytes", Int64(bytes.count))
-                writer.number("purchases", Int64(receipt.purchaseCount))
-                writer.number("parse", parse)
-                writer.number("verify_cold", cold)
-                writer.number("verify_warm", warmTime)
-                writer.number("parse_verify_cold", parseCold)
-                writer.number("parse_verify_warm", parseWarm)
-                writer.endObject()
-                print(writer.string)
+            if SignedFormat(of: bytes) == .jws {
+                try benchJWS(file, bytes, trust: trust, anchors: anchors)
             } else {
-                print("\(file): \(bytes.count) bytes, \(receipt.purchaseCount) purchases: parse \(parse) ns, "
-                      + "verify cold \(cold) ns, verify warm \(warmTime) ns, "
-                      + "parse+verify cold \(parseCold) ns, parse+verify warm \(parseWarm) ns")
+                try benchReceipt(file, bytes, trust: trust, anchors: anchors)
             }
+        }
+    }
+
+    private func benchReceipt(_ file: String, _ bytes: [UInt8], trust: TrustOptions, anchors: [TrustAnchor]) throws {
+        let receipt: Receipt
+        do throws(ReceiptError) {
+            receipt = try Receipt.parse(bytes)
+        } catch {
+            throw fail(error, file: file)
+        }
+        let warm = ReceiptVerifier(trust: trust, anchors: anchors)
+        try requireValid(warm.verify(receipt), file)
+        let parse = Timer.median(samples) { _ = try? Receipt.parse(bytes) }
+        // The verdict alone, from bytes (no purchase typed), as receipt_verify_bytes gives it...
+        let cold = Timer.median(samples) { verifyBytes(ReceiptVerifier(trust: trust, anchors: anchors), bytes) }
+        let warmTime = Timer.median(samples) { verifyBytes(warm, bytes) }
+        // ...and for a caller who reads every field as well: parse, then verify.
+        let parseCold = Timer.median(samples) {
+            if let parsed = try? Receipt.parse(bytes) { _ = ReceiptVerifier(trust: trust, anchors: anchors).verify(parsed) }
+        }
+        let parseWarm = Timer.median(samples) {
+            if let parsed = try? Receipt.parse(bytes) { _ = warm.verify(parsed) }
+        }
+        report(file, [("bytes", Int64(bytes.count)), ("purchases", Int64(receipt.purchaseCount)), ("parse", parse),
+                      ("verify_cold", cold), ("verify_warm", warmTime), ("parse_verify_cold", parseCold),
+                      ("parse_verify_warm", parseWarm)])
+    }
+
+    private func benchJWS(_ file: String, _ bytes: [UInt8], trust: TrustOptions, anchors: [TrustAnchor]) throws {
+        let warm = ReceiptVerifier(trust: trust, anchors: anchors)
+        let payload: SignedPayload, result: VerificationResult
+        do throws(ReceiptError) {
+            (payload, result) = try warm.verify(jws: bytes)
+        } catch {
+            throw fail(error, file: file)
+        }
+        try requireValid(result, file)
+        let kind = payload.kind
+        let decode = Timer.median(samples) { _ = try? SignedPayload.decode(bytes) }
+        let cold = Timer.median(samples) { _ = try? ReceiptVerifier(trust: trust, anchors: anchors).verify(jws: bytes) }
+        let warmTime = Timer.median(samples) { _ = try? warm.verify(jws: bytes) }
+        report(file, [("bytes", Int64(bytes.count)), ("decode", decode), ("verify_cold", cold), ("verify_warm", warmTime)],
+               format: "jws", type: kind.rawValue)
+    }
+
+    /// Timing a verification that fails would mislead.
+    private func requireValid(_ verdict: VerificationResult, _ file: String) throws {
+        guard verdict.isValid else {
+            printToStandardError("receipt: \(file): does not verify (\(verdict.status.name)); timing it would mislead")
+            throw ExitCode(1)
+        }
+    }
+
+    private func report(_ file: String, _ figures: [(String, Int64)], format: String = "receipt", type: String? = nil) {
+        if json {
+            var writer = JSONWriter()
+            writer.beginObject()
+            writer.string("file", file)
+            writer.string("format", format)
+            if let type { writer.string("type", type) }
+            for (name, value) in figures { writer.number(name, value) }
+            writer.endObject()
+            print(writer.string)
+        } else {
+            print("\(file): " + figures.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + " (ns; bytes as counted)")
         }
     }
 }

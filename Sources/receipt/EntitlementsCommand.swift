@@ -4,11 +4,15 @@ import ReceiptCore
 struct EntitlementsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "entitlements",
-        abstract: "Print what a verified receipt entitles its owner to at an instant, as JSON.",
-        discussion: "Exit status: 0 printed; 1 the receipt did not verify; 2 unusable input or arguments.")
+        abstract: "Print what a verified receipt and signed transactions entitle their owner to at an instant, as JSON.",
+        discussion: """
+            Give one customer's receipt (at most one), StoreKit 2 signed transactions (JWS), or both: \
+            a transaction in both, or twice, counts once. \
+            Exit status: 0 printed; 1 something did not verify; 2 unusable input or arguments.
+            """)
 
-    @Argument(help: "The receipt file, raw DER/BER or base64; '-' reads standard input.")
-    var file: String
+    @Argument(help: "The receipt (raw DER/BER or base64) and JWS transaction files; '-' reads standard input.")
+    var files: [String]
 
     @Option(help: "The instant to judge at (RFC 3339, e.g. 2024-01-01T00:00:00Z or 2024-01-01T09:00:00+09:00).")
     var at: String
@@ -35,23 +39,35 @@ struct EntitlementsCommand: ParsableCommand {
             throw failOption(error)
         }
         let verifier = unverified ? nil : try options.verifier()
-        let receipt: Receipt
-        do throws(ReceiptError) {
-            receipt = try Receipt.parse(try InputFile.read(file))
-        } catch {
-            throw fail(error, file: file)
+        var receipt: (file: String, receipt: Receipt)?
+        var transactions: [(file: String, payload: SignedPayload)] = []  // in the order given: errors name their index
+        for file in files {
+            do throws(ReceiptError) {
+                let bytes = try InputFile.read(file)
+                if SignedFormat(of: bytes) == .jws {
+                    transactions.append((file, try SignedPayload.decode(bytes)))
+                } else if receipt == nil {
+                    receipt = (file, try Receipt.parse(bytes))
+                } else {
+                    throw ReceiptError(.invalidArgument, "a second receipt; one customer has one (\(receipt!.file))")
+                }
+            } catch {
+                throw fail(error, file: file)
+            }
         }
         let entitlements: Entitlements
-        if let verifier {
-            do throws(ReceiptError) {
-                let verdict = verifier.verify(receipt)
-                entitlements = try Entitlements.of(receipt, verified: verdict, at: instant, catalog: products)
-            } catch {
-                printToStandardError("receipt: \(file): \(error)")
-                throw ExitCode(error.status.rawValue >= 200 ? 1 : unusableInputExitCode)
+        do throws(ReceiptError) {
+            if let verifier {
+                entitlements = try Entitlements.of(transactions: transactions.map { ($0.payload, verifier.verify(jws: $0.payload)) },
+                                                   receipt: receipt.map { ($0.receipt, verifier.verify($0.receipt)) },
+                                                   at: instant, catalog: products)
+            } else {
+                entitlements = try Entitlements.ofUnverified(transactions: transactions.map(\.payload), receipt: receipt?.receipt,
+                                                             at: instant, catalog: products)
             }
-        } else {
-            entitlements = Entitlements.ofUnverified(receipt, at: instant, catalog: products)
+        } catch {
+            printToStandardError("receipt: \(error)")
+            throw ExitCode(error.status.rawValue >= 200 ? 1 : unusableInputExitCode)
         }
         print(EntitlementsJSON.render(entitlements, indent: 2))
     }

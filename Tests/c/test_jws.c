@@ -286,6 +286,54 @@ static void test_verify_real_jws(void **state) {
     free(null_payload.text);
 }
 
+static void test_entitlements_signed_json(void **state) {
+    (void)state;
+    token_t token = minted("minted.jws"), tampered = minted("minted-tampered.jws");
+    receipt_verifier_t *verifier = test_root_verifier();
+    const void *tokens[2] = {token.text, token.text};
+    size_t lengths[2] = {token.length, token.length};
+    int64_t at = 0;
+    receipt_jws_t *jws = NULL;
+    assert_int_equal(receipt_jws_decode_unverified(token.text, token.length, &jws, NULL), RECEIPT_OK);
+    assert_int_equal(receipt_jws_signed_date(jws, &at), RECEIPT_OK);
+    receipt_jws_free(jws);
+    char *json = NULL;
+    size_t length = 0;
+    receipt_error_t error;
+    assert_int_equal(receipt_entitlements_signed_json(NULL, tokens, lengths, 2, verifier, at, NULL, 0, &json, &length,
+                                                      &error), RECEIPT_OK);
+    assert_non_null(strstr(json, "\"source\":\"signed_transaction\""));
+    assert_non_null(strstr(json, "\"active_product_ids\":[\"com.example.minted.monthly\"]"));
+    assert_null(strstr(strstr(json, "\"transaction_id\"") + 1, "\"transaction_id\"")); /* the repeat counts once */
+    receipt_string_free(json);
+
+    tokens[1] = tampered.text;
+    lengths[1] = tampered.length;
+    assert_int_equal(receipt_entitlements_signed_json(NULL, tokens, lengths, 2, verifier, at, NULL, 0, &json, NULL,
+                                                      &error), RECEIPT_E_SIGNATURE_INVALID);
+    assert_non_null(strstr(error.detail, "transaction 1"));
+    assert_int_equal(receipt_entitlements_signed_json(NULL, tokens, lengths, 2, NULL, at, NULL,
+                                                      RECEIPT_ENTITLEMENTS_UNVERIFIED, &json, NULL, NULL), RECEIPT_OK);
+    receipt_string_free(json);
+    assert_int_equal(receipt_entitlements_signed_json(NULL, tokens, lengths, 2, NULL, at, NULL, 0, &json, NULL, NULL),
+                     RECEIPT_E_INVALID_ARGUMENT);
+    assert_int_equal(receipt_entitlements_signed_json(NULL, NULL, NULL, 1, verifier, at, NULL, 0, &json, NULL, NULL),
+                     RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_entitlements_signed_json(NULL, NULL, NULL, 0, verifier, at, NULL, 0, NULL, NULL, NULL),
+                     RECEIPT_E_NULL_ARGUMENT);
+    const void *garbage[1] = {"abc"};
+    size_t garbage_length[1] = {3};
+    assert_int_equal(receipt_entitlements_signed_json(NULL, garbage, garbage_length, 1, verifier, at, NULL, 0, &json,
+                                                      NULL, &error), RECEIPT_E_NOT_A_JWS);
+    assert_int_equal(receipt_entitlements_signed_json(NULL, NULL, NULL, 0, verifier, at, NULL, 0, &json, NULL, NULL),
+                     RECEIPT_OK);
+    assert_non_null(strstr(json, "\"purchases\":[]"));
+    receipt_string_free(json);
+    receipt_verifier_free(verifier);
+    free(token.text);
+    free(tampered.text);
+}
+
 /* Every prefix of a token: a status, never a crash. */
 static void test_every_cut_of_a_jws(void **state) {
     (void)state;
@@ -364,6 +412,7 @@ int run_jws_tests(void) {
         cmocka_unit_test(test_verify_jws_minted),
         cmocka_unit_test(test_builder_app_apple_id_and_environments),
         cmocka_unit_test(test_verify_real_jws),
+        cmocka_unit_test(test_entitlements_signed_json),
         cmocka_unit_test(test_every_cut_of_a_jws),
         cmocka_unit_test(test_shared_verifier_jws_across_threads),
     };

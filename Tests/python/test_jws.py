@@ -255,3 +255,93 @@ def test_wrong_argument_types_raise_type_error():
         libreceipt.decode_jws_unverified(42)
     with pytest.raises(TypeError):
         libreceipt.Verifier(app_apple_id="123")
+
+
+@needs_cli
+def test_bench_json_works_on_jws(jws_ca, tmp_path):
+    root, chains = jws_ca
+    path = tmp_path / "minted.jws"
+    path.write_text(mint_jws.sign(mint_jws.example_payload(), chains))
+    result = cli("bench", path, "--json", "--samples", "1", "--anchor", root)
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout)
+    assert figures["format"] == "jws" and figures["type"] == "transaction" and figures["file"] == str(path)
+    for key in ("decode", "verify_cold", "verify_warm"):
+        assert isinstance(figures[key], int) and figures[key] > 0, key
+    assert cli("bench", path, "--json", "--samples", "1").returncode == 1  # not trusted: not timed
+
+
+# ---------------------------------------------------------------- entitlements
+
+def minted_transaction(chains, transaction_id, purchase_ms, expires_ms, **extra):
+    payload = dict(mint_jws.example_payload(), transactionId=transaction_id, originalTransactionId="1000000000",
+                   productId="com.example.product.1", purchaseDate=purchase_ms, expiresDate=expires_ms, **extra)
+    return mint_jws.sign(payload, chains)
+
+
+def test_entitlements_from_a_receipt_and_transactions_together(jws_ca, test_ca, minted):
+    root, chains = jws_ca
+    day = 86_400_000
+    march_15 = 1_710_496_800_000  # 2024-03-15T10:00:00Z
+    receipt = libreceipt.Receipt.from_file(minted["der"])  # transactions 1000000000-1000000002, from 2024-03-01
+    revoked = minted_transaction(chains, "1000000001", march_15 - 13 * day, march_15 + 17 * day,
+                                 revocationDate=march_15 - day)
+    renewal = minted_transaction(chains, "1000000003", march_15 + 20 * day, march_15 + 50 * day)
+    verifier = libreceipt.Verifier(apple_root=False, anchors=[root.read_bytes(), (test_ca / "root.pem").read_bytes()])
+    report = libreceipt.entitlements(march_15, [revoked, renewal, revoked], receipt=receipt, verifier=verifier)
+    by_id = {p["transaction_id"]: p for p in report["purchases"]}
+    assert sorted(by_id) == ["1000000000", "1000000001", "1000000002", "1000000003"]
+    assert len(report["purchases"]) == 4  # the receipt's 1000000001 and the repeated token count once
+    assert by_id["1000000001"]["source"] == "signed_transaction"
+    assert by_id["1000000001"]["inactive_reason"] == "cancelled"
+    assert by_id["1000000000"]["source"] == "receipt" and by_id["1000000000"]["active"]
+    assert by_id["1000000003"]["inactive_reason"] == "not_yet_started"
+    assert report["subscriptions"][0]["periods"] == 4
+    later = libreceipt.entitlements(march_15 + 30 * day, [revoked, renewal], receipt=receipt, verifier=verifier)
+    assert later["active_product_ids"] == ["com.example.product.1"]
+    assert later["subscriptions"][0]["expires_at_ms"] == march_15 + 50 * day
+
+
+def test_entitlements_refuse_what_did_not_verify(jws_ca):
+    root, chains = jws_ca
+    good = mint_jws.sign(mint_jws.example_payload(), chains)
+    bad = mint_jws.sign(mint_jws.example_payload(), chains, "payload-changed")
+    verifier = libreceipt.Verifier(apple_root=False, anchors=[root.read_bytes()])
+    at = int(mint_jws.NOW.timestamp() * 1000)
+    assert libreceipt.entitlements(at, [good], verifier=verifier)["active_product_ids"] == ["com.example.minted.monthly"]
+    with pytest.raises(libreceipt.ReceiptError) as caught:
+        libreceipt.entitlements(at, [good, bad], verifier=verifier)
+    assert caught.value.name == "RECEIPT_E_SIGNATURE_INVALID"
+    renewal = mint_jws.sign(mint_jws.example_payload("renewal_info"), chains)
+    with pytest.raises(libreceipt.ReceiptError) as caught:
+        libreceipt.entitlements(at, [renewal], verifier=verifier)
+    assert caught.value.name == "RECEIPT_E_INVALID_ARGUMENT" and "renewal_info" in caught.value.detail
+    with pytest.raises(libreceipt.ReceiptError) as caught:
+        libreceipt.entitlements(at, [good])  # no verifier and not unverified
+    assert caught.value.name == "RECEIPT_E_INVALID_ARGUMENT"
+    assert libreceipt.entitlements(at, [bad], unverified=True)["purchases"][0]["source"] == "signed_transaction"
+
+
+def test_offer_types_map_to_trial_and_intro(jws_ca):
+    _, chains = jws_ca
+    at = int(mint_jws.NOW.timestamp() * 1000)
+    trial = mint_jws.sign(dict(mint_jws.example_payload(), offerType=1, offerDiscountType="FREE_TRIAL"), chains)
+    report = libreceipt.entitlements(at, [trial], unverified=True)
+    assert report["subscriptions"][0]["is_trial_period"] and not report["subscriptions"][0]["is_in_intro_offer_period"]
+    intro = mint_jws.sign(dict(mint_jws.example_payload(), offerType=1, offerDiscountType="PAY_AS_YOU_GO"), chains)
+    report = libreceipt.entitlements(at, [intro], unverified=True)
+    assert report["subscriptions"][0]["is_in_intro_offer_period"] and report["trial_or_intro_offer_used"]
+
+
+@needs_cli
+def test_cli_entitlements_reads_receipts_and_jws(jws_ca, test_ca, minted, tmp_path):
+    root, chains = jws_ca
+    path = tmp_path / "t.jws"
+    path.write_text(minted_transaction(chains, "1000000009", 1_710_496_800_000, 1_710_496_800_000 + 86_400_000))
+    result = cli("entitlements", minted["der"], path, "--at", "2024-03-15T12:00:00Z", "--no-apple-root",
+                 "--anchor", root, "--anchor", test_ca / "root.pem")
+    assert result.returncode == 0, result.stderr
+    sources = {p["transaction_id"]: p["source"] for p in json.loads(result.stdout)["purchases"]}
+    assert sources["1000000009"] == "signed_transaction" and sources["1000000000"] == "receipt"
+    untrusted = cli("entitlements", path, "--at", "2024-03-15T12:00:00Z")
+    assert untrusted.returncode == 1 and b"RECEIPT_E_CHAIN_UNTRUSTED" in untrusted.stderr

@@ -16,7 +16,7 @@ public enum InactiveReason: String, Sendable {
 
 /// One purchase entry judged at an instant.
 public struct PurchaseStatus: Sendable {
-    public let purchase: InAppPurchase
+    public let purchase: PurchaseFacts
     public let kind: ProductKind?
     /// When the entitlement it gives ends, if it ends: the expires_date of an
     /// auto-renewable period, or purchase date plus catalog duration for a
@@ -48,7 +48,8 @@ public struct SubscriptionStatus: Sendable {
 public struct Entitlements: Sendable {
     /// The instant judged, in epoch milliseconds.
     public let at: Int64
-    /// Every purchase entry, in receipt order.
+    /// Every purchase entry: the receipt's in its order, then signed transactions
+    /// in the order given; one entry per transaction id.
     public let purchases: [PurchaseStatus]
     /// Auto-renewable subscriptions grouped by original_transaction_id, in order of first appearance.
     public let subscriptions: [SubscriptionStatus]
@@ -86,7 +87,55 @@ public struct Entitlements: Sendable {
     /// some other way, or that want to inspect what a receipt claims.
     public static func ofUnverified(_ receipt: Receipt, at instant: Int64,
                                     catalog: ProductCatalog = ProductCatalog()) -> Entitlements {
-        let statuses = receipt.purchases.map { judge($0, at: instant, catalog: catalog) }
+        of(receipt.purchases.map(PurchaseFacts.init), at: instant, catalog: catalog)
+    }
+
+    /// Judges one customer's signed transactions, and the receipt of an older app
+    /// version if there is one, together. Every verification must have passed: the
+    /// first that did not throws its status. A transaction in both, or signed twice,
+    /// counts once: the signed transaction over the receipt's entry, the later
+    /// signing over the earlier (it may carry a revocation the other does not).
+    public static func of(transactions: [(SignedPayload, VerificationResult)], receipt: (Receipt, VerificationResult)? = nil,
+                          at instant: Int64, catalog: ProductCatalog = ProductCatalog()) throws(ReceiptError) -> Entitlements {
+        for (index, (_, verification)) in transactions.enumerated() where !verification.isValid {
+            throw ReceiptError(verification.status, "entitlements of signed transaction \(index) that did not verify (\(verification.status.name))")
+        }
+        if let (_, verification) = receipt, !verification.isValid {
+            throw ReceiptError(verification.status, "entitlements of a receipt that did not verify (\(verification.status.name))")
+        }
+        return try ofUnverified(transactions: transactions.map(\.0), receipt: receipt?.0, at: instant, catalog: catalog)
+    }
+
+    /// The same without verification: only for payloads verified some other way.
+    /// A payload that is not a transaction is `RECEIPT_E_INVALID_ARGUMENT`.
+    public static func ofUnverified(transactions: [SignedPayload], receipt: Receipt? = nil, at instant: Int64,
+                                    catalog: ProductCatalog = ProductCatalog()) throws(ReceiptError) -> Entitlements {
+        var signed: [PurchaseFacts] = []
+        for (index, payload) in transactions.enumerated() {
+            guard let facts = PurchaseFacts(transaction: payload) else {
+                throw ReceiptError(.invalidArgument, "signed payload \(index) is a \(payload.kind.rawValue), not a transaction")
+            }
+            signed.append(facts)
+        }
+        return of(deduplicated(receipt.map { $0.purchases.map(PurchaseFacts.init) } ?? [], signed), at: instant, catalog: catalog)
+    }
+
+    /// One entry per transaction id (entries without one are all kept).
+    static func deduplicated(_ fromReceipt: [PurchaseFacts], _ signed: [PurchaseFacts]) -> [PurchaseFacts] {
+        var latestSigned: [String: Int] = [:]
+        for (index, facts) in signed.enumerated() {
+            guard let id = facts.transactionID else { continue }
+            if let kept = latestSigned[id], (signed[kept].signedDate ?? .min) >= (facts.signedDate ?? .min) { continue }
+            latestSigned[id] = index
+        }
+        let keptSigned = signed.enumerated().filter { index, facts in
+            facts.transactionID.map { latestSigned[$0] == index } ?? true
+        }.map(\.element)
+        return fromReceipt.filter { $0.transactionID.map { latestSigned[$0] == nil } ?? true } + keptSigned
+    }
+
+    static func of(_ purchases: [PurchaseFacts], at instant: Int64, catalog: ProductCatalog) -> Entitlements {
+        let statuses = purchases.map { judge($0, at: instant, catalog: catalog) }
         var order: [String] = []
         var groups: [String: [PurchaseStatus]] = [:]
         for status in statuses where status.kind == .autoRenewable {
@@ -96,29 +145,29 @@ public struct Entitlements: Sendable {
         }
         let subscriptions = order.map { key in
             let periods = groups[key, default: []].sorted {
-                ($0.purchase.purchaseDate?.millisecondsSince1970 ?? .min) < ($1.purchase.purchaseDate?.millisecondsSince1970 ?? .min)
+                ($0.purchase.purchaseDate ?? .min) < ($1.purchase.purchaseDate ?? .min)
             }
             let latest = periods.filter { $0.inactiveReason != .cancelled }.max { ($0.endsAt ?? .min) < ($1.endsAt ?? .min) }
             return SubscriptionStatus(originalTransactionID: key, periods: periods, latest: latest)
         }
         let offersUsed = Set(statuses.filter {
-            $0.inactiveReason != .cancelled && ($0.purchase.isTrialPeriod == true || $0.purchase.isInIntroOfferPeriod == true)
+            $0.inactiveReason != .cancelled && ($0.purchase.isTrialPeriod || $0.purchase.isInIntroOfferPeriod)
         }.compactMap(\.purchase.productID))
         return Entitlements(at: instant, purchases: statuses, subscriptions: subscriptions,
                             productsWithTrialOrIntroOfferUsed: offersUsed)
     }
 
-    static func judge(_ purchase: InAppPurchase, at instant: Int64, catalog: ProductCatalog) -> PurchaseStatus {
+    static func judge(_ purchase: PurchaseFacts, at instant: Int64, catalog: ProductCatalog) -> PurchaseStatus {
         // Apple documents expires_date (1708) as present only for auto-renewable
         // subscriptions, so it identifies one where neither 1707 (absent from every
         // Xcode receipt) nor the catalog says what the product is.
-        let kind = purchase.productType.flatMap(ProductKind.init(attribute:))
+        let kind = purchase.statedKind
             ?? purchase.productID.flatMap { catalog.kinds[$0] }
             ?? (purchase.expiresDate != nil ? .autoRenewable : nil)
-        let start = purchase.purchaseDate?.millisecondsSince1970
+        let start = purchase.purchaseDate
         var end: Int64?
         let reason: InactiveReason?
-        if purchase.cancellationDate != nil {
+        if purchase.isCancelled {
             reason = .cancelled
         } else {
             switch kind {
@@ -129,7 +178,7 @@ public struct Entitlements: Sendable {
             case .nonConsumable:
                 reason = nil
             case .autoRenewable:
-                end = purchase.expiresDate?.millisecondsSince1970
+                end = purchase.expiresDate
                 reason = period(start: start, end: end, at: instant)
             case .nonRenewing:
                 if let start, let duration = purchase.productID.flatMap({ catalog.nonRenewingDurations[$0] }) {

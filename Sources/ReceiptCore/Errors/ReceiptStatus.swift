@@ -71,6 +71,7 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
     case criticalUnsupported = 224
     case certificateCount = 225
     case badSignatureEncoding = 226
+    case nestedUnreadable = 227
 
     /// The C constant's name, e.g. `RECEIPT_E_TRUNCATED`; stable, for logs and the CLI.
     public var name: String { staticName.description }
@@ -147,6 +148,7 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
         case .criticalUnsupported: ("RECEIPT_E_CRITICAL_UNSUPPORTED", "the JWS header marks as critical a parameter this library does not implement")
         case .certificateCount: ("RECEIPT_E_CERTIFICATE_COUNT", "the JWS x5c holds neither 3 certificates (App Store) nor 1 (Xcode)")
         case .badSignatureEncoding: ("RECEIPT_E_BAD_SIGNATURE_ENCODING", "the JWS signature is not 64 bytes of r||s (ES256); DER and other lengths are refused")
+        case .nestedUnreadable: ("RECEIPT_E_NESTED_UNREADABLE", "a JWS nested in a notification is not a readable JWS, or nests another notification")
         }
     }
 }

@@ -43,9 +43,10 @@ public enum EntitlementsJSON {
         if let kind = status.kind { writer.string("kind", kind.rawValue) } else { writer.null("kind") }
         writer.bool("active", status.isActive)
         if let reason = status.inactiveReason { writer.string("inactive_reason", reason.rawValue) }
-        ifPresent(status.purchase.purchaseDate?.millisecondsSince1970) { writer.number("purchase_date_ms", $0) }
+        ifPresent(status.purchase.purchaseDate) { writer.number("purchase_date_ms", $0) }
         ifPresent(status.endsAt) { writer.number("ends_at_ms", $0) }
         ifPresent(status.purchase.quantity) { writer.number("quantity", $0) }
+        writer.string("source", status.purchase.source.rawValue)
         writer.endObject()
     }
 

@@ -21,7 +21,7 @@ from ._errors import ReceiptError, _check, _take_json, _take_string
 from ._native import lib
 
 __all__ = ["Receipt", "Purchase", "Purchases", "ReceiptDate", "RawAttribute", "ReceiptError", "Verifier", "Verification", "Step",
-           "JWS", "decode_jws_unverified", "appstore", "library_version"]
+           "JWS", "decode_jws_unverified", "entitlements", "appstore", "library_version"]
 
 
 def library_version():
@@ -288,5 +288,5 @@ def _install_field_properties():
 _install_field_properties()
 
 from .verification import Step, Verification, Verifier  # noqa: E402
-from .jws import JWS, decode_jws_unverified  # noqa: E402
+from .jws import JWS, decode_jws_unverified, entitlements  # noqa: E402
 from . import appstore  # noqa: E402

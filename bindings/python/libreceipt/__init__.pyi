@@ -7,11 +7,11 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Type,
 
 from . import appstore as appstore
 from ._errors import ReceiptError as ReceiptError
-from .jws import JWS as JWS, decode_jws_unverified as decode_jws_unverified
+from .jws import JWS as JWS, decode_jws_unverified as decode_jws_unverified, entitlements as entitlements
 from .verification import Buffer, Step as Step, Verification as Verification, Verifier as Verifier
 
 __all__ = ["Receipt", "Purchase", "Purchases", "ReceiptDate", "RawAttribute", "ReceiptError", "Verifier",
-           "Verification", "Step", "JWS", "decode_jws_unverified", "appstore", "library_version"]
+           "Verification", "Step", "JWS", "decode_jws_unverified", "entitlements", "appstore", "library_version"]
 
 def library_version() -> str: ...
 

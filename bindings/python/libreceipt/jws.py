@@ -84,3 +84,27 @@ def verify_jws(verifier_handle, token):
         _check(status)
         raise ReceiptError(status)
     return JWS(jws), result
+
+
+def entitlements(at, transactions=(), receipt=None, verifier=None, catalog=None, unverified=False):
+    """What one customer's signed transactions (compact JWS, str or bytes) and, optionally, the
+    Receipt of an older app version entitle them to at `at` (an aware datetime or epoch ms), as
+    a dict in the shape of Receipt.entitlements(), each purchase with its "source". A transaction
+    in both, or twice, counts once. Everything is verified with `verifier` first; a failure
+    raises ReceiptError with its status. unverified=True, with no verifier, is only for data
+    verified some other way."""
+    import json as _json
+    from ._errors import _take_string
+    at = _native.epoch_milliseconds(at, "at")
+    tokens = [_native.jws_bytes(token) for token in transactions]
+    array = (ctypes.c_char_p * len(tokens))(*tokens)
+    lengths = (ctypes.c_size_t * len(tokens))(*[len(token) for token in tokens])
+    flags = _native.ENTITLEMENTS_UNVERIFIED if unverified else 0
+    catalog_text = _json.dumps(catalog).encode() if catalog is not None else None
+    receipt_handle = receipt._handle_or_raise() if receipt is not None else None
+    verifier_handle = verifier._handle if verifier is not None else None
+    error = _native.ErrorStruct()
+    text = _take_string(lambda out, length: lib.receipt_entitlements_signed_json(
+        receipt_handle, array, lengths, len(tokens), verifier_handle, int(at), catalog_text, flags, out, length,
+        ctypes.byref(error)), error)
+    return _json.loads(text)

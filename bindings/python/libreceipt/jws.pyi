@@ -1,4 +1,8 @@
-from typing import Any, Dict, Literal, Optional, Union
+import datetime
+from typing import Any, Dict, Iterable, Literal, Optional, Union
+
+from . import Receipt
+from .verification import Verifier
 
 Buffer = Union[bytes, bytearray, memoryview]
 
@@ -15,3 +19,7 @@ class JWS:
     def to_json(self, pretty: bool = ...) -> str: ...
 
 def decode_jws_unverified(token: Union[str, Buffer]) -> JWS: ...
+
+def entitlements(at: Union[datetime.datetime, int], transactions: Iterable[Union[str, Buffer]] = ...,
+                 receipt: Optional[Receipt] = ..., verifier: Optional[Verifier] = ...,
+                 catalog: Optional[Dict[str, Any]] = ..., unverified: bool = ...) -> Dict[str, Any]: ...

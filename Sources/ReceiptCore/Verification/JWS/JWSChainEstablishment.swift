@@ -35,7 +35,11 @@ extension ReceiptVerifier {
                 throw ReceiptError(.badCertificate, "x5c[\(index)] is not base64 DER: \(error.detail)")
             }
         }
-        return try CertificateBag.decode(chain: ders, key: key, known: cache.known)
+        do throws(ReceiptError) {
+            return try CertificateBag.decode(chain: ders, key: key, known: cache.known)
+        } catch {
+            throw error.asVerdict(.badCertificate, "a certificate in x5c")
+        }
     }
 
     /// Standard base64 (RFC 7515 §4.1.6: x5c is not base64url) with no whitespace.

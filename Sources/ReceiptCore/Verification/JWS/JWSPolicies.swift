@@ -93,9 +93,14 @@ struct NestedJWSPolicy: JWSPolicy {
         return checked { () throws(ReceiptError) in
             for (path, token) in present {
                 do throws(ReceiptError) {
-                    let nested = try SignedPayload.decode(token)
+                    let nested: SignedPayload
+                    do throws(ReceiptError) {
+                        nested = try SignedPayload.decode(token)
+                    } catch {
+                        throw error.asVerdict(.nestedUnreadable, "not a readable JWS")
+                    }
                     guard nested.kind != .notification, context.depth == 0 else {
-                        throw ReceiptError(.notAJWS, "a \(nested.kind.rawValue) cannot be nested here")
+                        throw ReceiptError(.nestedUnreadable, "a \(nested.kind.rawValue) cannot be nested here")
                     }
                     let result = context.verifier.verify(jws: nested, depth: context.depth + 1)
                     if let failure = result.firstFailure { throw failure }
