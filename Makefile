@@ -15,7 +15,7 @@ VENV := $(abspath $(OUT))/venv
 export PATH := $(VENV)/bin:$(PATH)
 PYTHON := $(VENV)/bin/python3
 
-.PHONY: check-layers wheel test-wheel sanitize fuzz fuzz-smoke bench all deps test-deps venv build lib cli install uninstall demo test test-swift test-c memcheck test-python test-install check-embeddable examples clean help
+.PHONY: test-examples check-layers wheel test-wheel sanitize fuzz fuzz-smoke bench all deps test-deps venv build lib cli install uninstall demo test test-swift test-c memcheck test-python test-install check-embeddable examples clean help
 
 all: build
 
@@ -80,7 +80,7 @@ uninstall:
 	      $(DESTDIR)$(PREFIX)/include/receipt.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/receipt.pc \
 	      $(DESTDIR)$(PREFIX)/bin/receipt $(DESTDIR)$(PREFIX)/share/libreceipt/valgrind-swift.supp
 
-test: check-layers test-swift check-embeddable test-c memcheck test-python test-install test-wheel sanitize
+test: check-layers test-swift check-embeddable test-c memcheck test-python test-install test-examples test-wheel sanitize
 	@echo "make test: all suites passed"
 
 # --disable-xctest: the suite is Swift Testing; XCTest would only add "Executed 0 tests".
@@ -152,6 +152,15 @@ fuzz: deps venv
 fuzz-smoke: deps venv
 	fuzz/run.sh 15
 
+# The Python and Swift examples on a minted JWS (the C ones run in test-install).
+test-examples: lib test-c venv
+	RECEIPT_LIBRARY=$(abspath $(OUT))/lib/libreceipt.so.1 PYTHONPATH=$(abspath bindings/python) \
+	  $(PYTHON) examples/python/verify_jws.py $(OUT)/test-c/minted.jws com.example.minted $(OUT)/test-c/jws-ca/root.pem \
+	  | grep -q '^VALID$$'
+	swift run -q verify-jws-example $(OUT)/test-c/minted.jws com.example.minted $(OUT)/test-c/jws-ca/root.pem \
+	  | grep -q '^VALID$$'
+	@echo "test-examples: the Python and Swift examples verified a minted JWS"
+
 # Installs into a scratch prefix and builds the C example against that copy, as a user would.
 test-install: build test-c
 	rm -rf $(OUT)/install-test
@@ -160,7 +169,8 @@ test-install: build test-c
 	PKG_CONFIG_PATH=$(abspath $(OUT))/install-test/lib/pkgconfig $(MAKE) -B -C examples/c run \
 	  > $(OUT)/install-test/example.out
 	grep -q '^bundle id: com.example.minted$$' $(OUT)/install-test/example.out
+	grep -q '^VALID$$' $(OUT)/install-test/example.out
 	@echo "test-install: the C example, built with receipt.pc's rpath, ran against the installed copy with no LD_LIBRARY_PATH"
 
 clean:
-	rm -rf $(OUT) .build examples/c/print_receipt  # the venv lives in $(OUT) too
+	rm -rf $(OUT) .build examples/c/print_receipt examples/c/verify_jws  # the venv lives in $(OUT) too

@@ -45,6 +45,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Sources/receipt"),
         .executableTarget(name: "print-receipt-example", dependencies: ["ReceiptCore"], path: "examples/swift"),
+        .executableTarget(name: "verify-jws-example", dependencies: ["ReceiptCore"], path: "examples/swift-jws"),
         .testTarget(name: "ReceiptCoreTests", dependencies: ["ReceiptCore"]),
     ]
 )

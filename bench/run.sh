@@ -36,6 +36,25 @@ RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python python3 ben
   "${real[@]}" $out/minted-4.der
 
 echo
+echo "== StoreKit 2 JWS: warm verification against the ES256 floor (target <= 1.3x)"
+mint_jws="python3 tools/mint_jws.py"
+[ -f $out/jws-ca/root.pem ] || $mint_jws ca $out/jws-ca
+[ -f $out/minted.jws ] || $mint_jws sign $out/minted.jws --ca $out/jws-ca
+jws_shared=../shared/fixtures/jws
+jws_real=()
+[ -d $jws_shared/apple ] && jws_real=($jws_shared/apple/spb__02_transaction.jws $jws_shared/apple/hound__01_transaction.jws
+                                      $jws_shared/apple/spb__03_renewalInfo.jws)
+[ ${#jws_real[@]} -gt 0 ] && $out/bench --jws "${jws_real[@]}"
+$out/bench --jws --anchor $out/jws-ca/root.pem $out/minted.jws
+
+echo
+echo "== Python verify_jws against Apple's SignedDataVerifier (online checks off; target >= 40x)"
+[ ${#jws_real[@]} -gt 0 ] && RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python:bench \
+  python3 bench/bench_python_jws.py $jws_shared/certs/AppleRootCA-G3.pem ${jws_real[0]}
+RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python:bench \
+  python3 bench/bench_python_jws.py $out/jws-ca/root.pem $out/minted.jws
+
+echo
 echo "== Two threads sharing one verifier (warm)"
 $out/bench --threads ${real[0]:-$out/minted-4.der} $([ ${#real[@]} -gt 0 ] || echo --anchor $out/ca/root.pem)
 
@@ -64,3 +83,4 @@ fi
 echo
 echo "== receipt bench --json (the CLI's own figures, ns)"
 build/bin/receipt bench --json --samples 5 ${real[0]:-} --anchor $out/ca/root.pem $out/minted-4.der
+build/bin/receipt bench --json --samples 5 ${jws_real[0]:-} --anchor $out/jws-ca/root.pem $out/minted.jws
