@@ -66,10 +66,22 @@ func reportingErrors(_ outError: UnsafeMutablePointer<receipt_error_t>?,
         fill(outError, with: nil)
         return receipt_status_t(.ok)
     } catch {
-        fill(outError, with: error)
-        LastError.record(error)
-        return receipt_status_t(error.status)
+        return reportFailure(error, outError)
     }
+}
+
+/// A verdict's status, its first failure in the caller's receipt_error_t and the thread's last error.
+func reportVerdict(_ result: VerificationResult, _ outError: UnsafeMutablePointer<receipt_error_t>?) -> receipt_status_t {
+    fill(outError, with: result.firstFailure)
+    result.firstFailure.map(LastError.record)
+    return receipt_status_t(result.status)
+}
+
+/// A call's failure, reported the same two ways.
+func reportFailure(_ error: ReceiptError, _ outError: UnsafeMutablePointer<receipt_error_t>?) -> receipt_status_t {
+    fill(outError, with: error)
+    LastError.record(error)
+    return receipt_status_t(error.status)
 }
 
 let nullArgument = ReceiptError(.nullArgument, "a required pointer argument is NULL")

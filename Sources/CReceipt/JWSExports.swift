@@ -75,13 +75,9 @@ public func receipt_verify_jws(_ verifier: OpaquePointer?, _ data: UnsafeRawPoin
         let report = outResult == nil ? nil : VerificationReport(result)
         if let jws { outJWS?.pointee = handle(jws) }
         if let report { outResult?.pointee = handle(report) }
-        fill(outError, with: result.firstFailure)
-        result.firstFailure.map(LastError.record)
-        return receipt_status_t(result.status)
+        return reportVerdict(result, outError)
     } catch {
-        fill(outError, with: error)
-        LastError.record(error)
-        return receipt_status_t(error.status)
+        return reportFailure(error, outError)
     }
 }
 

@@ -50,11 +50,9 @@ public func receipt_verify(_ verifier: OpaquePointer?, _ receipt: OpaquePointer?
         let checker = try required(object(verifier, as: ReceiptVerifier.self))
         let result = checker.verify(try required(parsedReceipt(receipt)))
         if let outResult { outResult.pointee = handle(VerificationReport(result)) }
-        result.firstFailure.map(LastError.record)
-        return receipt_status_t(result.status)
+        return reportVerdict(result, nil)
     } catch {
-        LastError.record(error)
-        return receipt_status_t(error.status)
+        return reportFailure(error, nil)
     }
 }
 
@@ -69,15 +67,13 @@ public func receipt_verify_bytes(_ verifier: OpaquePointer?, _ data: UnsafeRawPo
         let result = try checker.verify(encoded: UnsafeBufferPointer(start: data?.assumingMemoryBound(to: UInt8.self),
                                                                     count: length))
         if let outResult { outResult.pointee = handle(VerificationReport(result)) }
-        fill(outError, with: result.firstFailure)
-        result.firstFailure.map(LastError.record)
-        return receipt_status_t(result.status)
+        return reportVerdict(result, outError)
     } catch {
-        fill(outError, with: error)
-        LastError.record(error)
-        return receipt_status_t(error.status)
+        return reportFailure(error, outError)
     }
 }
+
+
 
 func report(_ handle: OpaquePointer?) -> VerificationReport? { object(handle, as: VerificationReport.self) }
 

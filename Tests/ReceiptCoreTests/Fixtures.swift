@@ -24,9 +24,9 @@ enum Fixtures {
         [UInt8](try Data(contentsOf: directory.appendingPathComponent(relativePath)))
     }
 
-    /// One object per receipt, from an independent decoder.
-    static func expectations() throws -> [[String: Any]] {
-        let text = try String(contentsOf: directory.appendingPathComponent("expected.jsonl"), encoding: .utf8)
+    /// One object per line of a JSON Lines file: per receipt, from an independent decoder, by default.
+    static func expectations(_ relativePath: String = "expected.jsonl") throws -> [[String: Any]] {
+        let text = try String(contentsOf: directory.appendingPathComponent(relativePath), encoding: .utf8)
         return try text.split(separator: "\n").map {
             try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
         }
@@ -43,27 +43,19 @@ func hex(_ bytes: [UInt8]?) -> String? {
     bytes.map { $0.map { String(format: "%02x", $0) }.joined() }
 }
 
-/// The real JWS in ../shared/fixtures/jws (Apple- and Xcode-signed), never committed.
+/// The real JWS in ../shared/fixtures/jws (Apple- and Xcode-signed), never committed,
+/// read through Fixtures' helpers.
 enum JWSFixtures {
-    static let directory = Fixtures.directory.deletingLastPathComponent().appendingPathComponent("jws")
-
     static var available: Bool {
-        FileManager.default.fileExists(atPath: directory.appendingPathComponent("expected.jsonl").path)
+        FileManager.default.fileExists(atPath: Fixtures.directory.appendingPathComponent("../jws/expected.jsonl").path)
     }
 
     static let skipReason: Comment = "../shared/fixtures/jws is absent: real-JWS tests skipped"
 
-    static func bytes(_ relativePath: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: directory.appendingPathComponent(relativePath)))
-    }
+    static func bytes(_ relativePath: String) throws -> [UInt8] { try Fixtures.bytes("../jws/" + relativePath) }
 
     /// One object per JWS, from an independent check (openssl and Python `cryptography`).
-    static func expectations() throws -> [[String: Any]] {
-        let text = try String(contentsOf: directory.appendingPathComponent("expected.jsonl"), encoding: .utf8)
-        return try text.split(separator: "\n").map {
-            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
-        }
-    }
+    static func expectations() throws -> [[String: Any]] { try Fixtures.expectations("../jws/expected.jsonl") }
 
     static func path(of row: [String: Any]) -> String {
         ((row["x5c"] as? Int) == 1 ? "xcode/" : "apple/") + (row["file"] as! String)

@@ -26,7 +26,11 @@ enum Base64 {
     /// 256-entry table per position in the quantum, so four lookups and three ORs
     /// decode four characters. Anything outside the alphabet sets bit 31, so one
     /// test sends the whole quantum to the careful path.
-    private static let quantumTables: [UInt32] = {
+    private static let quantumTables = quantumTables(from: decodeTable)
+
+    /// The quantum tables of any 64-character alphabet (`Base64URL` shares them):
+    /// `decodeTable` maps an alphabet byte to its value, anything else to 64 or more.
+    static func quantumTables(from decodeTable: [UInt8]) -> [UInt32] {
         var tables = [UInt32](repeating: 0x8000_0000, count: 4 * 256)
         for position in 0..<4 {
             for byte in 0..<256 where decodeTable[byte] < 64 {
@@ -34,7 +38,7 @@ enum Base64 {
             }
         }
         return tables
-    }()
+    }
 
     /// Decodes into `output`, which holds at least `maxDecodedCount(input)` bytes;
     /// returns how many it wrote.
@@ -50,13 +54,17 @@ enum Base64 {
     }
 
     /// The fast path: whole quanta of four alphabet characters, as in an unwrapped
-    /// body. Stops at the first quantum holding anything else. Indices stay below
-    /// input.count and 3/4 of it, so the wrapping operators cannot wrap.
-    private static func decodeWholeQuanta(_ input: UnsafeBufferPointer<UInt8>, tables: UnsafeBufferPointer<UInt32>,
-                                          into output: UnsafeMutableBufferPointer<UInt8>) -> (written: Int, read: Int) {
+    /// body. Stops at the first quantum holding anything else, and, with
+    /// `leavingLast`, before the input's last quantum (base64url checks its spare
+    /// bits on the careful path). Indices stay below input.count and 3/4 of it, so
+    /// the wrapping operators cannot wrap.
+    static func decodeWholeQuanta(_ input: UnsafeBufferPointer<UInt8>, tables: UnsafeBufferPointer<UInt32>,
+                                  into output: UnsafeMutableBufferPointer<UInt8>,
+                                  leavingLast: Bool = false) -> (written: Int, read: Int) {
         var written = 0
         var index = 0
-        while index &+ 4 <= input.count {
+        let end = leavingLast ? input.count &- 1 : input.count
+        while index &+ 4 <= end {
             let quantum = tables[Int(input[index])] | tables[256 &+ Int(input[index &+ 1])]
                 | tables[512 &+ Int(input[index &+ 2])] | tables[768 &+ Int(input[index &+ 3])]
             if quantum & 0x8000_0000 != 0 { break }
@@ -122,8 +130,11 @@ enum Base64 {
         return written
     }
 
-    static func encode(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    static let standardAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    /// `padded`: '=' completes the last quantum (base64); base64url leaves it short.
+    static func encode(_ bytes: UnsafeBufferPointer<UInt8>, alphabet: [UInt8] = standardAlphabet,
+                       padded: Bool = true) -> String {
         var out = [UInt8]()
         out.reserveCapacity((bytes.count + 2) / 3 * 4)
         var index = 0
@@ -133,8 +144,8 @@ enum Base64 {
                 | (remaining > 2 ? UInt32(bytes[index + 2]) : 0)
             out.append(alphabet[Int(n >> 18 & 63)])
             out.append(alphabet[Int(n >> 12 & 63)])
-            out.append(remaining > 1 ? alphabet[Int(n >> 6 & 63)] : UInt8(ascii: "="))
-            out.append(remaining > 2 ? alphabet[Int(n & 63)] : UInt8(ascii: "="))
+            if remaining > 1 { out.append(alphabet[Int(n >> 6 & 63)]) } else if padded { out.append(UInt8(ascii: "=")) }
+            if remaining > 2 { out.append(alphabet[Int(n & 63)]) } else if padded { out.append(UInt8(ascii: "=")) }
             index += 3
         }
         return String(decoding: out, as: UTF8.self)

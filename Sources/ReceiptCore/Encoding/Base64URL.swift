@@ -13,18 +13,7 @@ enum Base64URL {
 
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
-    /// Each character's value pre-shifted into its place in a 24-bit quantum, one
-    /// table per position (as `Base64`'s fast path): four lookups and three ORs a
-    /// quantum; anything outside the alphabet sets bit 31.
-    private static let quantumTables: [UInt32] = {
-        var tables = [UInt32](repeating: 0x8000_0000, count: 4 * 256)
-        for position in 0..<4 {
-            for byte in 0..<256 where decodeTable[byte] != invalid {
-                tables[position * 256 + byte] = UInt32(decodeTable[byte]) << (18 - 6 * position)
-            }
-        }
-        return tables
-    }()
+    private static let quantumTables = Base64.quantumTables(from: decodeTable)
 
     /// The decoded bytes of `segment`; `offset` is where it starts in the whole input, for errors.
     static func decode(_ segment: UnsafeBufferPointer<UInt8>, offset: Int) throws(ReceiptError) -> [UInt8] {
@@ -35,33 +24,13 @@ enum Base64URL {
         let count = segment.count / 4 * 3 + max(0, segment.count % 4 - 1)
         return try [UInt8](unsafeUninitializedCapacity: count) { (buffer, initialized) throws(ReceiptError) in
             let (written, read) = quantumTables.withUnsafeBufferPointer { tables in
-                decodeWholeQuanta(segment, tables: tables, into: buffer)
+                Base64.decodeWholeQuanta(segment, tables: tables, into: buffer, leavingLast: true)
             }
             try decodeTable.withUnsafeBufferPointer { (table) throws(ReceiptError) in
                 try decodeRest(segment, from: read, offset: offset, table: table, into: buffer, written: written)
             }
             initialized = count
         }
-    }
-
-    /// Whole quanta of four alphabet characters; stops at the first that holds
-    /// anything else, and before the last quantum, which the careful path checks
-    /// for its spare bits. Indices stay in bounds, so the wrapping operators cannot wrap.
-    private static func decodeWholeQuanta(_ input: UnsafeBufferPointer<UInt8>, tables: UnsafeBufferPointer<UInt32>,
-                                          into output: UnsafeMutableBufferPointer<UInt8>) -> (written: Int, read: Int) {
-        var written = 0
-        var index = 0
-        while index &+ 4 < input.count {
-            let quantum = tables[Int(input[index])] | tables[256 &+ Int(input[index &+ 1])]
-                | tables[512 &+ Int(input[index &+ 2])] | tables[768 &+ Int(input[index &+ 3])]
-            if quantum & 0x8000_0000 != 0 { break }
-            output[written] = UInt8(truncatingIfNeeded: quantum &>> 16)
-            output[written &+ 1] = UInt8(truncatingIfNeeded: quantum &>> 8)
-            output[written &+ 2] = UInt8(truncatingIfNeeded: quantum)
-            written &+= 3
-            index &+= 4
-        }
-        return (written, index)
     }
 
     private static func decodeRest(_ segment: UnsafeBufferPointer<UInt8>, from start: Int, offset: Int,
@@ -103,19 +72,6 @@ enum Base64URL {
     }
 
     static func encode(_ bytes: [UInt8]) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var index = 0
-        while index < bytes.count {
-            let remaining = bytes.count - index
-            let n = UInt32(bytes[index]) << 16 | (remaining > 1 ? UInt32(bytes[index + 1]) << 8 : 0)
-                | (remaining > 2 ? UInt32(bytes[index + 2]) : 0)
-            out.append(alphabet[Int(n >> 18 & 63)])
-            out.append(alphabet[Int(n >> 12 & 63)])
-            if remaining > 1 { out.append(alphabet[Int(n >> 6 & 63)]) }
-            if remaining > 2 { out.append(alphabet[Int(n & 63)]) }
-            index += 3
-        }
-        return String(decoding: out, as: UTF8.self)
+        bytes.withUnsafeBufferPointer { Base64.encode($0, alphabet: alphabet, padded: false) }
     }
 }

@@ -25,18 +25,17 @@ final class CertificateBag: Sendable {
     /// The first certificate's ES256 key with its table, built on the bag's second
     /// ES256 check: only a cached bag (its chain validated) is checked twice, so a
     /// bag that signs once, or that anyone made up, never costs the table's 25 ms.
-    private let leafKey = Mutex<(checks: Int, key: ES256Key?)>((0, nil))
+    /// Atomics, not a lock: every verifying thread passes here.
+    private let leafKeyChecks = Atomic<Int>(0)
+    private let leafKey = AtomicLazyReference<ES256Key>()
 
     /// The leaf's precomputed key when there is one, counting this check.
     func precomputedLeafKey() -> ES256Key? {
-        let build = leafKey.withLock { state -> Bool in
-            state.checks += 1
-            return state.checks == 2
+        if let key = leafKey.load() { return key }
+        guard leafKeyChecks.add(1, ordering: .relaxed).newValue == 2, let key = ES256Key(certificates[0]) else {
+            return nil
         }
-        guard build else { return leafKey.withLock { $0.key } }
-        let key = ES256Key(certificates[0])
-        leafKey.withLock { $0.key = key }
-        return key
+        return leafKey.storeIfNil(key)
     }
 
     static let empty = CertificateBag(bytes: [], certificates: [], infos: [], fingerprints: [])
