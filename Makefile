@@ -8,7 +8,7 @@ VERSION := $(shell sed -n 's/^\#define RECEIPT_VERSION_STRING "\(.*\)"/\1/p' Inc
 SWIFT_BUILD := swift build -c release
 RELEASE := .build/release
 OUT := build
-# Test tools (pytest, and cryptography for the test CA) live in a virtual environment that
+# Test tools (pytest, cryptography for the test CA, PySpark and pyarrow for libreceipt.spark) live in a virtual environment that
 # the targets needing them create; no system Python is ever pip-installed into (Debian's is
 # externally managed, PEP 668). Its bin/ comes first on PATH, so every script's python3 is it.
 VENV := $(abspath $(OUT))/venv
@@ -39,7 +39,7 @@ test-deps:
 	@scripts/install-deps.sh test
 
 venv:
-	@scripts/install-venv.sh $(VENV)
+	@scripts/install-venv.sh $(VENV) pyspark pyarrow "pandas<3"
 
 build: lib cli
 
@@ -152,14 +152,21 @@ fuzz: deps venv
 fuzz-smoke: deps venv
 	fuzz/run.sh 15
 
-# The Python and Swift examples on a minted JWS (the C ones run in test-install).
+# The Python and Swift examples on a minted JWS (the C ones run in test-install), and the Spark
+# example from Parquet to Parquet.
 test-examples: lib test-c venv
 	RECEIPT_LIBRARY=$(abspath $(OUT))/lib/libreceipt.so.1 PYTHONPATH=$(abspath bindings/python) \
 	  $(PYTHON) examples/python/verify_jws.py $(OUT)/test-c/minted.jws com.example.minted $(OUT)/test-c/jws-ca/root.pem \
 	  | grep -q '^VALID$$'
 	swift run -q verify-jws-example $(OUT)/test-c/minted.jws com.example.minted $(OUT)/test-c/jws-ca/root.pem \
 	  | grep -q '^VALID$$'
-	@echo "test-examples: the Python and Swift examples verified a minted JWS"
+	rm -rf $(OUT)/spark-example && mkdir -p $(OUT)/spark-example
+	$(PYTHON) examples/spark/make_input.py $(OUT)/spark-example/in.parquet $(OUT)/test-c/minted.der $(OUT)/test-c/minted.b64
+	RECEIPT_LIBRARY=$(abspath $(OUT))/lib/libreceipt.so.1 PYTHONPATH=$(abspath bindings/python) SPARK_LOCAL_IP=127.0.0.1 \
+	  $(PYTHON) examples/spark/verify_receipts.py $(OUT)/spark-example/in.parquet $(OUT)/spark-example/out \
+	  --anchor $(OUT)/test-c/ca/root.pem 2>/dev/null | grep -q '^2 RECEIPT_OK$$'
+	$(PYTHON) -c "import pyarrow.parquet as pq; n = pq.read_table('$(OUT)/spark-example/out/purchases').num_rows; assert n == 4, n"
+	@echo "test-examples: the Python and Swift examples verified a minted JWS; the Spark example wrote verdicts and purchases"
 
 # Installs into a scratch prefix and builds the C example against that copy, as a user would.
 test-install: build test-c

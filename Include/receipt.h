@@ -701,6 +701,71 @@ receipt_status_t receipt_jws_signed_date(const receipt_jws_t *jws, int64_t *out_
  * RECEIPT_E_INVALID_ARGUMENT (unknown flags). */
 receipt_status_t receipt_jws_to_json(const receipt_jws_t *jws, unsigned flags, char **out_json, size_t *out_length);
 
+/* ---------------------------------------------------------------- batches */
+
+/*
+ * Many receipts in one call, for data pipelines (Spark's mapInArrow, Arrow
+ * batches) that would otherwise pay a binding's per-call cost per row. Each
+ * input is parsed in full and verified by `verifier` at its own creation date.
+ * An input that is not a receipt is a row with its status, never a failure of
+ * the call: garbage, empty input (RECEIPT_E_EMPTY_INPUT) and an absent one
+ * (inputs[i] NULL: RECEIPT_E_NULL_ARGUMENT) alike.
+ *
+ * The caller owns the arrays: out_rows has room for `count` rows; the
+ * purchases go into an array of receipt_batch_purchase_count() entries. Their
+ * strings are borrowed from the batch, which the caller frees with
+ * receipt_batch_free() when done with them. Absent numbers and dates are
+ * RECEIPT_BATCH_ABSENT; absent strings are NULL; absent flags are -1.
+ * Limits: at most 1,048,576 inputs a call (RECEIPT_E_INVALID_ARGUMENT), each
+ * under the limits of receipt_parse().
+ * Errors: RECEIPT_E_NULL_ARGUMENT (verifier, out_batch, out_rows, or
+ * inputs/lengths with count > 0); RECEIPT_E_INVALID_ARGUMENT.
+ * Thread-safety: as receipt_verify(); a batch is immutable and may be read from
+ * any thread.
+ */
+#define RECEIPT_BATCH_ABSENT INT64_MIN
+typedef struct receipt_batch receipt_batch_t;
+
+typedef struct receipt_batch_row {
+    receipt_status_t status;   /* RECEIPT_OK, a verdict (200-299), or why it is not a receipt (100-199) */
+    int valid;                 /* 1 when status is RECEIPT_OK */
+    const char *bundle_id;     /* borrowed from the batch; NULL when absent or unreadable */
+    const char *application_version;
+    const char *original_application_version;
+    const char *receipt_type;
+    int64_t receipt_creation_date_ms; /* RECEIPT_BATCH_ABSENT when absent */
+    size_t in_app_count;
+} receipt_batch_row_t;
+
+typedef struct receipt_batch_purchase {
+    size_t row;                /* the index of its receipt among the inputs */
+    const char *product_id;    /* borrowed from the batch; NULL when absent */
+    const char *transaction_id;
+    const char *original_transaction_id;
+    int64_t purchase_date_ms;  /* RECEIPT_BATCH_ABSENT when absent, for every number here */
+    int64_t original_purchase_date_ms;
+    int64_t expires_date_ms;
+    int64_t cancellation_date_ms;
+    int64_t quantity;
+    int64_t web_order_line_item_id;
+    int is_trial_period;       /* 1, 0, or -1 when absent */
+    int is_in_intro_offer_period;
+} receipt_batch_purchase_t;
+
+receipt_status_t receipt_batch_verify(const receipt_verifier_t *verifier, const void *const *inputs,
+                                      const size_t *lengths, size_t count, receipt_batch_t **out_batch,
+                                      receipt_batch_row_t *out_rows);
+
+/* How many purchases the batch's receipts hold, all rows together; 0 for NULL. */
+size_t receipt_batch_purchase_count(const receipt_batch_t *batch);
+
+/* Fills `out` with every purchase, in row order. Errors: RECEIPT_E_NULL_ARGUMENT;
+ * RECEIPT_E_INVALID_ARGUMENT when capacity is below receipt_batch_purchase_count(). */
+receipt_status_t receipt_batch_purchases(const receipt_batch_t *batch, receipt_batch_purchase_t *out, size_t capacity);
+
+/* Frees a batch and every string borrowed from it. NULL is a no-op. */
+void receipt_batch_free(receipt_batch_t *batch);
+
 /* ---------------------------------------------------------------- entitlements */
 
 /* Judge a receipt you verified some other way, with verifier NULL. */

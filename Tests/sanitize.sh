@@ -20,7 +20,7 @@ case $kind in
   thread) flags=(-fsanitize=thread); filter="test_shared_*"; extra=(-ldispatch -lBlocksRuntime) ;;
   *) echo "unknown sanitizer $kind"; exit 2 ;;
 esac
-clang -g -O1 "${flags[@]}" -std=c11 -IInclude -o $out/test_abi Tests/c/test_abi.c Tests/c/test_jws.c -L$out -lreceipt -lcmocka \
+clang -g -O1 "${flags[@]}" -std=c11 -IInclude -o $out/test_abi Tests/c/test_abi.c Tests/c/test_jws.c Tests/c/test_batch.c -L$out -lreceipt -lcmocka \
   -lpthread -L"$toolchain_lib" "${extra[@]}" -Wl,-rpath,"$toolchain_lib" -fuse-ld=lld 2>&1 | grep -v "Cannot export" || true
 
 # The minted receipts the suite reads are made by Tests/c's Makefile.

@@ -55,6 +55,16 @@ RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python:bench \
   python3 bench/bench_python_jws.py $out/jws-ca/root.pem $out/minted.jws
 
 echo
+echo "== Spark local[2], rows/s per core, against verify_bytes in one thread (target >= 0.8)"
+if [ ${#real[@]} -gt 0 ]; then
+  RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python python3 bench/bench_spark.py 20000 - \
+    ${real[0]} ${real[1]} ${real[2]} 2>/dev/null
+else
+  RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python python3 bench/bench_spark.py 20000 \
+    $out/ca/root.pem $out/minted-4.der 2>/dev/null
+fi
+
+echo
 echo "== Two threads sharing one verifier (warm)"
 $out/bench --threads ${real[0]:-$out/minted-4.der} $([ ${#real[@]} -gt 0 ] || echo --anchor $out/ca/root.pem)
 

@@ -2,7 +2,7 @@
 # Installs what is missing from Debian's packages, never anything into a system Python.
 #   scripts/install-deps.sh build   what `make` and `make install` need: OpenSSL headers, pkg-config
 #   scripts/install-deps.sh test    and what the tests need: cmocka, valgrind, readelf, openssl, bc,
-#                                   and python3-venv for the tests' virtual environment
+#                                   a Java runtime (Spark), and python3-venv for the tests' virtual environment
 # The Swift toolchain itself must already be on PATH. Safe to run again: it installs
 # nothing that is present.
 set -euo pipefail
@@ -17,6 +17,7 @@ if [ "$scope" = test ]; then
   command -v readelf >/dev/null || missing+=(binutils)
   command -v valgrind >/dev/null || missing+=(valgrind)
   command -v bc >/dev/null || missing+=(bc)
+  command -v java >/dev/null || missing+=(openjdk-17-jre-headless)  # Spark, for libreceipt.spark's tests
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

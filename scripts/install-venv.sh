@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Creates the virtual environment the tests and tools run in, with pytest and
-# cryptography (for the test CA minter):   scripts/install-venv.sh DIR [PACKAGE...]
+# cryptography (for the test CA minter), and any PACKAGE given (the Makefile adds
+# PySpark and pyarrow):   scripts/install-venv.sh DIR [PACKAGE...]
 # The system Python is never pip-installed into: Debian's is externally managed
 # (PEP 668). Where `python3 -m venv` is missing (stock Debian), python3-venv is
 # installed from Debian first. Safe to run again.

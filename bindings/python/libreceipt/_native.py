@@ -108,6 +108,22 @@ class ExchangeStepStruct(ctypes.Structure):
                 ("detail", ctypes.c_char * DETAIL_SIZE)]
 
 
+class BatchRowStruct(ctypes.Structure):
+    _fields_ = [("status", ctypes.c_int), ("valid", ctypes.c_int), ("bundle_id", ctypes.c_char_p),
+                ("application_version", ctypes.c_char_p), ("original_application_version", ctypes.c_char_p),
+                ("receipt_type", ctypes.c_char_p), ("receipt_creation_date_ms", ctypes.c_int64),
+                ("in_app_count", ctypes.c_size_t)]
+
+
+class BatchPurchaseStruct(ctypes.Structure):
+    _fields_ = [("row", ctypes.c_size_t), ("product_id", ctypes.c_char_p), ("transaction_id", ctypes.c_char_p),
+                ("original_transaction_id", ctypes.c_char_p), ("purchase_date_ms", ctypes.c_int64),
+                ("original_purchase_date_ms", ctypes.c_int64), ("expires_date_ms", ctypes.c_int64),
+                ("cancellation_date_ms", ctypes.c_int64), ("quantity", ctypes.c_int64),
+                ("web_order_line_item_id", ctypes.c_int64), ("is_trial_period", ctypes.c_int),
+                ("is_in_intro_offer_period", ctypes.c_int)]
+
+
 EXCHANGE_ACTIONS = ("send", "accepted", "rejected", "unavailable")
 ENTITLEMENTS_UNVERIFIED = 2
 ENVIRONMENTS = {"production": 0, "sandbox": 1, "xcode": 2, "local-testing": 3}
@@ -166,6 +182,12 @@ _signatures.update({
                                                         ctypes.POINTER(ctypes.c_size_t), ctypes.c_size_t, ctypes.c_void_p,
                                                         ctypes.c_int64, ctypes.c_char_p, ctypes.c_uint, *_owned_out,
                                                         ctypes.POINTER(ErrorStruct)]),
+    "receipt_batch_verify": (ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_char_p),
+                                            ctypes.POINTER(ctypes.c_size_t), ctypes.c_size_t, _handle_out,
+                                            ctypes.POINTER(BatchRowStruct)]),
+    "receipt_batch_purchase_count": (ctypes.c_size_t, [ctypes.c_void_p]),
+    "receipt_batch_purchases": (ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(BatchPurchaseStruct), ctypes.c_size_t]),
+    "receipt_batch_free": (None, [ctypes.c_void_p]),
     "receipt_appstore_endpoint": (ctypes.c_char_p, [ctypes.c_int]),
     "receipt_appstore_request": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int,
                                                 *_owned_out, ctypes.POINTER(ErrorStruct)]),

@@ -1,0 +1,112 @@
+/* cmocka tests of the batch functions of receipt.h: rows for good, base64, empty,
+ * absent and garbage inputs in one call, the purchases of every row, and every
+ * failure path. Run from test_abi.c's main. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "receipt.h"
+
+static size_t read_all(const char *path, char **out) {
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    *out = malloc((size_t)size + 1);
+    size_t length = fread(*out, 1, (size_t)size, f);
+    fclose(f);
+    return length;
+}
+
+static receipt_verifier_t *minted_ca_verifier(void) {
+    char *root = NULL;
+    size_t root_length = read_all("ca/root.pem", &root);
+    receipt_verifier_builder_t *builder = NULL;
+    receipt_verifier_t *verifier = NULL;
+    assert_int_equal(receipt_verifier_builder_new(&builder), RECEIPT_OK);
+    assert_int_equal(receipt_verifier_builder_add_anchor(builder, root, root_length, NULL), RECEIPT_OK);
+    assert_int_equal(receipt_verifier_build(builder, &verifier), RECEIPT_OK);
+    receipt_verifier_builder_free(builder);
+    free(root);
+    return verifier;
+}
+
+static void test_batch_rows_and_purchases(void **state) {
+    (void)state;
+    char *der = NULL, *b64 = NULL, *tampered = NULL;
+    size_t der_length = read_all("minted.der", &der), b64_length = read_all("minted.b64", &b64);
+    size_t tampered_length = read_all("minted-tampered.der", &tampered);
+    receipt_verifier_t *verifier = minted_ca_verifier();
+    const void *inputs[6] = {der, b64, "", NULL, "garbage!", tampered};
+    size_t lengths[6] = {der_length, b64_length, 0, 0, 8, tampered_length};
+    receipt_batch_row_t rows[6];
+    receipt_batch_t *batch = NULL;
+    assert_int_equal(receipt_batch_verify(verifier, inputs, lengths, 6, &batch, rows), RECEIPT_OK);
+    assert_int_equal(rows[0].status, RECEIPT_OK);
+    assert_int_equal(rows[0].valid, 1);
+    assert_string_equal(rows[0].bundle_id, "com.example.minted");
+    assert_string_equal(rows[0].receipt_type, "ProductionSandbox");
+    assert_int_equal(rows[0].in_app_count, 3);
+    assert_true(rows[0].receipt_creation_date_ms != RECEIPT_BATCH_ABSENT);
+    assert_int_equal(rows[1].status, RECEIPT_OK);
+    assert_int_equal(rows[1].in_app_count, 1);
+    assert_int_equal(rows[2].status, RECEIPT_E_EMPTY_INPUT);
+    assert_null(rows[2].bundle_id);
+    assert_true(rows[2].receipt_creation_date_ms == RECEIPT_BATCH_ABSENT);
+    assert_int_equal(rows[3].status, RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(rows[3].valid, 0);
+    assert_true(rows[4].status >= 100 && rows[4].status < 200);
+    assert_int_equal(rows[5].status, RECEIPT_E_SIGNATURE_INVALID);
+    assert_string_equal(rows[5].bundle_id, "com.example.minted"); /* read, but not believed */
+
+    size_t count = receipt_batch_purchase_count(batch);
+    assert_int_equal(count, 3 + 1 + 1);
+    receipt_batch_purchase_t *purchases = calloc(count, sizeof *purchases);
+    assert_int_equal(receipt_batch_purchases(batch, purchases, count - 1), RECEIPT_E_INVALID_ARGUMENT);
+    assert_int_equal(receipt_batch_purchases(batch, purchases, count), RECEIPT_OK);
+    assert_int_equal(purchases[0].row, 0);
+    assert_int_equal(purchases[3].row, 1);
+    assert_int_equal(purchases[4].row, 5);
+    for (size_t i = 0; i < count; i++) {
+        assert_non_null(purchases[i].transaction_id);
+        assert_int_equal(purchases[i].quantity, 1);
+        assert_true(purchases[i].cancellation_date_ms == RECEIPT_BATCH_ABSENT);
+        assert_true(purchases[i].is_trial_period == 0 || purchases[i].is_trial_period == 1);
+    }
+    free(purchases);
+    receipt_batch_free(batch);
+
+    batch = (receipt_batch_t *)0x1;
+    assert_int_equal(receipt_batch_verify(NULL, inputs, lengths, 6, &batch, rows), RECEIPT_E_NULL_ARGUMENT);
+    assert_null(batch);
+    assert_int_equal(receipt_batch_verify(verifier, NULL, NULL, 1, &batch, rows), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_batch_verify(verifier, inputs, lengths, 6, NULL, rows), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_batch_verify(verifier, inputs, lengths, 6, &batch, NULL), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_batch_verify(verifier, inputs, lengths, (size_t)1 << 21, &batch, rows),
+                     RECEIPT_E_INVALID_ARGUMENT);
+    assert_int_equal(receipt_batch_verify(verifier, NULL, NULL, 0, &batch, rows), RECEIPT_OK);
+    assert_int_equal(receipt_batch_purchase_count(batch), 0);
+    receipt_batch_free(batch);
+    assert_int_equal(receipt_batch_purchase_count(NULL), 0);
+    receipt_batch_purchase_t one;
+    assert_int_equal(receipt_batch_purchases(NULL, &one, 1), RECEIPT_E_NULL_ARGUMENT);
+    receipt_batch_free(NULL);
+    receipt_verifier_free(verifier);
+    free(der);
+    free(b64);
+    free(tampered);
+}
+
+int run_batch_tests(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_batch_rows_and_purchases),
+    };
+    return cmocka_run_group_tests_name("receipt C ABI: batches", tests, NULL, NULL);
+}

@@ -1,0 +1,114 @@
+"""libreceipt.spark in Spark's local[2] mode: every shared receipt's row against expected.jsonl,
+the exploded purchases against its in-app entries, minted receipts, and bad rows that give a
+status without failing the job. Skipped, by name, where PySpark or Java is not installed."""
+import base64
+import json
+import shutil
+
+import pytest
+
+import libreceipt
+from libreceipt.batch import verify_many
+
+pyspark = pytest.importorskip("pyspark", reason="PySpark is not installed in the test venv")
+if not shutil.which("java"):
+    pytest.skip("no java on PATH: Spark tests skipped", allow_module_level=True)
+
+from libreceipt import spark as receipt_spark  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def session():
+    import os
+    from pyspark.sql import SparkSession
+    import sys
+    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"  # Spark on loopback only
+    os.environ["PYSPARK_PYTHON"] = sys.executable  # workers in this venv, which has pyarrow and libreceipt
+    spark = (SparkSession.builder.master("local[2]").config("spark.driver.host", "127.0.0.1")
+             .config("spark.driver.bindAddress", "127.0.0.1").appName("libreceipt-tests")
+             .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    yield spark
+    spark.stop()
+
+
+def expected_rows(shared):
+    return {row["file"]: row for row in map(json.loads, (shared / "expected.jsonl").read_text().splitlines())}
+
+
+def test_batch_call_gives_a_row_per_input_and_never_fails(minted, test_ca):
+    verifier = libreceipt.Verifier(apple_root=False, anchors=[(test_ca / "root.pem").read_bytes()])
+    der = minted["der"].read_bytes()
+    rows, purchases = verify_many(verifier, [der, base64.b64encode(der).decode(), b"", None, b"garbage"],
+                                  with_purchases=True)
+    assert [row["status"] for row in rows] == ["RECEIPT_OK", "RECEIPT_OK", "RECEIPT_E_EMPTY_INPUT",
+                                               "RECEIPT_E_NULL_ARGUMENT", "RECEIPT_E_BAD_BASE64"]
+    assert [row["valid"] for row in rows] == [True, True, False, False, False]
+    assert rows[0]["bundle_id"] == "com.example.minted" and rows[0]["in_app_count"] == 3
+    assert rows[2]["bundle_id"] is None and rows[2]["receipt_creation_date_ms"] is None
+    assert [row for row, _ in purchases] == [0, 0, 0, 1, 1, 1]
+    first = {entry["transaction_id"]: entry for row, entry in purchases if row == 0}
+    assert sorted(first) == ["1000000000", "1000000001", "1000000002"]
+    assert first["1000000000"]["is_trial_period"] is True and first["1000000001"]["is_trial_period"] is False
+    assert first["1000000000"]["cancellation_date_ms"] is None and first["1000000000"]["quantity"] == 1
+
+
+def test_every_shared_receipt_row_equals_the_independent_decoder(session, shared):
+    expected = expected_rows(shared)
+    files = sorted(expected)
+    df = session.createDataFrame([(name, (shared / "receipts" / name).read_bytes()) for name in files],
+                                 "file string, receipt binary")
+    rows = {row.file: row for row in receipt_spark.receipts(df, "receipt", allow_xcode=True).collect()}
+    assert sorted(rows) == files
+    for name in files:
+        row, want = rows[name], expected[name]
+        assert row.valid, (name, row.status)
+        assert row.status == "RECEIPT_OK"
+        assert (row.bundle_id, row.application_version, row.original_application_version, row.receipt_type) == (
+            want["bundle_id"], want["application_version"], want.get("original_application_version"),
+            want["receipt_type"]), name
+        assert row.in_app_count == want["in_app_count"], name
+        single = libreceipt.Receipt((shared / "receipts" / name).read_bytes())
+        created = single.receipt_creation_date
+        assert row.receipt_creation_date_ms == (created.ms if created else None), name
+
+
+def test_purchases_equal_the_in_app_entries(session, shared):
+    expected = expected_rows(shared)
+    df = session.createDataFrame([(name, base64.b64encode((shared / "receipts" / name).read_bytes()).decode())
+                                  for name in sorted(expected)], "file string, receipt string")
+    exploded = receipt_spark.purchases(df, "receipt", allow_xcode=True).collect()
+    for name, want in expected.items():
+        mine = [row for row in exploded if row.file == name]
+        assert len(mine) == want["in_app_count"], name
+        assert [row.transaction_id for row in mine] == [entry.get("transaction_id") for entry in want["in_app"]], name
+        assert [row.product_id for row in mine] == [entry.get("product_id") for entry in want["in_app"]], name
+        assert all(row.valid for row in mine), name
+
+
+def test_bad_rows_give_a_status_and_the_job_goes_on(session, minted, test_ca):
+    good = minted["der"].read_bytes()
+    df = session.createDataFrame([(1, good), (2, b""), (3, None), (4, b"\x30\x84garbage"), (5, b"not a receipt")],
+                                 "id int, receipt binary")
+    anchors = [(test_ca / "root.pem").read_bytes()]
+    rows = {row.id: row for row in receipt_spark.receipts(df, "receipt", anchors=anchors).collect()}
+    assert rows[1].valid and rows[1].status == "RECEIPT_OK" and rows[1].in_app_count == 3
+    assert rows[2].status == "RECEIPT_E_EMPTY_INPUT" and rows[3].status == "RECEIPT_E_NULL_ARGUMENT"
+    assert rows[4].status.startswith("RECEIPT_E_") and not rows[4].valid and rows[4].bundle_id is None
+    assert not rows[5].valid
+    untrusted = receipt_spark.receipts(df, "receipt").where("id = 1").collect()[0]
+    assert untrusted.status == "RECEIPT_E_CHAIN_UNTRUSTED" and untrusted.bundle_id == "com.example.minted"
+    wrong_bundle = receipt_spark.receipts(df, "receipt", anchors=anchors, bundle_id="com.other").where("id = 1")
+    assert wrong_bundle.collect()[0].status == "RECEIPT_E_BUNDLE_MISMATCH"
+    exploded = receipt_spark.purchases(df, "receipt", anchors=anchors).collect()
+    assert len(exploded) == 3 and {row.id for row in exploded} == {1}
+
+
+def test_column_type_and_name_clashes_are_refused(session):
+    df = session.createDataFrame([(1, "x")], "receipt int, valid string")
+    with pytest.raises(TypeError):
+        receipt_spark.receipts(df, "receipt")
+    df = session.createDataFrame([("x", "y")], "receipt string, valid string")
+    with pytest.raises(ValueError):
+        receipt_spark.receipts(df, "receipt")

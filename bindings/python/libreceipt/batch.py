@@ -1,0 +1,75 @@
+"""Many receipts in one call: a thin wrapper over receipt_batch_*, for data pipelines."""
+import ctypes
+
+from . import _native
+from ._errors import _check
+from ._native import lib
+
+ABSENT = -(1 << 63)  # RECEIPT_BATCH_ABSENT
+
+RECEIPT_FIELDS = ("valid", "status", "bundle_id", "application_version", "original_application_version",
+                  "receipt_type", "receipt_creation_date_ms", "in_app_count")
+PURCHASE_FIELDS = ("product_id", "transaction_id", "original_transaction_id", "purchase_date_ms",
+                   "original_purchase_date_ms", "expires_date_ms", "cancellation_date_ms", "quantity",
+                   "web_order_line_item_id", "is_trial_period", "is_in_intro_offer_period")
+
+_status_names = {}
+
+
+def _status_name(status):
+    name = _status_names.get(status)
+    if name is None:
+        name = _status_names[status] = lib.receipt_status_name(status).decode()
+    return name
+
+
+def _text(pointer):
+    return None if pointer is None else pointer.decode("utf-8")
+
+
+def _number(value):
+    return None if value == ABSENT else value
+
+
+def _flag(value):
+    return None if value < 0 else bool(value)
+
+
+def verify_many(verifier, inputs, with_purchases=False):
+    """Verifies every input (bytes: DER/BER or base64; str: base64; None: absent) in one call.
+    Returns (receipts, purchases): one dict per input with RECEIPT_FIELDS, and, when asked, one
+    (row index, dict of PURCHASE_FIELDS) per purchase. Unreadable inputs are rows with a status."""
+    values = [None if value is None else _native.input_bytes(value) for value in inputs]
+    count = len(values)
+    array = (ctypes.c_char_p * count)(*values)
+    lengths = (ctypes.c_size_t * count)(*[0 if value is None else len(value) for value in values])
+    rows = (_native.BatchRowStruct * count)()
+    batch = ctypes.c_void_p()
+    _check(lib.receipt_batch_verify(verifier._handle, array, lengths, count, ctypes.byref(batch), rows))
+    try:
+        receipts = [{
+            "valid": bool(row.valid), "status": _status_name(row.status), "bundle_id": _text(row.bundle_id),
+            "application_version": _text(row.application_version),
+            "original_application_version": _text(row.original_application_version),
+            "receipt_type": _text(row.receipt_type), "receipt_creation_date_ms": _number(row.receipt_creation_date_ms),
+            "in_app_count": row.in_app_count,
+        } for row in rows]
+        purchases = []
+        if with_purchases:
+            total = lib.receipt_batch_purchase_count(batch)
+            entries = (_native.BatchPurchaseStruct * total)()
+            _check(lib.receipt_batch_purchases(batch, entries, total))
+            purchases = [(entry.row, {
+                "product_id": _text(entry.product_id), "transaction_id": _text(entry.transaction_id),
+                "original_transaction_id": _text(entry.original_transaction_id),
+                "purchase_date_ms": _number(entry.purchase_date_ms),
+                "original_purchase_date_ms": _number(entry.original_purchase_date_ms),
+                "expires_date_ms": _number(entry.expires_date_ms),
+                "cancellation_date_ms": _number(entry.cancellation_date_ms), "quantity": _number(entry.quantity),
+                "web_order_line_item_id": _number(entry.web_order_line_item_id),
+                "is_trial_period": _flag(entry.is_trial_period),
+                "is_in_intro_offer_period": _flag(entry.is_in_intro_offer_period),
+            }) for entry in entries]
+        return receipts, purchases
+    finally:
+        lib.receipt_batch_free(batch)

@@ -1,0 +1,98 @@
+"""Receipts at scale on Apache Spark: verify and explode the receipts of a DataFrame column.
+
+    from libreceipt import spark as receipt_spark
+    verdicts = receipt_spark.receipts(df, "receipt", bundle_id="com.example.app")
+    purchases = receipt_spark.purchases(df, "receipt")
+
+Built on DataFrame.mapInArrow: each Arrow batch is verified in one library call
+(receipt_batch_verify), by one verifier per Python worker, made once. The column holds DER
+bytes (binary) or base64 text (string); a null, empty or unreadable cell is a row with its
+status, never a failed job. Each receipt is verified at its own creation date.
+
+On a cluster, ship the library with the package: a wheel from `make wheel` carries
+libreceipt.so.1. Pack a virtual environment that has it installed (venv-pack, or conda-pack)
+and pass it with `--archives env.tar.gz#env` and `spark.pyspark.python=./env/bin/python`; or
+install the library on every executor and set `spark.executorEnv.RECEIPT_LIBRARY`.
+"""
+import pyarrow as pa
+
+from .batch import PURCHASE_FIELDS, RECEIPT_FIELDS, verify_many
+
+_RECEIPT_TYPES = {"valid": "boolean", "status": "string", "bundle_id": "string", "application_version": "string",
+                  "original_application_version": "string", "receipt_type": "string",
+                  "receipt_creation_date_ms": "bigint", "in_app_count": "bigint"}
+_PURCHASE_TYPES = {"product_id": "string", "transaction_id": "string", "original_transaction_id": "string",
+                   "purchase_date_ms": "bigint", "original_purchase_date_ms": "bigint", "expires_date_ms": "bigint",
+                   "cancellation_date_ms": "bigint", "quantity": "bigint", "web_order_line_item_id": "bigint",
+                   "is_trial_period": "boolean", "is_in_intro_offer_period": "boolean"}
+_ARROW = {"boolean": pa.bool_(), "string": pa.string(), "bigint": pa.int64()}
+
+_verifiers = {}  # one per Python worker process and set of options
+
+
+def _verifier(options):
+    key = tuple(sorted((name, tuple(value) if isinstance(value, list) else value) for name, value in options.items()))
+    verifier = _verifiers.get(key)
+    if verifier is None:
+        from .verification import Verifier
+        verifier = _verifiers[key] = Verifier(**options)
+    return verifier
+
+
+def _options(bundle_id, environment, allow_xcode, anchors):
+    return {"bundle_id": bundle_id, "environment": environment, "allow_xcode": allow_xcode,
+            "anchors": [bytes(anchor) for anchor in (anchors or ())]}
+
+
+def _schema(df, column, extra):
+    from pyspark.sql.types import BinaryType, StringType
+    kind = df.schema[column].dataType
+    if not isinstance(kind, (BinaryType, StringType)):
+        raise TypeError(f"{column}: expected a binary (DER) or string (base64) column, got {kind.simpleString()}")
+    clash = [name for name in extra if name in df.columns]
+    if clash:
+        raise ValueError(f"the DataFrame already has columns named {clash}")
+    columns = [f"`{name}` {df.schema[name].dataType.simpleString()}" for name in df.columns]
+    return ", ".join(columns + [f"`{name}` {sql}" for name, sql in extra.items()])
+
+
+def _cells(batch, column):
+    return batch.column(column).to_pylist()
+
+
+def receipts(df, column, *, bundle_id=None, environment=None, allow_xcode=False, anchors=None):
+    """`df` with its columns plus valid, status, bundle_id, application_version,
+    original_application_version, receipt_type, receipt_creation_date_ms and in_app_count."""
+    options = _options(bundle_id, environment, allow_xcode, anchors)
+    schema = _schema(df, column, _RECEIPT_TYPES)
+
+    def verify(batches):
+        verifier = _verifier(options)
+        for batch in batches:
+            rows, _ = verify_many(verifier, _cells(batch, column))
+            arrays = batch.columns + [pa.array([row[name] for row in rows], type=_ARROW[_RECEIPT_TYPES[name]])
+                                      for name in RECEIPT_FIELDS]
+            yield pa.RecordBatch.from_arrays(arrays, names=batch.schema.names + list(RECEIPT_FIELDS))
+
+    return df.mapInArrow(verify, schema)
+
+
+def purchases(df, column, *, bundle_id=None, environment=None, allow_xcode=False, anchors=None):
+    """One row per in-app purchase: `df`'s columns, the purchase's fields (null where the receipt
+    does not carry one), and `valid`, whether its receipt verified."""
+    options = _options(bundle_id, environment, allow_xcode, anchors)
+    extra = dict(_PURCHASE_TYPES, valid="boolean")
+    schema = _schema(df, column, extra)
+
+    def explode(batches):
+        verifier = _verifier(options)
+        for batch in batches:
+            rows, entries = verify_many(verifier, _cells(batch, column), with_purchases=True)
+            indices = pa.array([row for row, _ in entries], type=pa.int64())
+            kept = batch.take(indices)
+            arrays = kept.columns + [pa.array([entry[name] for _, entry in entries], type=_ARROW[_PURCHASE_TYPES[name]])
+                                     for name in PURCHASE_FIELDS]
+            arrays.append(pa.array([rows[row]["valid"] for row, _ in entries], type=pa.bool_()))
+            yield pa.RecordBatch.from_arrays(arrays, names=batch.schema.names + list(PURCHASE_FIELDS) + ["valid"])
+
+    return df.mapInArrow(explode, schema)
