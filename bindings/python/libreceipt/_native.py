@@ -182,7 +182,7 @@ _signatures.update({
                                                         ctypes.POINTER(ctypes.c_size_t), ctypes.c_size_t, ctypes.c_void_p,
                                                         ctypes.c_int64, ctypes.c_char_p, ctypes.c_uint, *_owned_out,
                                                         ctypes.POINTER(ErrorStruct)]),
-    "receipt_batch_verify": (ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_char_p),
+    "receipt_batch_verify": (ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
                                             ctypes.POINTER(ctypes.c_size_t), ctypes.c_size_t, _handle_out,
                                             ctypes.POINTER(BatchRowStruct)]),
     "receipt_batch_purchase_count": (ctypes.c_size_t, [ctypes.c_void_p]),

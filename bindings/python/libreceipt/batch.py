@@ -40,9 +40,18 @@ def verify_many(verifier, inputs, with_purchases=False):
     Returns (receipts, purchases): one dict per input with RECEIPT_FIELDS, and, when asked, one
     (row index, dict of PURCHASE_FIELDS) per purchase. Unreadable inputs are rows with a status."""
     values = [None if value is None else _native.input_bytes(value) for value in inputs]
-    count = len(values)
-    array = (ctypes.c_char_p * count)(*values)
-    lengths = (ctypes.c_size_t * count)(*[0 if value is None else len(value) for value in values])
+    pointers = [None if value is None else ctypes.cast(ctypes.c_char_p(value), ctypes.c_void_p).value for value in values]
+    return verify_buffers(verifier, pointers, [0 if value is None else len(value) for value in values], with_purchases,
+                          keep=values)
+
+
+def verify_buffers(verifier, addresses, lengths, with_purchases=False, keep=None):
+    """verify_many over memory the caller holds (an Arrow column's buffers, say): `addresses[i]`
+    an int address or None for an absent input, `lengths[i]` its size. `keep` is held during
+    the call, so that whatever owns the memory stays alive."""
+    count = len(addresses)
+    array = (ctypes.c_void_p * count)(*addresses)
+    lengths = (ctypes.c_size_t * count)(*lengths)
     rows = (_native.BatchRowStruct * count)()
     batch = ctypes.c_void_p()
     _check(lib.receipt_batch_verify(verifier._handle, array, lengths, count, ctypes.byref(batch), rows))
@@ -73,3 +82,4 @@ def verify_many(verifier, inputs, with_purchases=False):
         return receipts, purchases
     finally:
         lib.receipt_batch_free(batch)
+        del keep

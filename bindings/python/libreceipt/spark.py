@@ -14,9 +14,11 @@ libreceipt.so.1. Pack a virtual environment that has it installed (venv-pack, or
 and pass it with `--archives env.tar.gz#env` and `spark.pyspark.python=./env/bin/python`; or
 install the library on every executor and set `spark.executorEnv.RECEIPT_LIBRARY`.
 """
+import ctypes
+
 import pyarrow as pa
 
-from .batch import PURCHASE_FIELDS, RECEIPT_FIELDS, verify_many
+from .batch import PURCHASE_FIELDS, RECEIPT_FIELDS, verify_buffers
 
 _RECEIPT_TYPES = {"valid": "boolean", "status": "string", "bundle_id": "string", "application_version": "string",
                   "original_application_version": "string", "receipt_type": "string",
@@ -28,6 +30,8 @@ _PURCHASE_TYPES = {"product_id": "string", "transaction_id": "string", "original
 _ARROW = {"boolean": pa.bool_(), "string": pa.string(), "bigint": pa.int64()}
 
 _verifiers = {}  # one per Python worker process and set of options
+_EMPTY = ctypes.create_string_buffer(1)
+_EMPTY_ADDRESS = ctypes.addressof(_EMPTY)
 
 
 def _verifier(options):
@@ -56,8 +60,28 @@ def _schema(df, column, extra):
     return ", ".join(columns + [f"`{name}` {sql}" for name, sql in extra.items()])
 
 
-def _cells(batch, column):
-    return batch.column(column).to_pylist()
+def _verify(verifier, batch, column, with_purchases=False):
+    """The batch's column verified in one call, read in place from its Arrow buffers: no
+    Python object per cell. Binary cells are DER; string cells base64 text."""
+    cells = batch.column(column)
+    offsets = memoryview(cells.buffers()[1]).cast("q" if pa.types.is_large_binary(cells.type)
+                                                  or pa.types.is_large_string(cells.type) else "i")
+    data = cells.buffers()[2]
+    # A column of empty cells may have no data buffer: their address must still not be NULL,
+    # which the library reads as an absent cell.
+    base = data.address if data is not None and data.address else _EMPTY_ADDRESS
+    start = cells.offset
+    valid = cells.is_valid().to_pylist() if cells.null_count else None
+    addresses, lengths = [], []
+    for index in range(len(cells)):
+        low, high = offsets[start + index], offsets[start + index + 1]
+        if valid is not None and not valid[index]:
+            addresses.append(None)
+            lengths.append(0)
+        else:
+            addresses.append(base + low)
+            lengths.append(high - low)
+    return verify_buffers(verifier, addresses, lengths, with_purchases, keep=cells)
 
 
 def receipts(df, column, *, bundle_id=None, environment=None, allow_xcode=False, anchors=None):
@@ -69,7 +93,7 @@ def receipts(df, column, *, bundle_id=None, environment=None, allow_xcode=False,
     def verify(batches):
         verifier = _verifier(options)
         for batch in batches:
-            rows, _ = verify_many(verifier, _cells(batch, column))
+            rows, _ = _verify(verifier, batch, column)
             arrays = batch.columns + [pa.array([row[name] for row in rows], type=_ARROW[_RECEIPT_TYPES[name]])
                                       for name in RECEIPT_FIELDS]
             yield pa.RecordBatch.from_arrays(arrays, names=batch.schema.names + list(RECEIPT_FIELDS))
@@ -87,7 +111,7 @@ def purchases(df, column, *, bundle_id=None, environment=None, allow_xcode=False
     def explode(batches):
         verifier = _verifier(options)
         for batch in batches:
-            rows, entries = verify_many(verifier, _cells(batch, column), with_purchases=True)
+            rows, entries = _verify(verifier, batch, column, with_purchases=True)
             indices = pa.array([row for row, _ in entries], type=pa.int64())
             kept = batch.take(indices)
             arrays = kept.columns + [pa.array([entry[name] for _, entry in entries], type=_ARROW[_PURCHASE_TYPES[name]])
