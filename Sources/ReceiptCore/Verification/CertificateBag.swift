@@ -66,11 +66,9 @@ final class CertificateBag: Sendable {
     /// A JWS header's `x5c`, leaf first: the same checks, the signer being the
     /// first certificate, and each certificate issued by the next (RFC 7515 §4.1.6),
     /// so that the chain's order is the one Apple writes. `key`: the bytes the
-    /// verifier's cache knows the bag by (the x5c text).
+    /// verifier's cache knows the bag by (the x5c text). The caller has already
+    /// refused more than `ParseLimits.maxCertificates`, before decoding any base64.
     static func decode(chain ders: [[UInt8]], key: [UInt8], known: [X509Certificate]) throws(ReceiptError) -> CertificateBag {
-        guard ders.count <= ParseLimits.maxCertificates else {
-            throw ReceiptError(.tooManyCertificates, "x5c holds \(ders.count) certificates; at most \(ParseLimits.maxCertificates) are read")
-        }
         let infos = try checkedInfos(ders, offsets: nil, maxDepth: 16)
         try requireOnePath(infos, from: 0)
         for index in infos.indices.dropLast() where infos[index].issuerBytes != infos[index + 1].subjectBytes {
