@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 // Flags that make libreceipt.so embeddable. They belong to the ABI target only:
@@ -24,6 +24,13 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // `receipt serve` only (the ReceiptServer target): `make lib` never compiles them. Hummingbird's
+        // default traits would add swift-configuration and full Foundation, which the server does not use.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0", traits: []),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto",
@@ -40,8 +47,21 @@ let package = Package(
                 linkerSettings: [.unsafeFlags(embeddableLinkerFlags)]),
         // Named apart from the `receipt` library product: SwiftPM warns every dependent
         // build when a target and a product of another kind share a name.
+        // The HTTP server of `receipt serve`: routing, limits, metrics and shutdown around the
+        // core's VerifyReceiptEndpoint and VerdictEndpoint. Linked into the CLI, never into libreceipt.so.
+        .target(name: "ReceiptServer", dependencies: [
+            "ReceiptCore",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+        ]),
         .executableTarget(name: "ReceiptCLI", dependencies: [
             "ReceiptCore",
+            "ReceiptServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Sources/receipt"),
         .executableTarget(name: "print-receipt-example", dependencies: ["ReceiptCore"], path: "examples/swift"),

@@ -2,7 +2,7 @@
 # Installs what is missing from Debian's packages, never anything into a system Python.
 #   scripts/install-deps.sh build   what `make` and `make install` need: OpenSSL headers, pkg-config
 #   scripts/install-deps.sh test    and what the tests need: cmocka, valgrind, readelf, openssl, bc,
-#                                   a Java runtime (Spark), and python3-venv for the tests' virtual environment
+#                                   a Java runtime (Spark), wrk (the server's load bench), and python3-venv for the tests' virtual environment
 # The Swift toolchain itself must already be on PATH. Safe to run again: it installs
 # nothing that is present.
 set -euo pipefail
@@ -18,6 +18,7 @@ if [ "$scope" = test ]; then
   command -v valgrind >/dev/null || missing+=(valgrind)
   command -v bc >/dev/null || missing+=(bc)
   command -v java >/dev/null || missing+=(openjdk-17-jre-headless)  # Spark, for libreceipt.spark's tests
+  command -v wrk >/dev/null || missing+=(wrk)  # make bench's load row on `receipt serve`
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

@@ -11,7 +11,8 @@ struct Bench: ParsableCommand {
             Verification uses the default anchors plus Xcode's and any --anchor, at the creation \
             date. A cold verifier is new for each receipt; a warm one has already verified a \
             receipt with the same chain. verify_* is the verdict from the bytes alone, as \
-            receipt_verify_bytes gives it; parse_verify_* parses every field first, then verifies. \
+            receipt_verify_bytes gives it; parse_verify_* parses every field first, then verifies; \
+            appstore_answer_warm is one verifyReceipt request body answered as `receipt serve` does, without HTTP. \
             A JWS gets decode (no verification), verify_cold and verify_warm (receipt_verify_jws).
             """)
 
@@ -70,9 +71,15 @@ struct Bench: ParsableCommand {
         let parseWarm = Timer.median(samples) {
             if let parsed = try? Receipt.parse(bytes) { _ = warm.verify(parsed) }
         }
+        // What `receipt serve` does for one POST /verifyReceipt, minus HTTP: Apple's
+        // request body in, the whole answer out (at the receipt's own endpoint).
+        let endpoint = VerifyReceiptEndpoint(environment: AppStoreEnvironment(receiptType: receipt.receiptType) ?? .production,
+                                             verifier: warm)
+        let body = Array(((try? VerifyReceiptRequest(receipt: bytes))?.jsonBody ?? "").utf8)
+        let appStoreAnswer = Timer.median(samples) { _ = endpoint.answer(toBody: body, requestDateMilliseconds: 0) }
         report(file, [("bytes", Int64(bytes.count)), ("purchases", Int64(receipt.purchaseCount)), ("parse", parse),
                       ("verify_cold", cold), ("verify_warm", warmTime), ("parse_verify_cold", parseCold),
-                      ("parse_verify_warm", parseWarm)])
+                      ("parse_verify_warm", parseWarm), ("appstore_answer_warm", appStoreAnswer)])
     }
 
     private func benchJWS(_ file: String, _ bytes: [UInt8], trust: TrustOptions, anchors: [TrustAnchor]) throws {

@@ -35,3 +35,8 @@ func printToStandardError(_ message: String) {
     var line = Array((message + "\n").utf8)
     line.withUnsafeMutableBytes { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }
+
+/// For a line a script waits on (`serve`'s port): stdout is block-buffered in a pipe.
+func flushStandardOutput() {
+    fflush(nil)  // every stream; naming `stdout` is not concurrency-safe in Swift 6
+}

@@ -2,7 +2,7 @@ import ArgumentParser
 import ReceiptCore
 
 @main
-struct ReceiptCommand: ParsableCommand {
+struct ReceiptCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "receipt",
         abstract: "Parse and verify App Store receipts.",
@@ -12,15 +12,19 @@ struct ReceiptCommand: ParsableCommand {
             name and detail go to stderr); 3 no usable answer from the App Store (appstore-verify).
             """,
         version: ReceiptVersion.string.description,
-        subcommands: [Inspect.self, Verify.self, EntitlementsCommand.self, AppStoreVerify.self, Bench.self]
+        subcommands: [Inspect.self, Verify.self, EntitlementsCommand.self, AppStoreVerify.self, Serve.self, Bench.self]
     )
 
     /// As ArgumentParser's, except that a usage error (unknown flag, missing
     /// argument, bad value) exits 2 as documented, not EX_USAGE (64).
-    static func main() {
+    static func main() async {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var server = command as? AsyncParsableCommand {
+                try await server.run()
+            } else {
+                try command.run()
+            }
         } catch {
             if exitCode(for: error) == .validationFailure {
                 printToStandardError(fullMessage(for: error))

@@ -50,7 +50,13 @@ struct VerifierOptions: ParsableArguments {
         policy.environment = environment
         policy.appAppleID = appAppleId
         if let now { policy.nowMilliseconds = try CommandLineValues.instant(now, option: "--now") }
-        let anchors = try anchor.map { (path) throws(ReceiptError) in try optionFile("--anchor", path, TrustAnchor.init) }
+        return try Self.verifier(policy: policy, anchorPaths: anchor, allowXcode: allowXcode, noAppleRoot: noAppleRoot)
+    }
+
+    /// A verifier trusting what --no-apple-root, --allow-xcode and --anchor say (shared with `serve`).
+    static func verifier(policy: VerificationPolicy, anchorPaths: [String], allowXcode: Bool,
+                         noAppleRoot: Bool) throws(ReceiptError) -> ReceiptVerifier {
+        let anchors = try anchorPaths.map { (path) throws(ReceiptError) in try optionFile("--anchor", path, TrustAnchor.init) }
         var trust: TrustOptions = noAppleRoot ? [] : .appleRoot
         if allowXcode { trust.insert(.xcodeStoreKit) }
         return ReceiptVerifier(trust: trust, anchors: anchors, policy: policy)

@@ -1,17 +1,52 @@
 /// The answer the App Store's verifyReceipt would give for a receipt, produced
 /// locally: for servers moving off the deprecated endpoint that still consume its JSON.
 ///
-/// What a receipt cannot tell, and so is never written: renewals that happened
+/// `latest_receipt_info` and `latest_receipt` are written, as Apple's are, only for
+/// receipts with auto-renewable subscriptions. What a receipt cannot tell, and so
+/// is never written: renewals that happened
 /// after the receipt was issued (the App Store would list them in
 /// latest_receipt_info), `pending_renewal_info` (renewal intent lives only on
-/// Apple's servers), `request_date`, and the entries' `subscription_group_identifier`
-/// and `cancellation_reason`.
+/// Apple's servers), and the entries' `subscription_group_identifier` and
+/// `cancellation_reason`. `request_date*` is written when the caller gives the
+/// request's time (VerifyReceiptEndpoint does).
 public enum LocalVerifyReceipt {
     /// Statuses as the App Store returns them (SPEC §5).
+    public static let notPost: Int64 = 21000
     public static let malformed: Int64 = 21002
     public static let notAuthenticated: Int64 = 21003
+    public static let sharedSecretMismatch: Int64 = 21004
     public static let sandboxReceiptSentToProduction: Int64 = 21007
     public static let productionReceiptSentToSandbox: Int64 = 21008
+
+    /// What a verifyReceipt request asks beyond the receipt itself.
+    public struct Options: Sendable {
+        /// The request's `password`.
+        public var password: String?
+        /// The request's `exclude-old-transactions`: latest_receipt_info keeps, of each
+        /// auto-renewable subscription, only its latest renewal.
+        public var excludeOldTransactions: Bool
+        /// When set, `receipt.request_date*` is written with this instant.
+        public var requestDateMilliseconds: Int64?
+        /// The app's shared secrets; when not empty, a receipt with auto-renewable
+        /// purchases needs `password` to be one of them, or gets 21004.
+        public var sharedSecrets: [String]
+
+        public init(password: String? = nil, excludeOldTransactions: Bool = false,
+                    requestDateMilliseconds: Int64? = nil, sharedSecrets: [String] = []) {
+            self.password = password
+            self.excludeOldTransactions = excludeOldTransactions
+            self.requestDateMilliseconds = requestDateMilliseconds
+            self.sharedSecrets = sharedSecrets
+        }
+    }
+
+    /// An answer: the JSON, its status, and why the input could not be read when it
+    /// is 21002 (the App Store says no more; a local caller can say what is wrong).
+    public struct Answer: Sendable {
+        public let json: String
+        public let status: Int64
+        public let unreadable: ReceiptError?
+    }
 
     /// `expecting` is the environment the caller plays: .production answers 21007
     /// for a sandbox receipt, as Apple's production endpoint does, and the reverse.
@@ -20,48 +55,74 @@ public enum LocalVerifyReceipt {
         answer(for: input, verifier: verifier, expecting: environment, indent: indent).json
     }
 
-    /// The same response, and why the input could not be read when it is 21002
-    /// (the App Store says no more; a local caller can say what is wrong).
+    /// The same response, and why the input could not be read when it is 21002.
     public static func answer(for input: [UInt8], verifier: ReceiptVerifier, expecting environment: AppStoreEnvironment,
-                              indent: Int? = nil) -> (json: String, unreadable: ReceiptError?) {
-        var writer = JSONWriter(indent: indent)
+                              options: Options = Options(), indent: Int? = nil) -> Answer {
+        // The answer holds the receipt again as base64 and every purchase twice:
+        // about twice the input, reserved at once.
+        var writer = JSONWriter(indent: indent, capacity: 2 * input.count + 1024)
         writer.beginObject()
-        let unreadable = writeMembers(for: input, verifier: verifier, expecting: environment, into: &writer)
+        let (status, unreadable) = writeMembers(for: input, verifier: verifier, expecting: environment,
+                                                options: options, into: &writer)
         writer.endObject()
-        return (writer.string, unreadable)
+        return Answer(json: writer.string, status: status, unreadable: unreadable)
     }
 
+    /// A status alone, as the App Store answers every refusal.
+    static func statusOnly(_ status: Int64, unreadable: ReceiptError? = nil) -> Answer {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.number("status", status)
+        writer.endObject()
+        return Answer(json: writer.string, status: status, unreadable: unreadable)
+    }
+
+    /// The checks in the App Store's order: readable, right endpoint, authentic,
+    /// shared secret; then the receipt.
     private static func writeMembers(for input: [UInt8], verifier: ReceiptVerifier, expecting environment: AppStoreEnvironment,
-                                     into writer: inout JSONWriter) -> ReceiptError? {
+                                     options: Options, into writer: inout JSONWriter) -> (Int64, ReceiptError?) {
         let receipt: Receipt
         do throws(ReceiptError) {
             receipt = try Receipt.parse(input)
         } catch {
             writer.number("status", malformed)
-            return error
+            return (malformed, error)
         }
-        let receiptEnvironment = AppStoreEnvironment(receiptType: receipt.receiptType)
-        if environment == .production && receiptEnvironment == .sandbox {
-            writer.number("status", sandboxReceiptSentToProduction)
-            return nil
-        }
-        if environment == .sandbox && receiptEnvironment == .production {
-            writer.number("status", productionReceiptSentToSandbox)
-            return nil
-        }
-        guard verifier.verify(receipt).isValid else {
-            writer.number("status", notAuthenticated)
-            return nil
+        if let refusal = refusal(of: receipt, verifier: verifier, expecting: environment, options: options) {
+            writer.number("status", refusal)
+            return (refusal, nil)
         }
         writer.number("status", 0)
         writer.string("environment", environment.rawValue)
-        AppStoreReceiptJSON.write(receipt, key: "receipt", into: &writer)
+        AppStoreReceiptJSON.write(receipt, key: "receipt", requestDateMilliseconds: options.requestDateMilliseconds,
+                                  into: &writer)
+        // Apple returns both only "for receipts that contain auto-renewable subscriptions".
+        guard receipt.purchases.contains(where: isAutoRenewable) else { return (0, nil) }
+        let listed = options.excludeOldTransactions ? latestRenewalsOnly(receipt) : latestReceiptInfoOrder(receipt)
         writer.beginArray("latest_receipt_info")
-        for purchase in latestReceiptInfoOrder(receipt) { AppStoreReceiptJSON.write(purchase, key: nil, into: &writer) }
+        for purchase in listed { AppStoreReceiptJSON.write(purchase, key: nil, into: &writer) }
         writer.endArray()
-        writer.string("latest_receipt", Base64.encode(receipt.storage.encoded))
+        writer.unescapedString("latest_receipt") { out in
+            Base64.append(receipt.storage.encoded, to: &out)
+        }
+        return (0, nil)
+    }
+
+    private static func refusal(of receipt: Receipt, verifier: ReceiptVerifier, expecting environment: AppStoreEnvironment,
+                                options: Options) -> Int64? {
+        let receiptEnvironment = AppStoreEnvironment(receiptType: receipt.receiptType)
+        if environment == .production && receiptEnvironment == .sandbox { return sandboxReceiptSentToProduction }
+        if environment == .sandbox && receiptEnvironment == .production { return productionReceiptSentToSandbox }
+        guard verifier.verify(receipt).isValid else { return notAuthenticated }
+        if !options.sharedSecrets.isEmpty, receipt.purchases.contains(where: isAutoRenewable),
+           !SharedSecret.matchesAny(options.password, of: options.sharedSecrets) {
+            return sharedSecretMismatch
+        }
         return nil
     }
+
+    /// Only auto-renewable subscriptions carry a subscription expiration date (1708).
+    static func isAutoRenewable(_ purchase: InAppPurchase) -> Bool { purchase.expiresDate != nil }
 
     /// The App Store lists latest_receipt_info oldest purchase first.
     static func latestReceiptInfoOrder(_ receipt: Receipt) -> [InAppPurchase] {
@@ -70,5 +131,37 @@ public enum LocalVerifyReceipt {
                           right.element.purchaseDate?.millisecondsSince1970 ?? .min)
             return a != b ? a < b : left.offset < right.offset
         }.map(\.element)
+    }
+
+    /// exclude-old-transactions: of each auto-renewable subscription (one original
+    /// transaction id) only the last renewal stays; other purchases stay as they are.
+    static func latestRenewalsOnly(_ receipt: Receipt) -> [InAppPurchase] {
+        let ordered = latestReceiptInfoOrder(receipt)
+        var lastIndexOfSubscription: [String: Int] = [:]
+        for (index, purchase) in ordered.enumerated() where isAutoRenewable(purchase) {
+            lastIndexOfSubscription[purchase.originalTransactionID ?? purchase.transactionID ?? ""] = index
+        }
+        return ordered.enumerated().filter { index, purchase in
+            !isAutoRenewable(purchase)
+                || lastIndexOfSubscription[purchase.originalTransactionID ?? purchase.transactionID ?? ""] == index
+        }.map(\.element)
+    }
+}
+
+/// Comparing a request's shared secret with the app's, in time that does not
+/// depend on where they differ.
+enum SharedSecret {
+    static func matchesAny(_ candidate: String?, of secrets: [String]) -> Bool {
+        guard let candidate else { return false }
+        var matched = false
+        for secret in secrets { matched = equal(Array(candidate.utf8), Array(secret.utf8)) || matched }
+        return matched
+    }
+
+    private static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for index in a.indices { difference |= a[index] ^ b[index] }
+        return difference == 0
     }
 }

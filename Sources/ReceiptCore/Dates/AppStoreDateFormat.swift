@@ -7,47 +7,93 @@
 /// Receipts begin in 2008, so earlier history is not modelled; later years use the
 /// 2007 rules, which is also what tz databases project.
 enum AppStoreDateFormat {
+    static let gmtSuffix: StaticString = " Etc/GMT"
+    static let pacificSuffix: StaticString = " America/Los_Angeles"
+
     static func gmt(_ milliseconds: Int64) -> String {
-        format(milliseconds, suffix: " Etc/GMT")
+        format(milliseconds, suffix: gmtSuffix)
     }
 
     static func pacific(_ milliseconds: Int64) -> String {
+        format(pacificLocal(milliseconds), suffix: pacificSuffix)
+    }
+
+    /// The same two forms appended to JSON being written: no String is made (the
+    /// verifyReceipt answer writes three dates per purchase, twice).
+    static func appendGMT(_ milliseconds: Int64, to bytes: inout [UInt8]) {
+        append(milliseconds, suffix: gmtSuffix, to: &bytes)
+    }
+
+    static func appendPacific(_ milliseconds: Int64, to bytes: inout [UInt8]) {
+        append(pacificLocal(milliseconds), suffix: pacificSuffix, to: &bytes)
+    }
+
+    private static func pacificLocal(_ milliseconds: Int64) -> Int64 {
         let offsetHours: Int64 = isPacificDaylightTime(milliseconds) ? -7 : -8
-        return format(milliseconds + offsetHours * 3_600_000, suffix: " America/Los_Angeles")
+        return milliseconds + offsetHours * 3_600_000
     }
 
     static func format(_ milliseconds: Int64, suffix: StaticString = "") -> String {
+        let length = 19 + suffix.utf8CodeUnitCount
+        guard let fields = fixedWidthFields(milliseconds) else { return wideFormat(milliseconds, suffix: suffix) }
+        return String(unsafeUninitializedCapacity: length) { buffer in write(fields, suffix: suffix, into: buffer) }
+    }
+
+    private static func append(_ milliseconds: Int64, suffix: StaticString, to bytes: inout [UInt8]) {
+        guard let fields = fixedWidthFields(milliseconds) else {
+            bytes.append(contentsOf: wideFormat(milliseconds, suffix: suffix).utf8)
+            return
+        }
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: 19 + suffix.utf8CodeUnitCount))
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            _ = write(fields, suffix: suffix, into: UnsafeMutableBufferPointer(rebasing: buffer[start...]))
+        }
+    }
+
+    private typealias Fields = (year: Int64, month: Int64, day: Int64, hour: Int64, minute: Int64, second: Int64)
+
+    private static func fields(_ milliseconds: Int64) -> Fields {
         let days = floorDivide(milliseconds, CivilTime.millisecondsPerDay)
         let secondsOfDay = (milliseconds - days * CivilTime.millisecondsPerDay) / 1000
         let (year, month, day) = CivilTime.civilFromDays(days)
-        let (hour, minute, second) = (secondsOfDay / 3600, secondsOfDay / 60 % 60, secondsOfDay % 60)
-        guard (0...9999).contains(year) else {
-            return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2)) "
-                + "\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))\(suffix)"
+        return (year, month, day, secondsOfDay / 3600, secondsOfDay / 60 % 60, secondsOfDay % 60)
+    }
+
+    /// Years 0–9999, which print in four digits; nil for the rest.
+    private static func fixedWidthFields(_ milliseconds: Int64) -> Fields? {
+        let all = fields(milliseconds)
+        return (0...9999).contains(all.year) ? all : nil
+    }
+
+    private static func wideFormat(_ milliseconds: Int64, suffix: StaticString) -> String {
+        let (year, month, day, hour, minute, second) = fields(milliseconds)
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2)) "
+            + "\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))\(suffix)"
+    }
+
+    /// Fixed width, written digit by digit: the JSON renderer formats three of
+    /// these per date, and interpolation made it the slowest part of rendering.
+    private static func write(_ fields: Fields, suffix: StaticString, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        var at = 0
+        func put(_ value: Int64, width: Int) {
+            var remaining = value
+            for position in stride(from: at + width - 1, through: at, by: -1) {
+                buffer[position] = UInt8(ascii: "0") + UInt8(remaining % 10)
+                remaining /= 10
+            }
+            at += width
         }
-        // Fixed width, written digit by digit: the JSON renderer formats three of
-        // these per date, and interpolation made it the slowest part of rendering.
-        return String(unsafeUninitializedCapacity: 19 + suffix.utf8CodeUnitCount) { buffer in
-            var at = 0
-            func put(_ value: Int64, width: Int) {
-                var remaining = value
-                for position in stride(from: at + width - 1, through: at, by: -1) {
-                    buffer[position] = UInt8(ascii: "0") + UInt8(remaining % 10)
-                    remaining /= 10
-                }
-                at += width
-            }
-            func put(_ separator: Unicode.Scalar) {
-                buffer[at] = UInt8(ascii: separator)
-                at += 1
-            }
-            put(year, width: 4); put("-"); put(month, width: 2); put("-"); put(day, width: 2); put(" ")
-            put(hour, width: 2); put(":"); put(minute, width: 2); put(":"); put(second, width: 2)
-            suffix.withUTF8Buffer { bytes in
-                for byte in bytes { buffer[at] = byte; at += 1 }
-            }
-            return at
+        func put(_ separator: Unicode.Scalar) {
+            buffer[at] = UInt8(ascii: separator)
+            at += 1
         }
+        put(fields.year, width: 4); put("-"); put(fields.month, width: 2); put("-"); put(fields.day, width: 2); put(" ")
+        put(fields.hour, width: 2); put(":"); put(fields.minute, width: 2); put(":"); put(fields.second, width: 2)
+        suffix.withUTF8Buffer { bytes in
+            for byte in bytes { buffer[at] = byte; at += 1 }
+        }
+        return at
     }
 
     static func isPacificDaylightTime(_ utcMilliseconds: Int64) -> Bool {

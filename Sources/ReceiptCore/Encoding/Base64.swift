@@ -135,19 +135,50 @@ enum Base64 {
     /// `padded`: '=' completes the last quantum (base64); base64url leaves it short.
     static func encode(_ bytes: UnsafeBufferPointer<UInt8>, alphabet: [UInt8] = standardAlphabet,
                        padded: Bool = true) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var index = 0
-        while index < bytes.count {
-            let remaining = bytes.count - index
-            let n = UInt32(bytes[index]) << 16 | (remaining > 1 ? UInt32(bytes[index + 1]) << 8 : 0)
-                | (remaining > 2 ? UInt32(bytes[index + 2]) : 0)
-            out.append(alphabet[Int(n >> 18 & 63)])
-            out.append(alphabet[Int(n >> 12 & 63)])
-            if remaining > 1 { out.append(alphabet[Int(n >> 6 & 63)]) } else if padded { out.append(UInt8(ascii: "=")) }
-            if remaining > 2 { out.append(alphabet[Int(n & 63)]) } else if padded { out.append(UInt8(ascii: "=")) }
-            index += 3
+        let length = encodedLength(bytes.count, padded: padded)
+        guard length > 0 else { return "" }
+        return String(unsafeUninitializedCapacity: length) { out in
+            encode(bytes, alphabet: alphabet, padded: padded, into: out)
+            return length
         }
-        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The same text appended to `out` (a JSON answer being written): no String made.
+    static func append(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: encodedLength(bytes.count, padded: true)))
+        out.withUnsafeMutableBufferPointer { buffer in
+            encode(bytes, alphabet: standardAlphabet, padded: true, into: UnsafeMutableBufferPointer(rebasing: buffer[start...]))
+        }
+    }
+
+    static func encodedLength(_ count: Int, padded: Bool) -> Int {
+        let rest = count % 3
+        return count / 3 * 4 + (rest == 0 ? 0 : padded ? 4 : rest + 1)
+    }
+
+    /// Writes exactly encodedLength(bytes.count, padded:) bytes: whole quanta in one
+    /// unchecked loop (this is most of a verifyReceipt answer's latest_receipt), then the tail.
+    private static func encode(_ bytes: UnsafeBufferPointer<UInt8>, alphabet: [UInt8], padded: Bool,
+                               into out: UnsafeMutableBufferPointer<UInt8>) {
+        alphabet.withUnsafeBufferPointer { table in
+            var (index, at) = (0, 0)
+            while bytes.count - index >= 3 {
+                let n = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+                out[at] = table[Int(n >> 18 & 63)]
+                out[at + 1] = table[Int(n >> 12 & 63)]
+                out[at + 2] = table[Int(n >> 6 & 63)]
+                out[at + 3] = table[Int(n & 63)]
+                (index, at) = (index + 3, at + 4)
+            }
+            let remaining = bytes.count - index
+            guard remaining > 0 else { return }
+            let n = UInt32(bytes[index]) << 16 | (remaining > 1 ? UInt32(bytes[index + 1]) << 8 : 0)
+            out[at] = table[Int(n >> 18 & 63)]
+            out[at + 1] = table[Int(n >> 12 & 63)]
+            at += 2
+            if remaining > 1 { out[at] = table[Int(n >> 6 & 63)]; at += 1 } else if padded { out[at] = UInt8(ascii: "="); at += 1 }
+            if padded { out[at] = UInt8(ascii: "=") }
+        }
     }
 }

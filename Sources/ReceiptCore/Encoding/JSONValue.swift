@@ -203,7 +203,7 @@ private struct JSONParser {
         // Most strings hold no escape: one scan, one String made from the bytes
         // (already checked to be UTF-8).
         let start = index
-        index = Self.firstSpecial(bytes, from: index)
+        index = JSONText.firstSpecial(bytes, from: index)
         if index < bytes.count && bytes[index] == UInt8(ascii: "\"") {
             index += 1
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index - 1]), as: UTF8.self)
@@ -257,30 +257,6 @@ private struct JSONParser {
         throw error("a string is not closed")
     }
 
-    /// The index of the first '"', '\\' or control character at or after `start`
-    /// (`bytes.count` if none), eight bytes a step: long strings (a JWS's x5c) are
-    /// most of a header.
-    static func firstSpecial(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        guard let base = bytes.baseAddress else { return start }
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        var index = start
-        while bytes.count &- index >= 8 {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-            let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
-            // A byte is zero in `quote` (or `backslash`) where it was '"' ('\\'); a byte
-            // below 0x20 borrows in `word - 0x20...`. False hits only follow a true one.
-            let hits = ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (word &- ones &* 0x20) & ~word) & highs
-            if hits != 0 { break }
-            index &+= 8
-        }
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { return index }
-            index += 1
-        }
-        return index
-    }
-
     mutating func hex4() throws(ReceiptError) -> UInt32 {
         guard index + 4 <= bytes.count else { throw error("\\u needs four hex digits") }
         var code: UInt32 = 0
@@ -323,5 +299,32 @@ private struct JSONParser {
             guard digits() > 0 else { throw error("an exponent without digits") }
         }
         return String(decoding: bytes[start..<index], as: UTF8.self)
+    }
+}
+
+/// What JSON's reader and writer share about string text.
+enum JSONText {
+    /// The index of the first '"', '\\' or control character at or after `start`
+    /// (`bytes.count` if none), eight bytes a step: long strings (a JWS's x5c) are
+    /// most of a header.
+    static func firstSpecial(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard let base = bytes.baseAddress else { return start }
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        var index = start
+        while bytes.count &- index >= 8 {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
+            // A byte is zero in `quote` (or `backslash`) where it was '"' ('\\'); a byte
+            // below 0x20 borrows in `word - 0x20...`. False hits only follow a true one.
+            let hits = ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (word &- ones &* 0x20) & ~word) & highs
+            if hits != 0 { break }
+            index &+= 8
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { return index }
+            index += 1
+        }
+        return index
     }
 }

@@ -6,8 +6,10 @@ package struct JSONWriter {
     private let indentStep: Int?
 
     /// `indent` nil writes compact JSON; a number pretty-prints with that many spaces.
-    package init(indent: Int? = nil) {
+    /// `capacity`: the bytes expected, reserved at once when the caller knows the size.
+    package init(indent: Int? = nil, capacity: Int = 0) {
         indentStep = indent
+        bytes.reserveCapacity(capacity)
     }
 
     package var string: String { String(decoding: bytes, as: UTF8.self) }
@@ -30,6 +32,34 @@ package struct JSONWriter {
     package mutating func bool(_ key: String?, _ value: Bool) {
         member(key)
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    /// Members named by static text (a field's own name, and a suffix such as
+    /// "_ms"): no String is made for the key. The name must need no escape.
+    package mutating func string(field: StaticString, suffix: StaticString = "", _ value: String) {
+        member(field: field, suffix: suffix)
+        appendQuoted(value)
+    }
+
+    package mutating func number(field: StaticString, _ value: Int64) {
+        member(field: field, suffix: "")
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    package mutating func unescapedString(field: StaticString, suffix: StaticString = "", _ write: (inout [UInt8]) -> Void) {
+        member(field: field, suffix: suffix)
+        bytes.append(UInt8(ascii: "\""))
+        write(&bytes)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// A string member whose text `write` appends itself: only for text that needs
+    /// no escape (digits, the App Store's date forms), so none is looked for.
+    package mutating func unescapedString(_ key: String?, _ write: (inout [UInt8]) -> Void) {
+        member(key)
+        bytes.append(UInt8(ascii: "\""))
+        write(&bytes)
+        bytes.append(UInt8(ascii: "\""))
     }
 
     /// A value that is already JSON (checked by the caller's parse), written as it is.
@@ -66,26 +96,37 @@ package struct JSONWriter {
         }
     }
 
+    private mutating func member(field: StaticString, suffix: StaticString) {
+        member(nil)
+        bytes.append(UInt8(ascii: "\""))
+        field.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        suffix.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        if indentStep != nil { bytes.append(UInt8(ascii: " ")) }
+    }
+
     private mutating func newline() {
         guard let indentStep else { return }
         bytes.append(UInt8(ascii: "\n"))
         bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: (needsComma.count - 1) * indentStep))
     }
 
-    /// Copies runs that need no escape in one append each: receipt text rarely
-    /// holds anything to escape.
+    /// Copies runs that need no escape in one append each, found eight bytes a step
+    /// (JSONText.firstSpecial): receipt text rarely holds anything to escape, and a
+    /// verifyReceipt answer is mostly one long base64 string.
     private mutating func appendQuoted(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in
             var runStart = 0
-            for index in utf8.indices where utf8[index] == UInt8(ascii: "\"") || utf8[index] == UInt8(ascii: "\\")
-                || utf8[index] < 0x20 {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                appendEscaped(utf8[index])
-                runStart = index + 1
+            while true {
+                let special = JSONText.firstSpecial(utf8, from: runStart)
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<special]))
+                guard special < utf8.count else { break }
+                appendEscaped(utf8[special])
+                runStart = special + 1
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
         bytes.append(UInt8(ascii: "\""))
     }

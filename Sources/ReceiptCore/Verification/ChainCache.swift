@@ -23,6 +23,9 @@ final class ChainCache: Sendable {
     private let state = Mutex(State())
     /// The verifier's added anchors, decoded once when it was built.
     let known: [X509Certificate]
+    /// Lookups of a validated chain that found one, and that did not (statistics only).
+    let hits = Atomic<Int>(0)
+    let misses = Atomic<Int>(0)
 
     init(known: [X509Certificate] = []) {
         self.known = known
@@ -34,7 +37,9 @@ final class ChainCache: Sendable {
     }
 
     func chain(_ bag: CertificateBag, signer: Int) -> ValidatedChain? {
-        state.withLock { state in state.entries.first { $0.bag === bag }?.chains[signer] }
+        let found = state.withLock { state in state.entries.first { $0.bag === bag }?.chains[signer] }
+        if found == nil { misses.wrappingAdd(1, ordering: .relaxed) } else { hits.wrappingAdd(1, ordering: .relaxed) }
+        return found
     }
 
     /// Keeps a chain that validated, and its bag. Only validated bags enter: a bag

@@ -25,6 +25,26 @@ public final class ReceiptVerifier: Sendable {
         cache = ChainCache(known: customAnchors)
     }
 
+    private init(sharing other: ReceiptVerifier, policy: VerificationPolicy) {
+        trust = other.trust
+        self.policy = policy
+        customAnchors = other.customAnchors
+        cache = other.cache
+    }
+
+    /// The same trust under another policy, sharing this verifier's cache: for a
+    /// server that takes the bundle id or environment per request, so that every
+    /// request still reuses the chains validated before. Cheap (one allocation).
+    public func with(policy: VerificationPolicy) -> ReceiptVerifier {
+        ReceiptVerifier(sharing: self, policy: policy)
+    }
+
+    /// How often a verification found its chain already validated in the cache
+    /// (shared with every verifier made by `with(policy:)`), and how often not.
+    public var cacheStatistics: (hits: Int, misses: Int) {
+        (cache.hits.load(ordering: .relaxed), cache.misses.load(ordering: .relaxed))
+    }
+
     /// The verdict on a receipt's bytes (DER, BER or base64), reading only what
     /// the checks read: every check `verify(_:)` makes, without typing the
     /// purchases. Throws when the bytes are not an app receipt; purchase

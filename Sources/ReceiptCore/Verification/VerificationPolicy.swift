@@ -4,6 +4,9 @@
 public struct VerificationPolicy: Sendable, Equatable {
     /// Compared byte for byte as UTF-8, never by Unicode equivalence.
     public var bundleID: String?
+    /// More bundle ids accepted besides `bundleID`, for a server that answers for
+    /// several apps (`receipt serve --bundle-id A --bundle-id B`). Checked only with `bundleID` set.
+    public var otherBundleIDs: [String] = []
     public var applicationVersion: String?
     /// 16 bytes (identifierForVendor) on iOS, 6 (en0 MAC address) on macOS.
     public var deviceIdentifier: [UInt8]?
@@ -16,6 +19,12 @@ public struct VerificationPolicy: Sendable, Equatable {
     /// The app's Apple id a JWS that names one must name (notifications,
     /// AppTransactions); required for production ones, as Apple's verifiers require.
     public var appAppleID: Int64?
+
+    /// Every bundle id the bundle_id step accepts; empty when it is not checked.
+    public var expectedBundleIDs: [String] {
+        guard let bundleID else { return [] }
+        return [bundleID] + otherBundleIDs
+    }
 
     public static let deviceIdentifierLengths = 1...64
 

@@ -69,6 +69,14 @@ public struct VerificationResult: Sendable {
     public func json(indent: Int? = nil) -> String {
         var writer = JSONWriter(indent: indent)
         writer.beginObject()
+        writeMembers(into: &writer)
+        writer.endObject()
+        return writer.string
+    }
+
+    /// `valid`, `status`, `anchor` and `steps`, into an object the caller opened
+    /// (the server's verdict adds the payload after them).
+    package func writeMembers(into writer: inout JSONWriter) {
         writer.bool("valid", isValid)
         writer.string("status", status.name)
         if let anchor { writer.string("anchor", anchor) } else { writer.null("anchor") }
@@ -82,7 +90,5 @@ public struct VerificationResult: Sendable {
             writer.endObject()
         }
         writer.endArray()
-        writer.endObject()
-        return writer.string
     }
 }

@@ -9,10 +9,11 @@ struct BundleIDPolicy: CommonPolicy {
     var step: VerificationStep { .bundleID }
 
     func judge(_ context: some PolicyContext) -> StepOutcome {
-        guard context.claims.carriesBundleID || context.settings.bundleID == nil else {
+        let expected = context.settings.expectedBundleIDs
+        guard context.claims.carriesBundleID || expected.isEmpty else {
             return .skipped("this kind of document names no bundle id")
         }
-        return sameText(context.claims.bundleID, context.settings.bundleID, "bundle_id", .bundleMismatch,
+        return sameText(context.claims.bundleID, oneOf: expected, "bundle_id", .bundleMismatch,
                         unset: "no expected bundle id was given")
     }
 }
@@ -25,7 +26,8 @@ struct ApplicationVersionPolicy: CommonPolicy {
         guard context.claims.carriesApplicationVersion || context.settings.applicationVersion == nil else {
             return .skipped("this kind of document carries no application version")
         }
-        return sameText(context.claims.applicationVersion, context.settings.applicationVersion, "application_version",
+        return sameText(context.claims.applicationVersion, oneOf: context.settings.applicationVersion.map { [$0] } ?? [],
+                        "application_version",
                         .versionMismatch, unset: "no expected application version was given")
     }
 }
@@ -51,12 +53,13 @@ struct DeviceHashPolicy: ReceiptPolicy {
 }
 
 /// Byte-for-byte UTF-8 equality: Unicode equivalence would let a different bundle id pass.
-private func sameText(_ actual: String?, _ expected: String?, _ name: String, _ status: ReceiptStatus,
+/// Passes when `actual` is one of `expected`, byte for byte; skipped when nothing is expected.
+private func sameText(_ actual: String?, oneOf expected: [String], _ name: String, _ status: ReceiptStatus,
                       unset: String) -> StepOutcome {
-    guard let expected else { return .skipped(unset) }
+    guard !expected.isEmpty else { return .skipped(unset) }
     return checked { () throws(ReceiptError) in
-        guard let actual, Array(actual.utf8) == Array(expected.utf8) else {
-            throw ReceiptError(status, "\(name) is \(quoted(actual)), expected \(quoted(expected))")
+        guard let actual, expected.contains(where: { Array($0.utf8) == Array(actual.utf8) }) else {
+            throw ReceiptError(status, "\(name) is \(quoted(actual)), expected \(expected.map(quoted).joined(separator: " or "))")
         }
         return quoted(actual)
     }

@@ -1,0 +1,89 @@
+/// A local stand-in for one of the App Store's verifyReceipt endpoints: Apple's
+/// request body in, Apple's answer out (SPEC §5), for servers that still POST
+/// receipts there. Everything `receipt serve` answers on `/verifyReceipt` and
+/// `/sandbox/verifyReceipt` is decided here; the HTTP server only carries bytes.
+///
+/// Immutable, and safe to share across threads: one per endpoint, for the whole
+/// life of a server.
+public struct VerifyReceiptEndpoint: Sendable {
+    /// The endpoint this one plays: .production answers 21007 for a sandbox
+    /// receipt, .sandbox 21008 for a production one.
+    public let environment: AppStoreEnvironment
+    public let verifier: ReceiptVerifier
+    /// The app's shared secrets. Empty: `password` is never asked for. Otherwise a
+    /// receipt with auto-renewable purchases needs one of them, or gets 21004.
+    public let sharedSecrets: [String]
+
+    /// The request object is Apple's: three members (depth 1). Anything deeper or
+    /// longer is not a verifyReceipt request, and costs no more than this to refuse.
+    static let requestLimits = JSONLimits(maxDepth: 2, maxValues: 64)
+
+    public init(environment: AppStoreEnvironment, verifier: ReceiptVerifier, sharedSecrets: [String] = []) {
+        self.environment = environment
+        self.verifier = verifier
+        self.sharedSecrets = sharedSecrets
+    }
+
+    /// The answer to a POST with `body`, made at `requestDateMilliseconds` (written
+    /// as `receipt.request_date*`). A body that is not Apple's request object, or
+    /// whose `receipt-data` is not a readable receipt, gets 21002, with the reason
+    /// in `unreadable`.
+    public func answer(toBody body: [UInt8], requestDateMilliseconds: Int64) -> LocalVerifyReceipt.Answer {
+        let request: IncomingVerifyReceiptRequest
+        do throws(ReceiptError) {
+            request = try IncomingVerifyReceiptRequest(body: body)
+        } catch {
+            return LocalVerifyReceipt.statusOnly(LocalVerifyReceipt.malformed, unreadable: error)
+        }
+        let options = LocalVerifyReceipt.Options(password: request.password,
+                                                 excludeOldTransactions: request.excludeOldTransactions,
+                                                 requestDateMilliseconds: requestDateMilliseconds,
+                                                 sharedSecrets: sharedSecrets)
+        return LocalVerifyReceipt.answer(for: request.receiptData, verifier: verifier, expecting: environment,
+                                         options: options)
+    }
+
+    /// The answer to any method but POST, as Apple's: `{"status":21000}`.
+    public static let notPostAnswer = LocalVerifyReceipt.statusOnly(LocalVerifyReceipt.notPost)
+
+    /// The answer to a body past the server's size limit: 21002, as any unreadable request.
+    public static func tooLargeAnswer(limit: Int) -> LocalVerifyReceipt.Answer {
+        LocalVerifyReceipt.statusOnly(LocalVerifyReceipt.malformed,
+                                      unreadable: ReceiptError(.inputTooLarge, "the request body is over \(limit) bytes"))
+    }
+}
+
+/// Apple's verifyReceipt request body: `{"receipt-data": base64, "password": text,
+/// "exclude-old-transactions": bool}`. Members Apple does not define are ignored,
+/// as Apple ignores them.
+struct IncomingVerifyReceiptRequest {
+    let receiptData: [UInt8]
+    let password: String?
+    let excludeOldTransactions: Bool
+
+    init(body: [UInt8]) throws(ReceiptError) {
+        let document = try body.withUnsafeBufferPointer { (bytes) throws(ReceiptError) in
+            try JSONValue.parse(bytes, limits: VerifyReceiptEndpoint.requestLimits)
+        }
+        guard case .object = document else {
+            throw ReceiptError(.notAnObject, "the request body is JSON but not an object")
+        }
+        guard let receipt = document["receipt-data"] else {
+            throw ReceiptError(.badField, "the request has no \"receipt-data\"")
+        }
+        guard let text = receipt.stringValue else {
+            throw ReceiptError(.badField, "\"receipt-data\" is a \(receipt.kindName), not a base64 string")
+        }
+        receiptData = Array(text.utf8)
+        switch document["password"] {
+        case nil, .null?: password = nil
+        case .string(let secret)?: password = secret
+        case let other?: throw ReceiptError(.badField, "\"password\" is a \(other.kindName), not a string")
+        }
+        switch document["exclude-old-transactions"] {
+        case nil, .null?: excludeOldTransactions = false
+        case .bool(let flag)?: excludeOldTransactions = flag
+        case let other?: throw ReceiptError(.badField, "\"exclude-old-transactions\" is a \(other.kindName), not a boolean")
+        }
+    }
+}

@@ -1,0 +1,137 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ReceiptCore
+
+/// Routes a request to the core's endpoints and turns their answers into HTTP.
+/// Every decision about a receipt or a JWS is the core's (VerifyReceiptEndpoint,
+/// VerdictEndpoint); this only reads the body within its limit, picks the
+/// endpoint, and records metrics.
+struct ReceiptResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+
+    let production: VerifyReceiptEndpoint
+    let sandbox: VerifyReceiptEndpoint
+    let verdict: VerdictEndpoint
+    let maxBodyBytes: Int
+    let metrics: ServerMetrics
+
+    init(settings: ServerSettings, metrics: ServerMetrics) {
+        // The App Store endpoints judge the environment themselves (21007, 21008):
+        // a required environment would turn those answers into 21003.
+        var policy = settings.verifier.policy
+        policy.environment = nil
+        let anyEnvironment = settings.verifier.with(policy: policy)
+        production = VerifyReceiptEndpoint(environment: .production, verifier: anyEnvironment,
+                                           sharedSecrets: settings.sharedSecrets)
+        sandbox = VerifyReceiptEndpoint(environment: .sandbox, verifier: anyEnvironment,
+                                        sharedSecrets: settings.sharedSecrets)
+        verdict = VerdictEndpoint(verifier: settings.verifier)
+        maxBodyBytes = settings.maxBodyBytes
+        self.metrics = metrics
+    }
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        let start = ContinuousClock.now
+        let path = request.uri.path
+        let (response, status): (Response, String)
+        switch path {
+        case "/verifyReceipt":
+            (response, status) = try await verifyReceipt(request, on: production)
+        case "/sandbox/verifyReceipt":
+            (response, status) = try await verifyReceipt(request, on: sandbox)
+        case "/v1/verify":
+            (response, status) = try await verify(request)
+        case "/healthz" where request.method == .get || request.method == .head:
+            (response, status) = (Self.text(.ok, "ok\n"), "200")
+        case "/metrics" where request.method == .get:
+            let exposition = metrics.exposition(cache: verdict.verifier.cacheStatistics)
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            (response, status) = (Response(status: .ok, headers: headers,
+                                           body: ResponseBody(byteBuffer: ByteBuffer(bytes: exposition))), "200")
+        case "/healthz", "/metrics":
+            (response, status) = (Self.methodNotAllowed(allow: "GET"), "405")
+        default:
+            (response, status) = (Self.text(.notFound, "not found: \(path)\n"), "404")
+        }
+        metrics.record(endpoint: Self.endpointLabel(path), status: status, since: start)
+        return response
+    }
+
+    /// Apple's protocol: HTTP 200 whatever the outcome, the status in the JSON.
+    private func verifyReceipt(_ request: Request, on endpoint: VerifyReceiptEndpoint) async throws -> (Response, String) {
+        guard request.method == .post else {
+            return (Self.json(.ok, VerifyReceiptEndpoint.notPostAnswer.json), String(LocalVerifyReceipt.notPost))
+        }
+        guard let body = try await readBody(request) else {
+            let answer = VerifyReceiptEndpoint.tooLargeAnswer(limit: maxBodyBytes)
+            return (Self.json(.ok, answer.json), String(answer.status))
+        }
+        let answer = endpoint.answer(toBody: body, requestDateMilliseconds: Self.nowMilliseconds())
+        return (Self.json(.ok, answer.json), String(answer.status))
+    }
+
+    /// 200 with a verdict (valid or not), 400 when there is none (unreadable body,
+    /// bad query parameter), 413 past the size limit.
+    private func verify(_ request: Request) async throws -> (Response, String) {
+        guard request.method == .post else { return (Self.methodNotAllowed(allow: "POST"), "405") }
+        guard let body = try await readBody(request) else {
+            let answer = VerdictEndpoint.refusal(
+                ReceiptError(.inputTooLarge, "the request body is over \(maxBodyBytes) bytes"))
+            return (Self.json(.contentTooLarge, answer.json), answer.status.name)
+        }
+        let query = request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) }
+        let answer = verdict.answer(toBody: body, query: query)
+        return (Self.json(answer.refusal == nil ? .ok : .badRequest, answer.json), answer.status.name)
+    }
+
+    /// The body, or nil past maxBodyBytes: refused from Content-Length before any of
+    /// it is read, or once that many bytes have arrived.
+    private func readBody(_ request: Request) async throws -> [UInt8]? {
+        if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > maxBodyBytes { return nil }
+        do {
+            let buffer = try await request.body.collect(upTo: maxBodyBytes)
+            return Array(buffer.readableBytesView)
+        } catch is NIOTooManyBytesError {
+            return nil
+        }
+    }
+
+    private static func json(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    private static func text(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; charset=utf-8"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    private static func methodNotAllowed(allow: String) -> Response {
+        var response = text(.methodNotAllowed, "method not allowed; use \(allow)\n")
+        response.headers[.allow] = allow
+        return response
+    }
+
+    /// Known paths by name; anything else as one label, so that scanners cannot
+    /// grow the metrics without bound.
+    static func endpointLabel(_ path: String) -> String {
+        switch path {
+        case "/verifyReceipt", "/sandbox/verifyReceipt", "/v1/verify", "/healthz", "/metrics": path
+        default: "other"
+        }
+    }
+
+    /// The wall clock, for `request_date*`.
+    static func nowMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+}

@@ -1,0 +1,35 @@
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOPosix
+import ReceiptCore
+import ServiceLifecycle
+import UnixSignals
+
+/// `receipt serve`: an HTTP/1.1 server on Hummingbird 2 (SwiftNIO) around the
+/// core's endpoints. Stateless: any number can run behind a load balancer.
+///
+/// Lives in the CLI only; libreceipt.so has no HTTP code and none of these packages.
+public enum ReceiptServer {
+    /// Serves until SIGTERM or SIGINT, then stops accepting, lets the requests in
+    /// flight finish, and returns. `onListening` gets the port bound (useful with port 0).
+    public static func run(_ settings: ServerSettings, logger: Logger,
+                           onListening: @escaping @Sendable (Int) -> Void) async throws {
+        let metrics = ServerMetrics()
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, settings.workers))
+        let limit = TimeAmount.seconds(Int64(max(1, settings.requestTimeoutSeconds)))
+        let app = Application(
+            responder: ReceiptResponder(settings: settings, metrics: metrics),
+            server: .http1(configuration: .init(additionalChannelHandlers: [RequestDeadlineHandler(limit: limit)])),
+            configuration: ApplicationConfiguration(
+                address: .hostname(settings.host, port: settings.port),
+                serverName: nil,
+                availableConnectionsDelegate: MaximumAvailableConnections(max(1, settings.maxConnections))),
+            onServerRunning: { channel in onListening(channel.localAddress?.port ?? settings.port) },
+            eventLoopGroupProvider: .shared(group),
+            logger: logger)
+        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        try await group.shutdownGracefully()
+    }
+}

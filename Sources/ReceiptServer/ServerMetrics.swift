@@ -1,0 +1,58 @@
+import Metrics
+import Prometheus
+import ReceiptCore
+import Synchronization
+
+/// The server's metrics, through swift-metrics into a Prometheus registry that
+/// `GET /metrics` prints: requests by endpoint and status, a latency histogram by
+/// endpoint, and the verifier's chain-cache hits and misses.
+final class ServerMetrics: Sendable {
+    static let requests = "receipt_requests_total"
+    static let duration = "receipt_request_duration_seconds"
+
+    private let registry = PrometheusCollectorRegistry()
+    private let cacheHits: Prometheus.Counter
+    private let cacheMisses: Prometheus.Counter
+    /// The cache statistics already added to the two counters above.
+    private let reported = Mutex((hits: 0, misses: 0))
+
+    /// Bootstraps swift-metrics, which a process may do once: one ServerMetrics per process.
+    init() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        // A verification takes tens of microseconds: the default buckets start at 5 ms.
+        factory.durationHistogramBuckets[Self.duration] = [
+            .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+            .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(50), .milliseconds(250), .seconds(1),
+        ]
+        MetricsSystem.bootstrap(factory)
+        cacheHits = registry.makeCounter(descriptor: MetricNameDescriptor(
+            namespace: "receipt", metricName: "verifier_cache_hits", unitName: "total",
+            helpText: "Verifications that found their certificate chain already validated"))
+        cacheMisses = registry.makeCounter(descriptor: MetricNameDescriptor(
+            namespace: "receipt", metricName: "verifier_cache_misses", unitName: "total",
+            helpText: "Verifications that validated their certificate chain"))
+    }
+
+    func record(endpoint: String, status: String, since start: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - start
+        Metrics.Counter(label: Self.requests, dimensions: [("endpoint", endpoint), ("status", status)]).increment()
+        Metrics.Timer(label: Self.duration, dimensions: [("endpoint", endpoint)]).recordInterval(elapsed)
+    }
+
+    /// The Prometheus text exposition, with the cache counters brought up to date.
+    func exposition(cache: (hits: Int, misses: Int)) -> [UInt8] {
+        reported.withLock { last in
+            if cache.hits > last.hits { cacheHits.increment(by: Int64(cache.hits - last.hits)) }
+            if cache.misses > last.misses { cacheMisses.increment(by: Int64(cache.misses - last.misses)) }
+            last = cache
+        }
+        return registry.emitToBuffer()
+    }
+}
+
+extension Metrics.Timer {
+    func recordInterval(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,38 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ReceiptCore
+
+/// Everything `receipt serve` is started with. The verifier carries the trust
+/// (pinned roots, --allow-xcode, --anchor) and the default policy (--bundle-id,
+/// --environment, --app-apple-id).
+public struct ServerSettings: Sendable {
+    public var host = "127.0.0.1"
+    /// 0 lets the system choose; the port bound is printed on standard output.
+    public var port = 8080
+    public var verifier: ReceiptVerifier
+    /// The apps' shared secrets for /verifyReceipt (21004 when one is required and missing).
+    public var sharedSecrets: [String] = []
+    /// The largest request body read; past it /verifyReceipt answers 21002 and /v1/verify 413.
+    public var maxBodyBytes = 8 << 20
+    /// Event-loop threads; the verification itself runs on Swift's cooperative pool.
+    public var workers = ServerSettings.coreCount
+    /// Connections served at once; the listener stops accepting past it.
+    public var maxConnections = 4096
+    /// A whole request (head and body) must arrive within this many seconds of the
+    /// connection opening or of the previous response; otherwise the connection is
+    /// closed. This is the header, body and keep-alive idle timeout in one.
+    public var requestTimeoutSeconds = 30
+
+    public init(verifier: ReceiptVerifier) {
+        self.verifier = verifier
+    }
+}
+
+extension ServerSettings {
+    /// The number of cores online, without Foundation.
+    public static var coreCount: Int {
+        let count = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+        return count > 0 ? count : 1
+    }
+}

@@ -1,0 +1,92 @@
+import ArgumentParser
+import Logging
+import ReceiptCore
+import ReceiptServer
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve verifyReceipt's protocol and a verdict endpoint over HTTP (a local stand-in for Apple's endpoint).",
+        discussion: """
+            POST /verifyReceipt and /sandbox/verifyReceipt answer Apple's request as Apple's production and \
+            sandbox endpoints would (HTTP 200, the status in the JSON). POST /v1/verify takes a receipt (DER or \
+            base64) or a JWS and answers `receipt verify --json`'s object (and the JWS payload); the query \
+            parameters bundle_id, environment and app_apple_id replace the server's policy for that request. \
+            GET /healthz, GET /metrics (Prometheus). SIGTERM or SIGINT: stop accepting, finish the requests in \
+            flight, exit 0. The port bound is printed on standard output; logs go to standard error.
+            """)
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on; 0 lets the system choose.")
+    var port = 8080
+
+    @Option(help: "An app's shared secret for /verifyReceipt (repeatable): a receipt with auto-renewable purchases then needs one of them, or gets 21004.")
+    var password: [String] = []
+
+    @Option(help: "A bundle id receipts and JWS must name (repeatable: any of them); not checked when omitted.")
+    var bundleId: [String] = []
+
+    @Flag(help: "Also trust Xcode's StoreKit Testing certificate.")
+    var allowXcode = false
+
+    @Flag(help: "Do not trust Apple's roots; use with --allow-xcode or --anchor.")
+    var noAppleRoot = false
+
+    @Option(help: "Trust this certificate (DER or PEM) as well; repeatable.")
+    var anchor: [String] = []
+
+    @Option(help: "The environment /v1/verify requires (production, sandbox, xcode, local-testing); any when omitted. The verifyReceipt endpoints judge the environment themselves (21007, 21008).")
+    var environment: ReceiptEnvironment?
+
+    @Option(help: "The app's Apple id a JWS that names one must name (/v1/verify).")
+    var appAppleId: Int64?
+
+    @Option(help: "The largest request body in bytes; past it /verifyReceipt answers 21002 and /v1/verify 413.")
+    var maxBody = 8 << 20
+
+    @Option(help: "Event-loop threads (default: the number of cores).")
+    var workers = ServerSettings.coreCount
+
+    @Option(help: "Connections served at once; past it new ones wait in the listen queue.")
+    var maxConnections = 4096
+
+    @Option(help: "Seconds a whole request may take to arrive, from the connection's opening or its previous response; then the connection is closed.")
+    var requestTimeout = 30
+
+    func run() async throws {
+        let settings = try settings()
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        var logger = Logger(label: "receipt.serve")
+        logger.logLevel = .info
+        let host = settings.host
+        try await ReceiptServer.run(settings, logger: logger) { port in
+            // Standard output, one line, for scripts and tests started with --port 0.
+            print("listening on \(host):\(port)")
+            flushStandardOutput()
+        }
+    }
+
+    private func settings() throws -> ServerSettings {
+        do throws(ReceiptError) {
+            guard maxBody > 0, workers > 0, maxConnections > 0, requestTimeout > 0, (0...65535).contains(port) else {
+                throw ReceiptError(.invalidArgument,
+                                   "--port must be 0...65535, and --max-body, --workers, --max-connections and --request-timeout positive")
+            }
+            var policy = VerificationPolicy(bundleID: bundleId.first, environment: environment, appAppleID: appAppleId)
+            policy.otherBundleIDs = Array(bundleId.dropFirst())
+            var settings = ServerSettings(verifier: try VerifierOptions.verifier(
+                policy: policy, anchorPaths: anchor, allowXcode: allowXcode, noAppleRoot: noAppleRoot))
+            settings.host = host
+            settings.port = port
+            settings.sharedSecrets = password
+            settings.maxBodyBytes = maxBody
+            settings.workers = workers
+            settings.maxConnections = maxConnections
+            settings.requestTimeoutSeconds = requestTimeout
+            return settings
+        } catch {
+            throw failOption(error)
+        }
+    }
+}

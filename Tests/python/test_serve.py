@@ -1,0 +1,416 @@
+"""`receipt serve`: started on a free loopback port (--port 0) and spoken to over HTTP.
+
+Every answer is the core's (VerifyReceiptEndpoint, VerdictEndpoint); these tests check
+that the server carries them faithfully, and that it holds up: limits, timeouts, slow
+and half-sent clients, concurrency, metrics and SIGTERM.
+"""
+import base64
+import http.client
+import json
+import os
+import pathlib
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from conftest import JWS_MINTER_DIR, ROOT, run_minter
+
+CLI = os.environ.get("RECEIPT_CLI", str(ROOT / "build" / "bin" / "receipt"))
+SECRET = "0123456789abcdef0123456789abcdef"
+REQUEST_DATE_KEYS = {"request_date", "request_date_ms", "request_date_pst"}
+
+
+class Server:
+    """A `receipt serve` process; `stop()` sends SIGTERM and returns its exit status."""
+
+    def __init__(self, *flags):
+        self.process = subprocess.Popen([CLI, "serve", "--port", "0", *map(str, flags)],
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.process.stdout.readline()
+        match = re.fullmatch(r"listening on 127\.0\.0\.1:(\d+)\n", line)
+        if not match:
+            self.process.kill()
+            raise AssertionError(f"serve did not start: {line!r} {self.process.stderr.read()}")
+        self.port = int(match.group(1))
+
+    def request(self, method, path, body=None, headers=None, timeout=10):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            headers = headers or {}
+            connection.request(method, path, body=body, headers=headers,
+                               encode_chunked=headers.get("Transfer-Encoding") == "chunked")
+            response = connection.getresponse()
+            return response.status, response.read(), response
+        finally:
+            connection.close()
+
+    def json(self, method, path, body=None, **kwargs):
+        status, data, _ = self.request(method, path, body, **kwargs)
+        return status, json.loads(data)
+
+    def verify_receipt(self, path, receipt_bytes, **members):
+        body = {"receipt-data": base64.b64encode(receipt_bytes).decode(), **members}
+        status, answer = self.json("POST", path, json.dumps(body))
+        assert status == 200  # Apple's protocol: always 200, the status is in the JSON
+        return answer
+
+    def stop(self, timeout=10):
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+
+
+@pytest.fixture(scope="module")
+def jws_root(tmp_path_factory):
+    sys.path.insert(0, str(JWS_MINTER_DIR))
+    import mint_jws
+    directory = tmp_path_factory.mktemp("serve-jws-ca")
+    mint_jws.create_ca(str(directory))
+    return directory / "root.pem", mint_jws.load_ca(str(directory)), mint_jws
+
+
+@pytest.fixture(scope="module")
+def server(test_ca, jws_root):
+    """Apple's roots plus both test CAs; no shared secret; short request timeout."""
+    started = Server("--anchor", test_ca / "root.pem", "--anchor", jws_root[0], "--request-timeout", "3",
+                     "--max-body", 65536)
+    yield started
+    assert started.stop() == 0
+
+
+@pytest.fixture(scope="module")
+def secret_server(test_ca):
+    started = Server("--anchor", test_ca / "root.pem", "--password", "other-app-secret", "--password", SECRET)
+    yield started
+    assert started.stop() == 0
+
+
+@pytest.fixture(scope="module")
+def production_receipt(test_ca, tmp_path_factory):
+    spec = tmp_path_factory.mktemp("spec") / "production.json"
+    spec.write_text(json.dumps({"receipt_type": "Production"}))
+    path = spec.parent / "production.der"
+    run_minter("receipt", path, "--ca", test_ca, "--spec", spec, "--purchases", "2")
+    return path.read_bytes()
+
+
+# ------------------------------------------------------------- verifyReceipt
+
+
+def test_apples_recorded_answer_field_by_field(server, shared):
+    """What the App Store answered for rc__receiptsample1, through /sandbox/verifyReceipt.
+
+    Left out, as a receipt cannot tell them: subscription_group_identifier and
+    pending_renewal_info (Apple's records), download_id (not in the receipt), and
+    request_date*, which must be the time of this request instead."""
+    receipt = (shared / "receipts" / "rc__receiptsample1.der").read_bytes()
+    apple = json.loads((shared / "responses" / "rc__verifyReceiptSample1.json").read_text())
+    before = int(time.time() * 1000)
+    ours = server.verify_receipt("/sandbox/verifyReceipt", receipt)
+    after = int(time.time() * 1000)
+
+    assert set(ours) == set(apple) - {"pending_renewal_info"}
+    for key in ("status", "environment"):
+        assert ours[key] == apple[key], key
+    # The recording elides latest_receipt ("..."); Apple's is the receipt itself, re-encoded.
+    assert ours["latest_receipt"] == base64.b64encode(receipt).decode()
+    left_out = {"download_id"} | REQUEST_DATE_KEYS
+    for key, value in apple["receipt"].items():
+        if key == "in_app":
+            continue
+        if key not in left_out:
+            assert ours["receipt"][key] == value, f"receipt.{key}"
+    assert set(ours["receipt"]) == set(apple["receipt"]) - {"download_id"}
+    assert before <= int(ours["receipt"]["request_date_ms"]) <= after
+    assert len(ours["receipt"]["in_app"]) == len(apple["receipt"]["in_app"])
+    pairs = list(zip(ours["receipt"]["in_app"], apple["receipt"]["in_app"])) + \
+        list(zip(ours["latest_receipt_info"], apple["latest_receipt_info"]))
+    assert len(ours["latest_receipt_info"]) == len(apple["latest_receipt_info"])
+    for mine, theirs in pairs:
+        theirs = {k: v for k, v in theirs.items() if k != "subscription_group_identifier"}
+        assert mine == theirs
+
+
+def test_request_date_is_the_time_of_the_request(server, minted):
+    before = int(time.time() * 1000)
+    answer = server.verify_receipt("/sandbox/verifyReceipt", minted["der"].read_bytes())
+    after = int(time.time() * 1000)
+    receipt = answer["receipt"]
+    assert answer["status"] == 0
+    assert before <= int(receipt["request_date_ms"]) <= after
+    assert receipt["request_date"].endswith(" Etc/GMT") and receipt["request_date_pst"].endswith(" America/Los_Angeles")
+
+
+def test_environment_mismatches_answer_like_apple(server, minted, production_receipt):
+    sandbox = minted["der"].read_bytes()
+    assert server.verify_receipt("/verifyReceipt", sandbox) == {"status": 21007}
+    assert server.verify_receipt("/sandbox/verifyReceipt", production_receipt) == {"status": 21008}
+    answer = server.verify_receipt("/verifyReceipt", production_receipt)
+    assert answer["status"] == 0 and answer["environment"] == "Production"
+
+
+def test_untrusted_and_tampered_receipts_get_21003(server, mint):
+    tampered = mint("--variant", "tampered-payload", "--purchases", "1").read_bytes()
+    assert server.verify_receipt("/sandbox/verifyReceipt", tampered) == {"status": 21003}
+
+
+def test_untrusted_receipt_gets_21003(minted):
+    bare = Server()  # Apple's roots only: the test CA is not trusted
+    try:
+        assert bare.verify_receipt("/sandbox/verifyReceipt", minted["der"].read_bytes()) == {"status": 21003}
+    finally:
+        assert bare.stop() == 0
+
+
+def test_other_methods_get_21000(server):
+    for method in ("GET", "PUT", "DELETE"):
+        status, answer = server.json(method, "/verifyReceipt")
+        assert (status, answer) == (200, {"status": 21000}), method
+    assert server.json("GET", "/sandbox/verifyReceipt") == (200, {"status": 21000})
+
+
+@pytest.mark.parametrize("body", [
+    b"", b"not json", b"[1,2]", b'"receipt"', b"{}", b'{"receipt-data": 5}', b'{"receipt-data": "!!!"}',
+    b'{"receipt-data": ""}', b'{"receipt-data": "aGVsbG8="}', b'{"receipt-data": "x", "password": 7}',
+    b'{"receipt-data": "x", "exclude-old-transactions": "yes"}', b'{"receipt-data": "x",',
+    b'{"a": [[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]}', b'{"a": [' + b"1," * 5000 + b"1]}",
+    b'{"receipt-data": "x", "receipt-data": "y"}', b"\xff\xfe{}",
+])
+def test_malformed_bodies_get_21002(server, body):
+    status, answer = server.json("POST", "/verifyReceipt", body)
+    assert (status, answer) == (200, {"status": 21002})
+
+
+def test_legacy_and_unreadable_receipt_data_gets_21002(server, minted):
+    cut = minted["der"].read_bytes()[:200]
+    assert server.verify_receipt("/verifyReceipt", cut) == {"status": 21002}
+
+
+def test_oversized_bodies_get_21002_and_413(server):
+    big = b'{"receipt-data": "' + b"A" * 70000 + b'"}'
+    assert server.json("POST", "/verifyReceipt", big) == (200, {"status": 21002})
+    status, answer = server.json("POST", "/v1/verify", b"A" * 70000)
+    assert status == 413 and answer["status"] == "RECEIPT_E_INPUT_TOO_LARGE"
+    # Chunked (no Content-Length): refused once the limit is crossed.
+    chunks = iter([b'{"receipt-data": "'] + [b"A" * 8192] * 10 + [b'"}'])
+    status, data, _ = server.request("POST", "/verifyReceipt", chunks, headers={"Transfer-Encoding": "chunked"})
+    assert (status, json.loads(data)) == (200, {"status": 21002})
+    # The server is still fine.
+    assert server.request("GET", "/healthz")[:2] == (200, b"ok\n")
+
+
+def test_shared_secret_gets_21004_when_missing_or_wrong(secret_server, minted):
+    receipt = minted["der"].read_bytes()  # auto-renewable purchases (expires_date)
+    assert secret_server.verify_receipt("/sandbox/verifyReceipt", receipt) == {"status": 21004}
+    assert secret_server.verify_receipt("/sandbox/verifyReceipt", receipt, password="wrong") == {"status": 21004}
+    assert secret_server.verify_receipt("/sandbox/verifyReceipt", receipt, password=SECRET[:-1]) == {"status": 21004}
+    assert secret_server.verify_receipt("/sandbox/verifyReceipt", receipt, password=SECRET)["status"] == 0
+    assert secret_server.verify_receipt("/sandbox/verifyReceipt", receipt, password="other-app-secret")["status"] == 0
+    # Without auto-renewable purchases no secret is asked for, as Apple's endpoint does.
+    assert secret_server.verify_receipt("/sandbox/verifyReceipt", minted["empty"].read_bytes())["status"] == 0
+
+
+def test_no_subscriptions_no_latest_receipt(server, minted):
+    answer = server.verify_receipt("/sandbox/verifyReceipt", minted["empty"].read_bytes())
+    assert answer["status"] == 0 and "latest_receipt_info" not in answer and "latest_receipt" not in answer
+
+
+def test_exclude_old_transactions_keeps_the_latest_renewal(server, minted):
+    receipt = minted["der"].read_bytes()  # 3 renewals of one subscription (one original transaction id)
+    every = server.verify_receipt("/sandbox/verifyReceipt", receipt)["latest_receipt_info"]
+    latest = server.verify_receipt("/sandbox/verifyReceipt", receipt, **{"exclude-old-transactions": True})
+    assert [entry["transaction_id"] for entry in every] == ["1000000000", "1000000001", "1000000002"]
+    assert [entry["transaction_id"] for entry in latest["latest_receipt_info"]] == ["1000000002"]
+    assert len(latest["receipt"]["in_app"]) == 3  # the receipt itself is unchanged
+
+
+# ---------------------------------------------------------------- /v1/verify
+
+
+def test_v1_verify_receipt_der_and_base64(server, minted):
+    der = minted["der"].read_bytes()
+    for body in (der, base64.b64encode(der)):
+        status, verdict = server.json("POST", "/v1/verify", body)
+        assert status == 200 and verdict["valid"] is True and verdict["status"] == "RECEIPT_OK"
+        assert [step["step"] for step in verdict["steps"]][:2] == ["signature", "chain"]
+        assert "payload" not in verdict
+
+
+def test_v1_verify_equals_the_cli(server, minted, test_ca):
+    status, verdict = server.json("POST", "/v1/verify?bundle_id=com.example.minted", minted["der"].read_bytes())
+    cli = subprocess.run([CLI, "verify", "--json", "--bundle-id", "com.example.minted", "--anchor",
+                          str(test_ca / "root.pem"), str(minted["der"])], capture_output=True, text=True)
+    assert cli.returncode == 0 and status == 200
+    assert verdict == json.loads(cli.stdout)
+
+
+def test_v1_verify_policy_from_query(server, minted):
+    der = minted["der"].read_bytes()
+    status, verdict = server.json("POST", "/v1/verify?bundle_id=com.example.other", der)
+    assert status == 200 and verdict["valid"] is False and verdict["status"] == "RECEIPT_E_BUNDLE_MISMATCH"
+    status, verdict = server.json("POST", "/v1/verify?environment=production", der)
+    assert verdict["status"] == "RECEIPT_E_ENVIRONMENT_MISMATCH"
+    status, verdict = server.json("POST", "/v1/verify?environment=sandbox&bundle_id=com.example.minted", der)
+    assert verdict["valid"] is True
+
+
+@pytest.mark.parametrize("query", ["bundleid=x", "environment=staging", "app_apple_id=-1",
+                                   "bundle_id=a&bundle_id=b"])
+def test_v1_verify_refuses_bad_parameters(server, minted, query):
+    status, answer = server.json("POST", "/v1/verify?" + query, minted["der"].read_bytes())
+    assert status == 400 and answer["valid"] is False and answer["status"] == "RECEIPT_E_INVALID_ARGUMENT"
+    assert answer["detail"]
+
+
+@pytest.mark.parametrize("body,name", [(b"", "RECEIPT_E_EMPTY_INPUT"), (b"\x00garbage", "RECEIPT_E_NOT_A_RECEIPT"),
+                                       (b"a.b.c", "RECEIPT_E_BAD_BASE64URL")])
+def test_v1_verify_unreadable_bodies_are_400(server, body, name):
+    status, answer = server.json("POST", "/v1/verify", body)
+    assert status == 400 and answer["status"] == name and answer["valid"] is False
+
+
+def test_v1_verify_jws_with_payload(server, jws_root):
+    root, chains, mint_jws = jws_root
+    payload = mint_jws.example_payload()
+    token = mint_jws.sign(payload, chains)
+    status, verdict = server.json("POST", "/v1/verify?bundle_id=com.example.minted", token)
+    assert status == 200 and verdict["valid"] is True, verdict
+    assert verdict["type"] == "transaction" and verdict["payload"] == payload
+    assert "header" in [step["step"] for step in verdict["steps"]]
+    tampered = mint_jws.sign(payload, chains, "payload-changed")
+    status, verdict = server.json("POST", "/v1/verify", tampered)
+    assert status == 200 and verdict["valid"] is False and verdict["status"] == "RECEIPT_E_SIGNATURE_INVALID"
+
+
+def test_v1_verify_only_post(server):
+    status, _, response = server.request("GET", "/v1/verify")
+    assert status == 405 and response.getheader("Allow") == "POST"
+
+
+# ------------------------------------------------------- health and metrics
+
+
+def test_healthz_and_unknown_paths(server):
+    assert server.request("GET", "/healthz")[:2] == (200, b"ok\n")
+    assert server.request("GET", "/nope")[0] == 404
+    assert server.request("POST", "/healthz")[0] == 405
+
+
+def test_metrics_count_requests_latency_and_cache(server, minted):
+    server.verify_receipt("/sandbox/verifyReceipt", minted["der"].read_bytes())
+    server.json("POST", "/verifyReceipt", b"nope")
+    status, data, response = server.request("GET", "/metrics")
+    text = data.decode()
+    assert status == 200 and response.getheader("Content-Type").startswith("text/plain")
+
+    def value(pattern):
+        match = re.search(r"^" + pattern + r" (\d+(?:\.\d+)?)$", text, re.M)
+        assert match, f"{pattern} not in /metrics"
+        return float(match.group(1))
+
+    assert value(r'receipt_requests_total\{endpoint="/sandbox/verifyReceipt",status="0"\}') >= 1
+    assert value(r'receipt_requests_total\{endpoint="/verifyReceipt",status="21002"\}') >= 1
+    assert value(r'receipt_request_duration_seconds_count\{endpoint="/sandbox/verifyReceipt"\}') >= 1
+    assert value(r'receipt_request_duration_seconds_bucket\{endpoint="/sandbox/verifyReceipt",le="\+Inf"\}') >= 1
+    hits = value("receipt_verifier_cache_hits_total")
+    server.verify_receipt("/sandbox/verifyReceipt", minted["der"].read_bytes())  # same chain: a hit
+    text = server.request("GET", "/metrics")[1].decode()
+    assert value("receipt_verifier_cache_hits_total") > hits
+    assert value("receipt_verifier_cache_misses_total") >= 1
+    server.request("GET", "/scan/" + "x" * 50)
+    text = server.request("GET", "/metrics")[1].decode()
+    assert 'endpoint="other"' in text and "/scan/" not in text  # unknown paths cannot grow the metrics
+
+
+# ------------------------------------------------------- load and robustness
+
+
+def test_300_half_sent_connections_do_not_hold_up_a_request(server, minted):
+    receipt = minted["der"].read_bytes()
+    idle = []
+    try:
+        for index in range(300):
+            connection = socket.create_connection(("127.0.0.1", server.port))
+            # Half a request: a head that never ends, or a body that never completes.
+            connection.sendall(b"POST /verifyReceipt HTTP/1.1\r\nHost: x\r\n" if index % 2 else
+                               b"POST /verifyReceipt HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"rec")
+            idle.append(connection)
+        started = time.monotonic()
+        answer = server.verify_receipt("/sandbox/verifyReceipt", receipt)
+        assert answer["status"] == 0 and time.monotonic() - started < 2
+        # --request-timeout 3: every half-sent connection is closed by the server.
+        deadline = time.monotonic() + 10
+        for connection in idle:
+            connection.settimeout(max(0.1, deadline - time.monotonic()))
+            try:
+                while connection.recv(4096):
+                    pass
+            except ConnectionResetError:
+                pass
+    finally:
+        for connection in idle:
+            connection.close()
+    assert server.request("GET", "/healthz")[:2] == (200, b"ok\n")
+
+
+def test_many_concurrent_clients_get_identical_answers(server, minted):
+    receipt = minted["der"].read_bytes()
+
+    def one(_):
+        answer = server.verify_receipt("/sandbox/verifyReceipt", receipt)
+        for key in REQUEST_DATE_KEYS:
+            answer["receipt"].pop(key)
+        verdict = server.json("POST", "/v1/verify", receipt)[1]
+        return json.dumps(answer, sort_keys=True), json.dumps(verdict, sort_keys=True)
+
+    with ThreadPoolExecutor(max_workers=32) as pool:
+        answers = list(pool.map(one, range(400)))
+    assert len(set(answers)) == 1
+    assert json.loads(answers[0][0])["status"] == 0
+
+
+def test_sigterm_drains_the_request_in_flight_and_exits_0(test_ca, minted):
+    started = Server("--anchor", test_ca / "root.pem")
+    body = json.dumps({"receipt-data": base64.b64encode(minted["der"].read_bytes()).decode()}).encode()
+    connection = socket.create_connection(("127.0.0.1", started.port), timeout=10)
+    try:
+        connection.sendall(b"POST /sandbox/verifyReceipt HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % len(body)
+                           + body[:100])
+        time.sleep(0.3)
+        started.process.send_signal(signal.SIGTERM)
+        time.sleep(0.3)
+        assert started.process.poll() is None  # still draining
+        connection.sendall(body[100:])
+        response = b""
+        while b"\r\n\r\n" not in response or len(response.split(b"\r\n\r\n", 1)[1]) < 20:
+            chunk = connection.recv(65536)
+            if not chunk:
+                break
+            response += chunk
+        assert response.startswith(b"HTTP/1.1 200")
+        assert b'"status":0' in response
+        assert started.process.wait(10) == 0
+        # New connections are refused once it has stopped.
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", started.port), timeout=2)
+    finally:
+        connection.close()
+        if started.process.poll() is None:
+            started.process.kill()
+
+
+def test_bad_flags_exit_2():
+    for flags in (["--max-body", "0"], ["--port", "70000"], ["--anchor", "/nonexistent.pem"]):
+        result = subprocess.run([CLI, "serve", *flags], capture_output=True, text=True, timeout=10)
+        assert result.returncode == 2, flags
+        assert result.stderr.strip()

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The load row of `make bench`: `receipt serve` under wrk (64 connections, a few seconds) on
+# POST /verifyReceipt with one receipt, next to the in-process warm rate of the same receipt on
+# one core, measured in the same run. wrk shares the machine with the server.
+#   bench/bench_serve.sh RECEIPT [ANCHOR.pem]
+# Target: HTTP requests/s >= 0.5 x the in-process warm verdict rate, and no errors.
+set -euo pipefail
+receipt=$1
+anchor=${2:-}
+cli=build/bin/receipt
+seconds=${SERVE_BENCH_SECONDS:-5}
+work=$(mktemp -d)
+trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
+
+anchors=()
+[ -n "$anchor" ] && anchors=(--anchor "$anchor")
+# In-process, one core: the warm verdict (verify_warm) and the whole answer the server gives (appstore_answer_warm).
+$cli bench "${anchors[@]}" --json "$receipt" > "$work/inprocess.json"
+python3 -c "import base64,json,sys; print(json.dumps({'receipt-data': base64.b64encode(open(sys.argv[1],'rb').read()).decode()}))" \
+  "$receipt" > "$work/body.json"
+
+$cli serve --port 0 "${anchors[@]}" > "$work/serve.out" 2> "$work/serve.err" &
+server=$!
+for _ in $(seq 50); do grep -q listening "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
+port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$work/serve.out")
+[ -n "$port" ] || { cat "$work/serve.err"; exit 1; }
+# The endpoint the receipt belongs to: production, or sandbox when production answers 21007.
+answer() { curl -s -X POST --data-binary @"$work/body.json" "http://127.0.0.1:$port$1" \
+  | python3 -c "import json,sys; print(json.load(sys.stdin)['status'])"; }
+path=/verifyReceipt
+status=$(answer $path)
+[ "$status" = 21007 ] && { path=/sandbox/verifyReceipt; status=$(answer $path); }
+[ "$status" = 0 ] || { echo "the server answered status $status for $receipt; timing it would mislead"; exit 1; }
+
+BODY=$work/body.json wrk -t2 -c64 -d${seconds}s --latency -s bench/wrk_post.lua "http://127.0.0.1:$port$path" > "$work/wrk.out"
+kill -TERM $server; wait $server
+
+python3 - "$work/inprocess.json" "$work/wrk.out" "$receipt" "$path" <<'PY'
+import json, re, sys
+inprocess = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+rate = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+def latency(p):
+    value, unit = re.search(rf"^\s+{p}%\s+([\d.]+)(us|ms|s)$", text, re.M).groups()
+    return float(value) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
+non2xx = int((re.search(r"Non-2xx or 3xx responses: (\d+)", text) or [0, 0])[1])
+socket_errors = sum(map(int, re.findall(r"(?:connect|read|write|timeout) (\d+)", text)))
+verdict = 1e9 / inprocess["verify_warm"]
+answer = 1e9 / inprocess["appstore_answer_warm"]
+print(f"{sys.argv[3]} on POST {sys.argv[4]}, 64 connections:")
+print(f"  HTTP {rate:,.0f} req/s, p50 {latency(50):.2f} ms, p99 {latency(99):.2f} ms, "
+      f"errors {non2xx} non-2xx + {socket_errors} socket")
+print(f"  in-process, one core: warm verdict {verdict:,.0f}/s, whole verifyReceipt answer {answer:,.0f}/s")
+ratio = rate / verdict
+print(f"  HTTP / in-process warm verdict = {ratio:.2f} (target >= 0.5): {'met' if ratio >= 0.5 else 'NOT met'}; "
+      f"HTTP / in-process answer = {rate / answer:.2f}")
+PY
