@@ -25,8 +25,8 @@ for _ in $(seq 50); do grep -q listening "$work/serve.out" 2>/dev/null && break;
 port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$work/serve.out")
 [ -n "$port" ] || { cat "$work/serve.err"; exit 1; }
 # The endpoint the receipt belongs to: production, or sandbox when production answers 21007.
-answer() { curl -s -X POST --data-binary @"$work/body.json" "http://127.0.0.1:$port$1" \
-  | python3 -c "import json,sys; print(json.load(sys.stdin)['status'])"; }
+answer() { python3 -c "import json,sys,urllib.request as u; print(json.load(u.urlopen(u.Request(sys.argv[1], open(sys.argv[2],'rb').read())))['status'])" \
+  "http://127.0.0.1:$port$1" "$work/body.json"; }
 path=/verifyReceipt
 status=$(answer $path)
 [ "$status" = 21007 ] && { path=/sandbox/verifyReceipt; status=$(answer $path); }

@@ -65,6 +65,10 @@ else
 fi
 
 echo
+echo "== receipt serve under wrk, against the in-process warm rate on one core (target >= 0.5x)"
+if [ ${#real[@]} -gt 0 ]; then bench/bench_serve.sh ${real[0]}; else bench/bench_serve.sh $out/minted-4.der $out/ca/root.pem; fi
+
+echo
 echo "== Two threads sharing one verifier (warm)"
 $out/bench --threads ${real[0]:-$out/minted-4.der} $([ ${#real[@]} -gt 0 ] || echo --anchor $out/ca/root.pem)
 
