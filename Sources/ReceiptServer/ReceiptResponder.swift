@@ -65,14 +65,14 @@ struct ReceiptResponder: HTTPResponder {
     /// Apple's protocol: HTTP 200 whatever the outcome, the status in the JSON.
     private func verifyReceipt(_ request: Request, on endpoint: VerifyReceiptEndpoint) async throws -> (Response, String) {
         guard request.method == .post else {
-            return (Self.json(.ok, VerifyReceiptEndpoint.notPostAnswer.json), String(LocalVerifyReceipt.notPost))
+            return (Self.json(.ok, VerifyReceiptEndpoint.notPostAnswer.bytes), String(LocalVerifyReceipt.notPost))
         }
         guard let body = try await readBody(request) else {
             let answer = VerifyReceiptEndpoint.tooLargeAnswer(limit: maxBodyBytes)
-            return (Self.json(.ok, answer.json), String(answer.status))
+            return (Self.json(.ok, answer.bytes), String(answer.status))
         }
         let answer = endpoint.answer(toBody: body, requestDateMilliseconds: Self.nowMilliseconds())
-        return (Self.json(.ok, answer.json), String(answer.status))
+        return (Self.json(.ok, answer.bytes), String(answer.status))
     }
 
     /// 200 with a verdict (valid or not), 400 when there is none (unreadable body,
@@ -82,11 +82,11 @@ struct ReceiptResponder: HTTPResponder {
         guard let body = try await readBody(request) else {
             let answer = VerdictEndpoint.refusal(
                 ReceiptError(.inputTooLarge, "the request body is over \(maxBodyBytes) bytes"))
-            return (Self.json(.contentTooLarge, answer.json), answer.status.name)
+            return (Self.json(.contentTooLarge, answer.bytes), answer.status.name)
         }
         let query = request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) }
         let answer = verdict.answer(toBody: body, query: query)
-        return (Self.json(answer.refusal == nil ? .ok : .badRequest, answer.json), answer.status.name)
+        return (Self.json(answer.refusal == nil ? .ok : .badRequest, answer.bytes), answer.status.name)
     }
 
     /// The body, or nil past maxBodyBytes: refused from Content-Length before any of
@@ -101,10 +101,10 @@ struct ReceiptResponder: HTTPResponder {
         }
     }
 
-    private static func json(_ status: HTTPResponse.Status, _ text: String) -> Response {
+    private static func json(_ status: HTTPResponse.Status, _ bytes: [UInt8]) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     private static func text(_ status: HTTPResponse.Status, _ text: String) -> Response {

@@ -33,10 +33,22 @@ final class ServerMetrics: Sendable {
             helpText: "Verifications that validated their certificate chain"))
     }
 
+    /// Handles made once per endpoint and status (both from small fixed sets): making
+    /// one per request would look it up in the registry every time.
+    private let handles = Mutex<[String: (requests: Metrics.Counter, duration: Metrics.Timer)]>([:])
+
     func record(endpoint: String, status: String, since start: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - start
-        Metrics.Counter(label: Self.requests, dimensions: [("endpoint", endpoint), ("status", status)]).increment()
-        Metrics.Timer(label: Self.duration, dimensions: [("endpoint", endpoint)]).recordInterval(elapsed)
+        let key = endpoint + " " + status
+        let (requests, duration) = handles.withLock { handles in
+            if let made = handles[key] { return made }
+            let made = (Metrics.Counter(label: Self.requests, dimensions: [("endpoint", endpoint), ("status", status)]),
+                        Metrics.Timer(label: Self.duration, dimensions: [("endpoint", endpoint)]))
+            handles[key] = made
+            return made
+        }
+        requests.increment()
+        duration.recordInterval(elapsed)
     }
 
     /// The Prometheus text exposition, with the cache counters brought up to date.

@@ -43,9 +43,12 @@ public enum LocalVerifyReceipt {
     /// An answer: the JSON, its status, and why the input could not be read when it
     /// is 21002 (the App Store says no more; a local caller can say what is wrong).
     public struct Answer: Sendable {
-        public let json: String
+        /// The JSON as UTF-8, as a server sends it.
+        public let bytes: [UInt8]
         public let status: Int64
         public let unreadable: ReceiptError?
+
+        public var json: String { String(decoding: bytes, as: UTF8.self) }
     }
 
     /// `expecting` is the environment the caller plays: .production answers 21007
@@ -65,7 +68,7 @@ public enum LocalVerifyReceipt {
         let (status, unreadable) = writeMembers(for: input, verifier: verifier, expecting: environment,
                                                 options: options, into: &writer)
         writer.endObject()
-        return Answer(json: writer.string, status: status, unreadable: unreadable)
+        return Answer(bytes: writer.bytes, status: status, unreadable: unreadable)
     }
 
     /// A status alone, as the App Store answers every refusal.
@@ -74,7 +77,7 @@ public enum LocalVerifyReceipt {
         writer.beginObject()
         writer.number("status", status)
         writer.endObject()
-        return Answer(json: writer.string, status: status, unreadable: unreadable)
+        return Answer(bytes: writer.bytes, status: status, unreadable: unreadable)
     }
 
     /// The checks in the App Store's order: readable, right endpoint, authentic,
@@ -94,13 +97,19 @@ public enum LocalVerifyReceipt {
         }
         writer.number("status", 0)
         writer.string("environment", environment.rawValue)
+        let purchases = receipt.purchases
+        // Every purchase appears twice, in in_app and in latest_receipt_info: compact
+        // JSON renders each once (an indented copy would sit at another depth).
+        let rendered = writer.isCompact ? purchases.map(AppStoreReceiptJSON.render) : nil
         AppStoreReceiptJSON.write(receipt, key: "receipt", requestDateMilliseconds: options.requestDateMilliseconds,
-                                  into: &writer)
+                                  renderedPurchases: rendered, into: &writer)
         // Apple returns both only "for receipts that contain auto-renewable subscriptions".
-        guard receipt.purchases.contains(where: isAutoRenewable) else { return (0, nil) }
-        let listed = options.excludeOldTransactions ? latestRenewalsOnly(receipt) : latestReceiptInfoOrder(receipt)
+        guard purchases.contains(where: isAutoRenewable) else { return (0, nil) }
+        let listed = options.excludeOldTransactions ? latestRenewalsOnly(purchases) : latestReceiptInfoOrder(purchases)
         writer.beginArray("latest_receipt_info")
-        for purchase in listed { AppStoreReceiptJSON.write(purchase, key: nil, into: &writer) }
+        for index in listed {
+            if let rendered { writer.raw(nil, rendered[index]) } else { AppStoreReceiptJSON.write(purchases[index], key: nil, into: &writer) }
+        }
         writer.endArray()
         writer.unescapedString("latest_receipt") { out in
             Base64.append(receipt.storage.encoded, to: &out)
@@ -124,27 +133,22 @@ public enum LocalVerifyReceipt {
     /// Only auto-renewable subscriptions carry a subscription expiration date (1708).
     static func isAutoRenewable(_ purchase: InAppPurchase) -> Bool { purchase.expiresDate != nil }
 
-    /// The App Store lists latest_receipt_info oldest purchase first.
-    static func latestReceiptInfoOrder(_ receipt: Receipt) -> [InAppPurchase] {
-        receipt.purchases.enumerated().sorted { left, right in
-            let (a, b) = (left.element.purchaseDate?.millisecondsSince1970 ?? .min,
-                          right.element.purchaseDate?.millisecondsSince1970 ?? .min)
-            return a != b ? a < b : left.offset < right.offset
-        }.map(\.element)
+    /// The App Store lists latest_receipt_info oldest purchase first: indices into `purchases`.
+    static func latestReceiptInfoOrder(_ purchases: [InAppPurchase]) -> [Int] {
+        let dates = purchases.map { $0.purchaseDate?.millisecondsSince1970 ?? .min }
+        return purchases.indices.sorted { dates[$0] != dates[$1] ? dates[$0] < dates[$1] : $0 < $1 }
     }
 
     /// exclude-old-transactions: of each auto-renewable subscription (one original
     /// transaction id) only the last renewal stays; other purchases stay as they are.
-    static func latestRenewalsOnly(_ receipt: Receipt) -> [InAppPurchase] {
-        let ordered = latestReceiptInfoOrder(receipt)
-        var lastIndexOfSubscription: [String: Int] = [:]
-        for (index, purchase) in ordered.enumerated() where isAutoRenewable(purchase) {
-            lastIndexOfSubscription[purchase.originalTransactionID ?? purchase.transactionID ?? ""] = index
+    static func latestRenewalsOnly(_ purchases: [InAppPurchase]) -> [Int] {
+        let ordered = latestReceiptInfoOrder(purchases)
+        func subscription(_ index: Int) -> String {
+            purchases[index].originalTransactionID ?? purchases[index].transactionID ?? ""
         }
-        return ordered.enumerated().filter { index, purchase in
-            !isAutoRenewable(purchase)
-                || lastIndexOfSubscription[purchase.originalTransactionID ?? purchase.transactionID ?? ""] == index
-        }.map(\.element)
+        var lastOfSubscription: [String: Int] = [:]
+        for index in ordered where isAutoRenewable(purchases[index]) { lastOfSubscription[subscription(index)] = index }
+        return ordered.filter { !isAutoRenewable(purchases[$0]) || lastOfSubscription[subscription($0)] == $0 }
     }
 }
 

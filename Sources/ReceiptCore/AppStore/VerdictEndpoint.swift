@@ -21,12 +21,15 @@ public struct VerdictEndpoint: Sendable {
     }
 
     public struct Answer: Sendable {
-        public let json: String
+        /// The JSON as UTF-8, as a server sends it.
+        public let bytes: [UInt8]
         /// The verdict's status; for an unreadable body or a bad parameter, why.
         public let status: ReceiptStatus
         /// Set when there is no verdict: the body could not be read, or a parameter
         /// could not be used (the HTTP server answers 400 then).
         public let refusal: ReceiptError?
+
+        public var json: String { String(decoding: bytes, as: UTF8.self) }
     }
 
     public func answer(toBody body: [UInt8], query: [(name: String, value: String)]) -> Answer {
@@ -47,7 +50,7 @@ public struct VerdictEndpoint: Sendable {
                 status = result.status
             }
             writer.endObject()
-            return Answer(json: writer.string, status: status, refusal: nil)
+            return Answer(bytes: writer.bytes, status: status, refusal: nil)
         } catch {
             return Self.refusal(error)
         }
@@ -64,7 +67,7 @@ public struct VerdictEndpoint: Sendable {
         writer.beginArray("steps")
         writer.endArray()
         writer.endObject()
-        return Answer(json: writer.string, status: error.status, refusal: error)
+        return Answer(bytes: writer.bytes, status: error.status, refusal: error)
     }
 
     /// The server's verifier, or one with the request's policy over the server's.

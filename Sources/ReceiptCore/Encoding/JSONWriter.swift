@@ -14,6 +14,9 @@ package struct JSONWriter {
 
     package var string: String { String(decoding: bytes, as: UTF8.self) }
 
+    /// Compact output: a value rendered once may be written again with `raw` anywhere.
+    package var isCompact: Bool { indentStep == nil }
+
     package mutating func beginObject(_ key: String? = nil) { open(key, UInt8(ascii: "{")) }
     package mutating func endObject() { close(UInt8(ascii: "}")) }
     package mutating func beginArray(_ key: String? = nil) { open(key, UInt8(ascii: "[")) }

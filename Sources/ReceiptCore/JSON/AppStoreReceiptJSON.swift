@@ -13,8 +13,9 @@ public enum AppStoreReceiptJSON {
         return writer.string
     }
 
+    /// `renderedPurchases`: the in_app entries already rendered (compact), in receipt order.
     package static func write(_ receipt: Receipt, key: String?, requestDateMilliseconds: Int64? = nil,
-                              into writer: inout JSONWriter) {
+                              renderedPurchases: [[UInt8]]? = nil, into writer: inout JSONWriter) {
         writer.beginObject(key)
         ifPresent(receipt.receiptType) { writer.string(field: ReceiptField.receiptType.staticName, $0) }
         // Apple documents adam_id as the same value as app_item_id.
@@ -28,9 +29,20 @@ public enum AppStoreReceiptJSON {
         date(ReceiptField.expirationDate.staticName, receipt.expirationDate, &writer)
         ifPresent(receipt.originalApplicationVersion) { writer.string(field: ReceiptField.originalApplicationVersion.staticName, $0) }
         writer.beginArray("in_app")
-        for purchase in receipt.purchases { write(purchase, key: nil, into: &writer) }
+        if let renderedPurchases {
+            for entry in renderedPurchases { writer.raw(nil, entry) }
+        } else {
+            for purchase in receipt.purchases { write(purchase, key: nil, into: &writer) }
+        }
         writer.endArray()
         writer.endObject()
+    }
+
+    /// One purchase as compact JSON, to be written more than once.
+    package static func render(_ purchase: InAppPurchase) -> [UInt8] {
+        var writer = JSONWriter(capacity: 768)
+        write(purchase, key: nil, into: &writer)
+        return writer.bytes
     }
 
     /// One entry of `in_app` (and of `latest_receipt_info`, which has the same shape).
