@@ -27,14 +27,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "A bundle id receipts and JWS must name (repeatable: any of them); not checked when omitted.")
     var bundleId: [String] = []
 
-    @Flag(help: "Also trust Xcode's StoreKit Testing certificate.")
-    var allowXcode = false
-
-    @Flag(help: "Do not trust Apple's roots; use with --allow-xcode or --anchor.")
-    var noAppleRoot = false
-
-    @Option(help: "Trust this certificate (DER or PEM) as well; repeatable.")
-    var anchor: [String] = []
+    @OptionGroup var trust: TrustOptionGroup
 
     @Option(help: "The environment /v1/verify requires (production, sandbox, xcode, local-testing); any when omitted. The verifyReceipt endpoints judge the environment themselves (21007, 21008).")
     var environment: ReceiptEnvironment?
@@ -75,8 +68,7 @@ struct Serve: AsyncParsableCommand {
             }
             var policy = VerificationPolicy(bundleID: bundleId.first, environment: environment, appAppleID: appAppleId)
             policy.otherBundleIDs = Array(bundleId.dropFirst())
-            var settings = ServerSettings(verifier: try VerifierOptions.verifier(
-                policy: policy, anchorPaths: anchor, allowXcode: allowXcode, noAppleRoot: noAppleRoot))
+            var settings = ServerSettings(verifier: try trust.verifier(policy: policy))
             settings.host = host
             settings.port = port
             settings.sharedSecrets = password

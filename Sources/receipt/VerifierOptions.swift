@@ -12,14 +12,7 @@ struct VerifierOptions: ParsableArguments {
     @Option(help: "The device identifier in hex: 16 bytes (iOS identifierForVendor) or 6 (macOS en0 MAC).")
     var deviceId: String?
 
-    @Flag(help: "Also trust Xcode's StoreKit Testing certificate.")
-    var allowXcode = false
-
-    @Flag(help: "Do not trust Apple's roots (the Apple Inc. Root CA for receipts, Apple Root CA - G3 for JWS); use with --allow-xcode or --anchor.")
-    var noAppleRoot = false
-
-    @Option(help: "Trust this certificate (DER or PEM) as well; repeatable.")
-    var anchor: [String] = []
+    @OptionGroup var trust: TrustOptionGroup
 
     @Option(help: "The instant the VPP expiration is checked against, and a JWS without signedDate is judged at (RFC 3339, e.g. 2024-01-01T00:00:00Z or 2024-01-01T01:00:00+01:00).")
     var now: String?
@@ -50,13 +43,24 @@ struct VerifierOptions: ParsableArguments {
         policy.environment = environment
         policy.appAppleID = appAppleId
         if let now { policy.nowMilliseconds = try CommandLineValues.instant(now, option: "--now") }
-        return try Self.verifier(policy: policy, anchorPaths: anchor, allowXcode: allowXcode, noAppleRoot: noAppleRoot)
+        return try trust.verifier(policy: policy)
     }
+}
 
-    /// A verifier trusting what --no-apple-root, --allow-xcode and --anchor say (shared with `serve`).
-    static func verifier(policy: VerificationPolicy, anchorPaths: [String], allowXcode: Bool,
-                         noAppleRoot: Bool) throws(ReceiptError) -> ReceiptVerifier {
-        let anchors = try anchorPaths.map { (path) throws(ReceiptError) in try optionFile("--anchor", path, TrustAnchor.init) }
+/// What to trust: every verifying subcommand's, and `serve`'s.
+struct TrustOptionGroup: ParsableArguments {
+    @Flag(help: "Also trust Xcode's StoreKit Testing certificate.")
+    var allowXcode = false
+
+    @Flag(help: "Do not trust Apple's roots (the Apple Inc. Root CA for receipts, Apple Root CA - G3 for JWS); use with --allow-xcode or --anchor.")
+    var noAppleRoot = false
+
+    @Option(help: "Trust this certificate (DER or PEM) as well; repeatable.")
+    var anchor: [String] = []
+
+    /// A verifier with this trust and `policy`; an unreadable --anchor names its file.
+    func verifier(policy: VerificationPolicy) throws(ReceiptError) -> ReceiptVerifier {
+        let anchors = try anchor.map { (path) throws(ReceiptError) in try optionFile("--anchor", path, TrustAnchor.init) }
         var trust: TrustOptions = noAppleRoot ? [] : .appleRoot
         if allowXcode { trust.insert(.xcodeStoreKit) }
         return ReceiptVerifier(trust: trust, anchors: anchors, policy: policy)
