@@ -24,6 +24,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "An app's shared secret for /verifyReceipt (repeatable): a receipt with auto-renewable purchases then needs one of them, or gets 21004.")
     var password: [String] = []
 
+    @Option(help: "A file of shared secrets, one per line (blank lines ignored): as --password, without the secret showing in the process list.")
+    var passwordFile: String?
+
     @Option(help: "A bundle id receipts and JWS must name (repeatable: any of them); not checked when omitted.")
     var bundleId: [String] = []
 
@@ -60,6 +63,16 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
+    private static func secrets(inFile path: String) throws(ReceiptError) -> [String] {
+        let lines = try optionFile("--password-file", path) { String(decoding: $0, as: UTF8.self) }
+            .split(whereSeparator: \.isNewline)  // "\r\n" is one Character
+        let secrets = lines.map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
+        guard !secrets.isEmpty else {
+            throw ReceiptError(.invalidArgument, "--password-file \(path): no secret in it")
+        }
+        return secrets
+    }
+
     private func settings() throws -> ServerSettings {
         do throws(ReceiptError) {
             guard maxBody > 0, workers > 0, maxConnections > 0, requestTimeout > 0, (0...65535).contains(port) else {
@@ -71,7 +84,7 @@ struct Serve: AsyncParsableCommand {
             var settings = ServerSettings(verifier: try trust.verifier(policy: policy))
             settings.host = host
             settings.port = port
-            settings.sharedSecrets = password
+            settings.sharedSecrets = password + (try passwordFile.map(Self.secrets(inFile:)) ?? [])
             settings.maxBodyBytes = maxBody
             settings.workers = workers
             settings.maxConnections = maxConnections
@@ -80,5 +93,13 @@ struct Serve: AsyncParsableCommand {
         } catch {
             throw failOption(error)
         }
+    }
+}
+
+extension Substring {
+    /// Without the spaces and tabs around it (no Foundation).
+    func trimmingSpaces() -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        return String(drop(while: isSpace).reversed().drop(while: isSpace).reversed())
     }
 }

@@ -409,8 +409,23 @@ def test_sigterm_drains_the_request_in_flight_and_exits_0(test_ca, minted):
             started.process.kill()
 
 
-def test_bad_flags_exit_2():
-    for flags in (["--max-body", "0"], ["--port", "70000"], ["--anchor", "/nonexistent.pem"]):
+def test_password_file(test_ca, minted, tmp_path):
+    secrets = tmp_path / "secrets"
+    secrets.write_text("\n  first-secret  \n\r\n" + SECRET + "\n")
+    started = Server("--anchor", test_ca / "root.pem", "--password-file", secrets)
+    try:
+        receipt = minted["der"].read_bytes()
+        assert started.verify_receipt("/sandbox/verifyReceipt", receipt) == {"status": 21004}
+        assert started.verify_receipt("/sandbox/verifyReceipt", receipt, password="first-secret")["status"] == 0
+        assert started.verify_receipt("/sandbox/verifyReceipt", receipt, password=SECRET)["status"] == 0
+    finally:
+        assert started.stop() == 0
+
+
+def test_bad_flags_exit_2(tmp_path):
+    (tmp_path / "empty").write_text("\n \n")
+    for flags in (["--max-body", "0"], ["--port", "70000"], ["--anchor", "/nonexistent.pem"],
+                  ["--password-file", "/nonexistent"], ["--password-file", str(tmp_path / "empty")]):
         result = subprocess.run([CLI, "serve", *flags], capture_output=True, text=True, timeout=10)
         assert result.returncode == 2, flags
         assert result.stderr.strip()
