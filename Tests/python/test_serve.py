@@ -363,6 +363,18 @@ def test_300_half_sent_connections_do_not_hold_up_a_request(server, minted):
     assert server.request("GET", "/healthz")[:2] == (200, b"ok\n")
 
 
+@pytest.mark.parametrize("payload", [
+    b"GARBAGE\r\n\r\n", b"POST /verifyReceipt HTTP/1.1\r\nContent-Length: -5\r\n\r\n",
+    b"POST /verifyReceipt HTTP/1.1\r\nHost: x\r\nX-A: " + b"a" * 100_000 + b"\r\n\r\n",  # past the header limit
+    b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03",  # a TLS ClientHello on the plain port
+])
+def test_malformed_http_gets_400_and_the_server_stays_up(server, payload):
+    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as connection:
+        connection.sendall(payload)
+        assert connection.recv(100).startswith(b"HTTP/1.1 400 Bad Request\r\n")
+    assert server.request("GET", "/healthz")[:2] == (200, b"ok\n")
+
+
 def test_many_concurrent_clients_get_identical_answers(server, minted):
     receipt = minted["der"].read_bytes()
 
