@@ -375,6 +375,24 @@ def test_malformed_http_gets_400_and_the_server_stays_up(server, payload):
     assert server.request("GET", "/healthz")[:2] == (200, b"ok\n")
 
 
+def test_connection_cap_holds_new_connections_until_one_closes():
+    capped = Server("--max-connections", "2")
+    held = [socket.create_connection(("127.0.0.1", capped.port)) for _ in range(2)]
+    try:
+        for connection in held:
+            connection.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert connection.recv(100).startswith(b"HTTP/1.1 200")  # both accepted, kept alive
+        time.sleep(0.2)
+        with pytest.raises(TimeoutError):
+            capped.request("GET", "/healthz", timeout=1)  # a third waits in the listen queue
+        held.pop().close()
+        assert capped.request("GET", "/healthz", timeout=5)[:2] == (200, b"ok\n")
+    finally:
+        for connection in held:
+            connection.close()
+        assert capped.stop() == 0
+
+
 def test_many_concurrent_clients_get_identical_answers(server, minted):
     receipt = minted["der"].read_bytes()
 
