@@ -40,9 +40,9 @@ struct ReceiptResponder: HTTPResponder {
         let (response, status): (Response, String)
         switch path {
         case "/verifyReceipt":
-            (response, status) = try await verifyReceipt(request, on: production)
+            (response, status) = try await verifyReceipt(request, context: context, on: production)
         case "/sandbox/verifyReceipt":
-            (response, status) = try await verifyReceipt(request, on: sandbox)
+            (response, status) = try await verifyReceipt(request, context: context, on: sandbox)
         case "/v1/verify":
             (response, status) = try await verify(request)
         case "/healthz" where request.method == .get || request.method == .head:
@@ -56,14 +56,14 @@ struct ReceiptResponder: HTTPResponder {
         case "/healthz", "/metrics":
             (response, status) = (Self.methodNotAllowed(allow: "GET"), "405")
         default:
-            (response, status) = (Self.text(.notFound, "not found: \(path)\n"), "404")
+            (response, status) = (Self.text(.notFound, "not found\n"), "404")
         }
         metrics.record(endpoint: Self.endpointLabel(path), status: status, since: start)
         return response
     }
 
     /// Apple's protocol: HTTP 200 whatever the outcome, the status in the JSON.
-    private func verifyReceipt(_ request: Request, on endpoint: VerifyReceiptEndpoint) async throws -> (Response, String) {
+    private func verifyReceipt(_ request: Request, context: Context, on endpoint: VerifyReceiptEndpoint) async throws -> (Response, String) {
         guard request.method == .post else {
             return (Self.json(.ok, VerifyReceiptEndpoint.notPostAnswer.bytes), String(LocalVerifyReceipt.notPost))
         }
@@ -72,6 +72,8 @@ struct ReceiptResponder: HTTPResponder {
             return (Self.json(.ok, answer.bytes), String(answer.status))
         }
         let answer = endpoint.answer(toBody: body, requestDateMilliseconds: Self.nowMilliseconds())
+        // Apple's answer says only 21002; the log (--verbose) says why.
+        if let unreadable = answer.unreadable { context.logger.debug("21002: \(unreadable)") }
         return (Self.json(.ok, answer.bytes), String(answer.status))
     }
 

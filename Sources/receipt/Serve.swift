@@ -50,11 +50,14 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a whole request may take to arrive, from the connection's opening or its previous response; then the connection is closed.")
     var requestTimeout = 30
 
+    @Flag(help: "Log every refused request's reason (why a body got 21002) on standard error.")
+    var verbose = false
+
     func run() async throws {
         let settings = try settings()
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "receipt.serve")
-        logger.logLevel = .info
+        logger.logLevel = verbose ? .debug : .info
         let host = settings.host
         try await ReceiptServer.run(settings, logger: logger) { port in
             // Standard output, one line, for scripts and tests started with --port 0.

@@ -33,6 +33,12 @@ struct VerifyReceiptEndpointTests {
         #expect(refusal(beyond).unreadable?.status == .limitExceeded)
     }
 
+    @Test func detailsNameWhatIsWrong() {
+        #expect(refusal(#"{"receipt-data": 5}"#).unreadable?.detail == #""receipt-data" is a number, not a base64 string"#)
+        #expect(refusal(#"{"receipt-data": "x", "password": null, "exclude-old-transactions": []}"#).unreadable?.detail
+                == #""exclude-old-transactions" is an array, not a boolean"#)
+    }
+
     @Test func receiptDataThatIsNoReceiptGets21002() {
         let answer = refusal(#"{"receipt-data": "aGVsbG8gd29ybGQ="}"#)
         #expect(answer.status == 21002 && answer.unreadable != nil)

@@ -72,18 +72,18 @@ struct IncomingVerifyReceiptRequest {
             throw ReceiptError(.badField, "the request has no \"receipt-data\"")
         }
         guard let text = receipt.stringValue else {
-            throw ReceiptError(.badField, "\"receipt-data\" is a \(receipt.kindName), not a base64 string")
+            throw ReceiptError(.badField, "\"receipt-data\" is \(receipt.kindName), not a base64 string")
         }
         receiptData = Array(text.utf8)
         switch document["password"] {
         case nil, .null?: password = nil
         case .string(let secret)?: password = secret
-        case let other?: throw ReceiptError(.badField, "\"password\" is a \(other.kindName), not a string")
+        case let other?: throw ReceiptError(.badField, "\"password\" is \(other.kindName), not a string")
         }
         switch document["exclude-old-transactions"] {
         case nil, .null?: excludeOldTransactions = false
         case .bool(let flag)?: excludeOldTransactions = flag
-        case let other?: throw ReceiptError(.badField, "\"exclude-old-transactions\" is a \(other.kindName), not a boolean")
+        case let other?: throw ReceiptError(.badField, "\"exclude-old-transactions\" is \(other.kindName), not a boolean")
         }
     }
 }
