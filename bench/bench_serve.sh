@@ -33,18 +33,24 @@ status=$(answer $path)
 [ "$status" = 0 ] || { echo "the server answered status $status for $receipt; timing it would mislead"; exit 1; }
 
 BODY=$work/body.json wrk -t2 -c64 -d${seconds}s --latency -s bench/wrk_post.lua "http://127.0.0.1:$port$path" > "$work/wrk.out"
+# The same receipt's verdict alone over HTTP: /v1/verify, the raw bytes in, the step report out.
+BODY=$receipt wrk -t2 -c64 -d${seconds}s --latency -s bench/wrk_post.lua "http://127.0.0.1:$port/v1/verify" > "$work/wrk-verdict.out"
 kill -TERM $server; wait $server
 
-python3 - "$work/inprocess.json" "$work/wrk.out" "$receipt" "$path" <<'PY'
+python3 - "$work/inprocess.json" "$work/wrk.out" "$receipt" "$path" "$work/wrk-verdict.out" <<'PY'
 import json, re, sys
 inprocess = json.load(open(sys.argv[1]))
 text = open(sys.argv[2]).read()
+verdict_text = open(sys.argv[5]).read()
 rate = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
-def latency(p):
+verdict_rate = float(re.search(r"Requests/sec:\s+([\d.]+)", verdict_text).group(1))
+def latency(p, text=text):
     value, unit = re.search(rf"^\s+{p}%\s+([\d.]+)(us|ms|s)$", text, re.M).groups()
     return float(value) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
-non2xx = int((re.search(r"Non-2xx or 3xx responses: (\d+)", text) or [0, 0])[1])
-socket_errors = sum(map(int, re.findall(r"(?:connect|read|write|timeout) (\d+)", text)))
+def errors(text):
+    non2xx = int((re.search(r"Non-2xx or 3xx responses: (\d+)", text) or [0, 0])[1])
+    return non2xx, sum(map(int, re.findall(r"(?:connect|read|write|timeout) (\d+)", text)))
+non2xx, socket_errors = errors(text)
 verdict = 1e9 / inprocess["verify_warm"]
 answer = 1e9 / inprocess["appstore_answer_warm"]
 print(f"{sys.argv[3]} on POST {sys.argv[4]}, 64 connections:")
@@ -54,4 +60,8 @@ print(f"  in-process, one core: warm verdict {verdict:,.0f}/s, whole verifyRecei
 ratio = rate / verdict
 print(f"  HTTP / in-process warm verdict = {ratio:.2f} (target >= 0.5): {'met' if ratio >= 0.5 else 'NOT met'}; "
       f"HTTP / in-process answer = {rate / answer:.2f}")
+v_non2xx, v_socket = errors(verdict_text)
+print(f"  POST /v1/verify (verdict only): {verdict_rate:,.0f} req/s, p50 {latency(50, verdict_text):.2f} ms, "
+      f"p99 {latency(99, verdict_text):.2f} ms, errors {v_non2xx} + {v_socket}; / in-process warm verdict = "
+      f"{verdict_rate / verdict:.2f}")
 PY
