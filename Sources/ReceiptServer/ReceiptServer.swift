@@ -21,7 +21,9 @@ public enum ReceiptServer {
         let limit = TimeAmount.seconds(Int64(max(1, settings.requestTimeoutSeconds)))
         let app = Application(
             responder: ReceiptResponder(settings: settings, metrics: metrics),
-            server: .http1(configuration: .init(additionalChannelHandlers: [RequestDeadlineHandler(limit: limit)])),
+            server: .http1(configuration: .init(additionalChannelHandlers: [
+                RequestDeadlineHandler(limit: limit), ExpectContinueHandler(maxBodyBytes: settings.maxBodyBytes),
+            ])),
             configuration: ApplicationConfiguration(
                 address: .hostname(settings.host, port: settings.port),
                 serverName: nil,

@@ -393,6 +393,36 @@ def test_connection_cap_holds_new_connections_until_one_closes():
         assert capped.stop() == 0
 
 
+def read_response(connection):
+    """One HTTP/1.1 response with a Content-Length body: (status line, body)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += connection.recv(65536)
+    head, body = data.split(b"\r\n\r\n", 1)
+    length = int(re.search(rb"(?i)content-length: *(\d+)", head).group(1))
+    while len(body) < length:
+        body += connection.recv(65536)
+    return head.split(b"\r\n")[0], body
+
+
+def test_expect_100_continue_is_answered_at_once(server, minted):
+    body = json.dumps({"receipt-data": base64.b64encode(minted["der"].read_bytes()).decode()}).encode()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=0.5) as connection:
+        for _ in range(2):  # twice on one connection: the interim answer leaves it usable
+            connection.sendall(b"POST /sandbox/verifyReceipt HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
+                               b"Content-Length: %d\r\n\r\n" % len(body))
+            assert connection.recv(100) == b"HTTP/1.1 100 Continue\r\n\r\n"  # within 0.5 s, not after a wait
+            connection.sendall(body)
+            status, answer = read_response(connection)
+            assert status == b"HTTP/1.1 200 OK" and json.loads(answer)["status"] == 0
+    # Declared past the limit: no 100, the final answer at once, and no body needed.
+    with socket.create_connection(("127.0.0.1", server.port), timeout=2) as connection:
+        connection.sendall(b"POST /v1/verify HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
+                           b"Content-Length: 99999999\r\n\r\n")
+        status, answer = read_response(connection)
+        assert status.startswith(b"HTTP/1.1 413 ") and json.loads(answer)["status"] == "RECEIPT_E_INPUT_TOO_LARGE"
+
+
 def test_many_concurrent_clients_get_identical_answers(server, minted):
     receipt = minted["der"].read_bytes()
 
