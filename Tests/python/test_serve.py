@@ -172,6 +172,20 @@ def test_untrusted_receipt_gets_21003(minted):
         assert bare.stop() == 0
 
 
+def test_bundle_ids_given_to_the_server(test_ca, minted):
+    """--bundle-id, repeatable: another app's receipt does not verify (21003), any listed one does."""
+    receipt = minted["der"].read_bytes()  # com.example.minted
+    other = Server("--anchor", test_ca / "root.pem", "--bundle-id", "com.example.other")
+    both = Server("--anchor", test_ca / "root.pem", "--bundle-id", "com.example.other", "--bundle-id", "com.example.minted")
+    try:
+        assert other.verify_receipt("/sandbox/verifyReceipt", receipt) == {"status": 21003}
+        assert other.json("POST", "/v1/verify", receipt)[1]["status"] == "RECEIPT_E_BUNDLE_MISMATCH"
+        assert both.verify_receipt("/sandbox/verifyReceipt", receipt)["status"] == 0
+        assert both.json("POST", "/v1/verify", receipt)[1]["valid"] is True
+    finally:
+        assert other.stop() == 0 and both.stop() == 0
+
+
 def test_other_methods_get_21000(server):
     for method in ("GET", "PUT", "DELETE"):
         status, answer = server.json(method, "/verifyReceipt")
