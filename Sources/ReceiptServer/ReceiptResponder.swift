@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -49,10 +46,7 @@ struct ReceiptResponder: HTTPResponder {
             (response, status) = (Self.text(.ok, "ok\n"), "200")
         case "/metrics" where request.method == .get:
             let exposition = metrics.exposition(cache: verdict.verifier.cacheStatistics)
-            var headers = HTTPFields()
-            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
-            (response, status) = (Response(status: .ok, headers: headers,
-                                           body: ResponseBody(byteBuffer: ByteBuffer(bytes: exposition))), "200")
+            (response, status) = (Self.response(.ok, contentType: "text/plain; version=0.0.4; charset=utf-8", exposition), "200")
         case "/healthz", "/metrics":
             (response, status) = (Self.methodNotAllowed(allow: "GET"), "405")
         default:
@@ -71,7 +65,7 @@ struct ReceiptResponder: HTTPResponder {
             let answer = VerifyReceiptEndpoint.tooLargeAnswer(limit: maxBodyBytes)
             return (Self.json(.ok, answer.bytes), String(answer.status))
         }
-        let answer = endpoint.answer(toBody: body, requestDateMilliseconds: Self.nowMilliseconds())
+        let answer = endpoint.answer(toBody: body)
         // Apple's answer says only 21002; the log (--verbose) says why.
         if let unreadable = answer.unreadable { context.logger.debug("21002: \(unreadable)") }
         return (Self.json(.ok, answer.bytes), String(answer.status))
@@ -104,15 +98,17 @@ struct ReceiptResponder: HTTPResponder {
     }
 
     private static func json(_ status: HTTPResponse.Status, _ bytes: [UInt8]) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        response(status, contentType: "application/json", bytes)
     }
 
     private static func text(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        response(status, contentType: "text/plain; charset=utf-8", Array(text.utf8))
+    }
+
+    private static func response(_ status: HTTPResponse.Status, contentType: String, _ bytes: [UInt8]) -> Response {
         var headers = HTTPFields()
-        headers[.contentType] = "text/plain; charset=utf-8"
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        headers[.contentType] = contentType
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     private static func methodNotAllowed(allow: String) -> Response {
@@ -128,12 +124,5 @@ struct ReceiptResponder: HTTPResponder {
         case "/verifyReceipt", "/sandbox/verifyReceipt", "/v1/verify", "/healthz", "/metrics": path
         default: "other"
         }
-    }
-
-    /// The wall clock, for `request_date*`.
-    static func nowMilliseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 }

@@ -91,13 +91,13 @@ public enum LocalVerifyReceipt {
             writer.number("status", malformed)
             return (malformed, error)
         }
-        if let refusal = refusal(of: receipt, verifier: verifier, expecting: environment, options: options) {
+        let purchases = receipt.purchases
+        if let refusal = refusal(of: receipt, purchases, verifier: verifier, expecting: environment, options: options) {
             writer.number("status", refusal)
             return (refusal, nil)
         }
         writer.number("status", 0)
         writer.string("environment", environment.rawValue)
-        let purchases = receipt.purchases
         // Every purchase appears twice, in in_app and in latest_receipt_info: compact
         // JSON renders each once (an indented copy would sit at another depth).
         let rendered = writer.isCompact ? purchases.map(AppStoreReceiptJSON.render) : nil
@@ -111,19 +111,19 @@ public enum LocalVerifyReceipt {
             if let rendered { writer.raw(nil, rendered[index]) } else { AppStoreReceiptJSON.write(purchases[index], key: nil, into: &writer) }
         }
         writer.endArray()
-        writer.unescapedString("latest_receipt") { out in
+        writer.unescapedString(field: "latest_receipt") { out in
             Base64.append(receipt.storage.encoded, to: &out)
         }
         return (0, nil)
     }
 
-    private static func refusal(of receipt: Receipt, verifier: ReceiptVerifier, expecting environment: AppStoreEnvironment,
-                                options: Options) -> Int64? {
+    private static func refusal(of receipt: Receipt, _ purchases: [InAppPurchase], verifier: ReceiptVerifier,
+                                expecting environment: AppStoreEnvironment, options: Options) -> Int64? {
         let receiptEnvironment = AppStoreEnvironment(receiptType: receipt.receiptType)
         if environment == .production && receiptEnvironment == .sandbox { return sandboxReceiptSentToProduction }
         if environment == .sandbox && receiptEnvironment == .production { return productionReceiptSentToSandbox }
         guard verifier.verify(receipt).isValid else { return notAuthenticated }
-        if !options.sharedSecrets.isEmpty, receipt.purchases.contains(where: isAutoRenewable),
+        if !options.sharedSecrets.isEmpty, purchases.contains(where: isAutoRenewable),
            !SharedSecret.matchesAny(options.password, of: options.sharedSecrets) {
             return sharedSecretMismatch
         }

@@ -43,6 +43,11 @@ public struct VerifyReceiptEndpoint: Sendable {
                                          options: options)
     }
 
+    /// The same, for a request made now (the core's wall clock, as verification uses).
+    public func answer(toBody body: [UInt8]) -> LocalVerifyReceipt.Answer {
+        answer(toBody: body, requestDateMilliseconds: ReceiptVerifier.currentMilliseconds())
+    }
+
     /// The answer to any method but POST, as Apple's: `{"status":21000}`.
     public static let notPostAnswer = LocalVerifyReceipt.statusOnly(LocalVerifyReceipt.notPost)
 

@@ -44,11 +44,7 @@ enum AppStoreDateFormat {
             bytes.append(contentsOf: wideFormat(milliseconds, suffix: suffix).utf8)
             return
         }
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: 19 + suffix.utf8CodeUnitCount))
-        bytes.withUnsafeMutableBufferPointer { buffer in
-            _ = write(fields, suffix: suffix, into: UnsafeMutableBufferPointer(rebasing: buffer[start...]))
-        }
+        bytes.append(count: 19 + suffix.utf8CodeUnitCount) { _ = write(fields, suffix: suffix, into: $0) }
     }
 
     private typealias Fields = (year: Int64, month: Int64, day: Int64, hour: Int64, minute: Int64, second: Int64)

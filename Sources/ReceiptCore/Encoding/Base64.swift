@@ -145,10 +145,8 @@ enum Base64 {
 
     /// The same text appended to `out` (a JSON answer being written): no String made.
     static func append(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
-        let start = out.count
-        out.append(contentsOf: repeatElement(0, count: encodedLength(bytes.count, padded: true)))
-        out.withUnsafeMutableBufferPointer { buffer in
-            encode(bytes, alphabet: standardAlphabet, padded: true, into: UnsafeMutableBufferPointer(rebasing: buffer[start...]))
+        out.append(count: encodedLength(bytes.count, padded: true)) {
+            encode(bytes, alphabet: standardAlphabet, padded: true, into: $0)
         }
     }
 

@@ -49,17 +49,10 @@ package struct JSONWriter {
         bytes.append(contentsOf: String(value).utf8)
     }
 
+    /// A string member whose text `write` appends itself: only for text that needs
+    /// no escape (digits, the App Store's date forms, base64), so none is looked for.
     package mutating func unescapedString(field: StaticString, suffix: StaticString = "", _ write: (inout [UInt8]) -> Void) {
         member(field: field, suffix: suffix)
-        bytes.append(UInt8(ascii: "\""))
-        write(&bytes)
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    /// A string member whose text `write` appends itself: only for text that needs
-    /// no escape (digits, the App Store's date forms), so none is looked for.
-    package mutating func unescapedString(_ key: String?, _ write: (inout [UInt8]) -> Void) {
-        member(key)
         bytes.append(UInt8(ascii: "\""))
         write(&bytes)
         bytes.append(UInt8(ascii: "\""))
