@@ -15,7 +15,8 @@ public struct ServerSettings: Sendable {
     public var sharedSecrets: [String] = []
     /// The largest request body read; past it /verifyReceipt answers 21002 and /v1/verify 413.
     public var maxBodyBytes = 8 << 20
-    /// Event-loop threads; the verification itself runs on Swift's cooperative pool.
+    /// Event-loop threads. The verification runs on them when `receipt serve` has made them
+    /// Swift's global executor (ReceiptServer.runConcurrencyOnEventLoops), else on Swift's pool.
     public var workers = ServerSettings.coreCount
     /// Connections served at once; the listener stops accepting past it.
     public var maxConnections = 4096

@@ -20,6 +20,9 @@ struct ReceiptCommand: AsyncParsableCommand {
     static func main() async {
         do {
             var command = try parseAsRoot()
+            // Still on the main thread with no task started: the only moment the server's
+            // event loops can take over Swift's global executor.
+            (command as? Serve)?.prepareThreads()
             if var server = command as? AsyncParsableCommand {
                 try await server.run()
             } else {

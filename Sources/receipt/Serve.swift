@@ -53,6 +53,11 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Log every refused request's reason (why a body got 21002) on standard error.")
     var verbose = false
 
+    /// Called by main before any task starts (see ReceiptServer.runConcurrencyOnEventLoops).
+    func prepareThreads() {
+        ReceiptServer.runConcurrencyOnEventLoops(workers: workers)
+    }
+
     func run() async throws {
         let settings = try settings()
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
