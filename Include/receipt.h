@@ -711,6 +711,17 @@ receipt_status_t receipt_jws_to_json(const receipt_jws_t *jws, unsigned flags, c
  * the call: garbage, empty input (RECEIPT_E_EMPTY_INPUT) and an absent one
  * (inputs[i] NULL: RECEIPT_E_NULL_ARGUMENT) alike.
  *
+ * A StoreKit 2 JWS (told by its dots) in the same batch is decoded and verified
+ * as receipt_verify_jws() would, at its signing date, and fills the same columns:
+ * bundle_id its app (a notification's from whichever object it carries; NULL for
+ * a renewal info), receipt_type its environment ("Production", "Sandbox",
+ * "Xcode"; an AppTransaction's receiptType), the two versions an AppTransaction's
+ * (NULL otherwise), receipt_creation_date_ms its signing date. A signed
+ * transaction is one purchase (in_app_count 1; cancellation_date_ms its
+ * revocationDate; web_order_line_item_id its digits; is_trial_period 1 for an
+ * introductory offer (offerType 1) with a FREE_TRIAL discount,
+ * is_in_intro_offer_period 1 for one without); any other payload has none.
+ *
  * The caller owns the arrays: out_rows has room for `count` rows; the
  * purchases go into an array of receipt_batch_purchase_count() entries. Their
  * strings are borrowed from the batch, which the caller frees with
@@ -738,7 +749,7 @@ typedef struct receipt_batch_row {
 } receipt_batch_row_t;
 
 typedef struct receipt_batch_purchase {
-    size_t row;                /* the index of its receipt among the inputs */
+    size_t row;                /* the index of its receipt (or signed transaction) among the inputs */
     const char *product_id;    /* borrowed from the batch; NULL when absent */
     const char *transaction_id;
     const char *original_transaction_id;
@@ -756,7 +767,7 @@ receipt_status_t receipt_batch_verify(const receipt_verifier_t *verifier, const 
                                       const size_t *lengths, size_t count, receipt_batch_t **out_batch,
                                       receipt_batch_row_t *out_rows);
 
-/* How many purchases the batch's receipts hold, all rows together; 0 for NULL. */
+/* How many purchases the batch's rows hold, all together; 0 for NULL. */
 size_t receipt_batch_purchase_count(const receipt_batch_t *batch);
 
 /* Fills `out` with every purchase, in row order. Errors: RECEIPT_E_NULL_ARGUMENT;

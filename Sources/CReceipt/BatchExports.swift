@@ -1,10 +1,15 @@
 import ReceiptCore
 import ReceiptHeader
 
-/// A batch as C holds it: the core's batch, whose receipts own every borrowed string.
+/// A batch as C holds it: the core's batch, whose receipts own their borrowed
+/// strings, and a JWSHandle per JWS row, which owns the C copies of that row's.
 final class BatchHandle {
     let batch: BatchVerification
-    init(_ batch: BatchVerification) { self.batch = batch }
+    let signed: [JWSHandle?]
+    init(_ batch: BatchVerification) {
+        self.batch = batch
+        signed = batch.rows.map { $0.signedPayload.map(JWSHandle.init) }
+    }
 }
 
 /// Most inputs one batch call takes (receipt.h).
@@ -23,6 +28,13 @@ private func flag(_ receipt: Receipt, _ field: ReceiptField, purchase: Int) -> I
     (try? receipt.number(field.rawValue, purchase: purchase, as: .integer)).map { $0 != 0 ? 1 : 0 } ?? -1
 }
 
+/// A JWS row's column as a C string kept by its handle (keyed by the column's name).
+private func text(_ jws: JWSHandle, _ column: String, _ value: String?) -> UnsafePointer<CChar>? {
+    value.flatMap { try? jws.cString(atPath: "\u{0}" + column, $0) }
+}
+
+private func number(_ value: Int64?) -> Int64 { value ?? Int64.min }  // RECEIPT_BATCH_ABSENT
+
 @c @implementation
 public func receipt_batch_verify(_ verifier: OpaquePointer?, _ inputs: UnsafePointer<UnsafeRawPointer?>?,
                                  _ lengths: UnsafePointer<Int>?, _ count: Int,
@@ -39,18 +51,30 @@ public func receipt_batch_verify(_ verifier: OpaquePointer?, _ inputs: UnsafePoi
         let buffers = (0..<count).map { index -> UnsafeBufferPointer<UInt8>? in
             inputs![index].map { UnsafeBufferPointer(start: $0.assumingMemoryBound(to: UInt8.self), count: lengths![index]) }
         }
-        let batch = BatchVerification(buffers, verifier: checker)
-        for (index, row) in batch.rows.enumerated() {
+        let held = BatchHandle(BatchVerification(buffers, verifier: checker))
+        for (index, row) in held.batch.rows.enumerated() {
+            let (status, valid) = (receipt_status_t(row.status), Int32(row.isValid ? 1 : 0))
+            if let jws = held.signed[index] {
+                let columns = jws.payload.batchRow
+                rowsOut[index] = receipt_batch_row_t(
+                    status: status, valid: valid, bundle_id: text(jws, "bundle_id", columns.bundleID),
+                    application_version: text(jws, "application_version", columns.applicationVersion),
+                    original_application_version: text(jws, "original_application_version",
+                                                       columns.originalApplicationVersion),
+                    receipt_type: text(jws, "receipt_type", columns.receiptType),
+                    receipt_creation_date_ms: number(columns.creationDate), in_app_count: row.purchaseCount)
+                continue
+            }
             let receipt = row.receipt
             rowsOut[index] = receipt_batch_row_t(
-                status: receipt_status_t(row.status), valid: row.isValid ? 1 : 0,
+                status: status, valid: valid,
                 bundle_id: text(receipt, .bundleID), application_version: text(receipt, .applicationVersion),
                 original_application_version: text(receipt, .originalApplicationVersion),
                 receipt_type: text(receipt, .receiptType),
                 receipt_creation_date_ms: number(receipt, .receiptCreationDate, as: .date),
-                in_app_count: receipt?.purchaseCount ?? 0)
+                in_app_count: row.purchaseCount)
         }
-        out.pointee = handle(BatchHandle(batch))
+        out.pointee = handle(held)
     }
 }
 
@@ -69,6 +93,19 @@ public func receipt_batch_purchases(_ batch: OpaquePointer?, _ outPurchases: Uns
         }
         var next = 0
         for (rowIndex, row) in held.batch.rows.enumerated() {
+            if let jws = held.signed[rowIndex], let purchase = jws.payload.batchPurchase {
+                out[next] = receipt_batch_purchase_t(
+                    row: rowIndex, product_id: text(jws, "product_id", purchase.productID),
+                    transaction_id: text(jws, "transaction_id", purchase.transactionID),
+                    original_transaction_id: text(jws, "original_transaction_id", purchase.originalTransactionID),
+                    purchase_date_ms: number(purchase.purchaseDate),
+                    original_purchase_date_ms: number(purchase.originalPurchaseDate),
+                    expires_date_ms: number(purchase.expiresDate), cancellation_date_ms: number(purchase.cancellationDate),
+                    quantity: number(purchase.quantity), web_order_line_item_id: number(purchase.webOrderLineItemID),
+                    is_trial_period: purchase.isTrialPeriod ? 1 : 0,
+                    is_in_intro_offer_period: purchase.isInIntroOfferPeriod ? 1 : 0)
+                next += 1
+            }
             guard let receipt = row.receipt else { continue }
             for purchase in 0..<receipt.purchaseCount {
                 out[next] = receipt_batch_purchase_t(

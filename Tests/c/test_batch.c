@@ -1,6 +1,6 @@
 /* cmocka tests of the batch functions of receipt.h: rows for good, base64, empty,
- * absent and garbage inputs in one call, the purchases of every row, and every
- * failure path. Run from test_abi.c's main. */
+ * absent and garbage inputs in one call, the purchases of every row, JWS rows beside
+ * receipt rows, and every failure path. Run from test_abi.c's main. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,17 +25,25 @@ static size_t read_all(const char *path, char **out) {
     return length;
 }
 
-static receipt_verifier_t *minted_ca_verifier(void) {
-    char *root = NULL;
-    size_t root_length = read_all("ca/root.pem", &root);
+/* A verifier trusting the test roots at `paths` (NULL-terminated). */
+static receipt_verifier_t *anchored_verifier(const char *const *paths) {
     receipt_verifier_builder_t *builder = NULL;
     receipt_verifier_t *verifier = NULL;
     assert_int_equal(receipt_verifier_builder_new(&builder), RECEIPT_OK);
-    assert_int_equal(receipt_verifier_builder_add_anchor(builder, root, root_length, NULL), RECEIPT_OK);
+    for (; *paths; paths++) {
+        char *root = NULL;
+        size_t root_length = read_all(*paths, &root);
+        assert_int_equal(receipt_verifier_builder_add_anchor(builder, root, root_length, NULL), RECEIPT_OK);
+        free(root);
+    }
     assert_int_equal(receipt_verifier_build(builder, &verifier), RECEIPT_OK);
     receipt_verifier_builder_free(builder);
-    free(root);
     return verifier;
+}
+
+static receipt_verifier_t *minted_ca_verifier(void) {
+    const char *const roots[] = {"ca/root.pem", NULL};
+    return anchored_verifier(roots);
 }
 
 static void test_batch_rows_and_purchases(void **state) {
@@ -104,9 +112,59 @@ static void test_batch_rows_and_purchases(void **state) {
     free(tampered);
 }
 
+/* A JWS is told from a receipt by its dots: its row and, for a transaction, its one
+ * purchase come from its payload (tools/mint_jws.py's example transaction). */
+static void test_batch_reads_jws_rows_beside_receipts(void **state) {
+    (void)state;
+    char *der = NULL, *jws = NULL, *tampered = NULL;
+    size_t der_length = read_all("minted.der", &der), jws_length = read_all("minted.jws", &jws);
+    size_t tampered_length = read_all("minted-tampered.jws", &tampered);
+    const char *const roots[] = {"ca/root.pem", "jws-ca/root.pem", NULL};
+    receipt_verifier_t *verifier = anchored_verifier(roots);
+    const void *inputs[4] = {jws, der, tampered, "e30.eA.AAAA"};
+    size_t lengths[4] = {jws_length, der_length, tampered_length, 11};
+    receipt_batch_row_t rows[4];
+    receipt_batch_t *batch = NULL;
+    assert_int_equal(receipt_batch_verify(verifier, inputs, lengths, 4, &batch, rows), RECEIPT_OK);
+    assert_int_equal(rows[0].status, RECEIPT_OK);
+    assert_string_equal(rows[0].bundle_id, "com.example.minted");
+    assert_string_equal(rows[0].receipt_type, "Sandbox");
+    assert_null(rows[0].application_version);
+    assert_true(rows[0].receipt_creation_date_ms > 0);
+    assert_int_equal(rows[0].in_app_count, 1);
+    assert_int_equal(rows[1].status, RECEIPT_OK);
+    assert_int_equal(rows[1].in_app_count, 3);
+    assert_int_equal(rows[2].status, RECEIPT_E_SIGNATURE_INVALID);
+    assert_int_equal(rows[2].valid, 0);
+    assert_int_equal(rows[3].status, RECEIPT_E_BAD_JSON); /* a JWS whose payload is not JSON */
+    assert_int_equal(rows[3].in_app_count, 0);
+
+    size_t count = receipt_batch_purchase_count(batch);
+    assert_int_equal(count, 1 + 3 + 1);
+    receipt_batch_purchase_t purchases[5];
+    assert_int_equal(receipt_batch_purchases(batch, purchases, count), RECEIPT_OK);
+    assert_int_equal(purchases[0].row, 0);
+    assert_string_equal(purchases[0].product_id, "com.example.minted.monthly");
+    assert_string_equal(purchases[0].transaction_id, "2000000000000002");
+    assert_string_equal(purchases[0].original_transaction_id, "2000000000000001");
+    assert_true(purchases[0].web_order_line_item_id == 2000000000000003LL);
+    assert_true(purchases[0].purchase_date_ms == rows[0].receipt_creation_date_ms - 60000);
+    assert_true(purchases[0].cancellation_date_ms == RECEIPT_BATCH_ABSENT);
+    assert_int_equal(purchases[0].quantity, 1);
+    assert_int_equal(purchases[0].is_trial_period, 0);
+    assert_int_equal(purchases[1].row, 1);
+    assert_int_equal(purchases[4].row, 2);
+    receipt_batch_free(batch);
+    receipt_verifier_free(verifier);
+    free(der);
+    free(jws);
+    free(tampered);
+}
+
 int run_batch_tests(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_batch_rows_and_purchases),
+        cmocka_unit_test(test_batch_reads_jws_rows_beside_receipts),
     };
     return cmocka_run_group_tests_name("receipt C ABI: batches", tests, NULL, NULL);
 }

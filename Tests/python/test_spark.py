@@ -1,14 +1,16 @@
 """libreceipt.spark in Spark's local[2] mode: every shared receipt's row against expected.jsonl,
-the exploded purchases against its in-app entries, minted receipts, and bad rows that give a
-status without failing the job. Skipped, by name, where PySpark or Java is not installed."""
+the exploded purchases against its in-app entries, minted receipts, bad rows that give a
+status without failing the job, and StoreKit 2 JWS (minted and shared) beside receipts. Skipped, by name, where PySpark or Java is not installed."""
 import base64
 import json
 import shutil
+import sys
 
 import pytest
 
 import libreceipt
 from libreceipt.batch import verify_many
+from conftest import ROOT
 
 pyspark = pytest.importorskip("pyspark", reason="PySpark is not installed in the test venv")
 if not shutil.which("java"):
@@ -112,3 +114,69 @@ def test_column_type_and_name_clashes_are_refused(session):
     df = session.createDataFrame([("x", "y")], "receipt string, valid string")
     with pytest.raises(ValueError):
         receipt_spark.receipts(df, "receipt")
+
+
+# ---------------------------------------------------------------- StoreKit 2 JWS beside receipts
+
+def test_batch_call_reads_a_jws_beside_a_receipt(minted, test_ca, jws_ca):
+    sys.path.insert(0, str(ROOT / "tools"))
+    import mint_jws
+    jws_root, chains = jws_ca
+    payload = mint_jws.example_payload()
+    token = mint_jws.sign(payload, chains)
+    verifier = libreceipt.Verifier(apple_root=False, anchors=[(test_ca / "root.pem").read_bytes(), jws_root.read_bytes()])
+    rows, purchases = verify_many(verifier, [token, minted["der"].read_bytes(), mint_jws.sign(payload, chains, "payload-changed")],
+                                  with_purchases=True)
+    assert [row["status"] for row in rows] == ["RECEIPT_OK", "RECEIPT_OK", "RECEIPT_E_SIGNATURE_INVALID"]
+    assert (rows[0]["bundle_id"], rows[0]["receipt_type"], rows[0]["receipt_creation_date_ms"], rows[0]["in_app_count"]) == (
+        payload["bundleId"], payload["environment"], payload["signedDate"], 1)
+    assert rows[0]["application_version"] is None and rows[1]["in_app_count"] == 3
+    assert [row for row, _ in purchases] == [0, 1, 1, 1, 2]
+    assert purchases[0][1] == {
+        "product_id": payload["productId"], "transaction_id": payload["transactionId"],
+        "original_transaction_id": payload["originalTransactionId"], "purchase_date_ms": payload["purchaseDate"],
+        "original_purchase_date_ms": payload["originalPurchaseDate"], "expires_date_ms": payload["expiresDate"],
+        "cancellation_date_ms": None, "quantity": payload["quantity"],
+        "web_order_line_item_id": int(payload["webOrderLineItemId"]), "is_trial_period": False,
+        "is_in_intro_offer_period": False}
+    trial = dict(payload, offerType=1, offerDiscountType="FREE_TRIAL", revocationDate=payload["signedDate"])
+    _, [(_, entry)] = verify_many(verifier, [mint_jws.sign(trial, chains)], with_purchases=True)
+    assert (entry["is_trial_period"], entry["is_in_intro_offer_period"], entry["cancellation_date_ms"]) == (
+        True, False, payload["signedDate"])
+
+
+def _jws_expectation(payload):
+    """What a row of this payload holds, read from the independent decode in expected.jsonl."""
+    data = payload.get("data", {})
+    return (payload.get("bundleId") or data.get("bundleId"),
+            payload.get("environment") or payload.get("receiptType") or data.get("environment"))
+
+
+def test_every_shared_jws_row_and_purchase_equals_its_payload(session, shared_jws):
+    expected = {row["file"]: row for row in map(json.loads, (shared_jws / "expected.jsonl").read_text().splitlines())}
+    df = session.createDataFrame([(name, (shared_jws / ("xcode" if row["x5c"] == 1 else "apple") / name).read_text())
+                                  for name, row in sorted(expected.items())], "file string, token string")
+    rows = {row.file: row for row in receipt_spark.receipts(df, "token").collect()}
+    exploded = receipt_spark.purchases(df, "token").collect()
+    assert sorted(rows) == sorted(expected) and len(rows) == 25
+    for name, want in expected.items():
+        row, payload = rows[name], want["payload"]
+        mine = [entry for entry in exploded if entry.file == name]
+        if payload is None:
+            assert (row.status, row.valid, row.bundle_id, mine) == ("RECEIPT_E_NOT_AN_OBJECT", False, None, []), name
+            continue
+        # Apple's verify at their signing dates; Xcode's chains only with their own anchor.
+        assert row.valid == (want["x5c"] == 3), (name, row.status)
+        assert (row.bundle_id, row.receipt_type) == _jws_expectation(payload), name
+        assert row.receipt_creation_date_ms == int(want["signed_ms"]), name
+        is_transaction = "transactionId" in payload and "notificationType" not in payload
+        assert row.in_app_count == len(mine) == (1 if is_transaction else 0), name
+        if is_transaction:
+            entry = mine[0]
+            assert (entry.product_id, entry.transaction_id, entry.original_transaction_id, entry.quantity) == (
+                payload["productId"], payload["transactionId"], payload["originalTransactionId"],
+                payload.get("quantity")), name
+            assert (entry.purchase_date_ms, entry.expires_date_ms, entry.cancellation_date_ms) == (
+                int(payload["purchaseDate"]), payload.get("expiresDate") and int(payload["expiresDate"]),
+                payload.get("revocationDate")), name
+            assert entry.valid == row.valid, name

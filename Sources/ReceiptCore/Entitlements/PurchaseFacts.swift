@@ -52,13 +52,7 @@ public struct PurchaseFacts: Sendable {
         expiresDate = payload.date("expiresDate")
         isCancelled = payload.date("revocationDate") != nil
         quantity = payload.integer("quantity")
-        // offerType 1 is an introductory offer: a free trial when its discount is
-        // FREE_TRIAL, a paid introductory price otherwise (payloads from before
-        // offerDiscountType existed name no discount: counted as an introductory price).
-        let introductory = payload.integer("offerType") == 1
-        let freeTrial = payload.string("offerDiscountType") == "FREE_TRIAL"
-        isTrialPeriod = introductory && freeTrial
-        isInIntroOfferPeriod = introductory && !freeTrial
+        (isTrialPeriod, isInIntroOfferPeriod) = payload.introductoryOffer
         statedKind = payload.string("type").flatMap(ProductKind.init(transactionType:))
         signedDate = payload.signingDate
     }

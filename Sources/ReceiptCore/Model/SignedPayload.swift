@@ -68,6 +68,16 @@ public final class SignedPayload: Sendable {
 
     public var signingDate: Int64? { jws.payload.member(at: kind.paths.signingDate)?.epochMilliseconds }
 
+    /// A transaction's offer as a receipt states it (is_trial_period,
+    /// is_in_intro_offer_period): offerType 1 is an introductory offer, a free trial
+    /// when its discount is FREE_TRIAL, a paid introductory price otherwise (payloads
+    /// from before offerDiscountType existed name no discount: counted as a price).
+    public var introductoryOffer: (isTrialPeriod: Bool, isInIntroOfferPeriod: Bool) {
+        let introductory = integer("offerType") == 1
+        let freeTrial = string("offerDiscountType") == "FREE_TRIAL"
+        return (introductory && freeTrial, introductory && !freeTrial)
+    }
+
     /// The first of `paths` the payload carries as a string or number, as text.
     func firstText(_ paths: [MemberPath]) -> String? {
         for path in paths {

@@ -1,32 +1,44 @@
-/// Many receipts verified in one call, for a data lake's rows (Spark, Arrow): each
-/// input parsed in full and judged by one verifier at its own creation date, the
-/// parsed receipts kept so that their strings can be borrowed until the batch goes.
-/// An input that is not a receipt (garbage, empty, absent) is a row with its status,
-/// never a failure of the batch.
+/// Many receipts and StoreKit 2 JWS verified in one call, for a data lake's rows
+/// (Spark, Arrow): each input parsed in full and judged by one verifier at its own
+/// signing date, the parsed receipts and decoded JWS kept so that their strings can be
+/// borrowed until the batch goes. An input that is neither (garbage, empty, absent)
+/// is a row with its status, never a failure of the batch.
 public final class BatchVerification: Sendable {
     public struct Row: Sendable {
-        /// `.ok`, a verdict (200–299), or why the input is not a receipt (100–199);
+        /// `.ok`, a verdict (200–299), or why the input cannot be read (100–199);
         /// `.nullArgument` for an absent input.
         public let status: ReceiptStatus
-        /// The parsed receipt, even when it did not verify; nil when unreadable.
+        /// The parsed receipt, even when it did not verify; nil for a JWS or when unreadable.
         public let receipt: Receipt?
+        /// The decoded JWS (told from a receipt by its dots), even when it did not
+        /// verify; nil for a receipt or when unreadable.
+        public let signedPayload: SignedPayload?
         public var isValid: Bool { status == .ok }
+
+        /// The purchases the row holds: a receipt's in-app entries; one for a signed transaction.
+        public var purchaseCount: Int {
+            receipt?.purchaseCount ?? (signedPayload?.kind == .transaction ? 1 : 0)  // as batchPurchase
+        }
     }
 
     public let rows: [Row]
 
-    /// Every row's purchases, in row order: (row index, purchase index within it).
-    public var purchaseCount: Int { rows.reduce(0) { $0 + ($1.receipt?.purchaseCount ?? 0) } }
+    /// Every row's purchases together.
+    public var purchaseCount: Int { rows.reduce(0) { $0 + $1.purchaseCount } }
 
     /// `inputs[i]` nil is an absent row (a null cell).
     public init(_ inputs: [UnsafeBufferPointer<UInt8>?], verifier: ReceiptVerifier, limits: ParseLimits = .default) {
         rows = inputs.map { input in
-            guard let input else { return Row(status: .nullArgument, receipt: nil) }
+            guard let input else { return Row(status: .nullArgument, receipt: nil, signedPayload: nil) }
             do throws(ReceiptError) {
+                if InputForm.looksLikeJWS(input) {
+                    let payload = try SignedPayload.decode(input, limits: limits)
+                    return Row(status: verifier.verify(jws: payload).status, receipt: nil, signedPayload: payload)
+                }
                 let receipt = try Receipt.parse(input, limits: limits)
-                return Row(status: verifier.verify(receipt).status, receipt: receipt)
+                return Row(status: verifier.verify(receipt).status, receipt: receipt, signedPayload: nil)
             } catch {
-                return Row(status: error.status, receipt: nil)
+                return Row(status: error.status, receipt: nil, signedPayload: nil)
             }
         }
     }

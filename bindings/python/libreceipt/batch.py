@@ -1,4 +1,5 @@
-"""Many receipts in one call: a thin wrapper over receipt_batch_*, for data pipelines."""
+"""Many receipts (and StoreKit 2 JWS) in one call: a thin wrapper over receipt_batch_*, for data
+pipelines. A JWS fills the same columns (receipt.h says which member fills which)."""
 import ctypes
 
 from . import _native
@@ -36,7 +37,7 @@ def _flag(value):
 
 
 def verify_many(verifier, inputs, with_purchases=False):
-    """Verifies every input (bytes: DER/BER or base64; str: base64; None: absent) in one call.
+    """Verifies every input (bytes: DER/BER, base64 or a JWS; str: base64 or a JWS; None: absent) in one call.
     Returns (receipts, purchases): one dict per input with RECEIPT_FIELDS, and, when asked, one
     (row index, dict of PURCHASE_FIELDS) per purchase. Unreadable inputs are rows with a status."""
     values = [None if value is None else _native.input_bytes(value) for value in inputs]

@@ -6,8 +6,11 @@
 
 Built on DataFrame.mapInArrow: each Arrow batch is verified in one library call
 (receipt_batch_verify), by one verifier per Python worker, made once. The column holds DER
-bytes (binary) or base64 text (string); a null, empty or unreadable cell is a row with its
-status, never a failed job. Each receipt is verified at its own creation date.
+bytes (binary) or base64 text (string), and may hold StoreKit 2 JWS too; a null, empty or
+unreadable cell is a row with its status, never a failed job. Each receipt is verified at its
+own creation date, each JWS at its signing date. A JWS row fills the same columns (receipt_type
+is its environment, receipt_creation_date_ms its signing date; see receipt_batch_verify in
+receipt.h); a signed transaction explodes to one purchase.
 
 On a cluster, ship the library with the package: a wheel from `make wheel` carries
 libreceipt.so.1. Pack a virtual environment that has it installed (venv-pack, or conda-pack)
