@@ -717,7 +717,8 @@ receipt_status_t receipt_jws_to_json(const receipt_jws_t *jws, unsigned flags, c
  * a renewal info), receipt_type its environment ("Production", "Sandbox",
  * "Xcode"; an AppTransaction's receiptType), the two versions an AppTransaction's
  * (NULL otherwise), receipt_creation_date_ms its signing date. A signed
- * transaction is one purchase (in_app_count 1; cancellation_date_ms its
+ * transaction is one purchase, and so is a notification that carries one in
+ * data.signedTransactionInfo (in_app_count 1; cancellation_date_ms its
  * revocationDate; web_order_line_item_id its digits; is_trial_period 1 for an
  * introductory offer (offerType 1) with a FREE_TRIAL discount,
  * is_in_intro_offer_period 1 for one without); any other payload has none.

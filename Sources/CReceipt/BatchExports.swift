@@ -93,7 +93,7 @@ public func receipt_batch_purchases(_ batch: OpaquePointer?, _ outPurchases: Uns
         }
         var next = 0
         for (rowIndex, row) in held.batch.rows.enumerated() {
-            if let jws = held.signed[rowIndex], let purchase = jws.payload.batchPurchase {
+            if let jws = held.signed[rowIndex], let purchase = row.signedTransaction?.batchPurchase {
                 out[next] = receipt_batch_purchase_t(
                     row: rowIndex, product_id: text(jws, "product_id", purchase.productID),
                     transaction_id: text(jws, "transaction_id", purchase.transactionID),

@@ -139,10 +139,30 @@ def test_batch_call_reads_a_jws_beside_a_receipt(minted, test_ca, jws_ca):
         "cancellation_date_ms": None, "quantity": payload["quantity"],
         "web_order_line_item_id": int(payload["webOrderLineItemId"]), "is_trial_period": False,
         "is_in_intro_offer_period": False}
+    notification = mint_jws.example_payload("notification")
+    notification["data"]["signedTransactionInfo"] = token
+    plain = mint_jws.example_payload("notification")
+    rows, purchases = verify_many(verifier, [mint_jws.sign(notification, chains), mint_jws.sign(plain, chains)],
+                                  with_purchases=True)
+    assert [(row["status"], row["in_app_count"], row["bundle_id"]) for row in rows] == [
+        ("RECEIPT_OK", 1, "com.example.minted"), ("RECEIPT_OK", 0, "com.example.minted")]
+    assert [(row, entry["transaction_id"]) for row, entry in purchases] == [(0, payload["transactionId"])]
     trial = dict(payload, offerType=1, offerDiscountType="FREE_TRIAL", revocationDate=payload["signedDate"])
     _, [(_, entry)] = verify_many(verifier, [mint_jws.sign(trial, chains)], with_purchases=True)
     assert (entry["is_trial_period"], entry["is_in_intro_offer_period"], entry["cancellation_date_ms"]) == (
         True, False, payload["signedDate"])
+
+
+def _transaction_of(payload):
+    """The signed transaction a row explodes to, decoded here independently: the payload itself,
+    or the JWS a notification carries in data.signedTransactionInfo."""
+    if "notificationType" not in payload:
+        return payload if "transactionId" in payload else None
+    nested = payload.get("data", {}).get("signedTransactionInfo")
+    if nested is None:
+        return None
+    segment = nested.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4)))
 
 
 def _jws_expectation(payload):
@@ -169,14 +189,17 @@ def test_every_shared_jws_row_and_purchase_equals_its_payload(session, shared_jw
         assert row.valid == (want["x5c"] == 3), (name, row.status)
         assert (row.bundle_id, row.receipt_type) == _jws_expectation(payload), name
         assert row.receipt_creation_date_ms == int(want["signed_ms"]), name
-        is_transaction = "transactionId" in payload and "notificationType" not in payload
-        assert row.in_app_count == len(mine) == (1 if is_transaction else 0), name
-        if is_transaction:
+        transaction = _transaction_of(payload)
+        assert row.in_app_count == len(mine) == (0 if transaction is None else 1), name
+        if transaction is not None:
             entry = mine[0]
             assert (entry.product_id, entry.transaction_id, entry.original_transaction_id, entry.quantity) == (
-                payload["productId"], payload["transactionId"], payload["originalTransactionId"],
-                payload.get("quantity")), name
+                transaction["productId"], transaction["transactionId"], transaction["originalTransactionId"],
+                transaction.get("quantity")), name
             assert (entry.purchase_date_ms, entry.expires_date_ms, entry.cancellation_date_ms) == (
-                int(payload["purchaseDate"]), payload.get("expiresDate") and int(payload["expiresDate"]),
-                payload.get("revocationDate")), name
+                int(transaction["purchaseDate"]), transaction.get("expiresDate") and int(transaction["expiresDate"]),
+                transaction.get("revocationDate")), name
             assert entry.valid == row.valid, name
+    # Apple's samples hold transactions alone and inside notifications: both explode.
+    assert sum(1 for entry in exploded if "notification" in entry.file) >= 10
+    assert sum(1 for entry in exploded if entry.file.endswith("_transaction.jws")) >= 5

@@ -13,11 +13,16 @@ public final class BatchVerification: Sendable {
         /// The decoded JWS (told from a receipt by its dots), even when it did not
         /// verify; nil for a receipt or when unreadable.
         public let signedPayload: SignedPayload?
+        /// The signed transaction the row's one purchase comes from: the JWS itself, or
+        /// the one a notification carries (`SignedPayload.batchTransaction`).
+        public let signedTransaction: SignedPayload?
         public var isValid: Bool { status == .ok }
 
         /// The purchases the row holds: a receipt's in-app entries; one for a signed transaction.
-        public var purchaseCount: Int {
-            receipt?.purchaseCount ?? (signedPayload?.kind == .transaction ? 1 : 0)  // as batchPurchase
+        public var purchaseCount: Int { receipt?.purchaseCount ?? (signedTransaction == nil ? 0 : 1) }
+
+        static func unreadable(_ status: ReceiptStatus) -> Row {
+            Row(status: status, receipt: nil, signedPayload: nil, signedTransaction: nil)
         }
     }
 
@@ -29,16 +34,18 @@ public final class BatchVerification: Sendable {
     /// `inputs[i]` nil is an absent row (a null cell).
     public init(_ inputs: [UnsafeBufferPointer<UInt8>?], verifier: ReceiptVerifier, limits: ParseLimits = .default) {
         rows = inputs.map { input in
-            guard let input else { return Row(status: .nullArgument, receipt: nil, signedPayload: nil) }
+            guard let input else { return Row.unreadable(.nullArgument) }
             do throws(ReceiptError) {
                 if InputForm.looksLikeJWS(input) {
                     let payload = try SignedPayload.decode(input, limits: limits)
-                    return Row(status: verifier.verify(jws: payload).status, receipt: nil, signedPayload: payload)
+                    return Row(status: verifier.verify(jws: payload).status, receipt: nil, signedPayload: payload,
+                               signedTransaction: payload.batchTransaction(limits: limits))
                 }
                 let receipt = try Receipt.parse(input, limits: limits)
-                return Row(status: verifier.verify(receipt).status, receipt: receipt, signedPayload: nil)
+                return Row(status: verifier.verify(receipt).status, receipt: receipt, signedPayload: nil,
+                           signedTransaction: nil)
             } catch {
-                return Row(status: error.status, receipt: nil, signedPayload: nil)
+                return Row.unreadable(error.status)
             }
         }
     }

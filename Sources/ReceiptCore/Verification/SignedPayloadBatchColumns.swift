@@ -13,6 +13,23 @@ extension SignedPayload {
                         receiptType: firstText(kind.paths.environment), creationDate: signingDate)
     }
 
+    /// The signed transaction a batch row's one purchase comes from: this payload when
+    /// it is one; the one a notification carries in `data.signedTransactionInfo`, decoded
+    /// (nil when that cannot be read, which the notification's verdict reports); else nil.
+    public func batchTransaction(limits: ParseLimits = .default) -> SignedPayload? {
+        switch kind {
+        case .transaction:
+            return self
+        case .notification:
+            guard let nested = string("data.signedTransactionInfo"),
+                  let transaction = try? SignedPayload.decode(nested, limits: limits),
+                  transaction.kind == .transaction else { return nil }
+            return transaction
+        default:
+            return nil
+        }
+    }
+
     /// A signed transaction as one purchase: cancellation is `revocationDate`, the
     /// offer flags as `introductoryOffer` reads them; nil for any other kind of payload.
     public var batchPurchase: BatchPurchaseColumns? {

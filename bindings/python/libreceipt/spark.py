@@ -10,7 +10,7 @@ bytes (binary) or base64 text (string), and may hold StoreKit 2 JWS too; a null,
 unreadable cell is a row with its status, never a failed job. Each receipt is verified at its
 own creation date, each JWS at its signing date. A JWS row fills the same columns (receipt_type
 is its environment, receipt_creation_date_ms its signing date; see receipt_batch_verify in
-receipt.h); a signed transaction explodes to one purchase.
+receipt.h); a signed transaction, alone or in a notification, explodes to one purchase.
 
 On a cluster, ship the library with the package: a wheel from `make wheel` carries
 libreceipt.so.1. Pack a virtual environment that has it installed (venv-pack, or conda-pack)
