@@ -6,8 +6,9 @@
  *   base64: the bytes as base64 text of a receipt (encoded here, so mutations
  *           explore the DER underneath the text form)
  *   response: the bytes as a verifyReceipt answer, and as a product catalog
- *   jws:    receipt_jws_decode_unverified and receipt_verify_jws on the bytes as a
- *           token, then every reader of the decoded JWS
+ *   jws:    the bytes as one cell of receipt_batch_verify (receipt or JWS), then
+ *           receipt_jws_decode_unverified and receipt_verify_jws on them as a token,
+ *           then every reader of the decoded JWS
  *   jsonreader: the bytes as a JWS payload (and as a header), so mutations go
  *           straight to the core's JSON reader and the payload typing
  * Every call must return a status; any crash, leak or hang is a finding. */
@@ -115,6 +116,31 @@ static void read_everything(const receipt_jws_t *jws) {
     receipt_string_free(json);
 }
 
+/* The same bytes as one cell of a batch: a row with a status, never a failed call, and
+ * as many purchases as the row counts, each with readable strings. */
+static void batch_row(const uint8_t *data, size_t size) {
+    const void *inputs[1] = {size ? (const void *)data : (const void *)""};
+    size_t lengths[1] = {size};
+    receipt_batch_row_t row;
+    receipt_batch_t *batch = NULL;
+    if (receipt_batch_verify(default_verifier(), inputs, lengths, 1, &batch, &row) != RECEIPT_OK || !batch) abort();
+    if (row.status != RECEIPT_OK && (row.status < 100 || row.status >= 300)) abort();
+    if (row.valid != (row.status == RECEIPT_OK)) abort();
+    if (row.bundle_id) (void)strlen(row.bundle_id);
+    if (row.receipt_type) (void)strlen(row.receipt_type);
+    size_t count = receipt_batch_purchase_count(batch);
+    if (count != row.in_app_count) abort();
+    receipt_batch_purchase_t *purchases = calloc(count + 1, sizeof *purchases);
+    if (receipt_batch_purchases(batch, purchases, count) != RECEIPT_OK) abort();
+    for (size_t i = 0; i < count; i++) {
+        if (purchases[i].row != 0) abort();
+        if (purchases[i].product_id) (void)strlen(purchases[i].product_id);
+        if (purchases[i].transaction_id) (void)strlen(purchases[i].transaction_id);
+    }
+    free(purchases);
+    receipt_batch_free(batch);
+}
+
 static size_t to_base64url(const uint8_t *data, size_t size, char *out) {
     size_t o = to_base64(data, size, out);
     while (o > 0 && out[o - 1] == '=') o--;
@@ -144,6 +170,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     free(token);
 #else
+    batch_row(data, size);
     receipt_jws_t *jws = NULL;
     receipt_error_t error;
     receipt_status_t status = receipt_jws_decode_unverified(data, size, &jws, &error);
