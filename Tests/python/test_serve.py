@@ -172,6 +172,22 @@ def test_untrusted_receipt_gets_21003(minted):
         assert bare.stop() == 0
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs Linux's /proc to name threads")
+def test_workers_are_the_event_loops_that_also_run_the_handlers(minted, test_ca):
+    """--workers N gives N event-loop threads, and they are NIO's singleton group, which
+    `receipt serve` makes Swift's global executor at start-up (handlers run where the
+    request was read); a server that failed to take it over would name its threads NIO-ELT."""
+    started = Server("--anchor", test_ca / "root.pem", "--workers", 3)
+    try:
+        assert started.verify_receipt("/sandbox/verifyReceipt", minted["der"].read_bytes())["status"] == 0
+        tasks = f"/proc/{started.process.pid}/task"
+        names = [open(f"{tasks}/{task}/comm").read().strip() for task in os.listdir(tasks)]
+        assert sorted(name for name in names if name.startswith("NIO-")) == [
+            "NIO-SGLTN-1-#1", "NIO-SGLTN-1-#2", "NIO-SGLTN-1-#3"], names
+    finally:
+        assert started.stop() == 0
+
+
 def test_bundle_ids_given_to_the_server(test_ca, minted):
     """--bundle-id, repeatable: another app's receipt does not verify (21003), any listed one does."""
     receipt = minted["der"].read_bytes()  # com.example.minted
