@@ -54,8 +54,7 @@ demo: build venv
 lib: deps
 	$(SWIFT_BUILD) --product receipt
 	mkdir -p $(OUT)/lib/pkgconfig $(OUT)/include
-	cp $(RELEASE)/libreceipt.so $(OUT)/lib/libreceipt.so.1
-	strip --strip-unneeded $(OUT)/lib/libreceipt.so.1
+	scripts/replace-file.sh --strip $(RELEASE)/libreceipt.so $(OUT)/lib/libreceipt.so.1
 	ln -sf libreceipt.so.1 $(OUT)/lib/libreceipt.so
 	cp Include/receipt.h $(OUT)/include/receipt.h
 	sed -e 's|@PREFIX@|$(abspath $(OUT))|' -e 's|@VERSION@|$(VERSION)|' Include/receipt.pc.in > $(OUT)/lib/pkgconfig/receipt.pc
@@ -63,7 +62,7 @@ lib: deps
 cli: deps
 	$(SWIFT_BUILD) --product receipt-cli
 	mkdir -p $(OUT)/bin
-	cp $(RELEASE)/receipt-cli $(OUT)/bin/receipt
+	scripts/replace-file.sh $(RELEASE)/receipt-cli $(OUT)/bin/receipt
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin

@@ -12,7 +12,7 @@ mkdir -p $out
 
 RECEIPT_INSTRUMENTED=1 swift build -c release --product receipt --scratch-path .build-$kind \
   -Xswiftc -sanitize=$kind 2>&1 | grep -E "error|Build" | tail -1
-cp .build-$kind/release/libreceipt.so $out/libreceipt.so.1
+scripts/replace-file.sh .build-$kind/release/libreceipt.so $out/libreceipt.so.1
 ln -sf libreceipt.so.1 $out/libreceipt.so
 
 case $kind in

@@ -19,7 +19,7 @@ mkdir -p $out/findings
 # that the container's straight walk agrees with the general reader.
 RECEIPT_INSTRUMENTED=1 swift build -c release --product receipt --scratch-path .build-fuzz \
   -Xswiftc -sanitize=fuzzer,address -Xswiftc -assert-config -Xswiftc Debug 2>&1 | grep -E "error|Compiling|Build" | tail -1
-cp .build-fuzz/release/libreceipt.so $out/libreceipt.so.1
+scripts/replace-file.sh .build-fuzz/release/libreceipt.so $out/libreceipt.so.1
 ln -sf libreceipt.so.1 $out/libreceipt.so
 # A finding must end the run: Swift's own crash backtracer can hang under ASan.
 export SWIFT_BACKTRACE=enable=no
