@@ -139,8 +139,12 @@ typedef enum receipt_status {
     RECEIPT_E_CRITICAL_UNSUPPORTED = 224, /* a JWS header with a crit parameter */
     RECEIPT_E_CERTIFICATE_COUNT = 225,    /* a JWS x5c of neither 3 (App Store) nor 1 (Xcode) certificates */
     RECEIPT_E_BAD_SIGNATURE_ENCODING = 226,/* a JWS signature that is not 64 bytes of r||s */
-    RECEIPT_E_NESTED_UNREADABLE = 227     /* a notification's nested JWS cannot be read (its detail
+    RECEIPT_E_NESTED_UNREADABLE = 227,    /* a notification's nested JWS cannot be read (its detail
                                              names why), or is a notification itself */
+    RECEIPT_E_KEY_REFUSED = 228,          /* a receipt's RSA signing key outside 2048-4096 bits or with
+                                             e != 65537: refused before any RSA arithmetic */
+    RECEIPT_E_NOT_A_SIGNING_CERTIFICATE = 229 /* the signer of a chain of 2 or more is a CA (basicConstraints
+                                             CA:TRUE), or its keyUsage lacks digitalSignature */
 } receipt_status_t;
 
 /* The constant's name, e.g. "RECEIPT_E_TRUNCATED", or "RECEIPT_E_UNKNOWN_STATUS"
@@ -578,7 +582,7 @@ receipt_status_t receipt_verification_step_at(const receipt_verification_t *resu
                                               receipt_step_t *out_step);
 
 /* The report as JSON: {"valid": bool, "status": "RECEIPT_...", "anchor": ...,
- * "steps": [{"step", "outcome", "status", "detail"}, ...]}. The string is owned
+ * "fingerprint": "64 hex digits", "steps": [{"step", "outcome", "status", "detail"}, ...]}. The string is owned
  * by the caller and freed with receipt_string_free(). The flags are as for
  * receipt_to_json(). */
 receipt_status_t receipt_verification_to_json(const receipt_verification_t *result, unsigned flags,
@@ -586,6 +590,32 @@ receipt_status_t receipt_verification_to_json(const receipt_verification_t *resu
 
 /* Frees a report. NULL is a no-op. */
 void receipt_verification_free(receipt_verification_t *result);
+
+/* ---------------------------------------------------------------- fingerprints */
+
+/*
+ * The key to de-duplicate receipts and JWS on, and to block replays with: the
+ * SHA-256 of what the signature covers, which no re-spelling changes.
+ *  - A receipt: its signed payload (the ASN.1 SET of attributes; BER chunks
+ *    joined), the same whether it came as DER, BER or base64.
+ *  - A JWS: the ASCII `header.payload` it signs (base64url is read strictly, so
+ *    one header and payload have one spelling).
+ * Do not hash the input bytes for this. An ECDSA signature (r, s) also verifies
+ * as (r, n - s), and Apple's own tokens come in both forms, so every genuine JWS
+ * has a second valid spelling; a receipt's envelope has fields no signature
+ * covers (an App Store receipt verifies only in the one form the App Store
+ * writes, but Xcode writes two). Equal fingerprints mean the same signed
+ * content; a valid verdict says that content is Apple's.
+ * Each function writes RECEIPT_FINGERPRINT_SIZE bytes to out_fingerprint.
+ * Errors: RECEIPT_E_NULL_ARGUMENT; receipt_batch_fingerprint also
+ * RECEIPT_E_INDEX_OUT_OF_RANGE, and RECEIPT_E_ABSENT for a row that could not be
+ * read (its status is 100-199).
+ * Thread-safety: any thread; the handles are only read.
+ */
+#define RECEIPT_FINGERPRINT_SIZE 32
+receipt_status_t receipt_fingerprint(const receipt_t *receipt, uint8_t out_fingerprint[RECEIPT_FINGERPRINT_SIZE]);
+receipt_status_t receipt_verification_fingerprint(const receipt_verification_t *result,
+                                                  uint8_t out_fingerprint[RECEIPT_FINGERPRINT_SIZE]);
 
 
 /* ---------------------------------------------------------------- StoreKit 2 JWS */
@@ -701,6 +731,10 @@ receipt_status_t receipt_jws_signed_date(const receipt_jws_t *jws, int64_t *out_
  * RECEIPT_E_INVALID_ARGUMENT (unknown flags). */
 receipt_status_t receipt_jws_to_json(const receipt_jws_t *jws, unsigned flags, char **out_json, size_t *out_length);
 
+/* The SHA-256 of the ASCII `header.payload`: see "fingerprints" above. The same
+ * as receipt_verification_fingerprint() of its verification. */
+receipt_status_t receipt_jws_fingerprint(const receipt_jws_t *jws, uint8_t out_fingerprint[RECEIPT_FINGERPRINT_SIZE]);
+
 /* ---------------------------------------------------------------- batches */
 
 /*
@@ -774,6 +808,12 @@ size_t receipt_batch_purchase_count(const receipt_batch_t *batch);
 /* Fills `out` with every purchase, in row order. Errors: RECEIPT_E_NULL_ARGUMENT;
  * RECEIPT_E_INVALID_ARGUMENT when capacity is below receipt_batch_purchase_count(). */
 receipt_status_t receipt_batch_purchases(const receipt_batch_t *batch, receipt_batch_purchase_t *out, size_t capacity);
+
+/* The fingerprint of row `row`'s signed content (see "fingerprints" above), to
+ * de-duplicate a data lake's receipts and JWS on. RECEIPT_E_ABSENT for a row
+ * that could not be read. */
+receipt_status_t receipt_batch_fingerprint(const receipt_batch_t *batch, size_t row,
+                                           uint8_t out_fingerprint[RECEIPT_FINGERPRINT_SIZE]);
 
 /* Frees a batch and every string borrowed from it. NULL is a no-op. */
 void receipt_batch_free(receipt_batch_t *batch);

@@ -110,10 +110,14 @@ def extension(dotted, value, critical=False):
 
 
 def certificate(subject, issuer, public_key, signing_key, serial, not_before, not_after, is_ca, markers,
-                digest="sha256"):
+                digest="sha256", key_usage=None):
+    """key_usage: the keyUsage BIT STRING's content bytes, to override the usual (keyCertSign and
+    cRLSign for a CA, digitalSignature otherwise); b"" leaves the extension out."""
     spki = public_key.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
-    extensions = [extension(OIDS["basicConstraints"], seq(b"\x01\x01\xff") if is_ca else seq(), critical=True),
-                  extension(OIDS["keyUsage"], tlv(0x03, b"\x01\x06" if is_ca else b"\x07\x80"), critical=True)]
+    usage = key_usage if key_usage is not None else (b"\x01\x06" if is_ca else b"\x07\x80")
+    extensions = [extension(OIDS["basicConstraints"], seq(b"\x01\x01\xff") if is_ca else seq(), critical=True)]
+    if usage:
+        extensions.append(extension(OIDS["keyUsage"], tlv(0x03, usage), critical=True))
     extensions += [extension(OIDS[m], NULL) for m in markers]
     algorithm = seq(oid(OIDS[digest + "WithRSA"]), NULL)
     tbs = seq(tlv(0xA0, integer(2)), integer(serial), algorithm, name(issuer),

@@ -41,6 +41,17 @@ static inline int shim_rsa_verify_digest(int digest_nid, const unsigned char *di
     return result;
 }
 
+/* 1 when the RSA key's public exponent is 65537 (F4), 0 for any other, -1 when
+ * the key is not RSA: read before any arithmetic with the key. */
+static inline int shim_rsa_exponent_is_f4(const EVP_PKEY *key) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    const RSA *rsa = EVP_PKEY_get0_RSA(key);
+    const BIGNUM *e = rsa ? RSA_get0_e(rsa) : NULL;
+#pragma GCC diagnostic pop
+    return e ? BN_is_word(e, RSA_F4) : -1;
+}
+
 /* ES256 (ECDSA over P-256 with SHA-256) of a digest with an EVP_PKEY's EC key,
  * the signature given as r||s of 32 bytes each (RFC 7518 §3.4). Returns 1 when
  * valid, 0 when not, -1 when the key is not a P-256 key, -2 when memory ran out.

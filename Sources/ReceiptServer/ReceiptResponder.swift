@@ -68,7 +68,10 @@ struct ReceiptResponder: HTTPResponder {
         let answer = endpoint.answer(toBody: body)
         // Apple's answer says only 21002; the log (--verbose) says why.
         if let unreadable = answer.unreadable { context.logger.debug("21002: \(unreadable)") }
-        return (Self.json(.ok, answer.bytes), String(answer.status))
+        var response = Self.json(.ok, answer.bytes)
+        // Apple's JSON has no place for it: the key to de-duplicate on goes beside it.
+        if let fingerprint = answer.fingerprint { response.headers[Self.fingerprintHeader] = ContentFingerprint.hex(fingerprint) }
+        return (response, String(answer.status))
     }
 
     /// 200 with a verdict (valid or not), 400 when there is none (unreadable body,
@@ -96,6 +99,9 @@ struct ReceiptResponder: HTTPResponder {
             return nil
         }
     }
+
+    /// The receipt's fingerprint (ContentFingerprint) on /verifyReceipt answers.
+    static let fingerprintHeader = HTTPField.Name("X-Receipt-Fingerprint")!
 
     private static func json(_ status: HTTPResponse.Status, _ bytes: [UInt8]) -> Response {
         response(status, contentType: "application/json", bytes)

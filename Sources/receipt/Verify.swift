@@ -11,7 +11,7 @@ struct Verify: ParsableCommand {
 
     @OptionGroup var options: VerifierOptions
 
-    @Flag(help: "Print the outcome as a JSON object with `valid`, `status` and `steps`.")
+    @Flag(help: "Print the outcome as a JSON object with `valid`, `status`, `anchor`, `fingerprint` and `steps`.")
     var json = false
 
     func run() throws {
@@ -30,6 +30,7 @@ struct Verify: ParsableCommand {
             for entry in result.steps {
                 print("\(entry.outcome.name.padding(7)) \(entry.step.rawValue.padding(19)) \(entry.outcome.detail)")
             }
+            print("fingerprint \(ContentFingerprint.hex(result.fingerprint))  (SHA-256 of the signed content: de-duplicate on this)")
             print(result.isValid ? "VALID" : "NOT VALID: \(result.status.name)")
         }
         if !result.isValid { throw ExitCode(1) }

@@ -47,6 +47,9 @@ public enum LocalVerifyReceipt {
         public let bytes: [UInt8]
         public let status: Int64
         public let unreadable: ReceiptError?
+        /// The receipt's fingerprint (ContentFingerprint) when it could be read: Apple's
+        /// JSON has no member for it, so `receipt serve` sends it as a header.
+        public var fingerprint: [UInt8]? = nil
 
         public var json: String { String(decoding: bytes, as: UTF8.self) }
     }
@@ -65,10 +68,10 @@ public enum LocalVerifyReceipt {
         // about twice the input, reserved at once.
         var writer = JSONWriter(indent: indent, capacity: 2 * input.count + 1024)
         writer.beginObject()
-        let (status, unreadable) = writeMembers(for: input, verifier: verifier, expecting: environment,
-                                                options: options, into: &writer)
+        let (status, unreadable, fingerprint) = writeMembers(for: input, verifier: verifier, expecting: environment,
+                                                             options: options, into: &writer)
         writer.endObject()
-        return Answer(bytes: writer.bytes, status: status, unreadable: unreadable)
+        return Answer(bytes: writer.bytes, status: status, unreadable: unreadable, fingerprint: fingerprint)
     }
 
     /// A status alone, as the App Store answers every refusal.
@@ -83,18 +86,20 @@ public enum LocalVerifyReceipt {
     /// The checks in the App Store's order: readable, right endpoint, authentic,
     /// shared secret; then the receipt.
     private static func writeMembers(for input: [UInt8], verifier: ReceiptVerifier, expecting environment: AppStoreEnvironment,
-                                     options: Options, into writer: inout JSONWriter) -> (Int64, ReceiptError?) {
+                                     options: Options, into writer: inout JSONWriter) -> (Int64, ReceiptError?, [UInt8]?) {
         let receipt: Receipt
         do throws(ReceiptError) {
             receipt = try Receipt.parse(input)
         } catch {
             writer.number("status", malformed)
-            return (malformed, error)
+            return (malformed, error, nil)
         }
         let purchases = receipt.purchases
-        if let refusal = refusal(of: receipt, purchases, verifier: verifier, expecting: environment, options: options) {
-            writer.number("status", refusal)
-            return (refusal, nil)
+        let (refused, fingerprint) = refusal(of: receipt, purchases, verifier: verifier, expecting: environment,
+                                             options: options)
+        if let refused {
+            writer.number("status", refused)
+            return (refused, nil, fingerprint)
         }
         writer.number("status", 0)
         writer.string("environment", environment.rawValue)
@@ -104,7 +109,7 @@ public enum LocalVerifyReceipt {
         AppStoreReceiptJSON.write(receipt, key: "receipt", requestDateMilliseconds: options.requestDateMilliseconds,
                                   renderedPurchases: rendered, into: &writer)
         // Apple returns both only "for receipts that contain auto-renewable subscriptions".
-        guard purchases.contains(where: isAutoRenewable) else { return (0, nil) }
+        guard purchases.contains(where: isAutoRenewable) else { return (0, nil, fingerprint) }
         let listed = options.excludeOldTransactions ? latestRenewalsOnly(purchases) : latestReceiptInfoOrder(purchases)
         writer.beginArray("latest_receipt_info")
         for index in listed {
@@ -114,20 +119,22 @@ public enum LocalVerifyReceipt {
         writer.unescapedString(field: "latest_receipt") { out in
             Base64.append(receipt.storage.encoded, to: &out)
         }
-        return (0, nil)
+        return (0, nil, fingerprint)
     }
 
+    /// The refusal, if any, and the receipt's fingerprint (from its verification when it got that far).
     private static func refusal(of receipt: Receipt, _ purchases: [InAppPurchase], verifier: ReceiptVerifier,
-                                expecting environment: AppStoreEnvironment, options: Options) -> Int64? {
+                                expecting environment: AppStoreEnvironment, options: Options) -> (Int64?, [UInt8]) {
         let receiptEnvironment = AppStoreEnvironment(receiptType: receipt.receiptType)
-        if environment == .production && receiptEnvironment == .sandbox { return sandboxReceiptSentToProduction }
-        if environment == .sandbox && receiptEnvironment == .production { return productionReceiptSentToSandbox }
-        guard verifier.verify(receipt).isValid else { return notAuthenticated }
+        if environment == .production && receiptEnvironment == .sandbox { return (sandboxReceiptSentToProduction, receipt.fingerprint) }
+        if environment == .sandbox && receiptEnvironment == .production { return (productionReceiptSentToSandbox, receipt.fingerprint) }
+        let verdict = verifier.verify(receipt)
+        guard verdict.isValid else { return (notAuthenticated, verdict.fingerprint) }
         if !options.sharedSecrets.isEmpty, purchases.contains(where: isAutoRenewable),
            !SharedSecret.matchesAny(options.password, of: options.sharedSecrets) {
-            return sharedSecretMismatch
+            return (sharedSecretMismatch, verdict.fingerprint)
         }
-        return nil
+        return (nil, verdict.fingerprint)
     }
 
     /// Only auto-renewable subscriptions carry a subscription expiration date (1708).

@@ -58,7 +58,26 @@ enum ChainValidation {
             chain.append(match)
         }
         try enforceStrength(chain)
+        try requireSigningCertificate(chain)
         return chain
+    }
+
+    /// The signer must be a certificate for signing: its keyUsage present and
+    /// allowing digitalSignature (as on every Apple and Xcode signer), and, in a
+    /// chain of two or more, not a CA. OpenSSL's path validation checks neither for
+    /// the leaf. Only the one-certificate shape, Xcode's StoreKit certificate
+    /// trusted as the anchor itself, is a CA that signs.
+    private static func requireSigningCertificate(_ chain: [X509Certificate]) throws(ReceiptError) {
+        guard let signer = chain.first else { return }
+        let usage = X509_get_key_usage(signer.pointer)
+        guard usage != UInt32.max, usage & UInt32(KU_DIGITAL_SIGNATURE) != 0 else {
+            let what = usage == UInt32.max ? "has no keyUsage" : "has a keyUsage without digitalSignature"
+            throw ReceiptError(.notASigningCertificate, "the signer \(signer.subject) \(what)")
+        }
+        if chain.count > 1, X509_get_extension_flags(signer.pointer) & UInt32(EXFLAG_CA) != 0 {
+            throw ReceiptError(.notASigningCertificate, "the signer \(signer.subject) is a CA (basicConstraints CA:TRUE); "
+                               + "Apple's signing certificates are not")
+        }
     }
 
     /// The span in which every certificate of the chain is valid, in epoch seconds.

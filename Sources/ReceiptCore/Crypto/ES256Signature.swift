@@ -6,9 +6,10 @@ internal import COpenSSL
 enum ES256Signature {
     static let length = 64
 
-    /// `precomputed`: the certificate's key with its table (`ES256Key`), when the
-    /// caller holds one; the answer is the same, in about half the time.
-    static func verify(_ signature: [UInt8], over message: UnsafeBufferPointer<UInt8>,
+    /// `digest`: the SHA-256 of `header.payload` (the JWS's fingerprint, computed
+    /// once for both). `precomputed`: the certificate's key with its table
+    /// (`ES256Key`), when the caller holds one; the answer is the same, in about half the time.
+    static func verify(_ signature: [UInt8], digest hash: [UInt8],
                        certificate: X509Certificate, precomputed: ES256Key? = nil) throws(ReceiptError) {
         defer { OpenSSLErrors.clear() }
         guard signature.count == length else {
@@ -18,7 +19,6 @@ enum ES256Signature {
         guard let key = X509_get0_pubkey(certificate.pointer), EVP_PKEY_get_base_id(key) == EVP_PKEY_EC else {
             throw ReceiptError(.unsupportedSignature, "the key of \(certificate.subject) is not an EC key, as ES256 needs")
         }
-        let hash = Digest.digest(message, Digest.sha256Algorithm)
         guard hash.count == 32 else { throw ReceiptError(.cryptoFailure, "the SHA-256 digest failed\(OpenSSLErrors.reason())") }
         let verdict = precomputed.map { shim_es256_key_verify($0.pointer, hash, signature) }
             ?? shim_es256_verify_digest(hash, signature, key)

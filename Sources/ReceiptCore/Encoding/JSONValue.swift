@@ -208,32 +208,33 @@ private struct JSONParser {
             index += 1
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index - 1]), as: UTF8.self)
         }
+        // The slow path, for strings with escapes: the decoded text is built as UTF-8
+        // bytes in one buffer and made a String once, so its cost is linear in the
+        // string's length whatever the mix of escapes and plain runs (appending to a
+        // String's scalars escape by escape was quadratic).
         index = start
-        var scalars = String.UnicodeScalarView()
-        var run: [UInt8] = []
-        func flush() {
-            scalars.append(contentsOf: String(decoding: run, as: UTF8.self).unicodeScalars)
-            run.removeAll(keepingCapacity: true)
-        }
+        var decoded: [UInt8] = []
         while index < bytes.count {
+            let runStart = index
+            index = JSONText.firstSpecial(bytes, from: index)
+            decoded.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+            guard index < bytes.count else { break }
             let byte = bytes[index]
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
-                flush()
-                return String(scalars)
+                return String(decoding: decoded, as: UTF8.self)
             case UInt8(ascii: "\\"):
-                flush()
                 guard index < bytes.count else { break }
                 let escape = bytes[index]
                 index += 1
                 switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scalars.append(Unicode.Scalar(escape))
-                case UInt8(ascii: "b"): scalars.append("\u{8}")
-                case UInt8(ascii: "f"): scalars.append("\u{C}")
-                case UInt8(ascii: "n"): scalars.append("\n")
-                case UInt8(ascii: "r"): scalars.append("\r")
-                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(escape)
+                case UInt8(ascii: "b"): decoded.append(0x08)
+                case UInt8(ascii: "f"): decoded.append(0x0C)
+                case UInt8(ascii: "n"): decoded.append(0x0A)
+                case UInt8(ascii: "r"): decoded.append(0x0D)
+                case UInt8(ascii: "t"): decoded.append(0x09)
                 case UInt8(ascii: "u"):
                     var code = try hex4()
                     if (0xD800..<0xDC00).contains(code), index + 1 < bytes.count,
@@ -244,17 +245,27 @@ private struct JSONParser {
                         code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     }
                     guard let scalar = Unicode.Scalar(code) else { throw error("a lone surrogate") }
-                    scalars.append(scalar)
+                    appendUTF8(scalar, to: &decoded)
                 default:
                     throw error("unknown escape \\\(Character(Unicode.Scalar(escape)))")
                 }
-            case 0..<0x20:
-                throw error("a control character inside a string")
             default:
-                run.append(byte)
+                throw error("a control character inside a string")
             }
         }
         throw error("a string is not closed")
+    }
+
+    /// One scalar's UTF-8 bytes, appended one by one (no temporary array per escape).
+    private func appendUTF8(_ scalar: Unicode.Scalar, to output: inout [UInt8]) {
+        let code = scalar.value
+        if code < 0x80 { output.append(UInt8(code)); return }
+        let count = code < 0x800 ? 2 : code < 0x10000 ? 3 : 4
+        let lead: UInt32 = count == 2 ? 0xC0 : count == 3 ? 0xE0 : 0xF0
+        output.append(UInt8(lead | code >> (6 * UInt32(count - 1))))
+        for shift in stride(from: 6 * (count - 2), through: 0, by: -6) {
+            output.append(UInt8(0x80 | (code >> UInt32(shift)) & 0x3F))
+        }
     }
 
     mutating func hex4() throws(ReceiptError) -> UInt32 {

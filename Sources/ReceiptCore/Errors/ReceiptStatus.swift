@@ -72,6 +72,8 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
     case certificateCount = 225
     case badSignatureEncoding = 226
     case nestedUnreadable = 227
+    case keyRefused = 228
+    case notASigningCertificate = 229
 
     /// The C constant's name, e.g. `RECEIPT_E_TRUNCATED`; stable, for logs and the CLI.
     public var name: String { staticName.description }
@@ -149,6 +151,8 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
         case .certificateCount: ("RECEIPT_E_CERTIFICATE_COUNT", "the JWS x5c holds neither 3 certificates (App Store) nor 1 (Xcode)")
         case .badSignatureEncoding: ("RECEIPT_E_BAD_SIGNATURE_ENCODING", "the JWS signature is not 64 bytes of r||s (ES256); DER and other lengths are refused")
         case .nestedUnreadable: ("RECEIPT_E_NESTED_UNREADABLE", "a JWS nested in a notification is not a readable JWS, or nests another notification")
+        case .keyRefused: ("RECEIPT_E_KEY_REFUSED", "the signing key is of a size or public exponent Apple never uses; refused before any arithmetic")
+        case .notASigningCertificate: ("RECEIPT_E_NOT_A_SIGNING_CERTIFICATE", "the signing certificate is a CA, or its key usage does not allow digital signatures")
         }
     }
 }

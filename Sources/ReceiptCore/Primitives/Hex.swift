@@ -4,6 +4,18 @@ func hexByte(_ byte: UInt8) -> String {
     return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
 }
 
+/// Lowercase hex of `bytes`, made in one buffer (fingerprints are written per row of a batch).
+package func hexString(_ bytes: [UInt8]) -> String {
+    let digits: StaticString = "0123456789abcdef"
+    return String(unsafeUninitializedCapacity: bytes.count * 2) { output in
+        for (index, byte) in bytes.enumerated() {
+            output[2 * index] = digits.utf8Start[Int(byte >> 4)]
+            output[2 * index + 1] = digits.utf8Start[Int(byte & 0xF)]
+        }
+        return bytes.count * 2
+    }
+}
+
 /// The bytes of hex text (either case; `:` separators allowed, as in `6c:40:08`), or
 /// nil for anything else: an odd count, another character, nothing at all.
 package func hexBytes(_ hex: String) -> [UInt8]? {

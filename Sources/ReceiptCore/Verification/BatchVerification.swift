@@ -16,13 +16,15 @@ public final class BatchVerification: Sendable {
         /// The signed transaction the row's one purchase comes from: the JWS itself, or
         /// the one a notification carries (`SignedPayload.batchTransaction`).
         public let signedTransaction: SignedPayload?
+        /// The signed content's fingerprint (ContentFingerprint); nil when unreadable.
+        public let fingerprint: [UInt8]?
         public var isValid: Bool { status == .ok }
 
         /// The purchases the row holds: a receipt's in-app entries; one for a signed transaction.
         public var purchaseCount: Int { receipt?.purchaseCount ?? (signedTransaction == nil ? 0 : 1) }
 
         static func unreadable(_ status: ReceiptStatus) -> Row {
-            Row(status: status, receipt: nil, signedPayload: nil, signedTransaction: nil)
+            Row(status: status, receipt: nil, signedPayload: nil, signedTransaction: nil, fingerprint: nil)
         }
     }
 
@@ -38,12 +40,14 @@ public final class BatchVerification: Sendable {
             do throws(ReceiptError) {
                 if InputForm.looksLikeJWS(input) {
                     let payload = try SignedPayload.decode(input, limits: limits)
-                    return Row(status: verifier.verify(jws: payload).status, receipt: nil, signedPayload: payload,
-                               signedTransaction: payload.batchTransaction(limits: limits))
+                    let result = verifier.verify(jws: payload)
+                    return Row(status: result.status, receipt: nil, signedPayload: payload,
+                               signedTransaction: payload.batchTransaction(limits: limits), fingerprint: result.fingerprint)
                 }
                 let receipt = try Receipt.parse(input, limits: limits)
-                return Row(status: verifier.verify(receipt).status, receipt: receipt, signedPayload: nil,
-                           signedTransaction: nil)
+                let result = verifier.verify(receipt)
+                return Row(status: result.status, receipt: receipt, signedPayload: nil, signedTransaction: nil,
+                           fingerprint: result.fingerprint)
             } catch {
                 return Row.unreadable(error.status)
             }

@@ -12,12 +12,18 @@ import Glibc
 /// by hashing the bytes. Parsing stays lenient; a verdict does not.
 ///
 /// The form: SignedData version 1; `digestAlgorithms` holding exactly the
-/// signer's digest algorithm; no `crls`; one SignerInfo of version 1 whose
-/// algorithm identifiers carry NULL parameters and which ends with its
-/// signature (no unsigned attributes, nothing after); and DER throughout,
-/// definite minimal lengths and a primitive payload OCTET STRING, except in
-/// receipts that Xcode's StoreKit Testing certificate signed, which Xcode writes
-/// in BER with indefinite lengths.
+/// signer's digest algorithm; certificates in path order, the signer first and
+/// each followed by its issuer (checked when the bag is decoded,
+/// CertificateBag); no `crls`; one SignerInfo of version 1 whose algorithm
+/// identifiers carry NULL parameters, whose signatureAlgorithm is rsaEncryption,
+/// and which ends with its signature (no unsigned attributes, nothing after);
+/// and DER throughout, definite minimal lengths and a primitive payload OCTET
+/// STRING. Receipts that Xcode's StoreKit Testing certificate signed differ in
+/// two ways, because Xcode writes them so: BER with indefinite lengths, and
+/// signatureAlgorithm either rsaEncryption or shaXWithRSAEncryption (Xcode
+/// versions differ). So an Xcode receipt has two accepted forms; an App Store
+/// receipt one. The fingerprint (ContentFingerprint), not the bytes, is the key to
+/// de-duplicate on in every case.
 enum CanonicalForm {
     /// `signerFingerprint`: the SHA-256 of the signer's certificate, which decides
     /// whether BER is allowed. The certificates' own DER is checked when their bag
@@ -50,6 +56,11 @@ enum CanonicalForm {
         guard digest.count < 0x80, same(encoded, container.digestAlgorithms, [BERTag.set, UInt8(digest.count)] + digest) else {
             throw ReceiptError(.notCanonical, at: container.digestAlgorithms.lowerBound,
                                "SignedData.digestAlgorithms does not hold exactly the signer's digest algorithm")
+        }
+        if signer.signatureAlgorithmNamesDigest && signerFingerprint != PinnedAnchor.xcodeStoreKit.sha256 {
+            throw ReceiptError(.notCanonical, at: signer.signatureAlgorithm.lowerBound,
+                               "SignerInfo.signatureAlgorithm names the digest (shaXWithRSAEncryption); the App Store "
+                               + "writes rsaEncryption (1.2.840.113549.1.1.1)")
         }
         guard !container.hasCRLs else {
             throw ReceiptError(.notCanonical, "SignedData carries crls [1]; receipts carry none")

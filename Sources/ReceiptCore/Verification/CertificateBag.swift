@@ -60,6 +60,15 @@ final class CertificateBag: Sendable {
             throw signerNotFound
         }
         try requireOnePath(infos, from: signerIndex)
+        do throws(ReceiptError) {
+            guard signerIndex == 0 else {
+                throw ReceiptError(.notCanonical, at: ranges[0].lowerBound, "the signer is certificate \(signerIndex + 1); "
+                                   + "receipts carry it first")
+            }
+            try requireIssuerOrder(infos)
+        } catch {
+            throw ReceiptError(.notCanonical, at: error.offset, error.detail + " (the form Apple writes: the signer, then its issuer, then the root)")
+        }
         return try decodeChecked(Array(bytes), ders, infos, known: known)
     }
 
@@ -71,11 +80,18 @@ final class CertificateBag: Sendable {
     static func decode(chain ders: [[UInt8]], key: [UInt8], known: [X509Certificate]) throws(ReceiptError) -> CertificateBag {
         let infos = try checkedInfos(ders, offsets: nil, maxDepth: 16)
         try requireOnePath(infos, from: 0)
-        for index in infos.indices.dropLast() where infos[index].issuerBytes != infos[index + 1].subjectBytes {
-            throw ReceiptError(.unexpectedCertificates, "x5c[\(index + 1)] did not issue x5c[\(index)]: x5c runs from the "
-                               + "signing certificate to the root, each certificate issued by the next")
-        }
+        try requireIssuerOrder(infos)
         return try decodeChecked(key, ders, infos, known: known)
+    }
+
+    /// Each certificate issued (by name) by the next: the order of a JWS's x5c
+    /// (RFC 7515 §4.1.6) and of every receipt's certificates, so that one set of
+    /// certificates has one spelling.
+    private static func requireIssuerOrder(_ infos: [CertificateInfo]) throws(ReceiptError) {
+        for index in infos.indices.dropLast() where infos[index].issuerBytes != infos[index + 1].subjectBytes {
+            throw ReceiptError(.unexpectedCertificates, "certificate \(index + 2) did not issue certificate \(index + 1): "
+                               + "certificates run from the signing certificate to the root, each issued by the next")
+        }
     }
 
     /// No certificate twice, each DER, and each one's names and extensions read.

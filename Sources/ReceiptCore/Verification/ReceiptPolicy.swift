@@ -76,6 +76,8 @@ extension Receipt: SignedClaims {
 /// since several read them), the caller's settings and the instant to judge at.
 struct VerificationContext: PolicyContext {
     let receipt: Receipt
+    /// SHA-256 of the payload: the result's fingerprint, and the digest a SHA-256 signature checks.
+    let fingerprint: [UInt8]
     var claims: any SignedClaims { receipt }
     let settings: VerificationPolicy
     let signed: SignedReceipt

@@ -68,10 +68,11 @@ public final class ReceiptVerifier: Sendable {
     public func verify(_ receipt: Receipt) -> VerificationResult {
         let signed = SignedReceipt.read(receipt, cache: cache)
         let chain = Result { () throws(ReceiptError) in try establishChain(signed, receipt) }
-        let context = VerificationContext(receipt: receipt, settings: policy, signed: signed, chain: chain,
+        let fingerprint = receipt.fingerprint
+        let context = VerificationContext(receipt: receipt, fingerprint: fingerprint, settings: policy, signed: signed, chain: chain,
                                           nowMilliseconds: policy.nowMilliseconds ?? Self.currentMilliseconds())
         let steps = Self.policies.map { StepResult(step: $0.step, outcome: $0.outcome(in: context)) }
-        return VerificationResult(steps: steps, anchor: try? chain.get().anchorName)
+        return VerificationResult(steps: steps, anchor: try? chain.get().anchorName, fingerprint: fingerprint)
     }
 
     static func currentMilliseconds() -> Int64 {

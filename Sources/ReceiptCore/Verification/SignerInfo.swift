@@ -11,6 +11,9 @@ struct SignerInfo {
     let version: Range<Int>
     let digestAlgorithm: Range<Int>
     let signatureAlgorithm: Range<Int>
+    /// Whether signatureAlgorithm is shaXWithRSAEncryption rather than rsaEncryption:
+    /// the App Store writes only the latter; some Xcode versions the former.
+    let signatureAlgorithmNamesDigest: Bool
     let hasTrailingFields: Bool
 
     /// Reads `signerInfos` and insists on exactly one signer, RSA PKCS #1 v1.5 with
@@ -64,6 +67,7 @@ struct SignerInfo {
         return SignerInfo(issuer: issuer.encodedRange, serialNumber: serial.encodedRange, digest: digest,
                           signature: signature.contentRange, version: version.encodedRange,
                           digestAlgorithm: digestAlgorithm.encodedRange, signatureAlgorithm: next.encodedRange,
+                          signatureAlgorithmNamesDigest: signatureOID != ObjectIdentifiers.rsaEncryption,
                           hasTrailingFields: !rest.isAtEnd)
     }
 

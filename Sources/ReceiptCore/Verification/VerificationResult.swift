@@ -52,6 +52,15 @@ public struct VerificationResult: Sendable {
     public let steps: [StepResult]
     /// The anchor the chain ended at, when it was established.
     public let anchor: String?
+    /// SHA-256 of the signed content (ContentFingerprint): the key to de-duplicate
+    /// and block replays on, the same for every spelling of one signed object.
+    public let fingerprint: [UInt8]
+
+    public init(steps: [StepResult], anchor: String?, fingerprint: [UInt8]) {
+        self.steps = steps
+        self.anchor = anchor
+        self.fingerprint = fingerprint
+    }
 
     /// The first failure's status, or `.ok` when nothing failed.
     public var status: ReceiptStatus { steps.first { $0.outcome.status != .ok }?.outcome.status ?? .ok }
@@ -74,12 +83,13 @@ public struct VerificationResult: Sendable {
         return writer.string
     }
 
-    /// `valid`, `status`, `anchor` and `steps`, into an object the caller opened
+    /// `valid`, `status`, `anchor`, `fingerprint` and `steps`, into an object the caller opened
     /// (the server's verdict adds the payload after them).
     package func writeMembers(into writer: inout JSONWriter) {
         writer.bool("valid", isValid)
         writer.string("status", status.name)
         if let anchor { writer.string("anchor", anchor) } else { writer.null("anchor") }
+        writer.string("fingerprint", ContentFingerprint.hex(fingerprint))
         writer.beginArray("steps")
         for entry in steps {
             writer.beginObject()

@@ -150,6 +150,12 @@ class Receipt(_Record):
             raise ValueError("the receipt is closed")
         return self._handle
 
+    @property
+    def fingerprint(self):
+        """SHA-256 of the signed payload, hex: the same whether the receipt came as DER, BER or
+        base64, so the key to de-duplicate and block replays on (receipt.h, "fingerprints")."""
+        return _native.fingerprint(lib.receipt_fingerprint, self._handle_or_raise())
+
     _getters = {kind: getattr(lib, f"receipt_get_{kind}") for kind in ("string", "int", "date", "bytes")}
 
     def _prefix(self):

@@ -29,6 +29,8 @@ class RawAttribute:
     def __init__(self, type_: int, version: int, value: bytes) -> None: ...
 
 class Receipt:
+    @property
+    def fingerprint(self) -> str: ...
     receipt_type: Optional[str]
     app_item_id: Optional[int]
     bundle_id: Optional[str]

@@ -176,6 +176,10 @@ _signatures.update({
     "receipt_verification_to_json": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_uint, ctypes.POINTER(ctypes.c_void_p),
                                                     ctypes.POINTER(ctypes.c_size_t)]),
     "receipt_verification_free": (None, [ctypes.c_void_p]),
+    "receipt_fingerprint": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p]),
+    "receipt_jws_fingerprint": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p]),
+    "receipt_verification_fingerprint": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p]),
+    "receipt_batch_fingerprint": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]),
     "receipt_entitlements_json": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_char_p,
                                                  ctypes.c_uint, *_owned_out]),
     "receipt_entitlements_signed_json": (ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_char_p),
@@ -258,3 +262,18 @@ def epoch_milliseconds(value, name):
         raise TypeError(f"{name}: expected a timezone-aware datetime or epoch milliseconds (int), "
                         f"got {type(value).__name__}")
     return value
+
+
+FINGERPRINT_SIZE = 32
+
+
+def fingerprint(function, *handles):
+    """A fingerprint (receipt.h, "fingerprints") as 64 lowercase hex digits, or None when the
+    C call answers RECEIPT_E_ABSENT (a batch row that could not be read)."""
+    from ._errors import _check
+    out = (ctypes.c_uint8 * FINGERPRINT_SIZE)()
+    status = function(*handles, out)
+    if status == STATUS_ABSENT:
+        return None
+    _check(status)
+    return bytes(out).hex()

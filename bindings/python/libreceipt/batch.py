@@ -9,7 +9,7 @@ from ._native import lib
 ABSENT = -(1 << 63)  # RECEIPT_BATCH_ABSENT
 
 RECEIPT_FIELDS = ("valid", "status", "bundle_id", "application_version", "original_application_version",
-                  "receipt_type", "receipt_creation_date_ms", "in_app_count")
+                  "receipt_type", "receipt_creation_date_ms", "in_app_count", "fingerprint")
 PURCHASE_FIELDS = ("product_id", "transaction_id", "original_transaction_id", "purchase_date_ms",
                    "original_purchase_date_ms", "expires_date_ms", "cancellation_date_ms", "quantity",
                    "web_order_line_item_id", "is_trial_period", "is_in_intro_offer_period")
@@ -63,7 +63,8 @@ def verify_buffers(verifier, addresses, lengths, with_purchases=False, keep=None
             "original_application_version": _text(row.original_application_version),
             "receipt_type": _text(row.receipt_type), "receipt_creation_date_ms": _number(row.receipt_creation_date_ms),
             "in_app_count": row.in_app_count,
-        } for row in rows]
+            "fingerprint": _native.fingerprint(lib.receipt_batch_fingerprint, batch, index),
+        } for index, row in enumerate(rows)]
         purchases = []
         if with_purchases:
             total = lib.receipt_batch_purchase_count(batch)

@@ -44,6 +44,12 @@ class JWS:
         return json.loads(self.header_json)
 
     @property
+    def fingerprint(self):
+        """SHA-256 of the ASCII header.payload, hex: the same for every spelling of this JWS's
+        signature, so the key to de-duplicate and block replays on (receipt.h, "fingerprints")."""
+        return _native.fingerprint(lib.receipt_jws_fingerprint, self._handle)
+
+    @property
     def signed_date(self):
         value = ctypes.c_int64()
         status = lib.receipt_jws_signed_date(self._handle, ctypes.byref(value))

@@ -25,7 +25,7 @@ from .batch import PURCHASE_FIELDS, RECEIPT_FIELDS, verify_buffers
 
 _RECEIPT_TYPES = {"valid": "boolean", "status": "string", "bundle_id": "string", "application_version": "string",
                   "original_application_version": "string", "receipt_type": "string",
-                  "receipt_creation_date_ms": "bigint", "in_app_count": "bigint"}
+                  "receipt_creation_date_ms": "bigint", "in_app_count": "bigint", "fingerprint": "string"}
 _PURCHASE_TYPES = {"product_id": "string", "transaction_id": "string", "original_transaction_id": "string",
                    "purchase_date_ms": "bigint", "original_purchase_date_ms": "bigint", "expires_date_ms": "bigint",
                    "cancellation_date_ms": "bigint", "quantity": "bigint", "web_order_line_item_id": "bigint",
@@ -89,7 +89,9 @@ def _verify(verifier, batch, column, with_purchases=False):
 
 def receipts(df, column, *, bundle_id=None, environment=None, allow_xcode=False, anchors=None):
     """`df` with its columns plus valid, status, bundle_id, application_version,
-    original_application_version, receipt_type, receipt_creation_date_ms and in_app_count."""
+    original_application_version, receipt_type, receipt_creation_date_ms, in_app_count and
+    fingerprint: the SHA-256 of the signed content as hex (null for an unreadable cell), the same
+    for every spelling of one receipt or JWS, so the column to de-duplicate on."""
     options = _options(bundle_id, environment, allow_xcode, anchors)
     schema = _schema(df, column, _RECEIPT_TYPES)
 

@@ -24,7 +24,9 @@ class Verification:
     """The report of one verification: `status` (the first failing step's status number,
     0 when none failed), `status_name` (e.g. "RECEIPT_E_CHAIN_UNTRUSTED"), `steps` (a
     list of Step, in order; every step reports, not only the first failure) and `valid`
-    (True only when no step failed). For a JWS, `jws` is the decoded JWS and `payload`
+    (True only when no step failed), and `fingerprint`: the SHA-256 of the signed content as hex,
+    the key to de-duplicate and block replays on (no re-spelling of a receipt or JWS changes it;
+    hashing the input bytes does not do this). For a JWS, `jws` is the decoded JWS and `payload`
     its payload as a dict, exactly as signed (believe it only when `valid`); both are
     None for a receipt."""
 
@@ -54,6 +56,11 @@ class Verification:
         return None if self.jws is None else self.jws.payload
 
     @property
+    def fingerprint(self):
+        """SHA-256 of what the signature covers (a receipt's payload, a JWS's header.payload), hex."""
+        return _native.fingerprint(lib.receipt_verification_fingerprint, self._handle)
+
+    @property
     def valid(self):
         """True only when no step failed."""
         return self.status == _native.STATUS_OK
@@ -63,7 +70,7 @@ class Verification:
         return next(step for step in self.steps if step.name == name)
 
     def to_json(self, pretty=False):
-        """The report as JSON: {"valid", "status", "anchor", "steps": [...]}."""
+        """The report as JSON: {"valid", "status", "anchor", "fingerprint", "steps": [...]}."""
         return _take_json(lib.receipt_verification_to_json, self._handle, pretty)
 
     def __del__(self):

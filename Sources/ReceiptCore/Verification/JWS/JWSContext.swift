@@ -4,6 +4,8 @@
 /// verifies a notification's nested JWS.
 struct JWSContext: PolicyContext {
     let payload: SignedPayload
+    /// SHA-256 of `header.payload`: what ES256 signs, and the result's fingerprint.
+    let fingerprint: [UInt8]
     var claims: any SignedClaims { payload }
     let settings: VerificationPolicy
     let bag: Result<CertificateBag, ReceiptError>

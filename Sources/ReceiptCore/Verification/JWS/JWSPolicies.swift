@@ -34,18 +34,15 @@ struct JWSHeaderPolicy: JWSPolicy {
     }
 }
 
-/// ES256 by `x5c[0]` over the ASCII `header.payload`.
+/// ES256 by `x5c[0]` over the ASCII `header.payload`, whose SHA-256 is the fingerprint.
 struct JWSSignaturePolicy: JWSPolicy {
     var step: VerificationStep { .signature }
 
     func outcome(in context: JWSContext) -> StepOutcome {
         checked { () throws(ReceiptError) in
             let bag = try context.bag.get()
-            let jws = context.payload.jws
-            try jws.token.withUnsafeBufferPointer { (token) throws(ReceiptError) in
-                try ES256Signature.verify(jws.signature, over: UnsafeBufferPointer(rebasing: token[jws.signingInput]),
-                                          certificate: bag.certificates[0], precomputed: bag.precomputedLeafKey())
-            }
+            try ES256Signature.verify(context.payload.jws.signature, digest: context.fingerprint,
+                                      certificate: bag.certificates[0], precomputed: bag.precomputedLeafKey())
             return "ES256 by \(bag.certificates[0].subject)"
         }
     }

@@ -36,10 +36,11 @@ extension ReceiptVerifier {
             try establishJWSChain(try bag.get(), atMilliseconds: try instant.get())
         }
         let instantText = (try? instant.get()).map { AppStoreDateFormat.gmt($0) } ?? "?"
-        let context = JWSContext(payload: payload, settings: policy, bag: bag, chain: chain, chainInstant: instantText,
+        let fingerprint = payload.fingerprint
+        let context = JWSContext(payload: payload, fingerprint: fingerprint, settings: policy, bag: bag, chain: chain, chainInstant: instantText,
                                  nowMilliseconds: policy.nowMilliseconds ?? Self.currentMilliseconds(),
                                  verifier: self, depth: depth)
         let steps = Self.jwsPolicies.map { StepResult(step: $0.step, outcome: $0.outcome(in: context)) }
-        return VerificationResult(steps: steps, anchor: try? chain.get().anchorName)
+        return VerificationResult(steps: steps, anchor: try? chain.get().anchorName, fingerprint: fingerprint)
     }
 }

@@ -18,7 +18,8 @@ struct SignaturePolicy: ReceiptPolicy {
             try CanonicalForm.check(receipt.storage.encoded, container: receipt.container, signer: signerInfo,
                                     signerFingerprint: fingerprint)
             try SignatureCheck.verify(UnsafeBufferPointer(rebasing: receipt.storage.encoded[signerInfo.signature]),
-                                      over: receipt.storage.payload, digest: signerInfo.digest, certificate: signer)
+                                      over: receipt.storage.payload, digest: signerInfo.digest, certificate: signer,
+                                      sha256: context.fingerprint)
             return "RSA with \(signerInfo.digest.name) by \(signer.subject)"
         }
     }
