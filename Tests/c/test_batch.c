@@ -161,10 +161,68 @@ static void test_batch_reads_jws_rows_beside_receipts(void **state) {
     free(tampered);
 }
 
+/* One signed content, one fingerprint: receipts (DER, base64) and a JWS, each read through
+ * every function that gives one; different contents differ; an unreadable row has none. */
+static void test_fingerprints_name_the_signed_content(void **state) {
+    (void)state;
+    char *der = NULL, *b64 = NULL, *jws = NULL;
+    size_t der_length = read_all("minted.der", &der), b64_length = read_all("minted.b64", &b64);
+    size_t jws_length = read_all("minted.jws", &jws);
+    const char *const roots[] = {"ca/root.pem", "jws-ca/root.pem", NULL};
+    receipt_verifier_t *verifier = anchored_verifier(roots);
+    const void *inputs[4] = {der, b64, jws, "junk"};
+    size_t lengths[4] = {der_length, b64_length, jws_length, 4};
+    receipt_batch_row_t rows[4];
+    receipt_batch_t *batch = NULL;
+    assert_int_equal(receipt_batch_verify(verifier, inputs, lengths, 4, &batch, rows), RECEIPT_OK);
+    uint8_t of_rows[4][RECEIPT_FINGERPRINT_SIZE], zero[RECEIPT_FINGERPRINT_SIZE] = {0};
+    for (size_t row = 0; row < 3; row++)
+        assert_int_equal(receipt_batch_fingerprint(batch, row, of_rows[row]), RECEIPT_OK);
+    assert_int_equal(receipt_batch_fingerprint(batch, 3, of_rows[3]), RECEIPT_E_ABSENT);
+    assert_int_equal(receipt_batch_fingerprint(batch, 4, of_rows[3]), RECEIPT_E_INDEX_OUT_OF_RANGE);
+    assert_int_equal(receipt_batch_fingerprint(batch, 0, NULL), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_batch_fingerprint(NULL, 0, of_rows[3]), RECEIPT_E_NULL_ARGUMENT);
+    assert_memory_not_equal(of_rows[0], of_rows[1], RECEIPT_FINGERPRINT_SIZE); /* two minted receipts */
+    assert_memory_not_equal(of_rows[0], of_rows[2], RECEIPT_FINGERPRINT_SIZE);
+    assert_memory_not_equal(of_rows[0], zero, RECEIPT_FINGERPRINT_SIZE);
+
+    uint8_t fingerprint[RECEIPT_FINGERPRINT_SIZE];
+    receipt_t *receipt = NULL;
+    assert_int_equal(receipt_parse(b64, b64_length, &receipt, NULL), RECEIPT_OK);
+    assert_int_equal(receipt_fingerprint(receipt, fingerprint), RECEIPT_OK);
+    assert_memory_equal(fingerprint, of_rows[1], RECEIPT_FINGERPRINT_SIZE);
+    assert_int_equal(receipt_fingerprint(NULL, fingerprint), RECEIPT_E_NULL_ARGUMENT);
+    receipt_verification_t *result = NULL;
+    assert_int_equal(receipt_verify(verifier, receipt, &result), RECEIPT_OK);
+    memset(fingerprint, 0, sizeof fingerprint);
+    assert_int_equal(receipt_verification_fingerprint(result, fingerprint), RECEIPT_OK);
+    assert_memory_equal(fingerprint, of_rows[1], RECEIPT_FINGERPRINT_SIZE);
+    receipt_verification_free(result);
+    receipt_free(receipt);
+
+    receipt_jws_t *decoded = NULL;
+    assert_int_equal(receipt_verify_jws(verifier, jws, jws_length, &decoded, &result, NULL), RECEIPT_OK);
+    assert_int_equal(receipt_jws_fingerprint(decoded, fingerprint), RECEIPT_OK);
+    assert_memory_equal(fingerprint, of_rows[2], RECEIPT_FINGERPRINT_SIZE);
+    memset(fingerprint, 0, sizeof fingerprint);
+    assert_int_equal(receipt_verification_fingerprint(result, fingerprint), RECEIPT_OK);
+    assert_memory_equal(fingerprint, of_rows[2], RECEIPT_FINGERPRINT_SIZE);
+    assert_int_equal(receipt_jws_fingerprint(NULL, fingerprint), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_verification_fingerprint(NULL, fingerprint), RECEIPT_E_NULL_ARGUMENT);
+    receipt_verification_free(result);
+    receipt_jws_free(decoded);
+    receipt_batch_free(batch);
+    receipt_verifier_free(verifier);
+    free(der);
+    free(b64);
+    free(jws);
+}
+
 int run_batch_tests(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_batch_rows_and_purchases),
         cmocka_unit_test(test_batch_reads_jws_rows_beside_receipts),
+        cmocka_unit_test(test_fingerprints_name_the_signed_content),
     };
     return cmocka_run_group_tests_name("receipt C ABI: batches", tests, NULL, NULL);
 }
