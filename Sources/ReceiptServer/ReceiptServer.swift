@@ -22,10 +22,12 @@ public enum ReceiptServer {
         let ownGroup = concurrencyOnEventLoops ? nil : MultiThreadedEventLoopGroup(numberOfThreads: max(1, settings.workers))
         let group = ownGroup ?? MultiThreadedEventLoopGroup.singleton
         let limit = TimeAmount.seconds(Int64(max(1, settings.requestTimeoutSeconds)))
+        let chunkRefusal = ChunkedBodyLimitHandler.serverRefusal(maxBodyBytes: settings.maxBodyBytes)
         let app = Application(
             responder: ReceiptResponder(settings: settings, metrics: metrics),
             server: .http1(configuration: .init(additionalChannelHandlers: [
                 RequestDeadlineHandler(limit: limit), ExpectContinueHandler(maxBodyBytes: settings.maxBodyBytes),
+                ChunkedBodyLimitHandler.Installer(maxBodyBytes: settings.maxBodyBytes, refusal: chunkRefusal),
             ])),
             configuration: ApplicationConfiguration(
                 address: .hostname(settings.host, port: settings.port),

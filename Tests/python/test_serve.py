@@ -239,6 +239,66 @@ def test_oversized_bodies_get_21002_and_413(server):
     assert server.request("GET", "/healthz")[:2] == (200, b"ok\n")
 
 
+def raw_exchange(server, request, timeout=10):
+    """Sends raw bytes and reads until the server closes or `timeout`: (seconds, bytes)."""
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=timeout) as connection:
+        connection.sendall(request)
+        answer = b""
+        try:
+            while chunk := connection.recv(65536):
+                answer += chunk
+        except socket.timeout:
+            pass
+    return time.monotonic() - started, answer
+
+
+@pytest.mark.parametrize("size", ["FFFFFFFFFFFFFFFF", "FFFFFFFF", "10000000000000000", "10001;name=value"])
+@pytest.mark.parametrize("path", ["/verifyReceipt", "/v1/verify"])
+def test_a_chunk_declared_over_the_limit_is_refused_at_once(server, size, path):
+    # Before: the server read on until the request deadline (3 s here, 30 s by default) and
+    # closed without an answer. The fixture's limit is 65,536 bytes; 0x10001 is one more.
+    request = (f"POST {path} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n{size}\r\nabc").encode()
+    seconds, answer = raw_exchange(server, request)
+    assert seconds < 2, f"{size} on {path}: {seconds:.1f} s, {answer[:60]!r}"
+    if path == "/verifyReceipt":
+        assert answer.startswith(b"HTTP/1.1 200 OK\r\n") and answer.endswith(b'{"status":21002}')
+    else:
+        assert answer.startswith(b"HTTP/1.1 413 ") and b"RECEIPT_E_INPUT_TOO_LARGE" in answer
+    assert server.request("GET", "/healthz")[:2] == (200, b"ok\n")
+
+
+def test_chunked_and_pipelined_requests_within_the_limit_are_answered(server, minted):
+    body = json.dumps({"receipt-data": base64.b64encode(minted["der"].read_bytes()).decode()}).encode()
+    chunked = b"".join(b"%x;ext=1\r\n%s\r\n" % (len(part), part) for part in (body[:100], body[100:]))
+    pipelined = (b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+                 b"POST /sandbox/verifyReceipt HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+                 + b"POST /sandbox/verifyReceipt HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                 + chunked + b"0\r\nX-Trailer: 1\r\n\r\n")
+    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as connection:
+        connection.sendall(pipelined)
+        answer = b""
+        while answer.count(b'{"status":0,') < 2:
+            answer += connection.recv(65536)
+        assert answer.count(b"HTTP/1.1 200 OK") == 3, answer[:300]
+        # The same connection, followed through all three, still catches an oversized chunk.
+        connection.sendall(b"POST /v1/verify HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFF\r\nabc")
+        refused = b""
+        while chunk := connection.recv(65536):
+            refused += chunk
+    assert refused.startswith(b"HTTP/1.1 413 ") and b"RECEIPT_E_INPUT_TOO_LARGE" in refused, refused[:200]
+
+
+def test_content_length_with_surrounding_whitespace(server):
+    # Optional whitespace around a field value is HTTP's; the limit reads the value so too.
+    seconds, answer = raw_exchange(server, b"POST /v1/verify HTTP/1.1\r\nHost: x\r\nContent-Length:  99999999 \r\n"
+                                           b"Connection: close\r\n\r\nabc")
+    assert seconds < 2 and answer.startswith(b"HTTP/1.1 413 "), answer[:80]
+    seconds, answer = raw_exchange(server, b"POST /v1/verify HTTP/1.1\r\nHost: x\r\nContent-Length:  3\r\n"
+                                           b"Connection: close\r\n\r\nabc")
+    assert seconds < 2 and answer.startswith(b"HTTP/1.1 400 ") and b"RECEIPT_E_BAD_BASE64" in answer, answer[:200]
+
+
 def test_shared_secret_gets_21004_when_missing_or_wrong(secret_server, minted):
     receipt = minted["der"].read_bytes()  # auto-renewable purchases (expires_date)
     assert secret_server.verify_receipt("/sandbox/verifyReceipt", receipt) == {"status": 21004}

@@ -1,0 +1,216 @@
+import NIOCore
+import ReceiptCore
+
+/// Refuses a chunked request body the moment one chunk declares more bytes than the
+/// body limit, instead of reading on until the request deadline.
+///
+/// HTTP's decoder hands on a chunk's bytes as they come and never its declared size,
+/// so a request announcing a chunk of `FFFFFFFFFFFFFFFF` bytes and sending three would
+/// hold its connection until the deadline, and get no answer. This handler sits before
+/// the decoder (`install(on:)`), passes every byte on untouched, and follows just
+/// enough of HTTP/1.1's framing to read chunk sizes: the head up to its blank line
+/// (Transfer-Encoding, Content-Length and the path), Content-Length bodies skipped,
+/// chunk-size lines read, chunk data and trailers skipped, pipelined requests in turn.
+/// Anything it does not follow (a head or a line past its bounds, which the decoder
+/// refuses itself) ends its watch on that connection; it never refuses what the
+/// decoder would accept within the limit. The refusal is written at once and the
+/// connection closed; requests pipelined in the same read before the refused one are
+/// not passed on (answering them first would need the responses' order), so they go
+/// unanswered with the connection, as HTTP allows.
+final class ChunkedBodyLimitHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    /// The raw HTTP/1.1 answer for a refused body of a request to `path`.
+    typealias Refusal = @Sendable (_ path: String) -> [UInt8]
+
+    /// Longest head and chunk-size line followed; past them the decoder's own limits apply.
+    static let maxHeadBytes = 80 * 1024
+    static let maxLineBytes = 1024
+
+    private enum State {
+        case head
+        case fixedBody(remaining: UInt64)
+        case chunkSize
+        case chunkData(remaining: UInt64)
+        case trailers
+        case refused
+        case unwatched
+    }
+
+    private let maxBodyBytes: UInt64
+    private let refusal: Refusal
+    private var state = State.head
+    /// The head, chunk-size line or trailer line read so far.
+    private var pending: [UInt8] = []
+    private var path = ""
+
+    init(maxBodyBytes: Int, refusal: @escaping Refusal) {
+        self.maxBodyBytes = UInt64(max(0, maxBodyBytes))
+        self.refusal = refusal
+    }
+
+    /// Puts a new handler first in `pipeline`, before HTTP's decoder.
+    static func install(on pipeline: ChannelPipeline.SynchronousOperations, maxBodyBytes: Int,
+                        refusal: @escaping Refusal) throws {
+        try pipeline.addHandler(ChunkedBodyLimitHandler(maxBodyBytes: maxBodyBytes, refusal: refusal), position: .first)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .refused = state { return }  // the answer is sent; the rest is dropped
+        let buffer = unwrapInboundIn(data)
+        if case .unwatched = state { return context.fireChannelRead(data) }
+        let refused = buffer.withUnsafeReadableBytes { follow(UnsafeBufferPointer(rebasing: $0.bindMemory(to: UInt8.self)[...])) }
+        if refused {
+            state = .refused
+            let answer = context.channel.allocator.buffer(bytes: refusal(path))
+            context.writeAndFlush(NIOAny(answer)).whenComplete { _ in context.close(promise: nil) }
+            return
+        }
+        context.fireChannelRead(data)
+    }
+
+    /// Follows the framing through `bytes`; true when a chunk declares more than the limit.
+    private func follow(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        while index < bytes.count {
+            switch state {
+            case .refused, .unwatched:
+                return false
+            case .fixedBody(let remaining), .chunkData(let remaining):
+                let step = Int(min(remaining, UInt64(bytes.count - index)))
+                index += step
+                let left = remaining - UInt64(step)
+                if case .fixedBody = state {
+                    state = left == 0 ? .head : .fixedBody(remaining: left)
+                } else {
+                    state = left == 0 ? .chunkSize : .chunkData(remaining: left)
+                }
+            case .head:
+                guard let end = take(bytes, &index, until: [13, 10, 13, 10], bound: Self.maxHeadBytes) else { continue }
+                state = readHead(pending[..<end])
+                pending.removeAll(keepingCapacity: true)
+            case .chunkSize:
+                guard let end = take(bytes, &index, until: [13, 10], bound: Self.maxLineBytes) else { continue }
+                let size = chunkSize(pending[..<end])
+                pending.removeAll(keepingCapacity: true)
+                guard let size else { state = .unwatched; continue }  // malformed: the decoder answers 400
+                if size > maxBodyBytes { return true }
+                state = size == 0 ? .trailers : .chunkData(remaining: size + 2)  // and its CRLF
+            case .trailers:
+                guard let end = take(bytes, &index, until: [13, 10], bound: Self.maxHeadBytes) else { continue }
+                state = end == 0 ? .head : .trailers  // a blank line ends the trailers
+                pending.removeAll(keepingCapacity: true)
+            }
+        }
+        return false
+    }
+
+    /// Appends bytes to `pending` until `terminator` ends it: the length before the
+    /// terminator, or nil when more bytes are needed (past `bound` the watch ends).
+    private func take(_ bytes: UnsafeBufferPointer<UInt8>, _ index: inout Int, until terminator: [UInt8],
+                      bound: Int) -> Int? {
+        while index < bytes.count {
+            pending.append(bytes[index])
+            index += 1
+            if pending.count >= terminator.count, pending.suffix(terminator.count).elementsEqual(terminator) {
+                return pending.count - terminator.count
+            }
+            if pending.count > bound {
+                state = .unwatched
+                return nil
+            }
+        }
+        return nil
+    }
+
+    /// What follows the head: a chunked body, a Content-Length body, or the next request.
+    private func readHead(_ head: ArraySlice<UInt8>) -> State {
+        let lines = head.split(separator: 10, omittingEmptySubsequences: false).map { $0.last == 13 ? $0.dropLast() : $0 }
+        guard let requestLine = lines.first else { return .head }
+        let parts = requestLine.split(separator: 32)
+        path = parts.count > 1 ? String(decoding: parts[1].prefix { $0 != UInt8(ascii: "?") }, as: UTF8.self) : ""
+        var chunked = false
+        var length: UInt64?
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
+            let name = String(decoding: line[..<colon], as: UTF8.self).lowercased()
+            let value = String(decoding: line[(colon + 1)...], as: UTF8.self).lowercased()
+                .trimmingWhitespace()
+            if name == "transfer-encoding" { chunked = chunked || value.hasSuffix("chunked") }
+            if name == "content-length" { length = UInt64(value) }
+        }
+        if chunked { return .chunkSize }
+        if let length, length > 0 { return .fixedBody(remaining: length) }
+        return .head
+    }
+
+    /// The chunk size a line declares (hex digits before any extension), or nil when
+    /// malformed; more than 16 digits count as past any limit.
+    private func chunkSize(_ line: ArraySlice<UInt8>) -> UInt64? {
+        var value: UInt64 = 0
+        var digits = 0
+        for byte in line {
+            let digit: UInt64
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt64(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt64(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt64(byte - UInt8(ascii: "A") + 10)
+            default:
+                return digits == 0 ? nil : value
+            }
+            digits += 1
+            if digits > 16 { return UInt64.max }
+            value = value << 4 | digit
+        }
+        return digits == 0 ? nil : value
+    }
+}
+
+private extension String {
+    func trimmingWhitespace() -> String {
+        let scalars = unicodeScalars
+        let start = scalars.firstIndex { $0 != " " && $0 != "\t" } ?? scalars.endIndex
+        let end = scalars.lastIndex { $0 != " " && $0 != "\t" }.map { scalars.index(after: $0) } ?? start
+        return start < end ? String(scalars[start..<end]) : ""
+    }
+}
+
+extension ChunkedBodyLimitHandler {
+    /// Listed among Hummingbird's handlers (which come after HTTP's decoder), it puts a
+    /// ChunkedBodyLimitHandler before the decoder when its connection is set up, and goes.
+    final class Installer: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = NIOAny
+        private let maxBodyBytes: Int
+        private let refusal: Refusal
+
+        init(maxBodyBytes: Int, refusal: @escaping Refusal) {
+            self.maxBodyBytes = maxBodyBytes
+            self.refusal = refusal
+        }
+
+        func handlerAdded(context: ChannelHandlerContext) {
+            let pipeline = context.pipeline.syncOperations
+            do {
+                try ChunkedBodyLimitHandler.install(on: pipeline, maxBodyBytes: maxBodyBytes, refusal: refusal)
+            } catch {
+                context.close(promise: nil)  // a connection we cannot guard is not served
+            }
+            pipeline.removeHandler(context: context, promise: nil)
+        }
+    }
+
+    /// The answers `receipt serve` gives a body refused this way: Apple's 21002 on the
+    /// verifyReceipt paths (as for any body over the limit), 413 with the verdict
+    /// endpoint's refusal elsewhere; the connection is closed after it.
+    static func serverRefusal(maxBodyBytes: Int) -> Refusal {
+        let apple = VerifyReceiptEndpoint.tooLargeAnswer(limit: maxBodyBytes).bytes
+        let verdict = VerdictEndpoint.refusal(ReceiptError(
+            .inputTooLarge, "a chunk of the request body declares more than the \(maxBodyBytes) bytes allowed")).bytes
+        return { path in
+            let (status, body) = path.hasSuffix("/verifyReceipt") ? ("200 OK", apple) : ("413 Payload Too Large", verdict)
+            return Array(("HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n"
+                          + "Connection: close\r\n\r\n").utf8) + body
+        }
+    }
+}
