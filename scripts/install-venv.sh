@@ -24,7 +24,15 @@ if [ ! -x "$venv/bin/python3" ]; then
 fi
 missing=()
 for package in "${packages[@]}"; do
-  "$venv/bin/python3" -c "import ${package//-/_}" 2>/dev/null || missing+=("$package")
+  # Installed in a version the requirement allows ("pandas<3" included): asked of the venv's
+  # own metadata, with the requirement parser pip carries.
+  "$venv/bin/python3" - "$package" <<'PY' 2>/dev/null || missing+=("$package")
+import sys
+from importlib.metadata import version
+from pip._vendor.packaging.requirements import Requirement
+requirement = Requirement(sys.argv[1])
+sys.exit(0 if requirement.specifier.contains(version(requirement.name), prereleases=True) else 1)
+PY
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-venv: installing ${missing[*]} into $venv"

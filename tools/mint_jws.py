@@ -258,6 +258,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.command == "ca":
         create_ca(args.directory)
+        print(f"JWS test CA in {args.directory}; trust it with --anchor {os.path.join(args.directory, 'root.pem')} "
+              f"(and --no-apple-root to trust only it); sign with: mint_jws.py sign OUT --ca {args.directory}")
         return 0
     payload_text = open(args.payload).read() if args.payload else None
     payload = json.loads(payload_text) if payload_text else example_payload(args.kind)

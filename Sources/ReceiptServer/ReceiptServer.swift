@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -36,8 +39,23 @@ public enum ReceiptServer {
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? settings.port) },
             eventLoopGroupProvider: .shared(group),
             logger: logger)
-        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        do {
+            try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EADDRNOTAVAIL
+                                        || error.errnoCode == EACCES {
+            try await ownGroup?.shutdownGracefully()
+            throw ListenError(host: settings.host, port: settings.port, reason: String(cString: strerror(error.errnoCode)))
+        }
         try await ownGroup?.shutdownGracefully()
+    }
+
+    /// The server could not listen on its address (in use, not this host's, or a
+    /// privileged port): named, for a usage error rather than a bare socket call.
+    public struct ListenError: Error, CustomStringConvertible {
+        public let host: String
+        public let port: Int
+        public let reason: String
+        public var description: String { "cannot listen on \(host):\(port): \(reason)" }
     }
 
     /// Written once, by runConcurrencyOnEventLoops, before any task or thread exists to read it.

@@ -7,7 +7,8 @@ struct EntitlementsCommand: ParsableCommand {
         abstract: "Print what a verified receipt and signed transactions entitle their owner to at an instant, as JSON.",
         discussion: """
             Give one customer's receipt (at most one), StoreKit 2 signed transactions (JWS), or both: \
-            a transaction in both, or twice, counts once. \
+            a transaction in both, or twice, counts once. A notification counts as the transaction it \
+            carries. \
             Exit status: 0 printed; 1 something did not verify; 2 unusable input or arguments.
             """)
 
@@ -22,6 +23,9 @@ struct EntitlementsCommand: ParsableCommand {
 
     @Flag(help: "Judge without verifying: only for receipts verified some other way.")
     var unverified = false
+
+    @Flag(help: "Write compact JSON on one line.")
+    var compact = false
 
     @OptionGroup var options: VerifierOptions
 
@@ -56,19 +60,20 @@ struct EntitlementsCommand: ParsableCommand {
             }
         }
         let entitlements: Entitlements
+        let names = transactions.map(\.file) + (receipt.map { [$0.file] } ?? [])
         do throws(ReceiptError) {
             if let verifier {
                 entitlements = try Entitlements.of(transactions: transactions.map { ($0.payload, verifier.verify(jws: $0.payload)) },
                                                    receipt: receipt.map { ($0.receipt, verifier.verify($0.receipt)) },
-                                                   at: instant, catalog: products)
+                                                   at: instant, catalog: products, names: names)
             } else {
                 entitlements = try Entitlements.ofUnverified(transactions: transactions.map(\.payload), receipt: receipt?.receipt,
-                                                             at: instant, catalog: products)
+                                                             at: instant, catalog: products, names: names)
             }
         } catch {
             printToStandardError("receipt: \(error)")
             throw ExitCode(error.status.rawValue >= 200 ? 1 : unusableInputExitCode)
         }
-        print(EntitlementsJSON.render(entitlements, indent: 2))
+        print(EntitlementsJSON.render(entitlements, indent: compact ? nil : 2))
     }
 }

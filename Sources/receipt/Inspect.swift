@@ -20,6 +20,11 @@ struct Inspect: ParsableCommand {
     @Flag(help: "Write compact JSON on one line.")
     var compact = false
 
+    // inspect always prints JSON; `--json`, as verify takes, is accepted so that it is not
+    // refused with a suggestion of `--now`.
+    @Flag(help: .hidden)
+    var json = false
+
     @Flag(help: "Print the whole verifyReceipt response the App Store would give, produced locally.")
     var appstoreJson = false
 

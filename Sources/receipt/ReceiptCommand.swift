@@ -18,6 +18,11 @@ struct ReceiptCommand: AsyncParsableCommand {
     /// As ArgumentParser's, except that a usage error (unknown flag, missing
     /// argument, bad value) exits 2 as documented, not EX_USAGE (64).
     static func main() async {
+        // No subcommand is a usage error: the usage goes to stderr, exit 2 (not help on stdout, exit 0).
+        if CommandLine.arguments.count <= 1 {
+            printToStandardError(helpMessage())
+            exit(withError: ExitCode(unusableInputExitCode))
+        }
         do {
             var command = try parseAsRoot()
             // Still on the main thread with no task started: the only moment the server's

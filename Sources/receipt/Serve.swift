@@ -42,7 +42,7 @@ struct Serve: AsyncParsableCommand {
     var maxBody = 8 << 20
 
     @Option(help: "Event-loop threads (default: the number of cores).")
-    var workers = ServerSettings.coreCount
+    var workers: Int?
 
     @Option(help: "Connections served at once; past it new ones wait in the listen queue.")
     var maxConnections = 4096
@@ -55,7 +55,7 @@ struct Serve: AsyncParsableCommand {
 
     /// Called by main before any task starts (see ReceiptServer.runConcurrencyOnEventLoops).
     func prepareThreads() {
-        ReceiptServer.runConcurrencyOnEventLoops(workers: workers)
+        ReceiptServer.runConcurrencyOnEventLoops(workers: workers ?? ServerSettings.coreCount)
     }
 
     func run() async throws {
@@ -64,10 +64,16 @@ struct Serve: AsyncParsableCommand {
         var logger = Logger(label: "receipt.serve")
         logger.logLevel = verbose ? .debug : .info
         let host = settings.host
-        try await ReceiptServer.run(settings, logger: logger) { port in
-            // Standard output, one line, for scripts and tests started with --port 0.
-            print("listening on \(host):\(port)")
-            flushStandardOutput()
+        do {
+            try await ReceiptServer.run(settings, logger: logger) { port in
+                // Standard output, one line, for scripts and tests started with --port 0.
+                print("listening on \(host):\(port)")
+                flushStandardOutput()
+            }
+        } catch let error as ReceiptServer.ListenError {
+            // The address is an argument: a port in use is a usage error, named.
+            printToStandardError("receipt: \(error)")
+            throw ExitCode(unusableInputExitCode)
         }
     }
 
@@ -83,6 +89,7 @@ struct Serve: AsyncParsableCommand {
 
     private func settings() throws -> ServerSettings {
         do throws(ReceiptError) {
+            let workers = self.workers ?? ServerSettings.coreCount
             guard maxBody > 0, workers > 0, maxConnections > 0, requestTimeout > 0, (0...65535).contains(port) else {
                 throw ReceiptError(.invalidArgument,
                                    "--port must be 0...65535, and --max-body, --workers, --max-connections and --request-timeout positive")

@@ -60,6 +60,9 @@ struct TrustOptionGroup: ParsableArguments {
 
     /// A verifier with this trust and `policy`; an unreadable --anchor names its file.
     func verifier(policy: VerificationPolicy) throws(ReceiptError) -> ReceiptVerifier {
+        guard !noAppleRoot || allowXcode || !anchor.isEmpty else {
+            throw ReceiptError(.invalidArgument, "--no-apple-root leaves nothing to trust: add --anchor CERT or --allow-xcode")
+        }
         let anchors = try anchor.map { (path) throws(ReceiptError) in try optionFile("--anchor", path, TrustAnchor.init) }
         var trust: TrustOptions = noAppleRoot ? [] : .appleRoot
         if allowXcode { trust.insert(.xcodeStoreKit) }

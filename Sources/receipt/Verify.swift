@@ -31,6 +31,10 @@ struct Verify: ParsableCommand {
                 print("\(entry.outcome.name.padding(7)) \(entry.step.rawValue.padding(19)) \(entry.outcome.detail)")
             }
             print("fingerprint \(ContentFingerprint.hex(result.fingerprint))  (SHA-256 of the signed content: de-duplicate on this)")
+            if result.isValid && options.bundleId == nil {
+                // Apple's guide makes the bundle check part of validation: a VALID without it says less.
+                print("note: the bundle id was not checked; pass --bundle-id to require your app's")
+            }
             print(result.isValid ? "VALID" : "NOT VALID: \(result.status.name)")
         }
         if !result.isValid { throw ExitCode(1) }

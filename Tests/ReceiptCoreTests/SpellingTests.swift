@@ -1,4 +1,5 @@
 @testable import ReceiptCore
+import Foundation
 import Testing
 
 /// Hardening 3: every real receipt verifies only in the forms its signer writes (App Store: one;
@@ -79,5 +80,15 @@ struct SpellingTests {
         let verified = try ReceiptVerifier(trust: [.appleRoot, .xcodeStoreKit]).verify(encoded: base64)
         #expect(verified.fingerprint == receipt.fingerprint)
         #expect(verified.json().contains("\"fingerprint\":\"\(ContentFingerprint.hex(receipt.fingerprint))\""))
+    }
+
+    @Test func chainDetailsOfReceiptsAndJWSNameTheInstantAlike() throws {
+        let receipt = try verdict(try Fixtures.bytes("receipts/tp__receipt-production.der"))
+        let detail = try #require(receipt.outcome(of: .chain)).detail
+        #expect(detail.hasSuffix(" at 2024-02-23T17:27:16Z"), "\(detail)")
+        guard JWSFixtures.available else { return }
+        let (_, jws) = try ReceiptVerifier().verify(jws: try JWSFixtures.bytes("apple/spb__12_transaction.jws"))
+        let jwsDetail = try #require(jws.outcome(of: .chain)).detail
+        #expect(jwsDetail.range(of: #" at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?Z$"#, options: .regularExpression) != nil, "\(jwsDetail)")
     }
 }

@@ -203,3 +203,19 @@ def test_every_shared_jws_row_and_purchase_equals_its_payload(session, shared_jw
     # Apple's samples hold transactions alone and inside notifications: both explode.
     assert sum(1 for entry in exploded if "notification" in entry.file) >= 10
     assert sum(1 for entry in exploded if entry.file.endswith("_transaction.jws")) >= 5
+
+
+def test_purchases_of_a_large_receipt_in_many_rows_do_not_copy_it(session, mint, test_ca):
+    # Before: every purchase row copied its receipt, so 1,500 rows of one 187-purchase receipt
+    # (~40 KB) asked Arrow for ~11 GB of binary column and failed ("Take operation overflowed").
+    receipt = mint("--purchases", "187").read_bytes()
+    rows = 1500
+    df = session.createDataFrame([(index, receipt) for index in range(rows)], "id int, receipt binary").coalesce(1)
+    anchors = [(test_ca / "root.pem").read_bytes()]
+    exploded = receipt_spark.purchases(df, "receipt", anchors=anchors)
+    assert "receipt" not in exploded.columns and {"id", "valid", "fingerprint", "transaction_id"} <= set(exploded.columns)
+    summary = exploded.groupBy("fingerprint", "valid").count().collect()
+    assert len(summary) == 1 and summary[0]["valid"] and summary[0]["count"] == rows * 187
+    assert summary[0]["fingerprint"] == libreceipt.Receipt(receipt).fingerprint
+    per_row = exploded.groupBy("id").count().collect()
+    assert len(per_row) == rows and {row["count"] for row in per_row} == {187}

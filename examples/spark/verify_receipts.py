@@ -37,7 +37,7 @@ def main(argv=None):
     receipts = spark.read.parquet(args.input)
     verdicts = receipt_spark.receipts(receipts, args.column, **options).drop(args.column)
     verdicts.write.mode("overwrite").parquet(os.path.join(args.output, "verdicts"))
-    purchases = receipt_spark.purchases(receipts, args.column, **options).drop(args.column)
+    purchases = receipt_spark.purchases(receipts, args.column, **options)
     purchases.write.mode("overwrite").parquet(os.path.join(args.output, "purchases"))
     counts = verdicts.groupBy("status").count().collect()
     print(", ".join(f"{row['count']} {row['status']}" for row in sorted(counts, key=lambda row: row["status"])))

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What a caller's bytes turn out to be, decided before any parsing, so that a
 /// legacy receipt, a JWS or a PEM file gets its own status instead of a
 /// misleading "malformed DER".
@@ -40,6 +44,13 @@ enum InputForm {
                 throw ReceiptError(.notAReceipt, at: firstIndex, "first byte 0x\(hexByte(input[firstIndex])) starts "
                                    + "neither a DER SEQUENCE (0x30) nor base64 text")
             }
+            // Text with a character base64 never has (prose, a typo) is no receipt, and
+            // without its dots no JWS: say that, not how its base64 failed.
+            if let stray = input.firstIndex(where: { !Base64.isWhitespace($0) && !isBase64Character($0) }) {
+                throw ReceiptError(.badBase64, at: stray, "text that is neither a receipt (DER, or base64) nor a "
+                                   + "JWS (three base64url segments joined by two dots): byte 0x\(hexByte(input[stray])) "
+                                   + "is in neither alphabet")
+            }
             throw error
         }
         let decoded = UnsafeBufferPointer(rebasing: buffer[0..<count])
@@ -76,22 +87,35 @@ enum InputForm {
         input.allSatisfy { $0 >= 0x20 && $0 < 0x7F || Base64.isWhitespace($0) }
     }
 
-    /// Segments of base64url (or '=') separated by dots: no receipt, DER or base64,
-    /// has a '.'. A compact JWS has two; any other count is still meant as one, and
-    /// its decode says what is wrong.
+    /// Text with dots: no receipt, DER or base64, has a '.'. Segments of base64url
+    /// (or '=') with any number of dots are meant as a JWS, and so is any text with
+    /// exactly two, a compact JWS's count: whatever else is wrong with it (a '+' or '!'
+    /// typed into a segment) its decode then names as a JWS error at its byte, not as
+    /// a receipt's base64 error. Binary input (DER may hold 0x2E bytes) is never a JWS.
     static func looksLikeJWS(_ input: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let start = input.firstIndex(where: { !Base64.isWhitespace($0) }) else { return false }
+        guard let base = input.baseAddress, memchr(base, Int32(UInt8(ascii: ".")), input.count) != nil else { return false }
         var dots = 0
-        for byte in input[start...] where !Base64.isWhitespace(byte) {
+        var onlyBase64URL = true
+        for byte in input where !Base64.isWhitespace(byte) {
             switch byte {
             case UInt8(ascii: "."): dots += 1
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
                  UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "="):
                 continue
+            case 0x20..<0x7F: onlyBase64URL = false
             default: return false
             }
         }
-        return dots > 0
+        return onlyBase64URL || dots == 2
+    }
+
+    /// The standard alphabet and its padding: what a base64 receipt is written in.
+    private static func isBase64Character(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="): true
+        default: false
+        }
     }
 
     private static func startsWith(_ input: UnsafeBufferPointer<UInt8>, from offset: Int, _ prefix: StaticString) -> Bool {

@@ -95,25 +95,35 @@ public struct Entitlements: Sendable {
     /// first that did not throws its status. A transaction in both, or signed twice,
     /// counts once: the signed transaction over the receipt's entry, the later
     /// signing over the earlier (it may carry a revocation the other does not).
+    /// A notification counts as the transaction it carries (`data.signedTransactionInfo`,
+    /// which its verification covers). `names`: what errors call each transaction and
+    /// the receipt (file names, say), in that order; by default their index.
     public static func of(transactions: [(SignedPayload, VerificationResult)], receipt: (Receipt, VerificationResult)? = nil,
-                          at instant: Int64, catalog: ProductCatalog = ProductCatalog()) throws(ReceiptError) -> Entitlements {
+                          at instant: Int64, catalog: ProductCatalog = ProductCatalog(),
+                          names: [String] = []) throws(ReceiptError) -> Entitlements {
         for (index, (_, verification)) in transactions.enumerated() where !verification.isValid {
-            throw ReceiptError(verification.status, "entitlements of signed transaction \(index) that did not verify (\(verification.status.name))")
+            throw ReceiptError(verification.status, "entitlements of \(name(index, names, "signed transaction \(index)")) "
+                               + "that did not verify (\(verification.status.name))")
         }
         if let (_, verification) = receipt, !verification.isValid {
-            throw ReceiptError(verification.status, "entitlements of a receipt that did not verify (\(verification.status.name))")
+            throw ReceiptError(verification.status, "entitlements of \(name(transactions.count, names, "a receipt")) "
+                               + "that did not verify (\(verification.status.name))")
         }
-        return try ofUnverified(transactions: transactions.map(\.0), receipt: receipt?.0, at: instant, catalog: catalog)
+        return try ofUnverified(transactions: transactions.map(\.0), receipt: receipt?.0, at: instant, catalog: catalog,
+                                names: names)
     }
 
     /// The same without verification: only for payloads verified some other way.
-    /// A payload that is not a transaction is `RECEIPT_E_INVALID_ARGUMENT`.
+    /// A payload that neither is nor carries a transaction is `RECEIPT_E_INVALID_ARGUMENT`.
     public static func ofUnverified(transactions: [SignedPayload], receipt: Receipt? = nil, at instant: Int64,
-                                    catalog: ProductCatalog = ProductCatalog()) throws(ReceiptError) -> Entitlements {
+                                    catalog: ProductCatalog = ProductCatalog(),
+                                    names: [String] = []) throws(ReceiptError) -> Entitlements {
         var signed: [PurchaseFacts] = []
         for (index, payload) in transactions.enumerated() {
-            guard let facts = PurchaseFacts(transaction: payload) else {
-                throw ReceiptError(.invalidArgument, "signed payload \(index) is a \(payload.kind.rawValue), not a transaction")
+            guard let facts = payload.carriedTransaction().flatMap(PurchaseFacts.init(transaction:)) else {
+                let what = payload.kind == .notification ? "a notification that carries no signed transaction"
+                                                         : "a \(payload.kind.rawValue), not a transaction"
+                throw ReceiptError(.invalidArgument, "\(name(index, names, "signed payload \(index)")) is \(what)")
             }
             signed.append(facts)
         }
@@ -198,4 +208,9 @@ public struct Entitlements: Sendable {
         if let start, instant < start { return .notYetStarted }
         return instant < end ? nil : .expired
     }
+}
+
+/// The caller's name for input `index` when it gave one, else `fallback`.
+private func name(_ index: Int, _ names: [String], _ fallback: String) -> String {
+    names.indices.contains(index) ? names[index] : fallback
 }

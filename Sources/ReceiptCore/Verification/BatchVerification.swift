@@ -14,7 +14,7 @@ public final class BatchVerification: Sendable {
         /// verify; nil for a receipt or when unreadable.
         public let signedPayload: SignedPayload?
         /// The signed transaction the row's one purchase comes from: the JWS itself, or
-        /// the one a notification carries (`SignedPayload.batchTransaction`).
+        /// the one a notification carries (`SignedPayload.carriedTransaction`).
         public let signedTransaction: SignedPayload?
         /// The signed content's fingerprint (ContentFingerprint); nil when unreadable.
         public let fingerprint: [UInt8]?
@@ -42,7 +42,7 @@ public final class BatchVerification: Sendable {
                     let payload = try SignedPayload.decode(input, limits: limits)
                     let result = verifier.verify(jws: payload)
                     return Row(status: result.status, receipt: nil, signedPayload: payload,
-                               signedTransaction: payload.batchTransaction(limits: limits), fingerprint: result.fingerprint)
+                               signedTransaction: payload.carriedTransaction(limits: limits), fingerprint: result.fingerprint)
                 }
                 let receipt = try Receipt.parse(input, limits: limits)
                 let result = verifier.verify(receipt)

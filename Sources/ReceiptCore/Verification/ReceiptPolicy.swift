@@ -83,7 +83,7 @@ struct VerificationContext: PolicyContext {
     let signed: SignedReceipt
     let chain: Result<ValidatedChain, ReceiptError>
     let nowMilliseconds: Int64
-    var chainInstant: String { receipt.receiptCreationDate?.text ?? "?" }
+    var chainInstant: String { receipt.receiptCreationDate.map { RFC3339Format.utc($0.millisecondsSince1970) } ?? "?" }
 }
 
 /// Runs a check and turns its success text or its error into an outcome.

@@ -13,10 +13,10 @@ extension SignedPayload {
                         receiptType: firstText(kind.paths.environment), creationDate: signingDate)
     }
 
-    /// The signed transaction a batch row's one purchase comes from: this payload when
-    /// it is one; the one a notification carries in `data.signedTransactionInfo`, decoded
+    /// The signed transaction this payload is or carries (a batch row's one purchase;
+    /// what entitlements count for a notification): this payload when it is one; the one a notification carries in `data.signedTransactionInfo`, decoded
     /// (nil when that cannot be read, which the notification's verdict reports); else nil.
-    public func batchTransaction(limits: ParseLimits = .default) -> SignedPayload? {
+    public func carriedTransaction(limits: ParseLimits = .default) -> SignedPayload? {
         switch kind {
         case .transaction:
             return self

@@ -21,7 +21,10 @@ from ._errors import ReceiptError, _check, _take_json, _take_string
 from ._native import lib
 
 __all__ = ["Receipt", "Purchase", "Purchases", "ReceiptDate", "RawAttribute", "ReceiptError", "Verifier", "Verification", "Step",
-           "JWS", "decode_jws_unverified", "entitlements", "appstore", "library_version"]
+           "JWS", "decode_jws_unverified", "entitlements", "appstore", "library_version", "__version__"]
+
+
+__version__ = "0.1.0"  # the binding's, as pyproject.toml says; library_version() is the loaded library's
 
 
 def library_version():

@@ -11,7 +11,9 @@ from .jws import JWS as JWS, decode_jws_unverified as decode_jws_unverified, ent
 from .verification import Buffer, Step as Step, Verification as Verification, Verifier as Verifier
 
 __all__ = ["Receipt", "Purchase", "Purchases", "ReceiptDate", "RawAttribute", "ReceiptError", "Verifier",
-           "Verification", "Step", "JWS", "decode_jws_unverified", "entitlements", "appstore", "library_version"]
+           "Verification", "Step", "JWS", "decode_jws_unverified", "entitlements", "appstore", "library_version",
+           "__version__"]
+__version__: str
 
 def library_version() -> str: ...
 

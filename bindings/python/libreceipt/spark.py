@@ -51,15 +51,16 @@ def _options(bundle_id, environment, allow_xcode, anchors):
             "anchors": [bytes(anchor) for anchor in (anchors or ())]}
 
 
-def _schema(df, column, extra):
+def _schema(df, column, extra, keep_column=True):
     from pyspark.sql.types import BinaryType, StringType
     kind = df.schema[column].dataType
     if not isinstance(kind, (BinaryType, StringType)):
         raise TypeError(f"{column}: expected a binary (DER) or string (base64) column, got {kind.simpleString()}")
-    clash = [name for name in extra if name in df.columns]
+    kept = [name for name in df.columns if keep_column or name != column]
+    clash = [name for name in extra if name in kept]
     if clash:
         raise ValueError(f"the DataFrame already has columns named {clash}")
-    columns = [f"`{name}` {df.schema[name].dataType.simpleString()}" for name in df.columns]
+    columns = [f"`{name}` {df.schema[name].dataType.simpleString()}" for name in kept]
     return ", ".join(columns + [f"`{name}` {sql}" for name, sql in extra.items()])
 
 
@@ -106,22 +107,35 @@ def receipts(df, column, *, bundle_id=None, environment=None, allow_xcode=False,
     return df.mapInArrow(verify, schema)
 
 
+# Input rows verified per step of purchases(): bounds one output batch (a receipt may hold
+# hundreds of purchases) whatever the size of Spark's input batches.
+PURCHASES_STEP_ROWS = 1024
+
+
 def purchases(df, column, *, bundle_id=None, environment=None, allow_xcode=False, anchors=None):
-    """One row per in-app purchase: `df`'s columns, the purchase's fields (null where the receipt
-    does not carry one), and `valid`, whether its receipt verified."""
+    """One row per in-app purchase: `df`'s columns except `column` (the receipt or JWS itself,
+    which each of its purchases would otherwise copy), the purchase's fields (null where the
+    receipt does not carry one), `valid`, whether its receipt verified, and `fingerprint`, its
+    receipt's (join to `receipts()` on it, or keep an id column of your own). Memory per output
+    row does not depend on the receipt's size; other columns are copied to each purchase, so keep
+    large ones out of `df`."""
     options = _options(bundle_id, environment, allow_xcode, anchors)
-    extra = dict(_PURCHASE_TYPES, valid="boolean")
-    schema = _schema(df, column, extra)
+    extra = dict(_PURCHASE_TYPES, valid="boolean", fingerprint="string")
+    schema = _schema(df, column, extra, keep_column=False)
+    others = [name for name in df.columns if name != column]
 
     def explode(batches):
         verifier = _verifier(options)
-        for batch in batches:
-            rows, entries = _verify(verifier, batch, column, with_purchases=True)
-            indices = pa.array([row for row, _ in entries], type=pa.int64())
-            kept = batch.take(indices)
-            arrays = kept.columns + [pa.array([entry[name] for _, entry in entries], type=_ARROW[_PURCHASE_TYPES[name]])
-                                     for name in PURCHASE_FIELDS]
-            arrays.append(pa.array([rows[row]["valid"] for row, _ in entries], type=pa.bool_()))
-            yield pa.RecordBatch.from_arrays(arrays, names=batch.schema.names + list(PURCHASE_FIELDS) + ["valid"])
+        for whole in batches:
+            for start in range(0, whole.num_rows, PURCHASES_STEP_ROWS):
+                batch = whole.slice(start, PURCHASES_STEP_ROWS)
+                rows, entries = _verify(verifier, batch, column, with_purchases=True)
+                indices = pa.array([row for row, _ in entries], type=pa.int64())
+                kept = batch.select(others).take(indices)
+                arrays = kept.columns + [pa.array([entry[name] for _, entry in entries],
+                                                  type=_ARROW[_PURCHASE_TYPES[name]]) for name in PURCHASE_FIELDS]
+                arrays.append(pa.array([rows[row]["valid"] for row, _ in entries], type=pa.bool_()))
+                arrays.append(pa.array([rows[row]["fingerprint"] for row, _ in entries], type=pa.string()))
+                yield pa.RecordBatch.from_arrays(arrays, names=others + list(PURCHASE_FIELDS) + ["valid", "fingerprint"])
 
     return df.mapInArrow(explode, schema)

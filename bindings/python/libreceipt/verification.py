@@ -52,7 +52,20 @@ class Verification:
 
     @property
     def payload(self):
-        """A JWS's payload as a dict (None for a receipt)."""
+        """A verified JWS's payload as a dict (None for a receipt). Raises ReceiptError with the
+        verdict's status when the JWS did not verify: what it claims is not to be believed, and
+        is read only by name, through `unverified_payload`."""
+        if self.jws is None:
+            return None
+        if not self.valid:
+            raise ReceiptError(self.status, f"the JWS did not verify ({self.status_name}): its payload is not to be "
+                                            "believed; read it as .unverified_payload", None)
+        return self.jws.payload
+
+    @property
+    def unverified_payload(self):
+        """A JWS's payload as a dict whatever the verdict (None for a receipt): for logs and
+        diagnosis of a JWS that failed, never for decisions."""
         return None if self.jws is None else self.jws.payload
 
     @property
@@ -164,7 +177,8 @@ class Verifier:
     def verify_jws(self, token):
         """A Verification report of a StoreKit 2 JWS (compact form, str or bytes): header,
         ES256 signature, chain at its signedDate, markers, bundle id, environment, app
-        Apple id, and a notification's nested JWS. `.payload` is the payload as signed.
+        Apple id, and a notification's nested JWS. `.payload` is the payload as signed, once
+        valid (it raises otherwise; `.unverified_payload` names what it is).
         Raises ReceiptError when the token is not a readable JWS."""
         from .jws import verify_jws
         jws, handle = verify_jws(self._handle, token)

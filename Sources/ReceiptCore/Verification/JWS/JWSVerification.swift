@@ -35,7 +35,7 @@ extension ReceiptVerifier {
         let chain = Result { () throws(ReceiptError) in
             try establishJWSChain(try bag.get(), atMilliseconds: try instant.get())
         }
-        let instantText = (try? instant.get()).map { AppStoreDateFormat.gmt($0) } ?? "?"
+        let instantText = (try? instant.get()).map(RFC3339Format.utc) ?? "?"
         let fingerprint = payload.fingerprint
         let context = JWSContext(payload: payload, fingerprint: fingerprint, settings: policy, bag: bag, chain: chain, chainInstant: instantText,
                                  nowMilliseconds: policy.nowMilliseconds ?? Self.currentMilliseconds(),

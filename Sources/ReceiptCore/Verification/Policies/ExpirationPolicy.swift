@@ -11,9 +11,9 @@ struct ExpirationPolicy: ReceiptPolicy {
         guard let expires = context.claims.expirationDate else { return .skipped("no expiration_date (21): not a VPP receipt") }
         return checked { () throws(ReceiptError) in
             guard context.nowMilliseconds < expires.millisecondsSince1970 else {
-                throw ReceiptError(.receiptExpired, "expiration_date \(expires.text) is past")
+                throw ReceiptError(.receiptExpired, "expiration_date \(RFC3339Format.utc(expires.millisecondsSince1970)) is past")
             }
-            return "expires \(expires.text)"
+            return "expires \(RFC3339Format.utc(expires.millisecondsSince1970))"
         }
     }
 }
