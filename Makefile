@@ -15,7 +15,7 @@ VENV := $(abspath $(OUT))/venv
 export PATH := $(VENV)/bin:$(PATH)
 PYTHON := $(VENV)/bin/python3
 
-.PHONY: test-examples check-layers wheel test-wheel sanitize fuzz fuzz-smoke bench all deps test-deps venv build lib cli install uninstall demo test test-swift test-c memcheck test-python test-install check-embeddable examples clean help
+.PHONY: test-readme test-examples check-layers wheel test-wheel sanitize fuzz fuzz-smoke bench all deps test-deps venv build lib cli install uninstall demo test test-swift test-c memcheck test-python test-install check-embeddable examples clean help
 
 all: build
 
@@ -23,7 +23,7 @@ help:
 	@echo "make demo       set up, build, and inspect a real receipt (../shared) or a freshly minted one"
 	@echo "make            build libreceipt.so.1, the receipt CLI, header and receipt.pc into build/"
 	@echo "make test       run every test: Swift, embeddability, cmocka (C ABI, also under valgrind), pytest,"
-	@echo "                install, and the C and Swift suites under ASan+UBSan and TSan"
+	@echo "                install, the README's code blocks, and the C and Swift suites under ASan+UBSan and TSan"
 	@echo "make install    install into \$$(DESTDIR)\$$(PREFIX) (default /usr/local)"
 	@echo "make wheel      a Python wheel carrying libreceipt.so.1, in build/dist/"
 	@echo "make examples   build and run the C example against build/"
@@ -79,7 +79,7 @@ uninstall:
 	      $(DESTDIR)$(PREFIX)/include/receipt.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/receipt.pc \
 	      $(DESTDIR)$(PREFIX)/bin/receipt $(DESTDIR)$(PREFIX)/share/libreceipt/valgrind-swift.supp
 
-test: check-layers test-swift check-embeddable test-c memcheck test-python test-install test-examples test-wheel sanitize
+test: check-layers test-swift check-embeddable test-c memcheck test-python test-install test-examples test-wheel test-readme sanitize
 	@echo "make test: all suites passed"
 
 # --disable-xctest: the suite is Swift Testing; XCTest would only add "Executed 0 tests".
@@ -135,7 +135,14 @@ test-wheel: wheel test-deps
 	$(MAKE) -s -C Tests/c ../../$(OUT)/test-c/minted.der >/dev/null
 	Tests/wheel/check_wheel.sh $(OUT)/dist/*.whl $(OUT)/test-c/minted.der $(OUT)/test-c/ca/root.pem
 
-examples: build
+# The minted receipt and JWS the examples read are made here too: `make examples` works after
+# `make demo` alone, not only after `make test`.
+# Every C, Python, Swift and shell block of README.md, run (Tests/readme/check_readme.py says how).
+test-readme: build venv wheel
+	$(PYTHON) Tests/readme/check_readme.py
+
+examples: build venv
+	$(MAKE) -s -C Tests/c ../../$(OUT)/test-c/minted.der >/dev/null
 	PKG_CONFIG_PATH=$(abspath $(OUT))/lib/pkgconfig $(MAKE) -C examples/c run
 
 bench: build test-deps venv

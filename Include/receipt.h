@@ -396,7 +396,7 @@ void receipt_string_free(char *string);
 /* ---------------------------------------------------------------- verification */
 
 /*
- * Verification follows SPEC section 3. The PKCS #7 signature (RSA with SHA-1 or
+ * Verification follows docs/FORMAT.md section 3. The PKCS #7 signature (RSA with SHA-1 or
  * SHA-256) must verify over the payload. The signer's chain must reach a trusted
  * anchor, evaluated at the receipt's creation date, not now. Under the Apple
  * root, the intermediate must carry 1.2.840.113635.100.6.2.1 and the signer
@@ -575,7 +575,7 @@ typedef struct receipt_step {
  * NULL. */
 receipt_status_t receipt_verification_status(const receipt_verification_t *result);
 
-/* The steps in SPEC order. The count is 0 for NULL.
+/* The steps in the order of docs/FORMAT.md §3. The count is 0 for NULL.
  * _at errors: RECEIPT_E_NULL_ARGUMENT, RECEIPT_E_INDEX_OUT_OF_RANGE. */
 size_t receipt_verification_step_count(const receipt_verification_t *result);
 receipt_status_t receipt_verification_step_at(const receipt_verification_t *result, size_t index,

@@ -4,6 +4,11 @@
 #   Tests/wheel/check_wheel.sh WHEEL MINTED_RECEIPT TEST_CA_ROOT
 set -euo pipefail
 wheel=$(realpath "$1"); receipt=$(realpath "$2"); root=$(realpath "$3")
+# It holds no CPython extension, only a library ctypes loads: any Python 3 on this platform.
+case $(basename "$wheel") in
+  *-py3-none-linux_*.whl) ;;
+  *) echo "wheel: $(basename "$wheel") is not tagged py3-none-<platform>"; exit 1 ;;
+esac
 work=$(realpath build)/wheel-check
 rm -rf "$work"
 python3 -m venv "$work/venv"

@@ -10,7 +10,7 @@
 /// `cancellation_reason`. `request_date*` is written when the caller gives the
 /// request's time (VerifyReceiptEndpoint does).
 public enum LocalVerifyReceipt {
-    /// Statuses as the App Store returns them (SPEC §5).
+    /// Statuses as the App Store returns them (docs/FORMAT.md §5).
     public static let notPost: Int64 = 21000
     public static let malformed: Int64 = 21002
     public static let notAuthenticated: Int64 = 21003

@@ -1,5 +1,5 @@
 /// A local stand-in for one of the App Store's verifyReceipt endpoints: Apple's
-/// request body in, Apple's answer out (SPEC §5), for servers that still POST
+/// request body in, Apple's answer out (docs/FORMAT.md §5), for servers that still POST
 /// receipts there. Everything `receipt serve` answers on `/verifyReceipt` and
 /// `/sandbox/verifyReceipt` is decided here; the HTTP server only carries bytes.
 ///

@@ -3,7 +3,7 @@
 /// CLI and the Python binding only carry the bytes, so the redirect and retry
 /// rules exist once, here.
 ///
-/// Rules (SPEC §5): start in production or the sandbox; on 21007/21008 move once
+/// Rules (docs/FORMAT.md §5): start in production or the sandbox; on 21007/21008 move once
 /// to the other environment; on 21005, 21009, 21100–21199, `is-retryable` or HTTP
 /// 5xx wait (200 ms, doubling) and retry up to `retries` times; never retry 21003
 /// or 21004; a body that is not verifyReceipt JSON ends the exchange.

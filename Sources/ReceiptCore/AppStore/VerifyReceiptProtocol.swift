@@ -1,4 +1,4 @@
-/// The App Store's verifyReceipt protocol (SPEC §5), minus the transport: the
+/// The App Store's verifyReceipt protocol (docs/FORMAT.md §5), minus the transport: the
 /// request body, the response, and what to do next. HTTP lives with the callers
 /// (the CLI, the Python binding), so the library stays free of network code.
 public enum AppStoreEnvironment: String, Sendable, CaseIterable {

@@ -2,7 +2,7 @@
 public enum InactiveReason: String, Sendable {
     /// Its period (auto-renewable, or non-renewing with a known duration) has ended.
     case expired
-    /// Refunded or cancelled: counts as never purchased (SPEC §3).
+    /// Refunded or cancelled: counts as never purchased (docs/FORMAT.md §3).
     case cancelled
     /// A consumable: delivered once, it is no ongoing entitlement.
     case consumed
@@ -44,7 +44,7 @@ public struct SubscriptionStatus: Sendable {
     public var isInIntroOfferPeriod: Bool { latest?.purchase.isInIntroOfferPeriod == true }
 }
 
-/// What a receipt entitles its owner to at one instant (SPEC §3–§4).
+/// What a receipt entitles its owner to at one instant (docs/FORMAT.md §3–§4).
 public struct Entitlements: Sendable {
     /// The instant judged, in epoch milliseconds.
     public let at: Int64

@@ -1,4 +1,4 @@
-/// What a product is, which decides how long a purchase of it lasts (SPEC §4).
+/// What a product is, which decides how long a purchase of it lasts (docs/FORMAT.md §4).
 public enum ProductKind: String, Sendable, CaseIterable {
     case consumable = "consumable"
     case nonConsumable = "non_consumable"

@@ -1,6 +1,6 @@
 /// How much of the payload a parse types.
 enum PayloadScope {
-    /// Every attribute SPEC §2 names, purchases included: what `Receipt.parse` does.
+    /// Every attribute docs/FORMAT.md §2 names, purchases included: what `Receipt.parse` does.
     case everything
     /// The app's own attributes only, which is all a verdict reads. The in_app
     /// attributes are skipped unread, so their errors surface only in a full parse.

@@ -1,5 +1,5 @@
 /// Reads `Payload ::= SET OF ReceiptAttribute` and each `InAppReceipt` inside
-/// attribute 17, typing the attributes SPEC §2 names and keeping the rest raw.
+/// attribute 17, typing the attributes docs/FORMAT.md §2 names and keeping the rest raw.
 struct PayloadBuilder: ~Copyable {
     let payload: UnsafeBufferPointer<UInt8>
     let limits: ParseLimits
@@ -131,7 +131,7 @@ struct PayloadBuilder: ~Copyable {
             (value.textOffset, value.textLength) = text.terminate(element.contentRange)
         case .date:
             let element = try innerElement(attribute, field, expecting: BERTag.ia5String)
-            // An empty date means "absent" (SPEC §2), e.g. cancellation_date on a live purchase.
+            // An empty date means "absent" (docs/FORMAT.md §2), e.g. cancellation_date on a live purchase.
             if element.contentLength == 0 { return nil }
             try checkString(element, field)
             guard let milliseconds = ReceiptDateParser.epochMilliseconds(payload, in: element.contentRange) else {

@@ -1,5 +1,5 @@
 /// The attributes this library types, identified by Apple's attribute type number
-/// (SPEC §2). The raw values are also the C ABI's `receipt_field_t` constants.
+/// (docs/FORMAT.md §2). The raw values are also the C ABI's `receipt_field_t` constants.
 public enum ReceiptField: Int32, Sendable, CaseIterable {
     // App receipt
     case receiptType = 0

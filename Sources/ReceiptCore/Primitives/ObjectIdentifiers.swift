@@ -8,9 +8,9 @@ enum ObjectIdentifiers {
     static let sha1WithRSAEncryption = encode("1.2.840.113549.1.1.5")
     static let sha256WithRSAEncryption = encode("1.2.840.113549.1.1.11")
     static let certificatePolicies = encode("2.5.29.32")
-    /// Apple's WWDR intermediate marker (SPEC §3), carried as an extension.
+    /// Apple's WWDR intermediate marker (docs/FORMAT.md §3), carried as an extension.
     static let appleIntermediateMarker = encode("1.2.840.113635.100.6.2.1")
-    /// Apple's receipt-signing leaf marker (SPEC §3).
+    /// Apple's receipt-signing leaf marker (docs/FORMAT.md §3).
     static let appleReceiptSigningMarker = encode("1.2.840.113635.100.6.11.1")
 
     static func encode(_ dotted: String) -> [UInt8] {

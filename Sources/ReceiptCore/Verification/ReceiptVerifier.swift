@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// Decides whether to believe a parsed receipt (SPEC §3). Built once, then
+/// Decides whether to believe a parsed receipt (docs/FORMAT.md §3). Built once, then
 /// immutable and safe to share across threads.
 ///
 /// Trust comes only from the pinned anchors enabled in `trust` and from the

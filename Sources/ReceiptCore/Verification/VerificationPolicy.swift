@@ -1,4 +1,4 @@
-/// What a receipt must say besides being signed (SPEC §3 steps 3–6, and the
+/// What a receipt must say besides being signed (docs/FORMAT.md §3 steps 3–6, and the
 /// environment). A nil
 /// field is not checked, and the result reports that step as skipped.
 public struct VerificationPolicy: Sendable, Equatable {

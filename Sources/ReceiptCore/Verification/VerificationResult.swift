@@ -48,7 +48,7 @@ public struct StepResult: Sendable, Equatable {
 }
 
 public struct VerificationResult: Sendable {
-    /// Every step, in SPEC order, each reporting whether or not an earlier one failed.
+    /// Every step, in the order of docs/FORMAT.md §3, each reporting whether or not an earlier one failed.
     public let steps: [StepResult]
     /// The anchor the chain ended at, when it was established.
     public let anchor: String?

@@ -4,7 +4,7 @@ extension VerificationStep {
     public static let deviceHash = VerificationStep(rawValue: "device_hash")
 }
 
-/// SPEC §3 step 3: the bundle id, byte for byte, when the caller gave one.
+/// docs/FORMAT.md §3 step 3: the bundle id, byte for byte, when the caller gave one.
 struct BundleIDPolicy: CommonPolicy {
     var step: VerificationStep { .bundleID }
 
@@ -18,7 +18,7 @@ struct BundleIDPolicy: CommonPolicy {
     }
 }
 
-/// SPEC §3 step 4: the application version, byte for byte, when the caller gave one.
+/// docs/FORMAT.md §3 step 4: the application version, byte for byte, when the caller gave one.
 struct ApplicationVersionPolicy: CommonPolicy {
     var step: VerificationStep { .applicationVersion }
 
@@ -32,7 +32,7 @@ struct ApplicationVersionPolicy: CommonPolicy {
     }
 }
 
-/// SPEC §3 step 5: SHA-1(device identifier ‖ opaque value ‖ bundle_id's raw value)
+/// docs/FORMAT.md §3 step 5: SHA-1(device identifier ‖ opaque value ‖ bundle_id's raw value)
 /// equals attribute 5, when the caller gave a device identifier.
 struct DeviceHashPolicy: ReceiptPolicy {
     var step: VerificationStep { .deviceHash }

@@ -2,7 +2,7 @@ extension VerificationStep {
     public static let expiration = VerificationStep(rawValue: "expiration")
 }
 
-/// SPEC §3 step 6: a VPP receipt's expiration_date (21) is after "now" (the
+/// docs/FORMAT.md §3 step 6: a VPP receipt's expiration_date (21) is after "now" (the
 /// current time, or the instant the caller set).
 struct ExpirationPolicy: ReceiptPolicy {
     var step: VerificationStep { .expiration }
