@@ -815,6 +815,14 @@ receipt_status_t receipt_batch_purchases(const receipt_batch_t *batch, receipt_b
 receipt_status_t receipt_batch_fingerprint(const receipt_batch_t *batch, size_t row,
                                            uint8_t out_fingerprint[RECEIPT_FINGERPRINT_SIZE]);
 
+/* Every row's fingerprint in one call, for bindings that would otherwise pay a call
+ * per row: `out` holds `capacity` rows of RECEIPT_FINGERPRINT_SIZE bytes, row i at
+ * out + i * RECEIPT_FINGERPRINT_SIZE. A row that could not be read (status 100-199,
+ * or RECEIPT_E_NULL_ARGUMENT for an absent input) gets 32 zero bytes.
+ * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_INVALID_ARGUMENT when capacity is below
+ * the number of rows. */
+receipt_status_t receipt_batch_fingerprints(const receipt_batch_t *batch, uint8_t *out, size_t capacity);
+
 /* Frees a batch and every string borrowed from it. NULL is a no-op. */
 void receipt_batch_free(receipt_batch_t *batch);
 

@@ -33,14 +33,18 @@ status=$(answer $path)
 [ "$status" = 0 ] || { echo "the server answered status $status for $receipt; timing it would mislead"; exit 1; }
 
 BODY=$work/body.json wrk -t2 -c64 -d${seconds}s --latency -s bench/wrk_post.lua "http://127.0.0.1:$port$path" > "$work/wrk.out"
+# The framework's empty request under the same load: the floor's other half.
+wrk -t2 -c64 -d${seconds}s --latency "http://127.0.0.1:$port/healthz" > "$work/wrk-empty.out"
 # The same receipt's verdict alone over HTTP: /v1/verify, the raw bytes in, the step report out.
 BODY=$receipt wrk -t2 -c64 -d${seconds}s --latency -s bench/wrk_post.lua "http://127.0.0.1:$port/v1/verify" > "$work/wrk-verdict.out"
 kill -TERM $server; wait $server
 # Again after the load: this machine's speed drifts, so the in-process rates are the mean of both.
 $cli bench "${anchors[@]}" --json "$receipt" > "$work/inprocess-after.json"
 
-python3 - "$work/inprocess.json" "$work/wrk.out" "$receipt" "$path" "$work/wrk-verdict.out" "$work/inprocess-after.json" <<'PY'
+python3 - "$work/inprocess.json" "$work/wrk.out" "$receipt" "$path" "$work/wrk-verdict.out" "$work/inprocess-after.json" \
+  "$work/wrk-empty.out" <<'PY'
 import json, re, sys
+CORES = 2
 before, after = json.load(open(sys.argv[1])), json.load(open(sys.argv[6]))
 inprocess = {key: (before[key] + after[key]) / 2 for key in ("verify_warm", "appstore_answer_warm")}
 text = open(sys.argv[2]).read()
@@ -64,6 +68,12 @@ print(f"  in-process, one core (mean of before and after the load: {1e9 / before
 ratio = rate / verdict
 print(f"  HTTP / in-process warm verdict = {ratio:.2f} (target >= 0.5): {'met' if ratio >= 0.5 else 'NOT met'}; "
       f"HTTP / in-process answer = {rate / answer:.2f}")
+# The composition floor: the server's cost of an empty request under this load (GET /healthz,
+# measured above) plus the in-process answer spread over the cores; no server can answer faster.
+empty = float(re.search(r"Requests/sec:\s+([\d.]+)", open(sys.argv[7]).read()).group(1))
+floor = 1 / (1 / empty + 1 / (answer * CORES))
+print(f"  floor: empty GET /healthz under the same load {empty:,.0f} req/s + the answer over {CORES} cores "
+      f"= {floor:,.0f} req/s; HTTP / floor = {rate / floor:.2f}")
 v_non2xx, v_socket = errors(verdict_text)
 print(f"  POST /v1/verify (verdict only): {verdict_rate:,.0f} req/s, p50 {latency(50, verdict_text):.2f} ms, "
       f"p99 {latency(99, verdict_text):.2f} ms, errors {v_non2xx} + {v_socket}; / in-process warm verdict = "

@@ -35,3 +35,22 @@ public func receipt_batch_fingerprint(_ batch: OpaquePointer?, _ row: Int,
         try write(fingerprint, outFingerprint)
     }
 }
+
+@c @implementation
+public func receipt_batch_fingerprints(_ batch: OpaquePointer?, _ outFingerprints: UnsafeMutablePointer<UInt8>?,
+                                       _ capacity: Int) -> receipt_status_t {
+    status { () throws(ReceiptError) in
+        let (rows, out) = (try required(object(batch, as: BatchHandle.self)).batch.rows, try required(outFingerprints))
+        guard capacity >= rows.count else {
+            throw ReceiptError(.invalidArgument, "room for \(capacity) fingerprints; the batch has \(rows.count) rows")
+        }
+        for (index, row) in rows.enumerated() {
+            let target = out + index * Int(RECEIPT_FINGERPRINT_SIZE)
+            if let fingerprint = row.fingerprint {
+                for (offset, byte) in fingerprint.enumerated() { target[offset] = byte }
+            } else {
+                target.update(repeating: 0, count: Int(RECEIPT_FINGERPRINT_SIZE))
+            }
+        }
+    }
+}

@@ -180,6 +180,7 @@ _signatures.update({
     "receipt_jws_fingerprint": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p]),
     "receipt_verification_fingerprint": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p]),
     "receipt_batch_fingerprint": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]),
+    "receipt_batch_fingerprints": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]),
     "receipt_entitlements_json": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_char_p,
                                                  ctypes.c_uint, *_owned_out]),
     "receipt_entitlements_signed_json": (ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_char_p),

@@ -57,13 +57,21 @@ def verify_buffers(verifier, addresses, lengths, with_purchases=False, keep=None
     batch = ctypes.c_void_p()
     _check(lib.receipt_batch_verify(verifier._handle, array, lengths, count, ctypes.byref(batch), rows))
     try:
+        # Every row's fingerprint in one call, as hex; an unreadable row has none.
+        digests = (ctypes.c_uint8 * (count * _native.FINGERPRINT_SIZE))()
+        _check(lib.receipt_batch_fingerprints(batch, digests, count))
+        hexadecimal = bytes(digests).hex()
+        width = 2 * _native.FINGERPRINT_SIZE
+        unreadable = "0" * width  # what the library writes for a row it could not read
+        fingerprints = [hexadecimal[index * width:(index + 1) * width] for index in range(count)]
+        fingerprints = [None if fingerprint == unreadable else fingerprint for fingerprint in fingerprints]
         receipts = [{
             "valid": bool(row.valid), "status": _status_name(row.status), "bundle_id": _text(row.bundle_id),
             "application_version": _text(row.application_version),
             "original_application_version": _text(row.original_application_version),
             "receipt_type": _text(row.receipt_type), "receipt_creation_date_ms": _number(row.receipt_creation_date_ms),
             "in_app_count": row.in_app_count,
-            "fingerprint": _native.fingerprint(lib.receipt_batch_fingerprint, batch, index),
+            "fingerprint": fingerprints[index],
         } for index, row in enumerate(rows)]
         purchases = []
         if with_purchases:
