@@ -79,6 +79,10 @@ struct SpellingTests {
         #expect(try Receipt.parse(base64).fingerprint == receipt.fingerprint)
         let verified = try ReceiptVerifier(trust: [.appleRoot, .xcodeStoreKit]).verify(encoded: base64)
         #expect(verified.fingerprint == receipt.fingerprint)
+        // From DER the verdict-only parse borrows the bytes, and a SHA-1 receipt's fingerprint
+        // is hashed only when asked (FingerprintSource): still the same value, after the call.
+        let fromDER = try ReceiptVerifier(trust: [.appleRoot, .xcodeStoreKit]).verify(encoded: der)
+        #expect(fromDER.fingerprint == receipt.fingerprint)
         #expect(verified.json().contains("\"fingerprint\":\"\(ContentFingerprint.hex(receipt.fingerprint))\""))
     }
 

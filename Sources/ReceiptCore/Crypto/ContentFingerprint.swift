@@ -30,3 +30,36 @@ extension Receipt {
     /// SHA-256 of the signed payload (ContentFingerprint).
     public var fingerprint: [UInt8] { Digest.digest(storage.payload, Digest.sha256Algorithm) }
 }
+
+/// A verification result's fingerprint, hashed when first asked for rather than on
+/// every verification: a receipt signed with SHA-1 (Apple's chains until 2024) would
+/// otherwise pay a second digest of its whole payload (about 40 µs for the 79 KB
+/// receipt, doubling its warm verdict) for a value most callers never read. A JWS's,
+/// and a SHA-256 receipt's, is known already: its signature check computed it.
+public final class FingerprintSource: Sendable {
+    private enum Source: Sendable {
+        case known([UInt8])
+        /// A receipt that owns its bytes (kept alive by this source).
+        case receipt(Receipt)
+        /// A copy of the payload of a receipt that borrowed the caller's bytes and
+        /// must not outlive the call (ReceiptVerifier.verify(encoded:)).
+        case payload([UInt8])
+    }
+
+    private let source: Source
+
+    init(known digest: [UInt8]) { source = .known(digest) }
+
+    /// For a receipt whose signature did not hash its payload with SHA-256.
+    init(later receipt: Receipt) {
+        source = receipt.storage.ownsEncoding ? .receipt(receipt) : .payload(Array(receipt.storage.payload))
+    }
+
+    public var value: [UInt8] {
+        switch source {
+        case .known(let digest): digest
+        case .receipt(let receipt): receipt.fingerprint
+        case .payload(let bytes): Digest.sha256(bytes)
+        }
+    }
+}

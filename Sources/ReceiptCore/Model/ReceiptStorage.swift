@@ -20,6 +20,8 @@ final class ReceiptStorage: @unchecked Sendable {
     /// The one allocation holding the encoding and, after it, the text arena; nil
     /// when the encoding is borrowed.
     private let block: UnsafeMutableBufferPointer<UInt8>?
+    /// False for a storage that borrows the caller's bytes (verdict-only parses).
+    var ownsEncoding: Bool { block != nil }
 
     /// Takes ownership of a block from `allocateBlock(encodedCount:)`, whose first
     /// `encodedCount` bytes the caller fills with the encoding.

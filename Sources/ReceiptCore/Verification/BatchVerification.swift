@@ -16,15 +16,16 @@ public final class BatchVerification: Sendable {
         /// The signed transaction the row's one purchase comes from: the JWS itself, or
         /// the one a notification carries (`SignedPayload.carriedTransaction`).
         public let signedTransaction: SignedPayload?
+        let fingerprintSource: FingerprintSource?
         /// The signed content's fingerprint (ContentFingerprint); nil when unreadable.
-        public let fingerprint: [UInt8]?
+        public var fingerprint: [UInt8]? { fingerprintSource?.value }
         public var isValid: Bool { status == .ok }
 
         /// The purchases the row holds: a receipt's in-app entries; one for a signed transaction.
         public var purchaseCount: Int { receipt?.purchaseCount ?? (signedTransaction == nil ? 0 : 1) }
 
         static func unreadable(_ status: ReceiptStatus) -> Row {
-            Row(status: status, receipt: nil, signedPayload: nil, signedTransaction: nil, fingerprint: nil)
+            Row(status: status, receipt: nil, signedPayload: nil, signedTransaction: nil, fingerprintSource: nil)
         }
     }
 
@@ -42,12 +43,12 @@ public final class BatchVerification: Sendable {
                     let payload = try SignedPayload.decode(input, limits: limits)
                     let result = verifier.verify(jws: payload)
                     return Row(status: result.status, receipt: nil, signedPayload: payload,
-                               signedTransaction: payload.carriedTransaction(limits: limits), fingerprint: result.fingerprint)
+                               signedTransaction: payload.carriedTransaction(limits: limits), fingerprintSource: result.fingerprintSource)
                 }
                 let receipt = try Receipt.parse(input, limits: limits)
                 let result = verifier.verify(receipt)
                 return Row(status: result.status, receipt: receipt, signedPayload: nil, signedTransaction: nil,
-                           fingerprint: result.fingerprint)
+                           fingerprintSource: result.fingerprintSource)
             } catch {
                 return Row.unreadable(error.status)
             }

@@ -76,8 +76,9 @@ extension Receipt: SignedClaims {
 /// since several read them), the caller's settings and the instant to judge at.
 struct VerificationContext: PolicyContext {
     let receipt: Receipt
-    /// SHA-256 of the payload: the result's fingerprint, and the digest a SHA-256 signature checks.
-    let fingerprint: [UInt8]
+    /// SHA-256 of the payload when the signer's digest is SHA-256: the digest its
+    /// signature checks, and the result's fingerprint; nil otherwise.
+    let sha256: [UInt8]?
     var claims: any SignedClaims { receipt }
     let settings: VerificationPolicy
     let signed: SignedReceipt

@@ -68,11 +68,14 @@ public final class ReceiptVerifier: Sendable {
     public func verify(_ receipt: Receipt) -> VerificationResult {
         let signed = SignedReceipt.read(receipt, cache: cache)
         let chain = Result { () throws(ReceiptError) in try establishChain(signed, receipt) }
-        let fingerprint = receipt.fingerprint
-        let context = VerificationContext(receipt: receipt, fingerprint: fingerprint, settings: policy, signed: signed, chain: chain,
+        // A SHA-256 signature hashes the payload anyway: that digest is the fingerprint too.
+        // Otherwise the fingerprint waits until someone asks for it (FingerprintSource).
+        let sha256 = (try? signed.signer.get())?.info.digest == .sha256 ? receipt.fingerprint : nil
+        let context = VerificationContext(receipt: receipt, sha256: sha256, settings: policy, signed: signed, chain: chain,
                                           nowMilliseconds: policy.nowMilliseconds ?? Self.currentMilliseconds())
         let steps = Self.policies.map { StepResult(step: $0.step, outcome: $0.outcome(in: context)) }
-        return VerificationResult(steps: steps, anchor: try? chain.get().anchorName, fingerprint: fingerprint)
+        return VerificationResult(steps: steps, anchor: try? chain.get().anchorName,
+                                  fingerprint: sha256.map(FingerprintSource.init(known:)) ?? FingerprintSource(later: receipt))
     }
 
     static func currentMilliseconds() -> Int64 {

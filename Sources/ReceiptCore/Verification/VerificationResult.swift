@@ -52,14 +52,16 @@ public struct VerificationResult: Sendable {
     public let steps: [StepResult]
     /// The anchor the chain ended at, when it was established.
     public let anchor: String?
+    let fingerprintSource: FingerprintSource
     /// SHA-256 of the signed content (ContentFingerprint): the key to de-duplicate
     /// and block replays on, the same for every spelling of one signed object.
-    public let fingerprint: [UInt8]
+    /// Hashed on first use where the verification did not already (FingerprintSource).
+    public var fingerprint: [UInt8] { fingerprintSource.value }
 
-    public init(steps: [StepResult], anchor: String?, fingerprint: [UInt8]) {
+    init(steps: [StepResult], anchor: String?, fingerprint: FingerprintSource) {
         self.steps = steps
         self.anchor = anchor
-        self.fingerprint = fingerprint
+        fingerprintSource = fingerprint
     }
 
     /// The first failure's status, or `.ok` when nothing failed.

@@ -41,6 +41,7 @@ extension ReceiptVerifier {
                                  nowMilliseconds: policy.nowMilliseconds ?? Self.currentMilliseconds(),
                                  verifier: self, depth: depth)
         let steps = Self.jwsPolicies.map { StepResult(step: $0.step, outcome: $0.outcome(in: context)) }
-        return VerificationResult(steps: steps, anchor: try? chain.get().anchorName, fingerprint: fingerprint)
+        return VerificationResult(steps: steps, anchor: try? chain.get().anchorName,
+                                  fingerprint: FingerprintSource(known: fingerprint))
     }
 }

@@ -19,7 +19,7 @@ struct SignaturePolicy: ReceiptPolicy {
                                     signerFingerprint: fingerprint)
             try SignatureCheck.verify(UnsafeBufferPointer(rebasing: receipt.storage.encoded[signerInfo.signature]),
                                       over: receipt.storage.payload, digest: signerInfo.digest, certificate: signer,
-                                      sha256: context.fingerprint)
+                                      sha256: context.sha256)
             return "RSA with \(signerInfo.digest.name) by \(signer.subject)"
         }
     }
