@@ -102,11 +102,11 @@ public struct Entitlements: Sendable {
                           at instant: Int64, catalog: ProductCatalog = ProductCatalog(),
                           names: [String] = []) throws(ReceiptError) -> Entitlements {
         for (index, (_, verification)) in transactions.enumerated() where !verification.isValid {
-            throw ReceiptError(verification.status, "entitlements of \(name(index, names, "signed transaction \(index)")) "
+            throw ReceiptError(verification.status, "entitlements of \(inputName(index, names, "signed transaction \(index)")) "
                                + "that did not verify (\(verification.status.name))")
         }
         if let (_, verification) = receipt, !verification.isValid {
-            throw ReceiptError(verification.status, "entitlements of \(name(transactions.count, names, "a receipt")) "
+            throw ReceiptError(verification.status, "entitlements of \(inputName(transactions.count, names, "a receipt")) "
                                + "that did not verify (\(verification.status.name))")
         }
         return try ofUnverified(transactions: transactions.map(\.0), receipt: receipt?.0, at: instant, catalog: catalog,
@@ -123,11 +123,16 @@ public struct Entitlements: Sendable {
             guard let facts = payload.carriedTransaction().flatMap(PurchaseFacts.init(transaction:)) else {
                 let what = payload.kind == .notification ? "a notification that carries no signed transaction"
                                                          : "a \(payload.kind.rawValue), not a transaction"
-                throw ReceiptError(.invalidArgument, "\(name(index, names, "signed payload \(index)")) is \(what)")
+                throw ReceiptError(.invalidArgument, "\(inputName(index, names, "signed payload \(index)")) is \(what)")
             }
             signed.append(facts)
         }
         return of(deduplicated(receipt.map { $0.purchases.map(PurchaseFacts.init) } ?? [], signed), at: instant, catalog: catalog)
+    }
+
+    /// The caller's name for input `index` when it gave one, else `fallback`.
+    private static func inputName(_ index: Int, _ names: [String], _ fallback: String) -> String {
+        names.indices.contains(index) ? names[index] : fallback
     }
 
     /// One entry per transaction id (entries without one are all kept).
@@ -208,9 +213,4 @@ public struct Entitlements: Sendable {
         if let start, instant < start { return .notYetStarted }
         return instant < end ? nil : .expired
     }
-}
-
-/// The caller's name for input `index` when it gave one, else `fallback`.
-private func name(_ index: Int, _ names: [String], _ fallback: String) -> String {
-    names.indices.contains(index) ? names[index] : fallback
 }
