@@ -63,8 +63,8 @@ def test_escapes_cost_what_plain_text_of_their_size_costs(escape, in_header):
     plain = decode_seconds(token_with_string("A" * (len(escape) * count), in_header))
     quarter = decode_seconds(token_with_string(escape * (count // 4), in_header))
     assert escaped <= 12 * plain + 0.005, f"{escape!r} x{count}: {escaped:.4f} s vs plain {plain:.4f} s"
-    # Linear: four times the escapes cost about four times as much (quadratic: sixteen).
-    assert escaped <= 8 * quarter + 0.005, f"{escape!r}: x{count} {escaped:.4f} s vs x{count // 4} {quarter:.4f} s"
+    # Linear: four times the escapes cost about four times as much (quadratic: sixteen; 10 leaves room for noise).
+    assert escaped <= 10 * quarter + 0.005, f"{escape!r}: x{count} {escaped:.4f} s vs x{count // 4} {quarter:.4f} s"
 
 
 def test_escaped_text_decodes_to_the_same_value():
@@ -217,7 +217,9 @@ def test_a_huge_exponent_on_an_untrusted_leaf_costs_no_more_than_a_genuine_recei
             best = min(best, time.process_time() - started)
         return best
     # Before the fix the hostile receipt cost 20-30 times the genuine one.
-    assert cost(hostile) <= 3 * cost(genuine)
+    hostile_cost, genuine_cost = cost(hostile), cost(genuine)
+    print(f"first verifications: hostile {hostile_cost / 20 * 1e6:.0f} us, genuine {genuine_cost / 20 * 1e6:.0f} us")
+    assert hostile_cost <= 3 * genuine_cost
 
 
 @pytest.mark.parametrize("is_ca,key_usage,why", [
