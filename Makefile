@@ -83,7 +83,7 @@ test: check-layers test-swift check-embeddable test-c memcheck test-python test-
 	@echo "make test: all suites passed"
 
 # --disable-xctest: the suite is Swift Testing; XCTest would only add "Executed 0 tests".
-test-swift: deps venv
+test-swift: deps test-deps venv  # test-deps: the token tests mint keys with the openssl command
 	swift test --disable-xctest
 
 # The folders of Sources/ReceiptCore depend one way, in ARCHITECTURE.md's order (tools/layers.py).

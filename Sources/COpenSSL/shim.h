@@ -1,5 +1,6 @@
 #ifndef RECEIPT_COPENSSL_SHIM_H
 #define RECEIPT_COPENSSL_SHIM_H
+#include <string.h>
 #include <openssl/bn.h>
 #include <openssl/crypto.h>
 #include <openssl/ec.h>
@@ -150,5 +151,36 @@ done:
     EC_POINT_free(keyed);
     BN_CTX_free(ctx);
     return result;
+}
+/* A PKCS #8 PEM private key ("BEGIN PRIVATE KEY", as App Store Connect hands out
+ * in-app purchase keys), or NULL. 1 in *is_p256 when it is an EC key on P-256. */
+static inline EVP_PKEY *shim_private_key_from_pem(const void *pem, int length, int *is_p256) {
+    BIO *bio = BIO_new_mem_buf(pem, length);
+    EVP_PKEY *key = bio ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : NULL;
+    BIO_free(bio);
+    *is_p256 = 0;
+    if (key && EVP_PKEY_get_base_id(key) == EVP_PKEY_EC) {
+        char group[64];
+        size_t length_out = 0;
+        *is_p256 = EVP_PKEY_get_group_name(key, group, sizeof group, &length_out) == 1 &&
+                   strcmp(group, "prime256v1") == 0;
+    }
+    return key;
+}
+
+/* ES256 signature of a SHA-256 digest with a P-256 private key, written as r||s
+ * (32 bytes each) into out. 1 on success, 0 on failure. */
+static inline int shim_es256_sign_digest(EVP_PKEY *key, const unsigned char *digest, unsigned char *out) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    const EC_KEY *ec = EVP_PKEY_get0_EC_KEY(key);
+    ECDSA_SIG *sig = ec ? ECDSA_do_sign(digest, 32, (EC_KEY *)ec) : NULL;
+#pragma GCC diagnostic pop
+    if (!sig) return 0;
+    const BIGNUM *r = NULL, *s = NULL;
+    ECDSA_SIG_get0(sig, &r, &s);
+    int ok = BN_bn2binpad(r, out, 32) == 32 && BN_bn2binpad(s, out + 32, 32) == 32;
+    ECDSA_SIG_free(sig);
+    return ok;
 }
 #endif
