@@ -3,8 +3,7 @@ import ReceiptHeader
 
 /// Writes a fingerprint (ContentFingerprint) into the caller's 32 bytes.
 private func write(_ fingerprint: [UInt8], _ out: UnsafeMutablePointer<UInt8>?) throws(ReceiptError) {
-    let target = try required(out)
-    for (index, byte) in fingerprint.enumerated() { target[index] = byte }
+    try required(out).update(from: fingerprint, count: fingerprint.count)
 }
 
 @c @implementation
@@ -45,12 +44,8 @@ public func receipt_batch_fingerprints(_ batch: OpaquePointer?, _ outFingerprint
             throw ReceiptError(.invalidArgument, "room for \(capacity) fingerprints; the batch has \(rows.count) rows")
         }
         for (index, row) in rows.enumerated() {
-            let target = out + index * Int(RECEIPT_FINGERPRINT_SIZE)
-            if let fingerprint = row.fingerprint {
-                for (offset, byte) in fingerprint.enumerated() { target[offset] = byte }
-            } else {
-                target.update(repeating: 0, count: Int(RECEIPT_FINGERPRINT_SIZE))
-            }
+            let unreadable = [UInt8](repeating: 0, count: Int(RECEIPT_FINGERPRINT_SIZE))
+            try write(row.fingerprint ?? unreadable, out + index * Int(RECEIPT_FINGERPRINT_SIZE))
         }
     }
 }

@@ -135,8 +135,9 @@ final class ChunkedBodyLimitHandler: ChannelInboundHandler, RemovableChannelHand
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
             let name = String(decoding: line[..<colon], as: UTF8.self).lowercased()
-            let value = String(decoding: line[(colon + 1)...], as: UTF8.self).lowercased()
-                .trimmingWhitespace()
+            let isSpace: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+            let value = String(decoding: line[(colon + 1)...].drop(while: isSpace).reversed().drop(while: isSpace).reversed(),
+                               as: UTF8.self).lowercased()
             if name == "transfer-encoding" { chunked = chunked || value.hasSuffix("chunked") }
             if name == "content-length" { length = UInt64(value) }
         }
@@ -151,28 +152,12 @@ final class ChunkedBodyLimitHandler: ChannelInboundHandler, RemovableChannelHand
         var value: UInt64 = 0
         var digits = 0
         for byte in line {
-            let digit: UInt64
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt64(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt64(byte - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt64(byte - UInt8(ascii: "A") + 10)
-            default:
-                return digits == 0 ? nil : value
-            }
+            guard let digit = hexDigitValue(byte) else { return digits == 0 ? nil : value }
             digits += 1
             if digits > 16 { return UInt64.max }
-            value = value << 4 | digit
+            value = value << 4 | UInt64(digit)
         }
         return digits == 0 ? nil : value
-    }
-}
-
-private extension String {
-    func trimmingWhitespace() -> String {
-        let scalars = unicodeScalars
-        let start = scalars.firstIndex { $0 != " " && $0 != "\t" } ?? scalars.endIndex
-        let end = scalars.lastIndex { $0 != " " && $0 != "\t" }.map { scalars.index(after: $0) } ?? start
-        return start < end ? String(scalars[start..<end]) : ""
     }
 }
 

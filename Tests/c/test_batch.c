@@ -21,6 +21,7 @@ static size_t read_all(const char *path, char **out) {
     fseek(f, 0, SEEK_SET);
     *out = malloc((size_t)size + 1);
     size_t length = fread(*out, 1, (size_t)size, f);
+    (*out)[length] = '\0';  /* text files (base64, JWS) can then be read as C strings */
     fclose(f);
     return length;
 }
@@ -112,20 +113,38 @@ static void test_batch_rows_and_purchases(void **state) {
     free(tampered);
 }
 
+/* Four cells verified in one batch with both test roots trusted: the minted files named
+ * (read into held[i], which the caller frees) or, for a name starting with '=', the text after it. */
+static receipt_batch_t *four_cell_batch(const char *const cells[4], char *held[4], receipt_verifier_t **verifier,
+                                        receipt_batch_row_t rows[4]) {
+    const char *const roots[] = {"ca/root.pem", "jws-ca/root.pem", NULL};
+    const void *inputs[4];
+    size_t lengths[4];
+    for (int i = 0; i < 4; i++) {
+        held[i] = NULL;
+        if (cells[i][0] == '=') {
+            inputs[i] = cells[i] + 1;
+            lengths[i] = strlen(cells[i] + 1);
+        } else {
+            lengths[i] = read_all(cells[i], &held[i]);
+            inputs[i] = held[i];
+        }
+    }
+    *verifier = anchored_verifier(roots);
+    receipt_batch_t *batch = NULL;
+    assert_int_equal(receipt_batch_verify(*verifier, inputs, lengths, 4, &batch, rows), RECEIPT_OK);
+    return batch;
+}
+
 /* A JWS is told from a receipt by its dots: its row and, for a transaction, its one
  * purchase come from its payload (tools/mint_jws.py's example transaction). */
 static void test_batch_reads_jws_rows_beside_receipts(void **state) {
     (void)state;
-    char *der = NULL, *jws = NULL, *tampered = NULL;
-    size_t der_length = read_all("minted.der", &der), jws_length = read_all("minted.jws", &jws);
-    size_t tampered_length = read_all("minted-tampered.jws", &tampered);
-    const char *const roots[] = {"ca/root.pem", "jws-ca/root.pem", NULL};
-    receipt_verifier_t *verifier = anchored_verifier(roots);
-    const void *inputs[4] = {jws, der, tampered, "e30.eA.AAAA"};
-    size_t lengths[4] = {jws_length, der_length, tampered_length, 11};
+    const char *const cells[4] = {"minted.jws", "minted.der", "minted-tampered.jws", "=e30.eA.AAAA"};
+    char *held[4];
+    receipt_verifier_t *verifier = NULL;
     receipt_batch_row_t rows[4];
-    receipt_batch_t *batch = NULL;
-    assert_int_equal(receipt_batch_verify(verifier, inputs, lengths, 4, &batch, rows), RECEIPT_OK);
+    receipt_batch_t *batch = four_cell_batch(cells, held, &verifier, rows);
     assert_int_equal(rows[0].status, RECEIPT_OK);
     assert_string_equal(rows[0].bundle_id, "com.example.minted");
     assert_string_equal(rows[0].receipt_type, "Sandbox");
@@ -156,25 +175,20 @@ static void test_batch_reads_jws_rows_beside_receipts(void **state) {
     assert_int_equal(purchases[4].row, 2);
     receipt_batch_free(batch);
     receipt_verifier_free(verifier);
-    free(der);
-    free(jws);
-    free(tampered);
+    for (int i = 0; i < 4; i++) free(held[i]);
 }
 
 /* One signed content, one fingerprint: receipts (DER, base64) and a JWS, each read through
  * every function that gives one; different contents differ; an unreadable row has none. */
 static void test_fingerprints_name_the_signed_content(void **state) {
     (void)state;
-    char *der = NULL, *b64 = NULL, *jws = NULL;
-    size_t der_length = read_all("minted.der", &der), b64_length = read_all("minted.b64", &b64);
-    size_t jws_length = read_all("minted.jws", &jws);
-    const char *const roots[] = {"ca/root.pem", "jws-ca/root.pem", NULL};
-    receipt_verifier_t *verifier = anchored_verifier(roots);
-    const void *inputs[4] = {der, b64, jws, "junk"};
-    size_t lengths[4] = {der_length, b64_length, jws_length, 4};
+    const char *const cells[4] = {"minted.der", "minted.b64", "minted.jws", "=junk"};
+    char *held[4];
+    receipt_verifier_t *verifier = NULL;
     receipt_batch_row_t rows[4];
-    receipt_batch_t *batch = NULL;
-    assert_int_equal(receipt_batch_verify(verifier, inputs, lengths, 4, &batch, rows), RECEIPT_OK);
+    receipt_batch_t *batch = four_cell_batch(cells, held, &verifier, rows);
+    char *b64 = held[1], *jws = held[2];
+    size_t b64_length = strlen(b64), jws_length = strlen(jws);
     uint8_t of_rows[4][RECEIPT_FINGERPRINT_SIZE], zero[RECEIPT_FINGERPRINT_SIZE] = {0};
     for (size_t row = 0; row < 3; row++)
         assert_int_equal(receipt_batch_fingerprint(batch, row, of_rows[row]), RECEIPT_OK);
@@ -213,9 +227,7 @@ static void test_fingerprints_name_the_signed_content(void **state) {
     receipt_jws_free(decoded);
     receipt_batch_free(batch);
     receipt_verifier_free(verifier);
-    free(der);
-    free(b64);
-    free(jws);
+    for (int i = 0; i < 4; i++) free(held[i]);
 }
 
 int run_batch_tests(void) {

@@ -33,7 +33,7 @@ enum SignatureCheck {
                                + "which Apple never uses")
         }
         let (algorithm, nid) = digest == .sha1 ? (Digest.sha1Algorithm, NID_sha1) : (Digest.sha256Algorithm, NID_sha256)
-        let hash = digest == .sha256 && sha256?.count == 32 ? sha256! : Digest.digest(message, algorithm)
+        let hash = digest == .sha256 ? sha256 ?? Digest.digest(message, algorithm) : Digest.digest(message, algorithm)
         guard !hash.isEmpty else { throw ReceiptError(.cryptoFailure, "the \(digest.name) digest failed\(OpenSSLErrors.reason())") }
         let valid = shim_rsa_verify_digest(nid, hash, UInt32(hash.count), signature.baseAddress, UInt32(signature.count), key)
         guard valid == 1 else {

@@ -19,6 +19,9 @@ enum Base64 {
 
     static func isWhitespace(_ byte: UInt8) -> Bool { decodeTable[Int(byte)] == whitespace }
 
+    /// Whether base64 text may hold `byte` at all: the alphabet, padding or whitespace.
+    static func mayAppear(_ byte: UInt8) -> Bool { decodeTable[Int(byte)] != invalid }
+
     /// The most bytes `input` can decode to.
     static func maxDecodedCount(_ input: UnsafeBufferPointer<UInt8>) -> Int { input.count / 4 * 3 + 3 }
 

@@ -46,7 +46,7 @@ enum InputForm {
             }
             // Text with a character base64 never has (prose, a typo) is no receipt, and
             // without its dots no JWS: say that, not how its base64 failed.
-            if let stray = input.firstIndex(where: { !Base64.isWhitespace($0) && !isBase64Character($0) }) {
+            if let stray = input.firstIndex(where: { !Base64.mayAppear($0) }) {
                 throw ReceiptError(.badBase64, at: stray, "text that is neither a receipt (DER, or base64) nor a "
                                    + "JWS (three base64url segments joined by two dots): byte 0x\(hexByte(input[stray])) "
                                    + "is in neither alphabet")
@@ -107,15 +107,6 @@ enum InputForm {
             }
         }
         return onlyBase64URL || dots == 2
-    }
-
-    /// The standard alphabet and its padding: what a base64 receipt is written in.
-    private static func isBase64Character(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="): true
-        default: false
-        }
     }
 
     private static func startsWith(_ input: UnsafeBufferPointer<UInt8>, from offset: Int, _ prefix: StaticString) -> Bool {

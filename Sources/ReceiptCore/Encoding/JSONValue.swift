@@ -245,7 +245,7 @@ private struct JSONParser {
                         code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     }
                     guard let scalar = Unicode.Scalar(code) else { throw error("a lone surrogate") }
-                    appendUTF8(scalar, to: &decoded)
+                    UTF8.encode(scalar) { decoded.append($0) }
                 default:
                     throw error("unknown escape \\\(Character(Unicode.Scalar(escape)))")
                 }
@@ -254,18 +254,6 @@ private struct JSONParser {
             }
         }
         throw error("a string is not closed")
-    }
-
-    /// One scalar's UTF-8 bytes, appended one by one (no temporary array per escape).
-    private func appendUTF8(_ scalar: Unicode.Scalar, to output: inout [UInt8]) {
-        let code = scalar.value
-        if code < 0x80 { output.append(UInt8(code)); return }
-        let count = code < 0x800 ? 2 : code < 0x10000 ? 3 : 4
-        let lead: UInt32 = count == 2 ? 0xC0 : count == 3 ? 0xE0 : 0xF0
-        output.append(UInt8(lead | code >> (6 * UInt32(count - 1))))
-        for shift in stride(from: 6 * (count - 2), through: 0, by: -6) {
-            output.append(UInt8(0x80 | (code >> UInt32(shift)) & 0x3F))
-        }
     }
 
     mutating func hex4() throws(ReceiptError) -> UInt32 {

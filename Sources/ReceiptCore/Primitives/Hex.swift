@@ -30,7 +30,7 @@ package func hexBytes(_ hex: String) -> [UInt8]? {
     return bytes
 }
 
-func hexDigitValue(_ char: UInt8) -> UInt8? {
+package func hexDigitValue(_ char: UInt8) -> UInt8? {
     switch char {
     case UInt8(ascii: "0")...UInt8(ascii: "9"): char - UInt8(ascii: "0")
     case UInt8(ascii: "a")...UInt8(ascii: "f"): char - UInt8(ascii: "a") + 10
