@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "CReceipt", dependencies: ["ReceiptCore", "ReceiptHeader"],
                 // The ABI layer implements the opt-in App Store tier of receipt.h too.
                 swiftSettings: [.enableExperimentalFeature("CImplementation"),
-                                .unsafeFlags(["-Xcc", "-DRECEIPT_APPSTORE_PROTOCOL"])],
+                                .unsafeFlags(["-Xcc", "-DRECEIPT_APPSTORE_PROTOCOL", "-Xcc", "-DRECEIPT_SERVER_API"])],
                 linkerSettings: [.unsafeFlags(embeddableLinkerFlags)]),
         // Named apart from the `receipt` library product: SwiftPM warns every dependent
         // build when a target and a product of another kind share a name.

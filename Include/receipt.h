@@ -1036,6 +1036,213 @@ receipt_status_t receipt_appstore_local_response(const void *data, size_t length
 
 #endif /* RECEIPT_APPSTORE_PROTOCOL */
 
+/* ================================================================ opt-in tier
+ *
+ * The App Store Server API and signed requests, declared only when
+ * RECEIPT_SERVER_API is defined before this header is included:
+ *
+ *     #define RECEIPT_SERVER_API
+ *     #include <receipt.h>
+ *
+ * and exported under their own symbol version, RECEIPT_SERVER_API_1. As with
+ * verifyReceipt, the library has no transport: it builds every request
+ * (method, URL, headers, body) and reads every answer; the caller's HTTP
+ * client sends it (examples/c-server-api uses libcurl).
+ */
+#ifdef RECEIPT_SERVER_API
+
+/* ---------------------------------------------------------------- credentials */
+
+/*
+ * What App Store Connect gives a server: the in-app purchase key (the PKCS #8
+ * P-256 PEM file as downloaded, "-----BEGIN PRIVATE KEY-----"), its key id,
+ * the issuer id and the app's bundle id. Checked here: a key that is not
+ * P-256, a malformed PEM or an empty id is refused with RECEIPT_E_INVALID_ARGUMENT
+ * and a detail saying which. issuer_id may be NULL only for credentials that
+ * sign original promotional offers and nothing else.
+ * Immutable; any number of threads may use one. The PEM is read and need not
+ * outlive the call. Free with receipt_api_credentials_free() (NULL is a no-op).
+ * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_INVALID_ARGUMENT.
+ */
+typedef struct receipt_api_credentials receipt_api_credentials_t;
+receipt_status_t receipt_api_credentials_new(const char *private_key_pem, size_t length, const char *key_id,
+                                             const char *issuer_id, const char *bundle_id,
+                                             receipt_api_credentials_t **out_credentials, receipt_error_t *out_error);
+void receipt_api_credentials_free(receipt_api_credentials_t *credentials);
+
+/* ---------------------------------------------------------------- client */
+
+/*
+ * A client: credentials, a host, and the verifier every signed member of every
+ * answer goes through. environment: PRODUCTION (https://api.storekit.apple.com),
+ * SANDBOX (https://api.storekit-sandbox.apple.com) or LOCAL_TESTING (which has
+ * no public host: base_url is then required); XCODE is refused. base_url, when
+ * not NULL, replaces Apple's host (a mock, a proxy): http(s)://host[:port][/path].
+ * verifier NULL means: trust only Apple Root CA - G3, expect the credentials'
+ * bundle id and `environment`. A production client that reads notifications or
+ * app transactions needs a verifier with the app's Apple id
+ * (receipt_verifier_builder_set_app_apple_id). The client keeps its own
+ * references to the credentials and verifier; the caller may free its own.
+ * The bearer token (ES256, 30 minutes) is made when first needed and reused
+ * until 2 minutes before it expires. Thread-safe. Free with
+ * receipt_api_client_free() (NULL is a no-op).
+ * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_INVALID_ARGUMENT (environment,
+ * base URL, credentials without an issuer id).
+ */
+typedef struct receipt_api_client receipt_api_client_t;
+receipt_status_t receipt_api_client_new(const receipt_api_credentials_t *credentials, receipt_environment_t environment,
+                                        const char *base_url, const receipt_verifier_t *verifier,
+                                        receipt_api_client_t **out_client, receipt_error_t *out_error);
+void receipt_api_client_free(receipt_api_client_t *client);
+
+/* The calls, by the names of Apple's server libraries ("get_transaction_info",
+ * "get_transaction_history", ...; README lists them with their arguments).
+ * receipt_api_call_name returns NULL past the end. Static storage. */
+size_t receipt_api_call_count(void);
+const char *receipt_api_call_name(size_t index);
+
+/* Apple's name for an App Store Server API error code (4040010 ->
+ * "TRANSACTION_ID_NOT_FOUND"), or NULL for a code Apple's library does not name.
+ * Static storage. */
+const char *receipt_api_error_name(int64_t error_code);
+
+/* ---------------------------------------------------------------- exchange */
+
+/*
+ * One call, as a loop without I/O. arguments_json is a JSON object with Apple's
+ * member names: path, query and body arguments together, e.g.
+ *   {"transactionId": "2000000123", "sort": "ASCENDING", "productType": ["AUTO_RENEWABLE"]}
+ * (numbers may also be given as strings). Every argument is checked first:
+ * unknown members, missing required ones, malformed ids, unknown enum values,
+ * a start after an end and the like are refused with RECEIPT_E_INVALID_ARGUMENT,
+ * naming the member, and nothing is sent.
+ *
+ *   receipt_api_exchange_new(client, "get_transaction_history", args, strlen(args), 3, &exchange, &error);
+ *   for (;;) {
+ *       http(method, url, headers, body) -> status, Retry-After, answer;
+ *       receipt_api_exchange_handle(exchange, status, retry_after, answer, answer_length, &step, &error);
+ *       if (step.action == RECEIPT_API_SEND) { sleep_ms(step.delay_ms); continue; }
+ *       if (step.action == RECEIPT_API_FAILED) break;            // step says why
+ *       use(receipt_api_exchange_answer(exchange, &length));     // every signed member verified
+ *       receipt_api_exchange_next_page(exchange, &more, &error);
+ *       if (!more) break;
+ *   }
+ *
+ * The rules: 429 is sent again after its Retry-After (1 s doubling without
+ * one); 5xx and the error codes Apple calls retryable after 500 ms doubling; at
+ * most `retries` times in a row, and not when the wait would exceed 60 s (the
+ * step then carries Apple's wait). A request without an answer (http_status 0)
+ * is sent again unless it is a POST. Paging ends when Apple says hasMore false,
+ * repeats a cursor, or after 100000 pages.
+ * Thread-safety: an exchange is for one thread; many may run on one client.
+ * Free with receipt_api_exchange_free() (NULL is a no-op).
+ * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_INVALID_ARGUMENT (unknown call,
+ * bad arguments, retries < 0); RECEIPT_E_BAD_JSON (arguments not JSON).
+ */
+typedef struct receipt_api_exchange receipt_api_exchange_t;
+receipt_status_t receipt_api_exchange_new(const receipt_api_client_t *client, const char *call,
+                                          const char *arguments_json, size_t length, int retries,
+                                          receipt_api_exchange_t **out_exchange, receipt_error_t *out_error);
+
+/* The request to send now. Borrowed, valid until the next _handle,
+ * _next_page or _free; NULL for NULL. Headers: Authorization (Bearer),
+ * Accept, User-Agent, and Content-Type when there is a body. The body may be
+ * empty (length 0). */
+const char *receipt_api_exchange_method(const receipt_api_exchange_t *exchange);
+const char *receipt_api_exchange_url(const receipt_api_exchange_t *exchange);
+size_t receipt_api_exchange_header_count(const receipt_api_exchange_t *exchange);
+const char *receipt_api_exchange_header_name(const receipt_api_exchange_t *exchange, size_t index);
+const char *receipt_api_exchange_header_value(const receipt_api_exchange_t *exchange, size_t index);
+const uint8_t *receipt_api_exchange_body(const receipt_api_exchange_t *exchange, size_t *out_length);
+
+typedef enum receipt_api_action {
+    RECEIPT_API_SEND = 0,     /* send the (new) request after delay_ms */
+    RECEIPT_API_ANSWERED = 1, /* a 2xx answer, every signed member verified: receipt_api_exchange_answer */
+    RECEIPT_API_FAILED = 2    /* Apple refused, or gave no answer within the retries */
+} receipt_api_action_t;
+
+typedef struct receipt_api_step {
+    receipt_api_action_t action;
+    int64_t delay_ms;                 /* SEND: wait this long first */
+    int has_more;                     /* ANSWERED: 1 when another page follows */
+    int http_status;                  /* FAILED: Apple's HTTP status; 0 for no answer */
+    int64_t api_error;                /* FAILED: Apple's errorCode, 0 when none */
+    int64_t retry_after_ms;           /* FAILED: Apple's Retry-After in ms, -1 when none */
+    char detail[RECEIPT_DETAIL_SIZE]; /* FAILED: one line, e.g. "HTTP 404, error 4040010 TRANSACTION_ID_NOT_FOUND: ..." */
+} receipt_api_step_t;
+
+/*
+ * Takes the answer to the current request: its HTTP status (0 when the
+ * transport failed), its Retry-After header (NULL when absent) and body, and
+ * fills *out_step. A 2xx answer whose signed members do not all verify, or that
+ * is not JSON, is not a step: the call returns that failure's status (for
+ * example RECEIPT_E_SIGNATURE_INVALID, RECEIPT_E_BUNDLE_MISMATCH), the detail
+ * names the member ("signedTransactions[3] failed verification: ..."), and
+ * nothing of the answer is handed out. Answers over 4 MiB are refused
+ * (RECEIPT_E_INPUT_TOO_LARGE).
+ * Errors: RECEIPT_E_NULL_ARGUMENT, and those above.
+ */
+receipt_status_t receipt_api_exchange_handle(receipt_api_exchange_t *exchange, int http_status, const char *retry_after,
+                                             const void *body, size_t length, receipt_api_step_t *out_step,
+                                             receipt_error_t *out_error);
+
+/* After ANSWERED: the answer as JSON, Apple's members as sent plus, beside
+ * each signed member, its verified payload under the member's name without
+ * "signed", in snake case ("signedTransactions" -> "transactions",
+ * "signedRenewalInfo" -> "renewal_info", "signedPayload" -> "payload"), at every
+ * depth. Borrowed, NUL-terminated, valid until the next _handle, _next_page or
+ * _free. NULL when there is no answer. */
+const char *receipt_api_exchange_answer(const receipt_api_exchange_t *exchange, size_t *out_length);
+
+/* After ANSWERED with has_more: makes the request for the next page (the
+ * revision or paginationToken of the answer) and sets *out_has_next to 1;
+ * otherwise sets it to 0 and changes nothing.
+ * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_LIMIT_EXCEEDED when Apple repeats
+ * a cursor or the pages exceed 100000. */
+receipt_status_t receipt_api_exchange_next_page(receipt_api_exchange_t *exchange, int *out_has_next,
+                                                receipt_error_t *out_error);
+
+void receipt_api_exchange_free(receipt_api_exchange_t *exchange);
+
+/* ---------------------------------------------------------------- signed requests */
+
+/*
+ * What a server signs for its app, as Apple's server libraries do. Each output
+ * is freed with receipt_string_free(). Thread-safe.
+ *
+ * receipt_api_promotional_offer_signature: the original promotional-offer
+ * signature, base64 of a DER ECDSA P-256/SHA-256 signature over bundle id, key
+ * id, product id, offer id, lower-cased application_username (may be ""),
+ * lower-cased nonce (a UUID) and timestamp_ms, joined by U+2063.
+ *
+ * receipt_api_promotional_offer_v2 (transaction_id may be NULL),
+ * receipt_api_introductory_offer_eligibility and
+ * receipt_api_advanced_commerce_request (request_json: a JSON object, put in
+ * the claim "request" as base64 of exactly these bytes): compact JWS, header
+ * alg ES256, kid, typ JWT; claims the feature's own, then bid, iss, aud, iat
+ * and a new random nonce. They need credentials with an issuer id.
+ * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_INVALID_ARGUMENT (naming the
+ * argument); RECEIPT_E_BAD_JSON, RECEIPT_E_NOT_AN_OBJECT for request_json.
+ */
+receipt_status_t receipt_api_promotional_offer_signature(const receipt_api_credentials_t *credentials,
+                                                         const char *product_identifier,
+                                                         const char *subscription_offer_id,
+                                                         const char *application_username, const char *nonce,
+                                                         int64_t timestamp_ms, char **out_signature,
+                                                         size_t *out_length, receipt_error_t *out_error);
+receipt_status_t receipt_api_promotional_offer_v2(const receipt_api_credentials_t *credentials, const char *product_id,
+                                                  const char *offer_identifier, const char *transaction_id,
+                                                  char **out_jws, size_t *out_length, receipt_error_t *out_error);
+receipt_status_t receipt_api_introductory_offer_eligibility(const receipt_api_credentials_t *credentials,
+                                                            const char *product_id, int allow_introductory_offer,
+                                                            const char *transaction_id, char **out_jws,
+                                                            size_t *out_length, receipt_error_t *out_error);
+receipt_status_t receipt_api_advanced_commerce_request(const receipt_api_credentials_t *credentials,
+                                                       const char *request_json, size_t length, char **out_jws,
+                                                       size_t *out_length, receipt_error_t *out_error);
+
+#endif /* RECEIPT_SERVER_API */
+
 #ifdef __cplusplus
 }
 #endif

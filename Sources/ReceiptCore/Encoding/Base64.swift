@@ -183,3 +183,20 @@ enum Base64 {
         }
     }
 }
+
+extension Base64 {
+    /// Standard, padded base64 of `bytes`.
+    static func encode(_ bytes: [UInt8]) -> String {
+        bytes.withUnsafeBufferPointer { encode($0) }
+    }
+
+    /// The bytes of base64 text (line breaks allowed, as everywhere in this library).
+    static func decode(_ text: [UInt8]) throws(ReceiptError) -> [UInt8] {
+        try text.withUnsafeBufferPointer { (input) throws(ReceiptError) -> [UInt8] in
+            var output = [UInt8](repeating: 0, count: maxDecodedCount(input))
+            let written = try output.withUnsafeMutableBufferPointer { (buffer) throws(ReceiptError) in try decode(input, into: buffer) }
+            output.removeLast(output.count - written)
+            return output
+        }
+    }
+}

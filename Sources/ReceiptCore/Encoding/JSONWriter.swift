@@ -144,3 +144,24 @@ package struct JSONWriter {
 func ifPresent<T>(_ value: T?, _ write: (T) -> Void) {
     if let value { write(value) }
 }
+
+extension JSONWriter {
+    /// A decoded JSON value, members in name order (a JSONValue keeps no order).
+    /// Numbers are written as they were read.
+    package mutating func value(_ key: String?, _ value: JSONValue) {
+        switch value {
+        case .null: null(key)
+        case .bool(let flag): bool(key, flag)
+        case .number(let text): raw(key, Array(text.utf8))
+        case .string(let text): string(key, text)
+        case .array(let items):
+            beginArray(key)
+            for item in items { self.value(nil, item) }
+            endArray()
+        case .object(let members):
+            beginObject(key)
+            for name in members.keys.sorted() { self.value(name, members[name]!) }
+            endObject()
+        }
+    }
+}

@@ -18,23 +18,15 @@ public enum ServerAPIToken {
         guard (1...maxLifetimeSeconds).contains(lifetime) else {
             throw ReceiptError(.invalidArgument, "a token lives 1 to \(maxLifetimeSeconds) seconds; not \(lifetime)")
         }
-        var header = JSONWriter()
-        header.beginObject()
-        header.string("alg", "ES256")
-        header.string("kid", credentials.keyID)
-        header.string("typ", "JWT")
-        header.endObject()
         var claims = JSONWriter()
         claims.beginObject()
-        claims.string("iss", credentials.issuerID)
+        claims.string("iss", try credentials.requiredIssuerID())
         claims.number("iat", issuedAt)
         claims.number("exp", issuedAt + lifetime)
         claims.string("aud", audience)
         claims.string("bid", credentials.bundleID)
         claims.endObject()
-        let signingInput = Base64URL.encode(header.bytes) + "." + Base64URL.encode(claims.bytes)
-        let signature = try credentials.signingKey.sign(Array(signingInput.utf8))
-        return signingInput + "." + Base64URL.encode(signature)
+        return try credentials.signJWT(claims.bytes)
     }
 }
 
@@ -56,6 +48,7 @@ public final class ServerAPITokenSource: Sendable {
             throw ReceiptError(.invalidArgument, "token lifetime 1 to \(ServerAPIToken.maxLifetimeSeconds) s, "
                                + "and a renewal margin shorter than it")
         }
+        _ = try credentials.requiredIssuerID()
         self.credentials = credentials
         self.lifetimeSeconds = lifetimeSeconds
         self.renewalMarginSeconds = renewalMarginSeconds

@@ -1,0 +1,98 @@
+/// One call of the App Store Server API: its method, its path, and every argument
+/// it takes (in the path, the query or the JSON body), each with its kind. A call's
+/// arguments come as one JSON object named with Apple's member names
+/// (`transactionId`, `startDate`, `productType`…), whatever the front end.
+///
+/// Adding a call is one entry in `ServerAPICall.all` (ServerAPICalls.swift).
+public struct ServerAPICall: Sendable {
+    enum Place: Sendable { case path, query, body }
+
+    /// How a call's answers continue on another page.
+    public enum Paging: Sendable {
+        case none
+        /// `revision` and `hasMore` in the answer; the next request sends `revision`.
+        case revision
+        /// `paginationToken` and `hasMore` in the answer; the next request sends `paginationToken`.
+        case paginationToken
+    }
+
+    enum Body: Sendable {
+        case none
+        /// The body members as a JSON object.
+        case json
+        /// The `image` argument, base64 of a PNG, sent as its bytes (`image/png`).
+        case png
+    }
+
+    struct Parameter: Sendable {
+        let member: ServerAPIMember
+        let place: Place
+        /// Sent when the caller gives none.
+        let defaultValue: JSONValue?
+    }
+
+    /// Apple's method name in its server libraries (Python spelling), e.g. `get_transaction_history`.
+    public let name: String
+    public let method: String
+    /// The path with `{argument}` where a path argument goes.
+    public let pathTemplate: String
+    let parameters: [Parameter]
+    public let paging: Paging
+    let body: Body
+    /// Checks across arguments (a start before an end, one filter of two).
+    let crossCheck: @Sendable ([String: JSONValue]) throws(ReceiptError) -> Void
+
+    init(_ name: String, _ method: String, _ pathTemplate: String, paging: Paging = .none, body: Body = .none,
+         _ parameters: [Parameter] = [],
+         crossCheck: @escaping @Sendable ([String: JSONValue]) throws(ReceiptError) -> Void = { _ throws(ReceiptError) in }) {
+        self.name = name
+        self.method = method
+        self.pathTemplate = pathTemplate
+        self.paging = paging
+        self.body = body
+        self.parameters = parameters
+        self.crossCheck = crossCheck
+    }
+
+    /// Every argument name this call takes, in the order Apple documents them.
+    public var argumentNames: [String] { parameters.map(\.member.name) }
+
+    /// The call named `name`, or an error listing the known ones.
+    public static func named(_ name: String) throws(ReceiptError) -> ServerAPICall {
+        guard let call = all.first(where: { $0.name == name }) else {
+            throw ReceiptError(.invalidArgument, "no App Store Server API call is named \(quoted(name)); known: "
+                               + all.map(\.name).joined(separator: ", "))
+        }
+        return call
+    }
+
+    /// The arguments, normalized and checked: unknown, missing or malformed ones refused.
+    func normalize(_ arguments: [String: JSONValue]) throws(ReceiptError) -> [String: JSONValue] {
+        var given = arguments
+        for parameter in parameters where given[parameter.member.name] == nil || given[parameter.member.name] == .null {
+            if let fallback = parameter.defaultValue { given[parameter.member.name] = fallback }
+        }
+        let normalized = try ServerAPIMember.normalize(given, members: parameters.map(\.member), within: "")
+        try crossCheck(normalized)
+        return normalized
+    }
+
+    func arguments(in place: Place) -> [ServerAPIMember] {
+        parameters.filter { $0.place == place }.map(\.member)
+    }
+}
+
+/// Shorthands for the table: `path("transactionId", .transactionID)` and so on.
+extension ServerAPICall.Parameter {
+    static func path(_ name: String, _ kind: ServerAPIValueKind, default defaultValue: JSONValue? = nil) -> Self {
+        Self(member: ServerAPIMember(name, kind, required: true), place: .path, defaultValue: defaultValue)
+    }
+
+    static func query(_ name: String, _ kind: ServerAPIValueKind) -> Self {
+        Self(member: ServerAPIMember(name, kind), place: .query, defaultValue: nil)
+    }
+
+    static func body(_ name: String, _ kind: ServerAPIValueKind, required: Bool = false) -> Self {
+        Self(member: ServerAPIMember(name, kind, required: required), place: .body, defaultValue: nil)
+    }
+}

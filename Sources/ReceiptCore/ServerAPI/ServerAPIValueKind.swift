@@ -1,0 +1,190 @@
+/// What one argument of an App Store Server API call may hold, as Apple documents
+/// it, so that a request Apple would refuse is refused here first, with a clear
+/// error, and never sent. Each kind also turns what a caller gives (JSON from C,
+/// Python or the command line, where numbers may come as text) into the one JSON
+/// value sent.
+indirect enum ServerAPIValueKind: Sendable {
+    /// A transaction id, original transaction id or app transaction id: digits.
+    case transactionID
+    /// Text Apple defines no grammar for (product ids, order ids, tokens):
+    /// printable ASCII without spaces, 1 to `maxLength` bytes.
+    case identifier(maxLength: Int)
+    /// A UUID in its 36-character text form; sent lower-cased.
+    case uuid
+    /// A BCP 47 locale such as `en-US`.
+    case locale
+    /// An instant in milliseconds since 1970, at or after 2008-01-01 (no App Store before).
+    case epochMilliseconds
+    case integer(ClosedRange<Int64>)
+    case bool
+    /// Free text (UTF-8) of at most `maxCharacters` characters.
+    case text(maxCharacters: Int)
+    /// One of Apple's names, exactly.
+    case names([String])
+    /// An `https` URL.
+    case httpsURL
+    /// An ISO 3166-1 alpha-3 storefront code such as `USA`.
+    case storefront
+    /// Base64 of a PNG file (the body of upload_image).
+    case png
+    case list(ServerAPIValueKind, max: Int)
+    case object([ServerAPIMember])
+
+    /// The App Store opened on 2008-07-10; no date Apple keeps is earlier than 2008.
+    static let earliestMilliseconds: Int64 = 1_199_145_600_000
+    static let maxIdentifierBytes = 256
+
+    /// The value to send for `value`, or an error that names `name`.
+    func normalized(_ value: JSONValue, name: String) throws(ReceiptError) -> JSONValue {
+        switch self {
+        case .transactionID:
+            let text = try Self.text(value, name: name, numbersAllowed: true)
+            guard (1...20).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+                throw Self.refused(name, "a transaction id is 1 to 20 digits", value)
+            }
+            return .string(text)
+        case .identifier(let maxLength):
+            let text = try Self.text(value, name: name, numbersAllowed: true)
+            guard (1...maxLength).contains(text.utf8.count), text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+                throw Self.refused(name, "1 to \(maxLength) printable ASCII characters without spaces", value)
+            }
+            return .string(text)
+        case .uuid:
+            let text = try Self.text(value, name: name)
+            guard Self.isUUID(text) else { throw Self.refused(name, "a UUID (8-4-4-4-12 hexadecimal digits)", value) }
+            return .string(text.lowercased())
+        case .locale:
+            let text = try Self.text(value, name: name)
+            let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+            guard (1...3).contains(parts.count), parts.allSatisfy({ (2...8).contains($0.count) && $0.utf8.allSatisfy(Self.isAlphanumeric) }) else {
+                throw Self.refused(name, "a locale such as en-US", value)
+            }
+            return .string(text)
+        case .epochMilliseconds:
+            let number = try Self.integer(value, name: name)
+            guard number >= Self.earliestMilliseconds, number < 32_503_680_000_000 else {
+                throw Self.refused(name, "milliseconds since 1970, from 2008 to 2999", value)
+            }
+            return .number(String(number))
+        case .integer(let range):
+            let number = try Self.integer(value, name: name)
+            guard range.contains(number) else { throw Self.refused(name, "an integer from \(range.lowerBound) to \(range.upperBound)", value) }
+            return .number(String(number))
+        case .bool:
+            if let flag = value.boolValue { return .bool(flag) }
+            if let text = value.stringValue, text == "true" || text == "false" { return .bool(text == "true") }
+            throw Self.refused(name, "true or false", value)
+        case .text(let maxCharacters):
+            let text = try Self.text(value, name: name)
+            guard !text.isEmpty, text.count <= maxCharacters else { throw Self.refused(name, "1 to \(maxCharacters) characters", value) }
+            return .string(text)
+        case .names(let names):
+            let text = try Self.text(value, name: name)
+            guard names.contains(text) else { throw Self.refused(name, "one of \(names.joined(separator: ", "))", value) }
+            return .string(text)
+        case .httpsURL:
+            let text = try Self.text(value, name: name)
+            guard text.hasPrefix("https://"), text.utf8.count > 8, text.utf8.count <= 2048,
+                  text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+                throw Self.refused(name, "an https URL", value)
+            }
+            return .string(text)
+        case .storefront:
+            let text = try Self.text(value, name: name)
+            guard text.utf8.count == 3, text.utf8.allSatisfy({ (0x41...0x5A).contains($0) }) else {
+                throw Self.refused(name, "an ISO 3166-1 alpha-3 code such as USA", value)
+            }
+            return .string(text)
+        case .png:
+            let text = try Self.text(value, name: name)
+            guard let bytes = try? Base64.decode(Array(text.utf8)), bytes.starts(with: Self.pngSignature) else {
+                throw Self.refused(name, "base64 of a PNG file", value)
+            }
+            return .string(text)
+        case .list(let element, let max):
+            let items = value.arrayValue ?? [value]
+            guard (1...max).contains(items.count) else {
+                throw ReceiptError(.invalidArgument, "\(name): 1 to \(max) values; \(items.count) given")
+            }
+            var normalizedItems: [JSONValue] = []
+            for (index, item) in items.enumerated() { normalizedItems.append(try element.normalized(item, name: "\(name)[\(index)]")) }
+            return .array(normalizedItems)
+        case .object(let members):
+            guard case .object(let given) = value else { throw Self.refused(name, "an object", value) }
+            return .object(try ServerAPIMember.normalize(given, members: members, within: name))
+        }
+    }
+
+    /// The value's text in a query string or URL path (after `normalized`).
+    static func queryText(_ value: JSONValue) -> String {
+        switch value {
+        case .string(let text), .number(let text): text
+        case .bool(let flag): flag ? "true" : "false"
+        default: ""
+        }
+    }
+
+    static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    private static func text(_ value: JSONValue, name: String, numbersAllowed: Bool = false) throws(ReceiptError) -> String {
+        if let text = value.stringValue { return text }
+        if numbersAllowed, case .number(let digits) = value { return digits }
+        throw refused(name, "text", value)
+    }
+
+    private static func integer(_ value: JSONValue, name: String) throws(ReceiptError) -> Int64 {
+        if let number = value.int64Value { return number }
+        if let text = value.stringValue, let number = Int64(text) { return number }
+        throw refused(name, "an integer", value)
+    }
+
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+    }
+
+    static func isUUID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return false }
+        return bytes.indices.allSatisfy { index in
+            [8, 13, 18, 23].contains(index) ? bytes[index] == UInt8(ascii: "-") : hexDigitValue(bytes[index]) != nil
+        }
+    }
+
+    private static func refused(_ name: String, _ expected: String, _ value: JSONValue) -> ReceiptError {
+        ReceiptError(.invalidArgument, "\(name) must be \(expected); got \(value.kindName)"
+                     + (value.stringValue.map { " \(quoted(String($0.prefix(64))))" } ?? ""))
+    }
+}
+
+/// One member of a request body object, or one argument of a call.
+struct ServerAPIMember: Sendable {
+    let name: String
+    let kind: ServerAPIValueKind
+    let required: Bool
+
+    init(_ name: String, _ kind: ServerAPIValueKind, required: Bool = false) {
+        self.name = name
+        self.kind = kind
+        self.required = required
+    }
+
+    /// `given` with each member normalized; unknown and missing required members refused.
+    /// A null member counts as absent (Python's None, a JSON null).
+    static func normalize(_ given: [String: JSONValue], members: [ServerAPIMember],
+                          within context: String) throws(ReceiptError) -> [String: JSONValue] {
+        let prefix = context.isEmpty ? "" : "\(context)."
+        for key in given.keys.sorted() where !members.contains(where: { $0.name == key }) {
+            throw ReceiptError(.invalidArgument, "\(prefix)\(key) is not a member here; known: "
+                               + members.map(\.name).joined(separator: ", "))
+        }
+        var result: [String: JSONValue] = [:]
+        for member in members {
+            guard let value = given[member.name], value != .null else {
+                if member.required { throw ReceiptError(.invalidArgument, "\(prefix)\(member.name) is required") }
+                continue
+            }
+            result[member.name] = try member.kind.normalized(value, name: prefix + member.name)
+        }
+        return result
+    }
+}
