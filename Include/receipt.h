@@ -1106,6 +1106,12 @@ const char *receipt_api_call_name(size_t index);
  * Static storage. */
 const char *receipt_api_error_name(int64_t error_code);
 
+/* The error codes Apple's library names, in increasing order, for bindings
+ * that make an enumeration: index 0 to receipt_api_error_count() - 1; 0 past
+ * the end. */
+size_t receipt_api_error_count(void);
+int64_t receipt_api_error_code(size_t index);
+
 /* ---------------------------------------------------------------- exchange */
 
 /*

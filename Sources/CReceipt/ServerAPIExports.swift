@@ -122,6 +122,16 @@ public func receipt_api_error_name(_ code: Int64) -> UnsafePointer<CChar>? {
     errorNames[code].map { UnsafePointer($0) }
 }
 
+let errorCodes = ServerAPIErrorCode.names.keys.sorted()
+
+@c @implementation
+public func receipt_api_error_count() -> Int { errorCodes.count }
+
+@c @implementation
+public func receipt_api_error_code(_ index: Int) -> Int64 {
+    errorCodes.indices.contains(index) ? errorCodes[index] : 0
+}
+
 @c @implementation
 public func receipt_api_exchange_new(_ client: OpaquePointer?, _ call: UnsafePointer<CChar>?,
                                      _ argumentsJSON: UnsafePointer<CChar>?, _ length: Int, _ retries: Int32,

@@ -278,3 +278,53 @@ def fingerprint(function, *handles):
         return None
     _check(status)
     return bytes(out).hex()
+
+
+# The App Store Server API tier (RECEIPT_SERVER_API).
+class APIStepStruct(ctypes.Structure):
+    _fields_ = [("action", ctypes.c_int), ("delay_ms", ctypes.c_int64), ("has_more", ctypes.c_int),
+                ("http_status", ctypes.c_int), ("api_error", ctypes.c_int64), ("retry_after_ms", ctypes.c_int64),
+                ("detail", ctypes.c_char * DETAIL_SIZE)]
+
+
+API_ACTIONS = ("send", "answered", "failed")
+_error_out = ctypes.POINTER(ErrorStruct)
+_api_signatures = {
+    "receipt_api_credentials_new": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_char_p,
+                                                   ctypes.c_char_p, _handle_out, _error_out]),
+    "receipt_api_credentials_free": (None, [ctypes.c_void_p]),
+    "receipt_api_client_new": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p,
+                                              _handle_out, _error_out]),
+    "receipt_api_client_free": (None, [ctypes.c_void_p]),
+    "receipt_api_call_count": (ctypes.c_size_t, []),
+    "receipt_api_call_name": (ctypes.c_char_p, [ctypes.c_size_t]),
+    "receipt_api_error_name": (ctypes.c_char_p, [ctypes.c_int64]),
+    "receipt_api_error_count": (ctypes.c_size_t, []),
+    "receipt_api_error_code": (ctypes.c_int64, [ctypes.c_size_t]),
+    "receipt_api_exchange_new": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,
+                                                ctypes.c_int, _handle_out, _error_out]),
+    "receipt_api_exchange_method": (ctypes.c_char_p, [ctypes.c_void_p]),
+    "receipt_api_exchange_url": (ctypes.c_char_p, [ctypes.c_void_p]),
+    "receipt_api_exchange_header_count": (ctypes.c_size_t, [ctypes.c_void_p]),
+    "receipt_api_exchange_header_name": (ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_size_t]),
+    "receipt_api_exchange_header_value": (ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_size_t]),
+    "receipt_api_exchange_body": (ctypes.c_void_p, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)]),
+    "receipt_api_exchange_handle": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p,
+                                                   ctypes.c_size_t, ctypes.POINTER(APIStepStruct), _error_out]),
+    "receipt_api_exchange_answer": (ctypes.c_void_p, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)]),
+    "receipt_api_exchange_next_page": (ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int), _error_out]),
+    "receipt_api_exchange_free": (None, [ctypes.c_void_p]),
+    "receipt_api_promotional_offer_signature": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p,
+                                                               ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64,
+                                                               *_owned_out, _error_out]),
+    "receipt_api_promotional_offer_v2": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p,
+                                                        ctypes.c_char_p, *_owned_out, _error_out]),
+    "receipt_api_introductory_offer_eligibility": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int,
+                                                                  ctypes.c_char_p, *_owned_out, _error_out]),
+    "receipt_api_advanced_commerce_request": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t,
+                                                             *_owned_out, _error_out]),
+}
+for _name, (_restype, _argtypes) in _api_signatures.items():
+    _function = getattr(lib, _name)
+    _function.restype = _restype
+    _function.argtypes = _argtypes
