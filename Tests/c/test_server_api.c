@@ -1,0 +1,335 @@
+/* cmocka tests of the App Store Server API tier of receipt.h (RECEIPT_SERVER_API),
+ * without I/O: requests are built and checked byte for byte, and canned answers
+ * (pages of transactions minted by tools/mint_jws.py, Apple's error bodies, a
+ * tampered member) are handed back as a transport would. Run from test_abi.c's main. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#define RECEIPT_SERVER_API
+#include "receipt.h"
+
+static char *slurp(const char *path, size_t *length) {
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = calloc(1, (size_t)size + 1);
+    size_t read = fread(text, 1, (size_t)size, f);
+    fclose(f);
+    while (read > 0 && (text[read - 1] == '\n' || text[read - 1] == '\r')) text[--read] = 0;
+    if (length) *length = read;
+    return text;
+}
+
+static receipt_api_credentials_t *credentials(void) {
+    size_t length = 0;
+    char *pem = slurp("api-key.pem", &length);
+    receipt_api_credentials_t *made = NULL;
+    receipt_error_t error;
+    assert_int_equal(receipt_api_credentials_new(pem, length, "KEY123", "ISSUER-1", "com.example.minted", &made, &error),
+                     RECEIPT_OK);
+    free(pem);
+    return made;
+}
+
+/* A client of the mock host whose verifier trusts only the JWS test CA. */
+static receipt_api_client_t *client(void) {
+    size_t length = 0;
+    char *root = slurp("jws-ca/root.pem", &length);
+    receipt_verifier_builder_t *builder = NULL;
+    assert_int_equal(receipt_verifier_builder_new(&builder), RECEIPT_OK);
+    assert_int_equal(receipt_verifier_builder_set_trust(builder, 0), RECEIPT_OK);
+    assert_int_equal(receipt_verifier_builder_add_anchor(builder, root, length, NULL), RECEIPT_OK);
+    assert_int_equal(receipt_verifier_builder_set_bundle_id(builder, "com.example.minted"), RECEIPT_OK);
+    assert_int_equal(receipt_verifier_builder_set_environment(builder, RECEIPT_ENVIRONMENT_SANDBOX), RECEIPT_OK);
+    receipt_verifier_t *verifier = NULL;
+    assert_int_equal(receipt_verifier_build(builder, &verifier), RECEIPT_OK);
+    receipt_verifier_builder_free(builder);
+    free(root);
+    receipt_api_credentials_t *keys = credentials();
+    receipt_api_client_t *made = NULL;
+    receipt_error_t error;
+    assert_int_equal(receipt_api_client_new(keys, RECEIPT_ENVIRONMENT_SANDBOX, "http://mock.test/", verifier, &made,
+                                            &error), RECEIPT_OK);
+    /* The client keeps its own references. */
+    receipt_api_credentials_free(keys);
+    receipt_verifier_free(verifier);
+    return made;
+}
+
+static void test_credentials_and_clients_refuse_what_apple_would(void **state) {
+    (void)state;
+    receipt_api_credentials_t *made = NULL;
+    receipt_error_t error;
+    const char *garbage = "-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n";
+    assert_int_equal(receipt_api_credentials_new(garbage, strlen(garbage), "K", "I", "B", &made, &error),
+                     RECEIPT_E_INVALID_ARGUMENT);
+    assert_null(made);
+    assert_non_null(strstr(error.detail, "PEM"));
+    size_t length = 0;
+    char *pem = slurp("api-key.pem", &length);
+    assert_int_equal(receipt_api_credentials_new(pem, length, "  ", "I", "B", &made, &error), RECEIPT_E_INVALID_ARGUMENT);
+    assert_non_null(strstr(error.detail, "key id"));
+    assert_int_equal(receipt_api_credentials_new(pem, length, "K", NULL, "B", &made, &error), RECEIPT_OK);
+    receipt_api_client_t *api = NULL;
+    /* No issuer id: no token can be made, so no client. */
+    assert_int_equal(receipt_api_client_new(made, RECEIPT_ENVIRONMENT_SANDBOX, NULL, NULL, &api, &error),
+                     RECEIPT_E_INVALID_ARGUMENT);
+    receipt_api_credentials_free(made);
+    assert_int_equal(receipt_api_credentials_new(pem, length, "K", "I", "B", &made, &error), RECEIPT_OK);
+    assert_int_equal(receipt_api_client_new(made, RECEIPT_ENVIRONMENT_XCODE, NULL, NULL, &api, &error),
+                     RECEIPT_E_INVALID_ARGUMENT);
+    assert_int_equal(receipt_api_client_new(made, RECEIPT_ENVIRONMENT_LOCAL_TESTING, NULL, NULL, &api, &error),
+                     RECEIPT_E_INVALID_ARGUMENT);
+    assert_non_null(strstr(error.detail, "base URL"));
+    assert_int_equal(receipt_api_client_new(made, RECEIPT_ENVIRONMENT_SANDBOX, "ftp://x", NULL, &api, &error),
+                     RECEIPT_E_INVALID_ARGUMENT);
+    assert_int_equal(receipt_api_client_new(made, RECEIPT_ENVIRONMENT_PRODUCTION, NULL, NULL, &api, &error), RECEIPT_OK);
+    receipt_api_exchange_t *exchange = NULL;
+    const char *arguments = "{\"transactionId\": \"2000000000000002\"}";
+    assert_int_equal(receipt_api_exchange_new(api, "get_transaction_info", arguments, strlen(arguments), 3, &exchange,
+                                              &error), RECEIPT_OK);
+    assert_string_equal(receipt_api_exchange_url(exchange),
+                        "https://api.storekit.apple.com/inApps/v1/transactions/2000000000000002");
+    receipt_api_exchange_free(exchange);
+    receipt_api_client_free(api);
+    receipt_api_credentials_free(made);
+    free(pem);
+}
+
+static void test_calls_and_error_names(void **state) {
+    (void)state;
+    assert_int_equal(receipt_api_call_count(), 30); /* Apple's library, 3.1.2: 30 methods */
+    int seen_history = 0;
+    for (size_t i = 0; i < receipt_api_call_count(); i++) {
+        seen_history |= strcmp(receipt_api_call_name(i), "get_transaction_history") == 0;
+    }
+    assert_true(seen_history);
+    assert_null(receipt_api_call_name(receipt_api_call_count()));
+    assert_string_equal(receipt_api_error_name(4040010), "TRANSACTION_ID_NOT_FOUND");
+    assert_string_equal(receipt_api_error_name(4290000), "RATE_LIMIT_EXCEEDED");
+    assert_null(receipt_api_error_name(1234));
+    assert_true(receipt_api_error_count() >= 87);
+    for (size_t i = 1; i < receipt_api_error_count(); i++) {
+        assert_true(receipt_api_error_code(i - 1) < receipt_api_error_code(i));
+        assert_non_null(receipt_api_error_name(receipt_api_error_code(i)));
+    }
+}
+
+static const char *header(const receipt_api_exchange_t *exchange, const char *name) {
+    for (size_t i = 0; i < receipt_api_exchange_header_count(exchange); i++) {
+        if (strcmp(receipt_api_exchange_header_name(exchange, i), name) == 0) {
+            return receipt_api_exchange_header_value(exchange, i);
+        }
+    }
+    return NULL;
+}
+
+static void test_requests_are_built_whole_and_checked(void **state) {
+    (void)state;
+    receipt_api_client_t *api = client();
+    receipt_api_exchange_t *exchange = NULL;
+    receipt_error_t error;
+    const char *arguments = "{\"transactionId\": 2000000000000001, \"productId\": [\"a.b\", \"c+d\"], "
+                            "\"sort\": \"ASCENDING\", \"revoked\": false, \"startDate\": \"1700000000000\"}";
+    assert_int_equal(receipt_api_exchange_new(api, "get_transaction_history", arguments, strlen(arguments), 3,
+                                              &exchange, &error), RECEIPT_OK);
+    assert_string_equal(receipt_api_exchange_method(exchange), "GET");
+    assert_string_equal(receipt_api_exchange_url(exchange),
+                        "http://mock.test/inApps/v2/history/2000000000000001?startDate=1700000000000"
+                        "&productId=a.b&productId=c%2Bd&sort=ASCENDING&revoked=false");
+    const char *authorization = header(exchange, "Authorization");
+    assert_non_null(authorization);
+    assert_true(strncmp(authorization, "Bearer eyJ", 10) == 0);
+    assert_string_equal(header(exchange, "Accept"), "application/json");
+    assert_null(header(exchange, "Content-Type"));
+    size_t length = 99;
+    assert_non_null(receipt_api_exchange_body(exchange, &length));
+    assert_int_equal(length, 0);
+    receipt_api_exchange_free(exchange);
+
+    const char *body_arguments = "{\"originalTransactionId\": \"2000000000000001\", \"extendByDays\": 30, "
+                                 "\"extendReasonCode\": 1, \"requestIdentifier\": \"r-1\"}";
+    assert_int_equal(receipt_api_exchange_new(api, "extend_subscription_renewal_date", body_arguments,
+                                              strlen(body_arguments), 3, &exchange, &error), RECEIPT_OK);
+    assert_string_equal(receipt_api_exchange_method(exchange), "PUT");
+    assert_string_equal(receipt_api_exchange_url(exchange), "http://mock.test/inApps/v1/subscriptions/extend/2000000000000001");
+    assert_string_equal(header(exchange, "Content-Type"), "application/json");
+    const uint8_t *body = receipt_api_exchange_body(exchange, &length);
+    const char *expected = "{\"extendByDays\":30,\"extendReasonCode\":1,\"requestIdentifier\":\"r-1\"}";
+    assert_int_equal(length, strlen(expected));
+    assert_memory_equal(body, expected, length);
+    receipt_api_exchange_free(exchange);
+
+    /* Garbage never reaches Apple: each refused with the member named. */
+    const struct { const char *call, *arguments, *named; } refused[] = {
+        {"get_transaction_info", "{\"transactionId\": \"12a\"}", "transactionId"},
+        {"get_transaction_info", "{}", "transactionId is required"},
+        {"get_transaction_info", "{\"transactionId\": \"1\", \"extra\": 1}", "extra"},
+        {"get_transaction_history", "{\"transactionId\": \"1\", \"sort\": \"UP\"}", "sort"},
+        {"get_transaction_history", "{\"transactionId\": \"1\", \"startDate\": 1800000000000, \"endDate\": 1700000000000}",
+         "startDate"},
+        {"extend_subscription_renewal_date", "{\"originalTransactionId\": \"1\", \"extendByDays\": 91, "
+         "\"extendReasonCode\": 1, \"requestIdentifier\": \"x\"}", "extendByDays"},
+        {"get_notification_history", "{\"startDate\": 1700000000000, \"endDate\": 1700000001000, "
+         "\"notificationType\": \"DID_RENEW\", \"transactionId\": \"1\"}", "MULTIPLE_FILTERS"},
+        {"set_app_account_token", "{\"originalTransactionId\": \"1\", \"appAccountToken\": \"not-a-uuid\"}",
+         "appAccountToken"},
+        {"get_transaction_info", "[1]", "not a JSON object"},
+        {"no_such_call", "{}", "get_transaction_info"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        exchange = (receipt_api_exchange_t *)1;
+        receipt_status_t status = receipt_api_exchange_new(api, refused[i].call, refused[i].arguments,
+                                                           strlen(refused[i].arguments), 3, &exchange, &error);
+        assert_true(status == RECEIPT_E_INVALID_ARGUMENT || status == RECEIPT_E_NOT_AN_OBJECT);
+        assert_null(exchange);
+        if (!strstr(error.detail, refused[i].named)) fail_msg("%s: %s", refused[i].arguments, error.detail);
+    }
+    receipt_api_client_free(api);
+}
+
+/* {"revision": revision, "hasMore": more, "signedTransactions": [tokens...]} */
+static char *page(const char *revision, int more, const char *first, const char *second) {
+    size_t size = strlen(first) + strlen(second) + 256;
+    char *json = malloc(size);
+    snprintf(json, size, "{\"revision\": \"%s\", \"hasMore\": %s, \"environment\": \"Sandbox\", "
+             "\"signedTransactions\": [\"%s\", \"%s\"]}", revision, more ? "true" : "false", first, second);
+    return json;
+}
+
+static void test_answers_are_verified_paged_and_retried(void **state) {
+    (void)state;
+    char *good = slurp("minted.jws", NULL);
+    char *tampered = slurp("minted-tampered.jws", NULL);
+    receipt_api_client_t *api = client();
+    receipt_api_exchange_t *exchange = NULL;
+    receipt_error_t error;
+    receipt_api_step_t step;
+    const char *arguments = "{\"transactionId\": \"2000000000000001\"}";
+    assert_int_equal(receipt_api_exchange_new(api, "get_transaction_history", arguments, strlen(arguments), 2,
+                                              &exchange, &error), RECEIPT_OK);
+    /* 429 with Retry-After, then 500: sent again after Apple's wait, then after the backoff. */
+    const char *limited = "{\"errorCode\": 4290000, \"errorMessage\": \"Rate limit exceeded.\"}";
+    assert_int_equal(receipt_api_exchange_handle(exchange, 429, " 2 ", limited, strlen(limited), &step, &error), RECEIPT_OK);
+    assert_int_equal(step.action, RECEIPT_API_SEND);
+    assert_int_equal(step.delay_ms, 2000);
+    assert_int_equal(receipt_api_exchange_handle(exchange, 500, NULL, "", 0, &step, &error), RECEIPT_OK);
+    assert_int_equal(step.action, RECEIPT_API_SEND);
+    assert_int_equal(step.delay_ms, 1000);
+    /* Page 1, then page 2 asked with its revision. */
+    char *first = page("rev-1", 1, good, good);
+    assert_int_equal(receipt_api_exchange_handle(exchange, 200, NULL, first, strlen(first), &step, &error), RECEIPT_OK);
+    assert_int_equal(step.action, RECEIPT_API_ANSWERED);
+    assert_int_equal(step.has_more, 1);
+    size_t length = 0;
+    const char *answer = receipt_api_exchange_answer(exchange, &length);
+    assert_non_null(answer);
+    assert_int_equal(strlen(answer), length);
+    assert_non_null(strstr(answer, "\"transactions\":[{"));
+    assert_non_null(strstr(answer, "\"signedTransactions\":[\"ey"));
+    assert_non_null(strstr(answer, "\"productId\":\"com.example.minted.monthly\""));
+    int more = 0;
+    assert_int_equal(receipt_api_exchange_next_page(exchange, &more, &error), RECEIPT_OK);
+    assert_int_equal(more, 1);
+    assert_null(receipt_api_exchange_answer(exchange, NULL));
+    assert_non_null(strstr(receipt_api_exchange_url(exchange), "?revision=rev-1"));
+    /* Page 2 holds one tampered member: the whole answer is refused, naming it. */
+    char *second = page("rev-2", 0, good, tampered);
+    assert_int_equal(receipt_api_exchange_handle(exchange, 200, NULL, second, strlen(second), &step, &error),
+                     RECEIPT_E_SIGNATURE_INVALID);
+    assert_non_null(strstr(error.detail, "signedTransactions[1]"));
+    assert_null(receipt_api_exchange_answer(exchange, NULL));
+    /* Sent again, answered whole, and it was the last page. */
+    char *last = page("rev-2", 0, good, good);
+    assert_int_equal(receipt_api_exchange_handle(exchange, 200, NULL, last, strlen(last), &step, &error), RECEIPT_OK);
+    assert_int_equal(step.has_more, 0);
+    assert_int_equal(receipt_api_exchange_next_page(exchange, &more, &error), RECEIPT_OK);
+    assert_int_equal(more, 0);
+    receipt_api_exchange_free(exchange);
+
+    /* A server that repeats a cursor cannot keep a caller looping. */
+    assert_int_equal(receipt_api_exchange_new(api, "get_transaction_history", arguments, strlen(arguments), 2,
+                                              &exchange, &error), RECEIPT_OK);
+    for (int round = 0; round < 2; round++) {
+        assert_int_equal(receipt_api_exchange_handle(exchange, 200, NULL, first, strlen(first), &step, &error), RECEIPT_OK);
+        receipt_status_t status = receipt_api_exchange_next_page(exchange, &more, &error);
+        assert_int_equal(status, round == 0 ? RECEIPT_OK : RECEIPT_E_LIMIT_EXCEEDED);
+    }
+    receipt_api_exchange_free(exchange);
+
+    /* Apple's errors end the call with the code, its name and Retry-After. */
+    assert_int_equal(receipt_api_exchange_new(api, "get_transaction_history", arguments, strlen(arguments), 0,
+                                              &exchange, &error), RECEIPT_OK);
+    const char *missing = "{\"errorCode\": 4040010, \"errorMessage\": \"Transaction id not found.\"}";
+    assert_int_equal(receipt_api_exchange_handle(exchange, 404, NULL, missing, strlen(missing), &step, &error), RECEIPT_OK);
+    assert_int_equal(step.action, RECEIPT_API_FAILED);
+    assert_int_equal(step.http_status, 404);
+    assert_int_equal(step.api_error, 4040010);
+    assert_int_equal(step.retry_after_ms, -1);
+    assert_non_null(strstr(step.detail, "TRANSACTION_ID_NOT_FOUND"));
+    assert_int_equal(receipt_api_exchange_handle(exchange, 429, "Wed, 21 Oct 2015 07:28:00 GMT", limited, strlen(limited),
+                                                 &step, &error), RECEIPT_OK);
+    assert_int_equal(step.action, RECEIPT_API_FAILED);  /* no retries allowed */
+    assert_int_equal(step.retry_after_ms, 0);           /* a date already past */
+    assert_int_equal(receipt_api_exchange_handle(exchange, 401, NULL, "", 0, &step, &error), RECEIPT_OK);
+    assert_int_equal(step.action, RECEIPT_API_FAILED);
+    assert_non_null(strstr(step.detail, "token was refused"));
+    assert_int_equal(receipt_api_exchange_handle(exchange, 200, NULL, "not json", 8, &step, &error), RECEIPT_E_BAD_JSON);
+    assert_int_equal(receipt_api_exchange_handle(NULL, 200, NULL, "", 0, &step, &error), RECEIPT_E_NULL_ARGUMENT);
+    receipt_api_exchange_free(exchange);
+    receipt_api_exchange_free(NULL);
+    receipt_api_client_free(api);
+    free(first);
+    free(second);
+    free(last);
+    free(good);
+    free(tampered);
+}
+
+static void test_signed_requests(void **state) {
+    (void)state;
+    receipt_api_credentials_t *keys = credentials();
+    char *out = NULL;
+    size_t length = 0;
+    receipt_error_t error;
+    assert_int_equal(receipt_api_promotional_offer_signature(keys, "com.example.monthly", "offer-1", "",
+                                                             "5A2A3E5C-1B0E-4D6F-9B7A-0C1D2E3F4A5B", 1700000000000,
+                                                             &out, &length, &error), RECEIPT_OK);
+    assert_true(length >= 92 && length <= 96); /* base64 of a 70-72 byte DER signature */
+    assert_int_equal(out[0], 'M');             /* 0x30, a DER SEQUENCE */
+    receipt_string_free(out);
+    assert_int_equal(receipt_api_promotional_offer_signature(keys, "p", "o", "", "not-a-uuid", 1, &out, &length, &error),
+                     RECEIPT_E_INVALID_ARGUMENT);
+    assert_non_null(strstr(error.detail, "nonce"));
+    assert_int_equal(receipt_api_promotional_offer_v2(keys, "com.example.monthly", "offer-1", NULL, &out, &length, &error),
+                     RECEIPT_OK);
+    assert_int_equal(strncmp(out, "eyJ", 3), 0);
+    receipt_string_free(out);
+    assert_int_equal(receipt_api_introductory_offer_eligibility(keys, "com.example.monthly", 1, "2000000000000001", &out,
+                                                                &length, &error), RECEIPT_OK);
+    receipt_string_free(out);
+    assert_int_equal(receipt_api_advanced_commerce_request(keys, "[1]", 3, &out, &length, &error), RECEIPT_E_NOT_AN_OBJECT);
+    assert_int_equal(receipt_api_advanced_commerce_request(keys, "{\"a\": 1}", 8, &out, &length, &error), RECEIPT_OK);
+    receipt_string_free(out);
+    receipt_api_credentials_free(keys);
+}
+
+int run_server_api_tests(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_credentials_and_clients_refuse_what_apple_would),
+        cmocka_unit_test(test_calls_and_error_names),
+        cmocka_unit_test(test_requests_are_built_whole_and_checked),
+        cmocka_unit_test(test_answers_are_verified_paged_and_retried),
+        cmocka_unit_test(test_signed_requests),
+    };
+    return cmocka_run_group_tests_name("receipt C ABI: App Store Server API", tests, NULL, NULL);
+}
