@@ -2,7 +2,8 @@
 """A mock App Store Server API on loopback, for tests and for trying a client without Apple.
 
 It checks every bearer token as Apple does (ES256 signature with the in-app purchase key's
-public half; header alg/kid/typ; claims iss, aud, bid, iat, exp, at most 60 minutes), and
+public half; header alg/kid/typ; claims iss, aud, bid, exp, and iat when present; at most 60
+minutes), and
 answers in Apple's documented shapes with transactions, renewal infos, notifications and app
 transactions signed by a test CA of tools/mint_jws.py (so a client verifies them with that CA's
 root.pem as its anchor, never with Apple's).
@@ -19,7 +20,8 @@ default), 20 a page. Transaction ids that script a behaviour, once per server ru
     9000000000000500  first a 500 (GENERAL_INTERNAL_RETRYABLE), then as the customer
     9000000000000666  history whose second page holds one tampered transaction
     any other unknown id: 404 with TRANSACTION_ID_NOT_FOUND (4040010)
-GET /__requests lists the requests received (method, path, query, JSON body, token claims).
+GET /__requests lists the requests received (method, path, query, JSON body, token claims);
+POST /__reset makes the scripted behaviours happen once more.
 
 Needs Python 3.8+ and the `cryptography` package.
 """
@@ -127,10 +129,12 @@ class Mock:
         except (ValueError, InvalidSignature, UnicodeDecodeError):
             return None
         now = time.time()
+        # Apple's own library sends no iat; when present it must be sane. No token lives past 60 minutes.
+        issued = claims.get("iat", now)
         if (claims.get("iss") != self.issuer_id or claims.get("aud") != "appstoreconnect-v1"
                 or claims.get("bid") != self.bundle_id or not isinstance(claims.get("exp"), int)
-                or not isinstance(claims.get("iat"), int) or claims["exp"] <= now or claims["iat"] > now + 60
-                or claims["exp"] - claims["iat"] > 3600):
+                or not isinstance(issued, (int, float)) or claims["exp"] <= now or issued > now + 60
+                or claims["exp"] - issued > 3600 or claims["exp"] > now + 3660):
             return None
         return claims
 
@@ -255,6 +259,10 @@ def make_handler(mock):
             if url.path == "/__requests":
                 with mock.lock:
                     return self.respond(200, {}, mock.requests)
+            if url.path == "/__reset":
+                with mock.lock:
+                    mock.scripted.clear()
+                return self.respond(200, {}, {})
             claims = mock.token_claims(self.headers.get("Authorization"))
             try:
                 body = json.loads(raw) if raw and self.headers.get("Content-Type") == "application/json" else {}

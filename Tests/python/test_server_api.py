@@ -1,0 +1,360 @@
+"""The App Store Server API through Python (libreceipt.api), sync and asyncio, against the mock of
+tools/mock_appstore_api.py on loopback: it checks every bearer token and signs its answers with a
+test CA, so every signed member is verified for real."""
+import asyncio
+import json
+import subprocess
+import sys
+import urllib.request
+
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+
+from conftest import ROOT
+from libreceipt import ReceiptError, Verifier
+from libreceipt import api
+from libreceipt.api import APIError, APIException, AppStoreServerAPIClient, AsyncAppStoreServerAPIClient
+
+KEY_ID, ISSUER_ID, BUNDLE_ID = "KEY123ABCD", "57246542-96fe-1a63-e053-0824d011072a", "com.example.app"
+ORIGINAL = "2000000000000001"
+
+
+def key_pem():
+    return ec.generate_private_key(ec.SECP256R1()).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+
+
+@pytest.fixture(scope="module")
+def mock(tmp_path_factory):
+    """(base URL, key PEM, test CA root PEM, requests()) of a mock started for this module."""
+    directory = tmp_path_factory.mktemp("mock-api")
+    key = key_pem()
+    (directory / "key.pem").write_bytes(key)
+    process = subprocess.Popen([sys.executable, str(ROOT / "tools" / "mock_appstore_api.py"), "--ca",
+                                str(directory / "ca"), "--key", str(directory / "key.pem"), "--key-id", KEY_ID,
+                                "--issuer-id", ISSUER_ID, "--bundle-id", BUNDLE_ID],
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()
+        assert line.startswith("listening on "), line
+        base = line.split()[-1]
+
+        def requests():
+            with urllib.request.urlopen(base + "/__requests") as answer:
+                return json.loads(answer.read())
+
+        # Each test that needs a scripted 429 or 500 gets its own.
+        requests.reset = lambda: urllib.request.urlopen(urllib.request.Request(base + "/__reset", method="POST")).close()
+
+        yield base, key, (directory / "ca" / "root.pem").read_bytes(), requests
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def ca_verifier(root):
+    return Verifier(bundle_id=BUNDLE_ID, apple_root=False, anchors=[root], environment="sandbox")
+
+
+@pytest.fixture
+def client(mock):
+    base, key, root, _ = mock
+    return AppStoreServerAPIClient(key, KEY_ID, ISSUER_ID, BUNDLE_ID, "sandbox", base_url=base,
+                                   verifier=ca_verifier(root))
+
+
+def new_requests(mock, before):
+    return mock[3]()[before:]
+
+
+def test_every_token_is_one_apple_accepts(mock, client):
+    before = len(mock[3]())
+    client.get_transaction_info("2000000000000100")
+    client.get_transaction_info("2000000000000101")
+    seen = new_requests(mock, before)
+    assert len(seen) == 2
+    for request in seen:
+        claims = request["claims"]
+        assert claims is not None, "the mock refused the token"
+        assert (claims["iss"], claims["aud"], claims["bid"]) == (ISSUER_ID, "appstoreconnect-v1", BUNDLE_ID)
+        assert 0 < claims["exp"] - claims["iat"] <= 3600
+    # One token is reused until shortly before it expires.
+    assert seen[0]["claims"] == seen[1]["claims"]
+
+
+def test_a_token_signed_with_another_key_gets_401(mock):
+    base, _, root, _ = mock
+    stranger = AppStoreServerAPIClient(key_pem(), KEY_ID, ISSUER_ID, BUNDLE_ID, "sandbox", base_url=base,
+                                       verifier=ca_verifier(root))
+    with pytest.raises(APIException) as refused:
+        stranger.get_transaction_info("2000000000000100")
+    assert refused.value.http_status_code == 401
+    assert "token was refused" in str(refused.value)
+
+
+def test_a_whole_history_over_three_pages(mock, client):
+    before = len(mock[3]())
+    transactions = list(client.iter_transaction_history(ORIGINAL, {"sort": "ASCENDING"}))
+    assert len(transactions) == 45
+    assert [t["transactionId"] for t in transactions] == [str(2000000000000100 + i) for i in range(45)]
+    seen = new_requests(mock, before)
+    assert [r["path"] for r in seen] == [f"/inApps/v2/history/{ORIGINAL}"] * 3
+    assert [r["query"].get("revision") for r in seen] == [None, ["rev-20"], ["rev-40"]]
+    assert all(r["query"]["sort"] == ["ASCENDING"] for r in seen)
+
+
+def test_a_page_keeps_apples_members_and_adds_verified_payloads(client):
+    page = client.get_transaction_history(ORIGINAL, None, {"productIds": ["com.example.yearly"]})
+    assert page["hasMore"] is False and page["bundleId"] == BUNDLE_ID
+    assert len(page["signedTransactions"]) == len(page["transactions"]) == 15
+    assert {t["productId"] for t in page["transactions"]} == {"com.example.yearly"}
+    status = client.get_all_subscription_statuses(ORIGINAL, [1, 3])
+    last = status["data"][0]["lastTransactions"][0]
+    assert last["transaction_info"]["originalTransactionId"] == ORIGINAL
+    assert last["renewal_info"]["autoRenewProductId"] == "com.example.monthly"
+    info = client.get_app_transaction_info(ORIGINAL)
+    assert info["app_transaction_info"]["bundleId"] == BUNDLE_ID
+    assert len(client.look_up_order_id("MK5TTTVWJH")["transactions"]) == 1
+    refunds = list(client.iter_refund_history(ORIGINAL))
+    assert len(refunds) == 2 and all("revocationDate" in t for t in refunds)
+
+
+def test_notification_history_follows_its_pagination_token(mock, client):
+    before = len(mock[3]())
+    notifications = list(client.iter_notification_history({"startDate": 1_700_000_000_000,
+                                                           "endDate": 1_900_000_000_000,
+                                                           "notificationType": "DID_RENEW"}))
+    assert len(notifications) == 12
+    # The notification's own signed members are verified and decoded beside them too.
+    assert notifications[0]["data"]["transaction_info"]["bundleId"] == BUNDLE_ID
+    assert notifications[0]["data"]["renewal_info"]["autoRenewStatus"] == 1
+    seen = new_requests(mock, before)
+    assert [r["query"].get("paginationToken") for r in seen] == [None, ["page-5"], ["page-10"]]
+    assert seen[0]["method"] == "POST" and seen[0]["body"]["notificationType"] == "DID_RENEW"
+
+
+def test_404_carries_apples_code_and_name(client):
+    with pytest.raises(APIException) as missing:
+        client.get_transaction_info("2000000000099999")
+    assert missing.value.http_status_code == 404
+    assert missing.value.api_error == APIError.TRANSACTION_ID_NOT_FOUND
+    assert missing.value.raw_api_error == 4040010
+    assert missing.value.error_message == "Transaction id not found."
+
+
+def test_429_waits_for_retry_after_then_succeeds(mock, client, monkeypatch):
+    waits = []
+    monkeypatch.setattr(api.time, "sleep", waits.append)
+    mock[3].reset()
+    before = len(mock[3]())
+    answer = client.get_transaction_info("9000000000000429")
+    assert answer["transaction_info"]["bundleId"] == BUNDLE_ID
+    assert waits == [1.0]
+    assert len(new_requests(mock, before)) == 2
+
+
+def test_500_is_sent_again_then_succeeds(mock, client, monkeypatch):
+    waits = []
+    monkeypatch.setattr(api.time, "sleep", waits.append)
+    mock[3].reset()
+    answer = client.get_transaction_history("9000000000000500", None, None)
+    assert len(answer["transactions"]) == 20
+    assert waits == [0.5]
+
+
+def test_a_tampered_transaction_fails_the_page_and_names_it(client):
+    transactions = []
+    with pytest.raises(ReceiptError) as refused:
+        for transaction in client.iter_transaction_history("9000000000000666"):
+            transactions.append(transaction)
+    assert refused.value.name == "RECEIPT_E_SIGNATURE_INVALID"
+    assert "signedTransactions[3]" in refused.value.detail
+    assert len(transactions) == 20  # page 1, verified whole; nothing of page 2
+
+
+def test_apples_root_refuses_what_the_test_ca_signed(mock):
+    base, key, _, _ = mock
+    default = AppStoreServerAPIClient(key, KEY_ID, ISSUER_ID, BUNDLE_ID, "sandbox", base_url=base)
+    with pytest.raises(ReceiptError) as refused:
+        default.get_transaction_info("2000000000000100")
+    assert refused.value.name == "RECEIPT_E_CHAIN_UNTRUSTED"
+    assert "signedTransactionInfo" in refused.value.detail
+
+
+@pytest.mark.parametrize("call, arguments, named", [
+    ("get_transaction_info", ("12ab",), "transactionId"),
+    ("get_transaction_history", (ORIGINAL, None, {"sort": "UP"}), "sort"),
+    ("get_transaction_history", (ORIGINAL, None, {"startDate": 1_800_000_000_000, "endDate": 1_700_000_000_000}),
+     "startDate"),
+    ("get_notification_history", (None, {"startDate": 1_700_000_000_000}), "endDate"),
+    ("extend_subscription_renewal_date", (ORIGINAL, {"extendByDays": 91, "extendReasonCode": 1,
+                                                     "requestIdentifier": "r"}), "extendByDays"),
+    ("set_app_account_token", (ORIGINAL, {"appAccountToken": "nope"}), "appAccountToken"),
+    ("send_consumption_information", ("2000000000000100", {"customerConsented": True}), "required"),
+])
+def test_garbage_never_reaches_apple(mock, client, call, arguments, named):
+    before = len(mock[3]())
+    with pytest.raises(ReceiptError) as refused:
+        getattr(client, call)(*arguments)
+    assert refused.value.name == "RECEIPT_E_INVALID_ARGUMENT"
+    assert named in refused.value.detail
+    assert new_requests(mock, before) == []
+
+
+def test_every_other_call_sends_apples_method_path_and_body(mock, client):
+    before = len(mock[3]())
+    image = b"\x89PNG\r\n\x1a\n" + b"\0" * 16
+    message_id = "5a2a3e5c-1b0e-4d6f-9b7a-0c1d2e3f4a5b"
+    assert client.extend_subscription_renewal_date(ORIGINAL, {"extendByDays": 7, "extendReasonCode": 3,
+                                                              "requestIdentifier": "r-1"})["success"] is True
+    assert client.extend_renewal_date_for_all_active_subscribers(
+        {"extendByDays": 3, "extendReasonCode": 1, "requestIdentifier": "mass-1", "productId": "com.example.monthly",
+         "storefrontCountryCodes": ["USA", "FRA"]})["requestIdentifier"] == "mass-1"
+    assert client.get_status_of_subscription_renewal_date_extensions("mass-1", "com.example.monthly")["complete"]
+    token = client.request_test_notification()["testNotificationToken"]
+    assert client.get_test_notification_status(token)["payload"]["notificationType"] == "DID_RENEW"
+    assert client.send_consumption_information("2000000000000100", {
+        "customerConsented": True, "sampleContentProvided": False, "deliveryStatus": "DELIVERED",
+        "consumptionPercentage": 50000}) is None
+    client.send_consumption_data("2000000000000100", {"customerConsented": True, "consumptionStatus": 2})
+    client.set_app_account_token(ORIGINAL, {"appAccountToken": message_id.upper()})
+    client.finish_transaction("2000000000000100")
+    client.upload_image(message_id, image, "FULL_SIZE")
+    client.delete_image(message_id)
+    assert client.get_image_list() == {"imageIdentifiers": []}
+    client.upload_message(message_id, {"header": "Stay", "body": "A month free", "bulletPoints": [
+        {"text": "More", "imageIdentifier": message_id, "altText": "a star"}]})
+    client.delete_message(message_id)
+    assert client.get_message_list() == {"messageIdentifiers": []}
+    client.configure_default_message("com.example.monthly", "en-US", {"messageIdentifier": message_id})
+    client.get_default_message("com.example.monthly", "en-US")
+    client.delete_default_message("com.example.monthly", "en-US")
+    client.configure_realtime_url({"realtimeURL": "https://example.com/realtime"})
+    client.get_realtime_url()
+    client.delete_realtime_url()
+    client.initiate_performance_test({"originalTransactionId": ORIGINAL})
+    client.get_performance_test_results("perf-1")
+    seen = [(r["method"], r["path"], r["body"] or r["query"] or None) for r in new_requests(mock, before)]
+    assert seen == [
+        ("PUT", f"/inApps/v1/subscriptions/extend/{ORIGINAL}",
+         {"extendByDays": 7, "extendReasonCode": 3, "requestIdentifier": "r-1"}),
+        ("POST", "/inApps/v1/subscriptions/extend/mass",
+         {"extendByDays": 3, "extendReasonCode": 1, "requestIdentifier": "mass-1", "productId": "com.example.monthly",
+          "storefrontCountryCodes": ["USA", "FRA"]}),
+        ("GET", "/inApps/v1/subscriptions/extend/mass/com.example.monthly/mass-1", None),
+        ("POST", "/inApps/v1/notifications/test", None),
+        ("GET", f"/inApps/v1/notifications/test/{token}", None),
+        ("PUT", "/inApps/v2/transactions/consumption/2000000000000100",
+         {"customerConsented": True, "sampleContentProvided": False, "deliveryStatus": "DELIVERED",
+          "consumptionPercentage": 50000}),
+        ("PUT", "/inApps/v1/transactions/consumption/2000000000000100", {"customerConsented": True,
+                                                                         "consumptionStatus": 2}),
+        ("PUT", f"/inApps/v1/transactions/{ORIGINAL}/appAccountToken", {"appAccountToken": message_id}),
+        ("POST", "/inApps/v1/transactions/2000000000000100/finish", None),
+        ("PUT", f"/inApps/v1/messaging/image/{message_id}", {"imageSize": ["FULL_SIZE"]}),
+        ("DELETE", f"/inApps/v1/messaging/image/{message_id}", None),
+        ("GET", "/inApps/v1/messaging/image/list", None),
+        ("PUT", f"/inApps/v1/messaging/message/{message_id}", {"header": "Stay", "body": "A month free",
+                                                                "bulletPoints": [{"text": "More", "imageIdentifier":
+                                                                                  message_id, "altText": "a star"}]}),
+        ("DELETE", f"/inApps/v1/messaging/message/{message_id}", None),
+        ("GET", "/inApps/v1/messaging/message/list", None),
+        ("PUT", "/inApps/v1/messaging/default/com.example.monthly/en-US", {"messageIdentifier": message_id}),
+        ("GET", "/inApps/v1/messaging/default/com.example.monthly/en-US", None),
+        ("DELETE", "/inApps/v1/messaging/default/com.example.monthly/en-US", None),
+        ("PUT", "/inApps/v1/messaging/realtime/url", {"realtimeURL": "https://example.com/realtime"}),
+        ("GET", "/inApps/v1/messaging/realtime/url", None),
+        ("DELETE", "/inApps/v1/messaging/realtime/url", None),
+        ("POST", "/inApps/v1/messaging/performanceTest", {"originalTransactionId": ORIGINAL}),
+        ("GET", "/inApps/v1/messaging/performanceTest/result/perf-1", None),
+    ]
+    uploads = [r for r in new_requests(mock, before) if r["path"].startswith("/inApps/v1/messaging/image/5a")]
+    assert (uploads[0]["content_type"], uploads[0]["body_bytes"]) == ("image/png", len(image))
+
+
+def test_any_transport_plugs_in(mock):
+    base, key, root, _ = mock
+    sent = []
+
+    def recording(method, url, headers, body, timeout):
+        sent.append((method, url, sorted(headers)))
+        return api.urllib_transport(method, url, headers, body, timeout)
+
+    client = AppStoreServerAPIClient(key, KEY_ID, ISSUER_ID, BUNDLE_ID, "sandbox", base_url=base,
+                                     verifier=ca_verifier(root), transport=recording)
+    client.get_transaction_info("2000000000000100")
+    assert sent == [("GET", f"{base}/inApps/v1/transactions/2000000000000100",
+                     ["Accept", "Authorization", "User-Agent"])]
+
+
+def test_no_answer_is_retried_for_get_but_not_post(mock, monkeypatch):
+    base, key, root, _ = mock
+    monkeypatch.setattr(api.time, "sleep", lambda seconds: None)
+    calls = []
+
+    def down(method, url, headers, body, timeout):
+        calls.append(method)
+        raise OSError("connection refused")
+
+    client = AppStoreServerAPIClient(key, KEY_ID, ISSUER_ID, BUNDLE_ID, "sandbox", base_url=base,
+                                     verifier=ca_verifier(root), transport=down, retries=2)
+    with pytest.raises(APIException) as failed:
+        client.get_transaction_info("2000000000000100")
+    assert failed.value.http_status_code == 0 and "connection refused" in str(failed.value)
+    assert calls == ["GET"] * 3
+    calls.clear()
+    with pytest.raises(APIException):
+        client.request_test_notification()
+    assert calls == ["POST"]
+
+
+def test_asyncio_client_pages_and_never_blocks_the_loop(mock):
+    base, key, root, _ = mock
+
+    async def scenario():
+        client = AsyncAppStoreServerAPIClient(key, KEY_ID, ISSUER_ID, BUNDLE_ID, "sandbox", base_url=base,
+                                              verifier=ca_verifier(root))
+        ticks = 0
+        stop = asyncio.Event()
+
+        async def ticker():
+            nonlocal ticks
+            while not stop.is_set():
+                ticks += 1
+                await asyncio.sleep(0.01)
+
+        running = asyncio.create_task(ticker())
+        info, transactions = await asyncio.gather(
+            client.get_transaction_info("9000000000000429"),  # waits 1 s for Retry-After
+            collect(client.iter_transaction_history(ORIGINAL)))
+        with pytest.raises(APIException) as missing:
+            await client.get_transaction_info("2000000000099999")
+        stop.set()
+        await running
+        await client.async_close()
+        return info, transactions, ticks, missing.value
+
+    async def collect(items):
+        return [item async for item in items]
+
+    mock[3].reset()
+    info, transactions, ticks, missing = asyncio.run(scenario())
+    assert info["transaction_info"]["bundleId"] == BUNDLE_ID
+    assert len(transactions) == 45
+    assert missing.api_error == APIError.TRANSACTION_ID_NOT_FOUND
+    assert ticks >= 5, f"the loop ran {ticks} ticks while the client worked"
+
+
+def test_environments_and_credentials_are_checked_when_made(mock):
+    _, key, _, _ = mock
+    with pytest.raises(ReceiptError, match="local-testing"):
+        AppStoreServerAPIClient(key, KEY_ID, ISSUER_ID, BUNDLE_ID, "local-testing")
+    with pytest.raises(ValueError):
+        AppStoreServerAPIClient(key, KEY_ID, ISSUER_ID, BUNDLE_ID, "xcode")
+    with pytest.raises(ReceiptError, match="P-256"):
+        AppStoreServerAPIClient(ec.generate_private_key(ec.SECP384R1()).private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()),
+            KEY_ID, ISSUER_ID, BUNDLE_ID, "sandbox")
+    with pytest.raises(ReceiptError, match="issuer id"):
+        AppStoreServerAPIClient(key, KEY_ID, "", BUNDLE_ID, "sandbox")
