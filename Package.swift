@@ -20,6 +20,8 @@ let package = Package(
     products: [
         .library(name: "ReceiptCore", targets: ["ReceiptCore"]),
         .library(name: "receipt", type: .dynamic, targets: ["CReceipt"]),
+        // The App Store Server API over AsyncHTTPClient, for Swift servers (never in libreceipt.so).
+        .library(name: "ReceiptServerAPIClient", targets: ["ReceiptServerAPIClient"]),
         .executable(name: "receipt-cli", targets: ["ReceiptCLI"]),
     ],
     dependencies: [
@@ -31,6 +33,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // ReceiptServerAPIClient only (and the CLI's `receipt api`).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto",
@@ -59,9 +63,15 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ]),
+        // The transport of ReceiptCore's ServerAPIExchange; nothing of the API's rules lives here.
+        .target(name: "ReceiptServerAPIClient", dependencies: [
+            "ReceiptCore",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        ]),
         .executableTarget(name: "ReceiptCLI", dependencies: [
             "ReceiptCore",
             "ReceiptServer",
+            "ReceiptServerAPIClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Sources/receipt"),
         .executableTarget(name: "print-receipt-example", dependencies: ["ReceiptCore"], path: "examples/swift"),

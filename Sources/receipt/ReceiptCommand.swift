@@ -12,7 +12,8 @@ struct ReceiptCommand: AsyncParsableCommand {
             name and detail go to stderr); 3 no usable answer from the App Store (appstore-verify).
             """,
         version: ReceiptVersion.string.description,
-        subcommands: [Inspect.self, Verify.self, EntitlementsCommand.self, AppStoreVerify.self, Serve.self, Bench.self]
+        subcommands: [Inspect.self, Verify.self, EntitlementsCommand.self, AppStoreVerify.self, APICommand.self,
+                      OfferCommand.self, Serve.self, Bench.self]
     )
 
     /// As ArgumentParser's, except that a usage error (unknown flag, missing

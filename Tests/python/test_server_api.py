@@ -2,7 +2,9 @@
 tools/mock_appstore_api.py on loopback: it checks every bearer token and signs its answers with a
 test CA, so every signed member is verified for real."""
 import asyncio
+import base64
 import json
+import os
 import subprocess
 import sys
 import urllib.request
@@ -358,3 +360,71 @@ def test_environments_and_credentials_are_checked_when_made(mock):
             KEY_ID, ISSUER_ID, BUNDLE_ID, "sandbox")
     with pytest.raises(ReceiptError, match="issuer id"):
         AppStoreServerAPIClient(key, KEY_ID, "", BUNDLE_ID, "sandbox")
+
+
+# The command line: `receipt api` and `receipt offer`, credentials from the environment.
+CLI = os.environ.get("RECEIPT_CLI")
+needs_cli = pytest.mark.skipif(not CLI, reason="RECEIPT_CLI is not set (run through `make test`)")
+
+
+def run_cli(mock, *arguments, key_file=None):
+    base, key, root, _ = mock
+    directory = key_file.parent
+    key_file.write_bytes(key)
+    (directory / "root.pem").write_bytes(root)
+    environment = dict(os.environ, APPSTORE_ISSUER_ID=ISSUER_ID, APPSTORE_KEY_ID=KEY_ID,
+                       APPSTORE_PRIVATE_KEY_FILE=str(key_file), APPSTORE_BUNDLE_ID=BUNDLE_ID)
+    return subprocess.run([CLI, *arguments, "--environment", "sandbox", "--base-url", base, "--no-apple-root",
+                           "--anchor", str(directory / "root.pem")] if arguments[0] == "api" else [CLI, *arguments],
+                          capture_output=True, text=True, env=environment, timeout=120)
+
+
+@needs_cli
+def test_cli_pulls_a_whole_history_with_progress(mock, tmp_path):
+    done = run_cli(mock, "api", "get_transaction_history", f"transactionId={ORIGINAL}", "sort=DESCENDING", "--all",
+                   key_file=tmp_path / "key.p8")
+    assert done.returncode == 0, done.stderr
+    pages = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [len(page["transactions"]) for page in pages] == [20, 20, 5]
+    ids = [t["transactionId"] for page in pages for t in page["transactions"]]
+    assert ids == [str(2000000000000100 + i) for i in reversed(range(45))]
+    assert all(len(page["signedTransactions"]) == len(page["transactions"]) for page in pages)
+    assert done.stderr.splitlines() == ["receipt api: page 1, 20 items, more to come",
+                                        "receipt api: page 2, 40 items, more to come",
+                                        "receipt api: page 3, 45 items, done"]
+    # The credentials came from the environment: none is on the command line, where ps shows it.
+    assert not any(ISSUER_ID in argument or "key.p8" in argument for argument in done.args)
+
+
+@needs_cli
+@pytest.mark.parametrize("arguments, status, says", [
+    (["get_transaction_info", "transactionId=2000000000099999"], 1, "TRANSACTION_ID_NOT_FOUND"),
+    (["get_transaction_history", "transactionId=9000000000000666", "--all"], 1, "signedTransactions[3]"),
+    (["get_transaction_info", "transactionId=12x"], 2, "transactionId must be 1 to 20 digits"),
+    (["get_transaction_infos", "transactionId=1"], 2, "no App Store Server API call is named"),
+    (["get_transaction_history", "transactionId=1", "sort=UP"], 2, "sort must be one of ASCENDING, DESCENDING"),
+])
+def test_cli_refusals_exit_with_their_status(mock, tmp_path, arguments, status, says):
+    done = run_cli(mock, "api", *arguments, key_file=tmp_path / "key.p8")
+    assert done.returncode == status, done.stderr
+    assert says in done.stderr
+
+
+@needs_cli
+def test_cli_signs_offers_apples_way(mock, tmp_path):
+    key = serialization.load_pem_private_key(mock[1], password=None)
+    done = run_cli(mock, "offer", "promotional", "--product-id", "com.example.monthly", "--offer-id", "offer-1",
+                   "--application-username", "ABC", "--nonce", "5A2A3E5C-1B0E-4D6F-9B7A-0C1D2E3F4A5B",
+                   "--timestamp", "1700000000000", key_file=tmp_path / "key.p8")
+    assert done.returncode == 0, done.stderr
+    offer = json.loads(done.stdout)
+    signed = "\u2063".join([BUNDLE_ID, KEY_ID, "com.example.monthly", "offer-1", "abc",
+                            "5a2a3e5c-1b0e-4d6f-9b7a-0c1d2e3f4a5b", "1700000000000"]).encode()
+    from cryptography.hazmat.primitives import hashes
+    key.public_key().verify(base64.b64decode(offer["signature"]), signed, ec.ECDSA(hashes.SHA256()))
+    assert (offer["keyIdentifier"], offer["timestamp"]) == (KEY_ID, 1700000000000)
+    done = run_cli(mock, "offer", "v2", "--product-id", "com.example.monthly", "--offer-identifier", "offer-1",
+                   key_file=tmp_path / "key.p8")
+    assert done.returncode == 0, done.stderr
+    claims = json.loads(base64.urlsafe_b64decode(done.stdout.split(".")[1] + "=="))
+    assert (claims["aud"], claims["productId"], claims["iss"]) == ("promotional-offer", "com.example.monthly", ISSUER_ID)

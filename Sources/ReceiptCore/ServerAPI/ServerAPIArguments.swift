@@ -15,3 +15,8 @@ public enum ServerAPIArguments {
         return members
     }
 }
+
+extension ServerAPIArguments {
+    /// Standard base64, as the `image` argument of upload_image takes a PNG file.
+    public static func base64(_ bytes: [UInt8]) -> String { Base64.encode(bytes) }
+}

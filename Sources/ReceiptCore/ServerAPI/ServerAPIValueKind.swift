@@ -40,7 +40,7 @@ indirect enum ServerAPIValueKind: Sendable {
         case .transactionID:
             let text = try Self.text(value, name: name, numbersAllowed: true)
             guard (1...20).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
-                throw Self.refused(name, "a transaction id is 1 to 20 digits", value)
+                throw Self.refused(name, "1 to 20 digits (a transaction id)", value)
             }
             return .string(text)
         case .identifier(let maxLength):

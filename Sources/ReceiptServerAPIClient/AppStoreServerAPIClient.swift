@@ -1,0 +1,94 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+import ReceiptCore
+
+/// The App Store Server API over AsyncHTTPClient: the transport of
+/// ReceiptCore's ServerAPIExchange, and nothing else. Requests, the checking of
+/// arguments, the reading and verification of answers, retries and paging are the
+/// core's; this type sends bytes and sleeps when told to.
+///
+/// Never linked into libreceipt.so: a Swift server that wants the API depends on
+/// this product.
+public final class AppStoreServerAPIClient: Sendable {
+    public let api: ServerAPIClient
+    public let httpClient: HTTPClient
+    public let retries: Int
+    public let timeout: TimeAmount
+
+    /// `httpClient` defaults to AsyncHTTPClient's shared client; pass your own for
+    /// a proxy, TLS settings or connection limits.
+    public init(_ api: ServerAPIClient, httpClient: HTTPClient = .shared, retries: Int = ServerAPIExchange.defaultRetries,
+                timeout: TimeAmount = .seconds(30)) {
+        self.api = api
+        self.httpClient = httpClient
+        self.retries = retries
+        self.timeout = timeout
+    }
+
+    /// Made from what App Store Connect gives (the key's PEM, key id, issuer id, bundle id).
+    public convenience init(signingKey: [UInt8], keyID: String, issuerID: String, bundleID: String,
+                            environment: ReceiptEnvironment, baseURL: String? = nil, verifier: ReceiptVerifier? = nil,
+                            httpClient: HTTPClient = .shared) throws(ReceiptError) {
+        let credentials = try ServerAPICredentials(privateKeyPEM: signingKey, keyID: keyID, issuerID: issuerID, bundleID: bundleID)
+        self.init(try ServerAPIClient(credentials: credentials, environment: environment, baseURL: baseURL, verifier: verifier),
+                  httpClient: httpClient)
+    }
+
+    /// One call's first (or only) answer, every signed member verified.
+    public func call(_ name: String, _ arguments: [String: JSONValue] = [:]) async throws -> JSONValue {
+        for try await page in pages(name, arguments) { return page.document }
+        throw ReceiptError(.absent, "\(name): no answer")
+    }
+
+    /// Every page of a call, in order; the stream ends after the last.
+    /// Throws `ServerAPIError` when Apple refuses, `ReceiptError` when an answer does not verify.
+    public func pages(_ name: String, _ arguments: [String: JSONValue] = [:]) -> AsyncThrowingStream<ServerAPISuccess, Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    var exchange = try ServerAPIExchange(client: api, call: try ServerAPICall.named(name),
+                                                         arguments: arguments, retries: retries)
+                    while true {
+                        let (status, retryAfter, body) = await send(exchange.request)
+                        switch try exchange.handle(httpStatus: status, retryAfter: retryAfter, body: body) {
+                        case .send(_, let delay):
+                            try await Task.sleep(for: .milliseconds(delay))
+                            continue
+                        case .failed(let failure):
+                            throw ServerAPIError(failure)
+                        case .answered(let page):
+                            continuation.yield(page)
+                            guard try exchange.nextPage() != nil else { return continuation.finish() }
+                        }
+                    }
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// (HTTP status, Retry-After, body); status 0 with the reason as body when no answer came.
+    private func send(_ request: ServerAPIRequest) async -> (Int, String?, [UInt8]) {
+        var http = HTTPClientRequest(url: request.url)
+        http.method = HTTPMethod(rawValue: request.method)
+        for header in request.headers { http.headers.add(name: header.name, value: header.value) }
+        if !request.body.isEmpty { http.body = .bytes(ByteBuffer(bytes: request.body)) }
+        do {
+            let response = try await httpClient.execute(http, timeout: timeout)
+            let body = try await response.body.collect(upTo: ServerAPIAnswer.maxBodyBytes)
+            return (Int(response.status.code), response.headers.first(name: "Retry-After"), Array(buffer: body))
+        } catch {
+            return (0, nil, Array("\(error)".utf8))
+        }
+    }
+}
+
+/// Apple refused the request, or gave no answer in the retries allowed.
+public struct ServerAPIError: Error, CustomStringConvertible, Sendable {
+    public let failure: ServerAPIFailure
+    public init(_ failure: ServerAPIFailure) { self.failure = failure }
+    public var description: String { failure.summary }
+}
