@@ -11,13 +11,19 @@
  *           then every reader of the decoded JWS
  *   jsonreader: the bytes as a JWS payload (and as a header), so mutations go
  *           straight to the core's JSON reader and the payload typing
+ *   apianswer: the bytes as App Store Server API answers (a 200 page of a paged
+ *           call, then Apple's error with a Retry-After cut from them) and as a
+ *           call's arguments; the key ($RECEIPT_FUZZ_API_KEY) and the anchor of
+ *           signed members ($RECEIPT_FUZZ_JWS_ROOT) come from fuzz/run.sh
  * Every call must return a status; any crash, leak or hang is a finding. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define RECEIPT_APPSTORE_PROTOCOL /* this file tests the opt-in tier too */
+#define RECEIPT_APPSTORE_PROTOCOL /* this file tests the opt-in tiers too */
+#define RECEIPT_SERVER_API
+#include <stdio.h>
 #include "receipt.h"
 
 #define PARSE 1
@@ -27,6 +33,7 @@
 #define RESPONSE 5
 #define JWS 6
 #define JSONREADER 7
+#define APIANSWER 8
 
 /* A JSON reader's statuses: anything else from a JSON input is a finding. */
 static int json_status(receipt_status_t status) {
@@ -59,7 +66,91 @@ static size_t to_base64(const uint8_t *data, size_t size, char *out) {
     return o;
 }
 
-#if FUZZ_TARGET == RESPONSE
+#if FUZZ_TARGET == APIANSWER
+static char *slurp(const char *variable, size_t *length) {
+    const char *path = getenv(variable);
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    if (!f) abort(); /* fuzz/run.sh sets both variables */
+    char *text = calloc(1, 1 << 16);
+    *length = fread(text, 1, (1 << 16) - 1, f);
+    fclose(f);
+    return text;
+}
+
+static receipt_api_client_t *api_client(void) {
+    static receipt_api_client_t *client;
+    if (!client) {
+        size_t key_length = 0, root_length = 0;
+        char *key = slurp("RECEIPT_FUZZ_API_KEY", &key_length), *root = slurp("RECEIPT_FUZZ_JWS_ROOT", &root_length);
+        receipt_api_credentials_t *credentials = NULL;
+        if (receipt_api_credentials_new(key, key_length, "KEY", "ISSUER", "com.example.minted", &credentials, NULL)) abort();
+        receipt_verifier_builder_t *builder = NULL;
+        receipt_verifier_builder_new(&builder);
+        receipt_verifier_builder_set_trust(builder, 0);
+        if (receipt_verifier_builder_add_anchor(builder, root, root_length, NULL)) abort();
+        receipt_verifier_t *verifier = NULL;
+        receipt_verifier_build(builder, &verifier);
+        if (receipt_api_client_new(credentials, RECEIPT_ENVIRONMENT_SANDBOX, "http://fuzz.test", verifier, &client, NULL)) abort();
+        receipt_verifier_builder_free(builder);
+        receipt_verifier_free(verifier);
+        receipt_api_credentials_free(credentials);
+        free(key);
+        free(root);
+    }
+    return client;
+}
+
+/* An answer is a step or a status of the JSON reader or the JWS verifier; never anything else. */
+static void expect_answer_status(receipt_status_t status) {
+    if (status != RECEIPT_OK && !json_status(status) && status != RECEIPT_E_NOT_AN_OBJECT &&
+        status != RECEIPT_E_INPUT_TOO_LARGE && status != RECEIPT_E_BAD_FIELD && (status < 100 || status >= 300)) abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    static const char *const calls[] = {"get_transaction_history", "get_notification_history",
+                                        "get_all_subscription_statuses"};
+    static const char *const arguments[] = {"{\"transactionId\":\"2000000000000001\"}",
+                                            "{\"startDate\":1700000000000,\"endDate\":1700000001000}",
+                                            "{\"transactionId\":\"1\"}"};
+    receipt_api_client_t *client = api_client();
+    for (size_t c = 0; c < 3; c++) {
+        receipt_api_exchange_t *exchange = NULL;
+        if (receipt_api_exchange_new(client, calls[c], arguments[c], strlen(arguments[c]), 2, &exchange, NULL)) abort();
+        receipt_api_step_t step;
+        receipt_error_t error;
+        receipt_status_t status = receipt_api_exchange_handle(exchange, 200, NULL, data, size, &step, &error);
+        expect_answer_status(status);
+        if (status == RECEIPT_OK) {
+            size_t length = 0;
+            const char *answer = receipt_api_exchange_answer(exchange, &length);
+            if (step.action != RECEIPT_API_ANSWERED || !answer || strlen(answer) != length) abort();
+            int more = 0;
+            status = receipt_api_exchange_next_page(exchange, &more, NULL);
+            if (status != RECEIPT_OK && status != RECEIPT_E_LIMIT_EXCEEDED && status != RECEIPT_E_INVALID_ARGUMENT) abort();
+            if (more && !strstr(receipt_api_exchange_url(exchange), "?")) abort();
+        }
+        /* The same bytes as Apple's error, with a Retry-After cut from them. */
+        char retry_after[32] = {0};
+        memcpy(retry_after, data, size < 31 ? size : 31);
+        status = receipt_api_exchange_handle(exchange, c == 0 ? 429 : 503, retry_after, data, size, &step, NULL);
+        if (status != RECEIPT_OK || step.action == RECEIPT_API_ANSWERED) abort();
+        if (step.action == RECEIPT_API_SEND && (step.delay_ms < 0 || step.delay_ms > 60000)) abort();
+        receipt_api_exchange_free(exchange);
+    }
+    /* The bytes as a call's arguments: refused with a reason, or a request. */
+    receipt_api_exchange_t *exchange = NULL;
+    receipt_status_t status = receipt_api_exchange_new(client, "get_transaction_history", (const char *)data, size, 1,
+                                                       &exchange, NULL);
+    if (status == RECEIPT_OK) {
+        if (strncmp(receipt_api_exchange_url(exchange), "http://fuzz.test/inApps/", 24) != 0) abort();
+        receipt_api_exchange_free(exchange);
+    } else if (!json_status(status) && status != RECEIPT_E_INVALID_ARGUMENT && status != RECEIPT_E_NOT_AN_OBJECT &&
+               status != RECEIPT_E_INPUT_TOO_LARGE) {
+        abort();
+    }
+    return 0;
+}
+#elif FUZZ_TARGET == RESPONSE
 static const uint8_t minimal_receipt[] = { /* a payload-only receipt: one bundle_id, no signers */
     0x30, 0x3a, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x02, 0xa0, 0x2d, 0x30, 0x2b, 0x02,
     0x01, 0x01, 0x31, 0x00, 0x30, 0x22, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x01, 0xa0,

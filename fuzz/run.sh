@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing of the C ABI with libFuzzer and AddressSanitizer.
-#   fuzz/run.sh SECONDS [TARGET...]     targets: parse verify json base64 response jws jsonreader differential
+#   fuzz/run.sh SECONDS [TARGET...]     targets: parse verify json base64 response jws jsonreader apianswer
+#                                       differential
 #                                       (default: all)
 # differential: libreceipt's signature step against OpenSSL's CMS_verify (fuzz/differential.c).
 # Builds an instrumented libreceipt into .build-fuzz, seeds each target with the
@@ -10,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:?usage: fuzz/run.sh SECONDS [TARGET...]}
 shift
-targets=("${@:-parse verify json base64 response jws jsonreader differential}")
+targets=("${@:-parse verify json base64 response jws jsonreader apianswer differential}")
 read -r -a targets <<< "${targets[*]}"
 out=build/fuzz
 mkdir -p $out/findings
@@ -42,6 +43,27 @@ if [ ! -d $jws_seeds ]; then
   done
   python3 tools/mint_jws.py sign $jws_seeds/minted-crit.jws --ca $out/jws-ca --variant crit
 fi
+# The App Store Server API answers: pages of minted transactions and notifications, Apple's errors.
+api_seeds=$out/api-seeds
+if [ ! -d $api_seeds ]; then
+  mkdir -p $api_seeds
+  openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out $out/api-key.pem 2>/dev/null
+  python3 - "$jws_seeds" "$api_seeds" <<'SEEDS'
+import json, pathlib, sys
+jws, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+token = lambda kind: (jws / f"minted-{kind}.jws").read_text().strip()
+pages = {"history.json": {"revision": "r1", "hasMore": True, "signedTransactions": [token("transaction")] * 2},
+         "notifications.json": {"paginationToken": "p1", "hasMore": True,
+                                "notificationHistory": [{"signedPayload": token("notification"), "sendAttempts": []}]},
+         "statuses.json": {"data": [{"lastTransactions": [{"status": 1, "signedTransactionInfo": token("transaction"),
+                                                           "signedRenewalInfo": token("renewal_info")}]}]},
+         "error.json": {"errorCode": 4290000, "errorMessage": "Rate limit exceeded."}}
+for name, page in pages.items():
+    (out / name).write_text(json.dumps(page))
+(out / "retry-after.txt").write_text("Wed, 21 Oct 2015 07:28:00 GMT")
+SEEDS
+fi
+export RECEIPT_FUZZ_API_KEY=$PWD/$out/api-key.pem RECEIPT_FUZZ_JWS_ROOT=$PWD/$out/jws-ca/root.pem
 extra=()
 [ -d ../shared/fixtures/apple/receipts ] && extra+=(../shared/fixtures/apple/receipts ../shared/fixtures/apple/edge)
 jws_extra=()
@@ -51,7 +73,7 @@ if [ -d ../shared/fixtures/jws/apple ]; then
   jws_files+=(../shared/fixtures/jws/apple/*.jws ../shared/fixtures/jws/xcode/*.jws)
 fi
 
-declare -A number=([parse]=1 [verify]=2 [json]=3 [base64]=4 [response]=5 [jws]=6 [jsonreader]=7)
+declare -A number=([parse]=1 [verify]=2 [json]=3 [base64]=4 [response]=5 [jws]=6 [jsonreader]=7 [apianswer]=8)
 for target in "${targets[@]}"; do
   if [ "$target" = differential ]; then
     source=(fuzz/differential.c -lcrypto)
@@ -70,6 +92,7 @@ for target in "${targets[@]}"; do
   fi
   case $target in
     jws) inputs=($jws_seeds fuzz/regressions "${jws_extra[@]}") ;;
+    apianswer) inputs=($api_seeds) ;;
     jsonreader)  # the decoded payloads of the JWS seeds
       if [ -z "$(ls -A $corpus)" ]; then
         for f in $jws_seeds/*.jws "${jws_files[@]}"; do

@@ -198,7 +198,10 @@ public func receipt_api_exchange_handle(_ exchange: OpaquePointer?, _ httpStatus
         let bytes = Array(UnsafeRawBufferPointer(start: body, count: length))
         var step = receipt_api_step_t()
         step.retry_after_ms = -1
-        switch try state.exchange.handle(httpStatus: Int(httpStatus), retryAfter: try string(retryAfter), body: bytes) {
+        // A header from the network, not the caller's text: bytes that are not UTF-8 make an
+        // unreadable Retry-After (ignored), not a refused call.
+        let header = retryAfter.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) }
+        switch try state.exchange.handle(httpStatus: Int(httpStatus), retryAfter: header, body: bytes) {
         case .send(_, let delay):
             state.copyRequest()
             step.action = RECEIPT_API_SEND

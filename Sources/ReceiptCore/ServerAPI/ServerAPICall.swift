@@ -40,11 +40,10 @@ public struct ServerAPICall: Sendable {
     public let paging: Paging
     let body: Body
     /// Checks across arguments (a start before an end, one filter of two).
-    let crossCheck: @Sendable ([String: JSONValue]) throws(ReceiptError) -> Void
+    let crossCheck: ServerAPICrossCheck
 
     init(_ name: String, _ method: String, _ pathTemplate: String, paging: Paging = .none, body: Body = .none,
-         _ parameters: [Parameter] = [],
-         crossCheck: @escaping @Sendable ([String: JSONValue]) throws(ReceiptError) -> Void = { _ throws(ReceiptError) in }) {
+         _ parameters: [Parameter] = [], crossCheck: ServerAPICrossCheck = .none) {
         self.name = name
         self.method = method
         self.pathTemplate = pathTemplate
@@ -73,7 +72,7 @@ public struct ServerAPICall: Sendable {
             if let fallback = parameter.defaultValue { given[parameter.member.name] = fallback }
         }
         let normalized = try ServerAPIMember.normalize(given, members: parameters.map(\.member), within: "")
-        try crossCheck(normalized)
+        try crossCheck.check(normalized)
         return normalized
     }
 

@@ -36,7 +36,7 @@ extension ServerAPICall {
             .query("subscriptionGroupIdentifier", .list(.identifier(maxLength: maxIdentifierBytes), max: 100)),
             .query("inAppOwnershipType", .names(["FAMILY_SHARED", "PURCHASED"])),
             .query("revoked", .bool),
-        ], crossCheck: startBeforeEnd),
+        ], crossCheck: .startBeforeEnd),
         ServerAPICall("get_refund_history", "GET", "/inApps/v2/refund/lookup/{transactionId}", paging: .revision, [
             .path("transactionId", .transactionID),
             .query("revision", .identifier(maxLength: 4096)),
@@ -117,16 +117,7 @@ extension ServerAPICall {
                           .body("notificationSubtype", .names(notificationSubtypes)),
                           .body("transactionId", .transactionID),
                           .body("onlyFailures", .bool),
-                      ], crossCheck: { arguments throws(ReceiptError) in
-                          try startBeforeEnd(arguments)
-                          if arguments["notificationSubtype"] != nil, arguments["notificationType"] == nil {
-                              throw ReceiptError(.invalidArgument, "notificationSubtype needs a notificationType")
-                          }
-                          if arguments["notificationType"] != nil, arguments["transactionId"] != nil {
-                              throw ReceiptError(.invalidArgument, "notificationType and transactionId are two filters; "
-                                                 + "Apple takes one (MULTIPLE_FILTERS_SUPPLIED)")
-                          }
-                      }),
+                      ], crossCheck: .notificationFilters),
         ServerAPICall("request_test_notification", "POST", "/inApps/v1/notifications/test"),
         ServerAPICall("get_test_notification_status", "GET", "/inApps/v1/notifications/test/{testNotificationToken}",
                       [.path("testNotificationToken", .identifier(maxLength: maxIdentifierBytes))]),
@@ -175,10 +166,28 @@ extension ServerAPICall {
                       [.path("requestId", .identifier(maxLength: maxIdentifierBytes))]),
     ]
 
+}
+
+/// The checks of a call that look at several arguments at once.
+enum ServerAPICrossCheck: Sendable {
+    case none
     /// `startDate` not after `endDate`, where both are given.
-    static func startBeforeEnd(_ arguments: [String: JSONValue]) throws(ReceiptError) {
+    case startBeforeEnd
+    /// As startBeforeEnd; a subtype only with a type; a type or a transaction id, not both.
+    case notificationFilters
+
+    func check(_ arguments: [String: JSONValue]) throws(ReceiptError) {
+        guard self != .none else { return }
         if let start = arguments["startDate"]?.int64Value, let end = arguments["endDate"]?.int64Value, start > end {
             throw ReceiptError(.invalidArgument, "startDate \(start) is after endDate \(end) (START_DATE_AFTER_END_DATE)")
+        }
+        guard self == .notificationFilters else { return }
+        if arguments["notificationSubtype"] != nil, arguments["notificationType"] == nil {
+            throw ReceiptError(.invalidArgument, "notificationSubtype needs a notificationType")
+        }
+        if arguments["notificationType"] != nil, arguments["transactionId"] != nil {
+            throw ReceiptError(.invalidArgument, "notificationType and transactionId are two filters; "
+                               + "Apple takes one (MULTIPLE_FILTERS_SUPPLIED)")
         }
     }
 }

@@ -3,32 +3,57 @@
 /// error, and never sent. Each kind also turns what a caller gives (JSON from C,
 /// Python or the command line, where numbers may come as text) into the one JSON
 /// value sent.
-indirect enum ServerAPIValueKind: Sendable {
+///
+/// A struct of plain fields rather than an indirect enum: the call table lives
+/// for the whole process, and LeakSanitizer cannot follow the tagged pointers of
+/// enum payloads, so it would report every box of the table as lost.
+struct ServerAPIValueKind: Sendable {
+    enum Shape: Sendable {
+        case transactionID, identifier, uuid, locale, epochMilliseconds, integer, bool, text, names, httpsURL,
+             storefront, png, list, object
+    }
+
+    /// The list element's kind, boxed so that a kind can hold a kind.
+    final class Element: Sendable {
+        let kind: ServerAPIValueKind
+        init(_ kind: ServerAPIValueKind) { self.kind = kind }
+    }
+
+    let shape: Shape
+    /// identifier: bytes; text: characters; list: items.
+    var maxLength = 0
+    var range: ClosedRange<Int64> = 0...0
+    var names: [String] = []
+    var element: Element?
+    var members: [ServerAPIMember] = []
+
     /// A transaction id, original transaction id or app transaction id: digits.
-    case transactionID
+    static let transactionID = Self(shape: .transactionID)
     /// Text Apple defines no grammar for (product ids, order ids, tokens):
     /// printable ASCII without spaces, 1 to `maxLength` bytes.
-    case identifier(maxLength: Int)
+    static func identifier(maxLength: Int) -> Self { Self(shape: .identifier, maxLength: maxLength) }
     /// A UUID in its 36-character text form; sent lower-cased.
-    case uuid
+    static let uuid = Self(shape: .uuid)
     /// A BCP 47 locale such as `en-US`.
-    case locale
+    static let locale = Self(shape: .locale)
     /// An instant in milliseconds since 1970, at or after 2008-01-01 (no App Store before).
-    case epochMilliseconds
-    case integer(ClosedRange<Int64>)
-    case bool
+    static let epochMilliseconds = Self(shape: .epochMilliseconds)
+    static func integer(_ range: ClosedRange<Int64>) -> Self { Self(shape: .integer, range: range) }
+    static let bool = Self(shape: .bool)
     /// Free text (UTF-8) of at most `maxCharacters` characters.
-    case text(maxCharacters: Int)
+    static func text(maxCharacters: Int) -> Self { Self(shape: .text, maxLength: maxCharacters) }
     /// One of Apple's names, exactly.
-    case names([String])
+    static func names(_ names: [String]) -> Self { Self(shape: .names, names: names) }
     /// An `https` URL.
-    case httpsURL
+    static let httpsURL = Self(shape: .httpsURL)
     /// An ISO 3166-1 alpha-3 storefront code such as `USA`.
-    case storefront
+    static let storefront = Self(shape: .storefront)
     /// Base64 of a PNG file (the body of upload_image).
-    case png
-    case list(ServerAPIValueKind, max: Int)
-    case object([ServerAPIMember])
+    static let png = Self(shape: .png)
+    static func list(_ element: ServerAPIValueKind, max: Int) -> Self {
+        Self(shape: .list, maxLength: max, element: Element(element))
+    }
+    static func object(_ members: [ServerAPIMember]) -> Self { Self(shape: .object, members: members) }
 
     /// The App Store opened on 2008-07-10; no date Apple keeps is earlier than 2008.
     static let earliestMilliseconds: Int64 = 1_199_145_600_000
@@ -36,14 +61,14 @@ indirect enum ServerAPIValueKind: Sendable {
 
     /// The value to send for `value`, or an error that names `name`.
     func normalized(_ value: JSONValue, name: String) throws(ReceiptError) -> JSONValue {
-        switch self {
+        switch shape {
         case .transactionID:
             let text = try Self.text(value, name: name, numbersAllowed: true)
             guard (1...20).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
                 throw Self.refused(name, "1 to 20 digits (a transaction id)", value)
             }
             return .string(text)
-        case .identifier(let maxLength):
+        case .identifier:
             let text = try Self.text(value, name: name, numbersAllowed: true)
             guard (1...maxLength).contains(text.utf8.count), text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
                 throw Self.refused(name, "1 to \(maxLength) printable ASCII characters without spaces", value)
@@ -66,7 +91,7 @@ indirect enum ServerAPIValueKind: Sendable {
                 throw Self.refused(name, "milliseconds since 1970, from 2008 to 2999", value)
             }
             return .number(String(number))
-        case .integer(let range):
+        case .integer:
             let number = try Self.integer(value, name: name)
             guard range.contains(number) else { throw Self.refused(name, "an integer from \(range.lowerBound) to \(range.upperBound)", value) }
             return .number(String(number))
@@ -74,11 +99,11 @@ indirect enum ServerAPIValueKind: Sendable {
             if let flag = value.boolValue { return .bool(flag) }
             if let text = value.stringValue, text == "true" || text == "false" { return .bool(text == "true") }
             throw Self.refused(name, "true or false", value)
-        case .text(let maxCharacters):
+        case .text:
             let text = try Self.text(value, name: name)
-            guard !text.isEmpty, text.count <= maxCharacters else { throw Self.refused(name, "1 to \(maxCharacters) characters", value) }
+            guard !text.isEmpty, text.count <= maxLength else { throw Self.refused(name, "1 to \(maxLength) characters", value) }
             return .string(text)
-        case .names(let names):
+        case .names:
             let text = try Self.text(value, name: name)
             guard names.contains(text) else { throw Self.refused(name, "one of \(names.joined(separator: ", "))", value) }
             return .string(text)
@@ -101,15 +126,17 @@ indirect enum ServerAPIValueKind: Sendable {
                 throw Self.refused(name, "base64 of a PNG file", value)
             }
             return .string(text)
-        case .list(let element, let max):
+        case .list:
             let items = value.arrayValue ?? [value]
-            guard (1...max).contains(items.count) else {
-                throw ReceiptError(.invalidArgument, "\(name): 1 to \(max) values; \(items.count) given")
+            guard (1...maxLength).contains(items.count), let element else {
+                throw ReceiptError(.invalidArgument, "\(name): 1 to \(maxLength) values; \(items.count) given")
             }
             var normalizedItems: [JSONValue] = []
-            for (index, item) in items.enumerated() { normalizedItems.append(try element.normalized(item, name: "\(name)[\(index)]")) }
+            for (index, item) in items.enumerated() {
+                normalizedItems.append(try element.kind.normalized(item, name: "\(name)[\(index)]"))
+            }
             return .array(normalizedItems)
-        case .object(let members):
+        case .object:
             guard case .object(let given) = value else { throw Self.refused(name, "an object", value) }
             return .object(try ServerAPIMember.normalize(given, members: members, within: name))
         }
