@@ -55,6 +55,10 @@ RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python:bench \
   python3 bench/bench_python_jws.py $out/jws-ca/root.pem $out/minted.jws
 
 echo
+echo "== App Store Server API: one page of 20 signed transactions, Python, against Apple's client + SignedDataVerifier (target >= 20x)"
+RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python:bench python3 bench/bench_server_api.py $out
+
+echo
 echo "== Spark local[2] against its composition floor: identity mapInArrow + verification over the cores (target >= 0.85x)"
 if [ ${#real[@]} -gt 0 ]; then
   RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python python3 bench/bench_spark.py 150000 - \

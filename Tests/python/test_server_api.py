@@ -5,6 +5,7 @@ import asyncio
 import base64
 import json
 import os
+import pathlib
 import subprocess
 import sys
 import urllib.request
@@ -428,3 +429,26 @@ def test_cli_signs_offers_apples_way(mock, tmp_path):
     assert done.returncode == 0, done.stderr
     claims = json.loads(base64.urlsafe_b64decode(done.stdout.split(".")[1] + "=="))
     assert (claims["aud"], claims["productId"], claims["iss"]) == ("promotional-offer", "com.example.monthly", ISSUER_ID)
+
+
+def test_the_c_example_pulls_a_history_with_libcurl(mock, tmp_path):
+    """examples/c/server_api_history.c: libreceipt's C tier with libcurl as the transport."""
+    base, key, root, _ = mock
+    library = pathlib.Path(os.environ.get("RECEIPT_LIBRARY", ROOT / "build" / "lib" / "libreceipt.so.1")).parent
+    built = subprocess.run(["make", "-s", "-C", str(ROOT / "examples" / "c"), "server_api_history"],
+                           env=dict(os.environ, PKG_CONFIG_PATH=str(library / "pkgconfig")), capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    (tmp_path / "key.p8").write_bytes(key)
+    (tmp_path / "root.pem").write_bytes(root)
+    environment = dict(os.environ, APPSTORE_ISSUER_ID=ISSUER_ID, APPSTORE_KEY_ID=KEY_ID,
+                       APPSTORE_PRIVATE_KEY_FILE=str(tmp_path / "key.p8"), APPSTORE_BUNDLE_ID=BUNDLE_ID)
+    program = str(ROOT / "examples" / "c" / "server_api_history")
+    done = subprocess.run([program, ORIGINAL, base, str(tmp_path / "root.pem")], env=environment, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == [str(2000000000000100 + i) for i in range(45)]
+    tampered = subprocess.run([program, "9000000000000666", base, str(tmp_path / "root.pem")], env=environment,
+                              capture_output=True, text=True, timeout=60)
+    assert tampered.returncode == 1 and "signedTransactions[3]" in tampered.stderr
+    assert len(tampered.stdout.splitlines()) == 20
