@@ -12,7 +12,9 @@ root.pem as its anchor, never with Apple's).
 
 KEY.pem is the in-app purchase key the client signs with (its public half checks tokens).
 --ca DIR is made with `mint_jws.py ca DIR` when it does not exist yet. The first line on
-standard output is "listening on http://127.0.0.1:PORT".
+standard output is "listening on http://127.0.0.1:PORT". With --background the mock prints only
+its base URL once it listens, serves from a child process, writes that process's id to
+DIR/mock.pid, and returns at once (`kill "$(cat DIR/mock.pid)"` stops it).
 
 The customer: original transaction 2000000000000001 with --transactions renewals (45 by
 default), 20 a page. Transaction ids that script a behaviour, once per server run:
@@ -301,9 +303,23 @@ def main(argv=None):
     parser.add_argument("--environment", default="Sandbox")
     parser.add_argument("--transactions", type=int, default=45)
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--background", action="store_true", help="print the base URL, serve from a child process")
     args = parser.parse_args(argv)
     server = ThreadingHTTPServer(("127.0.0.1", args.port), make_handler(Mock(args)))
-    print(f"listening on http://127.0.0.1:{server.server_address[1]}", flush=True)
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    if args.background:
+        child = os.fork()
+        if child:
+            with open(os.path.join(args.ca, "mock.pid"), "w") as out:
+                out.write(f"{child}\n")
+            print(url, flush=True)
+            os._exit(0)
+        os.setsid()
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for descriptor in (0, 1, 2):
+            os.dup2(devnull, descriptor)
+    else:
+        print(f"listening on {url}", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
