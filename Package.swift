@@ -77,5 +77,6 @@ let package = Package(
         .executableTarget(name: "print-receipt-example", dependencies: ["ReceiptCore"], path: "examples/swift"),
         .executableTarget(name: "verify-jws-example", dependencies: ["ReceiptCore"], path: "examples/swift-jws"),
         .testTarget(name: "ReceiptCoreTests", dependencies: ["ReceiptCore"]),
+        .testTarget(name: "ReceiptServerAPIClientTests", dependencies: ["ReceiptCore", "ReceiptServerAPIClient"]),
     ]
 )

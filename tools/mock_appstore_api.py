@@ -14,7 +14,7 @@ KEY.pem is the in-app purchase key the client signs with (its public half checks
 --ca DIR is made with `mint_jws.py ca DIR` when it does not exist yet. The first line on
 standard output is "listening on http://127.0.0.1:PORT". With --background the mock prints only
 its base URL once it listens, serves from a child process, writes that process's id to
-DIR/mock.pid, and returns at once (`kill "$(cat DIR/mock.pid)"` stops it).
+DIR/mock.pid, and returns at once (`kill "$(cat DIR/mock.pid)"` stops it, and so does removing DIR).
 
 The customer: original transaction 2000000000000001 with --transactions renewals (45 by
 default), 20 a page. Transaction ids that script a behaviour, once per server run:
@@ -114,6 +114,7 @@ class Mock:
         self.public_key = key.public_key()
         self.key_id, self.issuer_id, self.bundle_id = args.key_id, args.issuer_id, args.bundle_id
         self.requests, self.scripted = [], set()
+        self.last_request = time.time()
         self.lock = threading.Lock()
 
     def token_claims(self, authorization):
@@ -254,6 +255,7 @@ def make_handler(mock):
             self.wfile.write(data)
 
         def handle_any(self, method):
+            mock.last_request = time.time()
             url = urllib.parse.urlsplit(self.path)
             query = urllib.parse.parse_qs(url.query)
             length = int(self.headers.get("Content-Length") or 0)
@@ -304,8 +306,10 @@ def main(argv=None):
     parser.add_argument("--transactions", type=int, default=45)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--background", action="store_true", help="print the base URL, serve from a child process")
+    parser.add_argument("--idle-exit", type=float, default=0, help="with --background: stop after this many idle seconds")
     args = parser.parse_args(argv)
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), make_handler(Mock(args)))
+    mock = Mock(args)
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), make_handler(mock))
     url = f"http://127.0.0.1:{server.server_address[1]}"
     if args.background:
         child = os.fork()
@@ -318,6 +322,20 @@ def main(argv=None):
         devnull = os.open(os.devnull, os.O_RDWR)
         for descriptor in (0, 1, 2):
             os.dup2(devnull, descriptor)
+        # Whatever else the starter passed down (Foundation's Process waits on a socket its child
+        # inherits) would keep it waiting for as long as the mock serves.
+        listening = server.fileno()
+        os.closerange(3, listening)
+        os.closerange(listening + 1, 65536)
+        # A mock whose directory is gone (a test's scratch directory, removed) stops by itself.
+        directory = os.path.abspath(args.ca)
+
+        def watch():
+            while os.path.isdir(directory) and (not args.idle_exit or time.time() - mock.last_request < args.idle_exit):
+                time.sleep(1)
+            os._exit(0)
+
+        threading.Thread(target=watch, daemon=True).start()
     else:
         print(f"listening on {url}", flush=True)
     try:
