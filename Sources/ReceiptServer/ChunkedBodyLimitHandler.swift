@@ -64,7 +64,9 @@ final class ChunkedBodyLimitHandler: ChannelInboundHandler, RemovableChannelHand
         if refused {
             state = .refused
             let answer = context.channel.allocator.buffer(bytes: refusal(path))
-            context.writeAndFlush(NIOAny(answer)).whenComplete { _ in context.close(promise: nil) }
+            // Closing once the answer is written, on the channel's own loop (the context is not Sendable).
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            context.writeAndFlush(NIOAny(answer)).whenComplete { _ in bound.value.close(promise: nil) }
             return
         }
         context.fireChannelRead(data)
