@@ -39,7 +39,7 @@ test-deps:
 	@scripts/install-deps.sh test
 
 venv:
-	@scripts/install-venv.sh $(VENV) pyspark pyarrow "pandas<3"
+	@scripts/install-venv.sh $(VENV) pyspark pyarrow "pandas<3" app-store-server-library
 
 build: lib cli
 

@@ -143,8 +143,12 @@ typedef enum receipt_status {
                                              names why), or is a notification itself */
     RECEIPT_E_KEY_REFUSED = 228,          /* a receipt's RSA signing key outside 2048-4096 bits or with
                                              e != 65537: refused before any RSA arithmetic */
-    RECEIPT_E_NOT_A_SIGNING_CERTIFICATE = 229 /* the signer of a chain of 2 or more is a CA (basicConstraints
+    RECEIPT_E_NOT_A_SIGNING_CERTIFICATE = 229, /* the signer of a chain of 2 or more is a CA (basicConstraints
                                              CA:TRUE), or its keyUsage lacks digitalSignature */
+    RECEIPT_E_REVOKED = 230,              /* OCSP says a certificate of the chain is revoked ("revocation" step) */
+    RECEIPT_E_REVOCATION_UNKNOWN = 231,   /* no fresh OCSP answer for a certificate of the chain, in hard mode */
+    RECEIPT_E_BAD_OCSP_RESPONSE = 232     /* an OCSP answer that is malformed, unsigned, mis-signed, stale,
+                                             from the future, without the nonce sent, or for another certificate */
 } receipt_status_t;
 
 /* The constant's name, e.g. "RECEIPT_E_TRUNCATED", or "RECEIPT_E_UNKNOWN_STATUS"
@@ -510,12 +514,78 @@ receipt_status_t receipt_verifier_builder_set_environment(receipt_verifier_build
                                                           receipt_environment_t environment);
 receipt_status_t receipt_verifier_builder_clear_environment(receipt_verifier_builder_t *builder);
 
+/* The "revocation" step of JWS verification (App Store chains: x5c of 3;
+ * receipts and Xcode's chains are out of its scope and the step says so):
+ *  - OFF (the default): not checked, the step is skipped. A verdict depends on
+ *    nothing but the bytes and the time of signing, never on the network.
+ *  - SOFT: a certificate OCSP calls revoked fails (RECEIPT_E_REVOKED); a leaf or
+ *    intermediate without a fresh answer passes, with a warning in the step's detail.
+ *  - HARD: only a fresh "good" answer for both passes (else RECEIPT_E_REVOCATION_UNKNOWN).
+ * The library asks nothing itself: the step reads the answers the verifier has
+ * been given (receipt_revocation_queries, below).
+ * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_INVALID_ARGUMENT for another value. */
+typedef enum receipt_revocation_mode {
+    RECEIPT_REVOCATION_OFF = 0,
+    RECEIPT_REVOCATION_SOFT = 1,
+    RECEIPT_REVOCATION_HARD = 2
+} receipt_revocation_mode_t;
+receipt_status_t receipt_verifier_builder_set_revocation(receipt_verifier_builder_t *builder,
+                                                         receipt_revocation_mode_t mode);
+
 /* Builds an immutable verifier from the builder's current settings. The
  * verifier may be used by any number of threads at once. Free it with
  * receipt_verifier_free() (NULL is a no-op).
  * Errors: RECEIPT_E_NULL_ARGUMENT. */
 receipt_status_t receipt_verifier_build(const receipt_verifier_builder_t *builder, receipt_verifier_t **out_verifier);
 void receipt_verifier_free(receipt_verifier_t *verifier);
+
+/*
+ * Revocation (OCSP, RFC 6960) without I/O, as the verifyReceipt exchange: the
+ * library says which requests a JWS's chain needs, the caller POSTs each, and
+ * hands back each answer, which the library checks and keeps in the verifier's
+ * cache (shared by every thread) until its nextUpdate, at most 24 hours. Then
+ * receipt_verify_jws reads the cache.
+ *
+ *   receipt_revocation_queries(verifier, jws, length, &queries, &error);
+ *   for (size_t i = 0; i < receipt_revocation_query_count(queries); i++) {
+ *       post(receipt_revocation_query_url(queries, i), "application/ocsp-request",
+ *            receipt_revocation_query_body(queries, i, &size), size) -> status, answer;
+ *       receipt_revocation_answer(verifier, queries, i, status, answer, answer_length, &error);
+ *   }
+ *   receipt_revocation_queries_free(queries);
+ *   receipt_verify_jws(verifier, jws, length, &decoded, &verification, &error);
+ *
+ * Queries are made only for a chain of 3 that leads to a trusted anchor (so no
+ * URL from an untrusted certificate is ever named), and only for certificates
+ * whose answer is not cached and fresh; a warm verification needs none. Requests
+ * carry no nonce (Apple's responders answer from a cache, RFC 5019); freshness
+ * is thisUpdate and nextUpdate. An answer is kept only when it is a successful
+ * BasicOCSPResponse signed by the certificate's issuer or a responder the issuer
+ * delegated (OCSP-signing extended key usage), for the asked CertID, with
+ * thisUpdate not in the future (5 minutes of skew) and nextUpdate not past (an
+ * answer without nextUpdate counts for 24 hours). Anything else, an HTTP status
+ * other than 200 included, is RECEIPT_E_BAD_OCSP_RESPONSE and never counts as
+ * good. A transport failure needs no call: the step then has no fresh answer.
+ * Thread-safety: a queries object is for one thread; the verifier is shared.
+ * Errors: RECEIPT_E_NULL_ARGUMENT; a JWS that cannot be decoded gives its
+ * decoding status (the chain is not judged here: receipt_verify_jws does that).
+ */
+typedef struct receipt_revocation_queries receipt_revocation_queries_t;
+receipt_status_t receipt_revocation_queries(const receipt_verifier_t *verifier, const char *jws, size_t length,
+                                            receipt_revocation_queries_t **out_queries, receipt_error_t *out_error);
+size_t receipt_revocation_query_count(const receipt_revocation_queries_t *queries);
+/* Borrowed, valid until _free; NULL past the end. */
+const char *receipt_revocation_query_url(const receipt_revocation_queries_t *queries, size_t index);
+const uint8_t *receipt_revocation_query_body(const receipt_revocation_queries_t *queries, size_t index,
+                                             size_t *out_length);
+/* Checks one answer and keeps it. RECEIPT_OK whatever the status it gives (good,
+ * revoked, unknown: the step judges); RECEIPT_E_BAD_OCSP_RESPONSE, with the
+ * reason in out_error, for anything that is not a valid answer.
+ * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_INDEX_OUT_OF_RANGE. */
+receipt_status_t receipt_revocation_answer(const receipt_verifier_t *verifier,
+                                           const receipt_revocation_queries_t *queries, size_t index, int http_status,
+                                           const void *body, size_t length, receipt_error_t *out_error);
+void receipt_revocation_queries_free(receipt_revocation_queries_t *queries);
 
 /*
  * Verifies `receipt`. Returns RECEIPT_OK only when every check that ran

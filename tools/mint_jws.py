@@ -11,6 +11,13 @@ nothing minted here can ever pass for Apple's.
     mint_jws.py ca DIR
         Create a test CA in DIR: root.pem (the anchor to add), the chain and keys,
         and the certificates the attack variants need.
+    mint_jws.py ca DIR --ocsp-url URL --intermediate-ocsp-url URL
+        The same, with OCSP responders named in the certificates (Authority Information Access:
+        the leaf's URL is answered for the intermediate, the intermediate's for the root), and
+        what `openssl ocsp` needs to be those responders in DIR/ocsp/ (keys, certificates, and an
+        index per issuer). Run them with the commands `mint_jws.py responders DIR` prints.
+    mint_jws.py revoke DIR leaf|intermediate
+        Marks that certificate revoked in its responder's index (restart the responder).
     mint_jws.py sign OUT --ca DIR [--payload PAYLOAD.json] [--kind transaction|renewal_info|notification]
                    [--variant NAME]
         Sign a payload (a transaction of com.example.minted in Sandbox by default).
@@ -31,7 +38,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
-from cryptography.x509.oid import NameOID, ObjectIdentifier
+from cryptography.x509.oid import AuthorityInformationAccessOID, NameOID, ObjectIdentifier
 
 INTERMEDIATE_MARKER = ObjectIdentifier("1.2.840.113635.100.6.2.1")
 LEAF_MARKER = ObjectIdentifier("1.2.840.113635.100.6.11.1")
@@ -75,7 +82,8 @@ def name(common_name):
                       x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
 
 
-def certificate(subject, issuer_name, public_key, signing_key, not_before, not_after, is_ca, marker=None):
+def certificate(subject, issuer_name, public_key, signing_key, not_before, not_after, is_ca, marker=None,
+                ocsp_url=None):
     """Shaped like Apple's, key identifiers included (strict verifiers such as
     pyOpenSSL's, which Apple's Python library uses, require the authority's)."""
     builder = (x509.CertificateBuilder().subject_name(name(subject)).issuer_name(name(issuer_name))
@@ -91,12 +99,17 @@ def certificate(subject, issuer_name, public_key, signing_key, not_before, not_a
                                     critical=False)
     if marker is not None:
         builder = builder.add_extension(x509.UnrecognizedExtension(marker, b"\x05\x00"), critical=False)
+    if ocsp_url is not None:
+        builder = builder.add_extension(x509.AuthorityInformationAccess([x509.AccessDescription(
+            AuthorityInformationAccessOID.OCSP, x509.UniformResourceIdentifier(ocsp_url))]), critical=False)
     return builder.sign(signing_key, hashes.SHA384())
 
 
 def make_chain(root_name, not_after_leaf=None, not_before_leaf=None, leaf_marker=True, intermediate_marker=True,
-               root=None):
-    """(root cert, root key, intermediate cert, leaf cert, leaf key); the root is made unless given."""
+               root=None, ocsp=(None, None), keys=None):
+    """(root cert, root key, intermediate cert, leaf cert, leaf key); the root is made unless given.
+    ocsp: the responder URLs the leaf and the intermediate name; keys: a dict that receives the
+    intermediate's key (an OCSP responder signs with it)."""
     year = datetime.timedelta(days=365)
     if root is None:
         root_key = ec.generate_private_key(ec.SECP384R1())
@@ -106,11 +119,13 @@ def make_chain(root_name, not_after_leaf=None, not_before_leaf=None, leaf_marker
         root_cert, root_key = root
     inter_key = ec.generate_private_key(ec.SECP384R1())
     inter_cert = certificate(root_name + " WWDR", root_name, inter_key.public_key(), root_key, NOW - 5 * year,
-                             NOW + 10 * year, True, INTERMEDIATE_MARKER if intermediate_marker else None)
+                             NOW + 10 * year, True, INTERMEDIATE_MARKER if intermediate_marker else None, ocsp[1])
+    if keys is not None:
+        keys["intermediate"] = inter_key
     leaf_key = ec.generate_private_key(ec.SECP256R1())
     leaf_cert = certificate(root_name + " Receipt Signing", root_name + " WWDR", leaf_key.public_key(), inter_key,
                             not_before_leaf or NOW - year, not_after_leaf or NOW + 2 * year, False,
-                            LEAF_MARKER if leaf_marker else None)
+                            LEAF_MARKER if leaf_marker else None, ocsp[0])
     return root_cert, root_key, inter_cert, leaf_cert, leaf_key
 
 
@@ -123,10 +138,13 @@ def key_pem(key):
                              serialization.NoEncryption())
 
 
-def create_ca(directory):
+def create_ca(directory, ocsp=(None, None)):
     os.makedirs(directory, exist_ok=True)
     year = datetime.timedelta(days=365)
-    root, root_key, inter, leaf, leaf_key = make_chain("libreceipt JWS test root")
+    keys = {}
+    root, root_key, inter, leaf, leaf_key = make_chain("libreceipt JWS test root", ocsp=ocsp, keys=keys)
+    if ocsp[0] or ocsp[1]:
+        write_responders(os.path.join(directory, "ocsp"), root, root_key, inter, keys["intermediate"], leaf, ocsp)
     chains = {"good": (inter, leaf, leaf_key)}
     for label, kwargs in {"no-leaf-marker": {"leaf_marker": False},
                           "no-intermediate-marker": {"intermediate_marker": False},
@@ -141,6 +159,51 @@ def create_ca(directory):
         for label, (i, l, k) in chains.items():
             out.write(f"# {label}\n".encode() + pem(i) + pem(l) + key_pem(k))
         out.write(b"# other-root\n" + pem(other_root) + pem(other_inter) + pem(other_leaf) + key_pem(other_key))
+
+
+def index_line(cert, revoked_at=None):
+    """One line of an `openssl ocsp` index (the `openssl ca` database format)."""
+    expiry = cert.not_valid_after_utc.strftime("%y%m%d%H%M%SZ")
+    revoked = revoked_at.strftime("%y%m%d%H%M%SZ") if revoked_at else ""
+    subject = "/" + "/".join(f"{a.oid._name if a.oid._name != 'countryName' else 'C'}={a.value}"
+                             .replace("organizationName", "O").replace("commonName", "CN") for a in cert.subject)
+    return f"{'R' if revoked_at else 'V'}\t{expiry}\t{revoked}\t{cert.serial_number:X}\tunknown\t{subject}\n"
+
+
+def write_responders(directory, root, root_key, inter, inter_key, leaf, urls):
+    """What two `openssl ocsp` responders need: the intermediate answers for the leaf, the root
+    for the intermediate, each from an index that says every certificate is good."""
+    os.makedirs(directory, exist_ok=True)
+    files = {"root.pem": pem(root), "root-key.pem": key_pem(root_key), "intermediate.pem": pem(inter),
+             "intermediate-key.pem": key_pem(inter_key), "leaf.pem": pem(leaf),
+             "leaf.index": index_line(leaf).encode(), "intermediate.index": index_line(inter).encode(),
+             "urls.json": json.dumps({"leaf": urls[0], "intermediate": urls[1]}).encode()}
+    for file, data in files.items():
+        with open(os.path.join(directory, file), "wb") as out:
+            out.write(data)
+
+
+def responder_commands(directory, minutes=5):
+    """The `openssl ocsp` command lines of the two responders (leaf's, intermediate's)."""
+    ocsp = os.path.join(directory, "ocsp")
+    urls = json.load(open(os.path.join(ocsp, "urls.json")))
+    commands = {}
+    for which, issuer, key in (("leaf", "intermediate.pem", "intermediate-key.pem"),
+                               ("intermediate", "root.pem", "root-key.pem")):
+        port = urls[which].rsplit(":", 1)[1].split("/")[0]
+        commands[which] = ["openssl", "ocsp", "-index", os.path.join(ocsp, f"{which}.index"), "-port", port,
+                           "-rsigner", os.path.join(ocsp, issuer), "-rkey", os.path.join(ocsp, key),
+                           "-CA", os.path.join(ocsp, issuer), "-nmin", str(minutes)]
+    return commands
+
+
+def revoke(directory, which):
+    """Marks the leaf or the intermediate revoked in its responder's index."""
+    ocsp = os.path.join(directory, "ocsp")
+    cert = x509.load_pem_x509_certificate(open(os.path.join(ocsp, f"{which}.pem" if which == "leaf"
+                                                            else "intermediate.pem"), "rb").read())
+    with open(os.path.join(ocsp, f"{which}.index"), "w") as out:
+        out.write(index_line(cert, revoked_at=NOW - datetime.timedelta(hours=1)))
 
 
 def load_ca(directory):
@@ -249,6 +312,13 @@ def main(argv=None):
     commands = parser.add_subparsers(dest="command", required=True)
     ca = commands.add_parser("ca")
     ca.add_argument("directory")
+    ca.add_argument("--ocsp-url", help="the leaf's OCSP responder (answered for the intermediate)")
+    ca.add_argument("--intermediate-ocsp-url", help="the intermediate's OCSP responder (answered for the root)")
+    revoking = commands.add_parser("revoke")
+    revoking.add_argument("directory")
+    revoking.add_argument("which", choices=["leaf", "intermediate"])
+    responders = commands.add_parser("responders")
+    responders.add_argument("directory")
     signing = commands.add_parser("sign")
     signing.add_argument("out")
     signing.add_argument("--ca", required=True)
@@ -256,8 +326,15 @@ def main(argv=None):
     signing.add_argument("--kind", choices=["transaction", "renewal_info", "notification"], default="transaction")
     signing.add_argument("--variant", choices=sorted(VARIANTS))
     args = parser.parse_args(argv)
+    if args.command == "revoke":
+        revoke(args.directory, args.which)
+        return 0
+    if args.command == "responders":
+        for which, command in responder_commands(args.directory).items():
+            print(" ".join(command) + f"   # the {which}'s responder")
+        return 0
     if args.command == "ca":
-        create_ca(args.directory)
+        create_ca(args.directory, (args.ocsp_url, args.intermediate_ocsp_url))
         print(f"JWS test CA in {args.directory}; trust it with --anchor {os.path.join(args.directory, 'root.pem')} "
               f"(and --no-apple-root to trust only it); sign with: mint_jws.py sign OUT --ca {args.directory}")
         return 0

@@ -8,6 +8,8 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/objects.h>
+#include <openssl/ocsp.h>
+#include <time.h>
 #include <openssl/pem.h>
 #include <openssl/rand.h>
 #include <openssl/rsa.h>
@@ -183,5 +185,118 @@ static inline int shim_es256_sign_digest(EVP_PKEY *key, const unsigned char *dig
     int ok = BN_bn2binpad(r, out, 32) == 32 && BN_bn2binpad(s, out + 32, 32) == 32;
     ECDSA_SIG_free(sig);
     return ok;
+}
+/* ---------------------------------------------------------------- OCSP (RFC 6960) */
+
+/* The first OCSP responder URL of a certificate's Authority Information Access,
+ * copied NUL-terminated into out; 0 when it names none or it does not fit. */
+static inline int shim_ocsp_responder_url(X509 *certificate, char *out, int size) {
+    STACK_OF(OPENSSL_STRING) *urls = X509_get1_ocsp(certificate);
+    int ok = 0;
+    if (urls && sk_OPENSSL_STRING_num(urls) > 0) {
+        const char *url = sk_OPENSSL_STRING_value(urls, 0);
+        if (url && (int)strlen(url) < size) {
+            strcpy(out, url);
+            ok = 1;
+        }
+    }
+    X509_email_free(urls);
+    return ok;
+}
+
+/* The DER of an OCSP request for `certificate` issued by `issuer` (CertID with
+ * SHA-1, as RFC 5019 responders expect), with a nonce when one is given, and the
+ * DER of the CertID alone (a cache key). Each output is OPENSSL_malloc'd; 1 on success. */
+static inline int shim_ocsp_request(X509 *certificate, X509 *issuer, const unsigned char *nonce, int nonce_length,
+                                    unsigned char **request_der, int *request_length,
+                                    unsigned char **id_der, int *id_length) {
+    OCSP_CERTID *id = OCSP_cert_to_id(EVP_sha1(), certificate, issuer);
+    if (!id) return 0;
+    *id_der = NULL;
+    *id_length = i2d_OCSP_CERTID(id, id_der);
+    OCSP_REQUEST *request = OCSP_REQUEST_new();
+    int ok = request && *id_length > 0 && OCSP_request_add0_id(request, id) != NULL;
+    if (!ok) {
+        OCSP_CERTID_free(id);
+    } else if (nonce_length > 0) {
+        ok = OCSP_request_add1_nonce(request, (unsigned char *)nonce, nonce_length) == 1;
+    }
+    *request_der = NULL;
+    *request_length = ok ? i2d_OCSP_REQUEST(request, request_der) : 0;
+    OCSP_REQUEST_free(request);
+    return ok && *request_length > 0;
+}
+
+static inline long long shim_asn1_time_epoch(const ASN1_GENERALIZEDTIME *time) {
+    struct tm parts;
+    if (!time || ASN1_TIME_to_tm(time, &parts) != 1) return -1;
+    return (long long)timegm(&parts);
+}
+
+/* What an OCSP answer says of one CertID, after every check: */
+enum {
+    SHIM_OCSP_OK = 0,
+    SHIM_OCSP_MALFORMED = 1,     /* not an OCSPResponse */
+    SHIM_OCSP_UNSUCCESSFUL = 2,  /* responseStatus other than successful (status in *reason) */
+    SHIM_OCSP_NOT_BASIC = 3,     /* no BasicOCSPResponse */
+    SHIM_OCSP_BAD_SIGNATURE = 4, /* not signed by the issuer or its delegated OCSP signer */
+    SHIM_OCSP_NONCE = 5,         /* the nonce sent is absent or different */
+    SHIM_OCSP_NO_STATUS = 6,     /* no SingleResponse for this CertID */
+    SHIM_OCSP_BAD_TIME = 7       /* thisUpdate or nextUpdate unreadable */
+};
+
+/* Reads and checks one OCSP answer for `id_der` (a CertID made by shim_ocsp_request):
+ * the signer must be `issuer`, or a certificate issued by it with the OCSP-signing
+ * extended key usage (OCSP_basic_verify's rule), chained to `anchor` at `now`;
+ * `nonce`, when given, must come back. Fills the certificate's status
+ * (V_OCSP_CERTSTATUS_*), revocation reason and instant, thisUpdate and nextUpdate
+ * (-1 when absent). Dates are checked by the caller. */
+static inline int shim_ocsp_check(const unsigned char *answer, long length, const unsigned char *id_der, long id_length,
+                                  X509 *issuer, STACK_OF(X509) *chain, X509 *anchor, long long now,
+                                  const unsigned char *nonce, int nonce_length, int *status, int *reason,
+                                  long long *revoked_at, long long *this_update, long long *next_update) {
+    const unsigned char *cursor = answer;
+    OCSP_RESPONSE *response = d2i_OCSP_RESPONSE(NULL, &cursor, length);
+    if (!response || cursor != answer + length) { OCSP_RESPONSE_free(response); return SHIM_OCSP_MALFORMED; }
+    int result = SHIM_OCSP_OK;
+    OCSP_BASICRESP *basic = NULL;
+    OCSP_CERTID *id = NULL;
+    X509_STORE *store = NULL;
+    int response_status = OCSP_response_status(response);
+    if (response_status != OCSP_RESPONSE_STATUS_SUCCESSFUL) { *reason = response_status; result = SHIM_OCSP_UNSUCCESSFUL; goto done; }
+    basic = OCSP_response_get1_basic(response);
+    if (!basic) { result = SHIM_OCSP_NOT_BASIC; goto done; }
+    store = X509_STORE_new();
+    if (!store || X509_STORE_add_cert(store, anchor) != 1) { result = SHIM_OCSP_BAD_SIGNATURE; goto done; }
+    X509_VERIFY_PARAM *param = X509_STORE_get0_param(store);
+    X509_VERIFY_PARAM_set_time(param, (time_t)now);
+    /* The issuer and its chain are the only certificates besides the answer's own;
+     * nothing comes from a system store. */
+    if (OCSP_basic_verify(basic, chain, store, 0) != 1) { result = SHIM_OCSP_BAD_SIGNATURE; goto done; }
+    if (nonce_length > 0) {
+        OCSP_REQUEST *sent = OCSP_REQUEST_new();
+        int same = sent && OCSP_request_add1_nonce(sent, (unsigned char *)nonce, nonce_length) == 1 &&
+                   OCSP_check_nonce(sent, basic) == 1;
+        OCSP_REQUEST_free(sent);
+        if (!same) { result = SHIM_OCSP_NONCE; goto done; }
+    }
+    const unsigned char *id_cursor = id_der;
+    id = d2i_OCSP_CERTID(NULL, &id_cursor, id_length);
+    ASN1_GENERALIZEDTIME *revoked = NULL, *this_time = NULL, *next_time = NULL;
+    if (!id || OCSP_resp_find_status(basic, id, status, reason, &revoked, &this_time, &next_time) != 1) {
+        result = SHIM_OCSP_NO_STATUS;
+        goto done;
+    }
+    *revoked_at = revoked ? shim_asn1_time_epoch(revoked) : -1;
+    *this_update = shim_asn1_time_epoch(this_time);
+    *next_update = next_time ? shim_asn1_time_epoch(next_time) : -1;
+    if (*this_update < 0 || (next_time && *next_update < 0)) result = SHIM_OCSP_BAD_TIME;
+    (void)issuer;
+done:
+    OCSP_CERTID_free(id);
+    X509_STORE_free(store);
+    OCSP_BASICRESP_free(basic);
+    OCSP_RESPONSE_free(response);
+    return result;
 }
 #endif

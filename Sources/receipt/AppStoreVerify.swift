@@ -83,37 +83,12 @@ struct AppStoreVerify: ParsableCommand {
 
     /// POSTs the body and waits for the answer: (HTTP status, body text).
     private func post(_ body: String, to address: String) throws -> (Int, String) {
-        guard let url = URL(string: address) else {
-            throw fail(ReceiptError(.invalidArgument, "not a URL: \(address)"), file: file)
-        }
-        var request = URLRequest(url: url, timeoutInterval: timeout)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(body.utf8)
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var outcome: Result<(Int, String), Error> = .failure(URLError(.unknown))
-        let task = URLSession.shared.dataTask(with: request) { data, response, error in
-            if let error {
-                outcome = .failure(error)
-            } else {
-                let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-                outcome = .success((status, String(decoding: data ?? Data(), as: UTF8.self)))
-            }
-            done.signal()
-        }
-        task.resume()
-        // The whole exchange gets `timeout` seconds: URLRequest's own timeout is an idle
-        // timeout, and FoundationNetworking rounds it to whole seconds.
-        if done.wait(timeout: .now() + timeout) == .timedOut {
-            task.cancel()
-            printToStandardError("receipt: \(address): no answer within \(timeout) seconds")
-            throw ExitCode(Self.noUsableAnswerExitCode)
-        }
-        switch outcome {
-        case .success(let answer):
-            return answer
-        case .failure(let error):
-            printToStandardError("receipt: \(address): \(error.localizedDescription)")
+        switch HTTPPost.send(Array(body.utf8), to: address, contentType: "application/json", timeout: timeout) {
+        case .success(let (status, answer)):
+            return (status, String(decoding: answer, as: UTF8.self))
+        case .failure(let failure):
+            if case .notAURL = failure { throw fail(ReceiptError(.invalidArgument, "not a URL: \(address)"), file: file) }
+            printToStandardError("receipt: \(failure.description)")
             throw ExitCode(Self.noUsableAnswerExitCode)
         }
     }

@@ -23,6 +23,12 @@ struct VerifierOptions: ParsableArguments {
     @Option(help: "The app's Apple id a JWS that names one must name (notifications, AppTransactions); required for production ones.")
     var appAppleId: Int64?
 
+    @Option(help: "Check the OCSP status of a JWS's App Store chain: off (the default), soft (revoked fails; no answer passes with a warning) or hard (only a good answer passes).")
+    var revocation: RevocationMode = .off
+
+    @Option(help: "Seconds to wait for each OCSP answer (with --revocation).")
+    var ocspTimeout: Double = 5
+
     /// The verifier these options describe; a bad option exits 2, naming the option.
     func verifier() throws -> ReceiptVerifier {
         do throws(ReceiptError) {
@@ -42,6 +48,7 @@ struct VerifierOptions: ParsableArguments {
         }
         policy.environment = environment
         policy.appAppleID = appAppleId
+        policy.revocation = revocation
         if let now { policy.nowMilliseconds = try CommandLineValues.instant(now, option: "--now") }
         return try trust.verifier(policy: policy)
     }
@@ -71,6 +78,28 @@ struct TrustOptionGroup: ParsableArguments {
 }
 
 extension ReceiptEnvironment: ExpressibleByArgument {}
+extension RevocationMode: ExpressibleByArgument {}
+
+extension VerifierOptions {
+    /// With revocation on, asks OCSP what the JWS's chain still needs and gives the
+    /// answers to the verifier (which checks and caches them); a responder that does
+    /// not answer leaves the step without a fresh answer, and its mode decides.
+    func askRevocation(_ verifier: ReceiptVerifier, about payload: SignedPayload) {
+        guard revocation != .off, let queries = try? verifier.revocationQueries(for: payload) else { return }
+        for query in queries {
+            switch HTTPPost.send(query.request, to: query.url, contentType: "application/ocsp-request", timeout: ocspTimeout) {
+            case .success(let (status, body)):
+                do throws(ReceiptError) {
+                    try verifier.acceptRevocationAnswer(query, httpStatus: status, body: body)
+                } catch {
+                    printToStandardError("receipt: OCSP for \(query.subject): \(error)")
+                }
+            case .failure(let failure):
+                printToStandardError("receipt: OCSP for \(query.subject): \(failure.description)")
+            }
+        }
+    }
+}
 
 enum CommandLineValues {
     static func instant(_ text: String, option: String) throws(ReceiptError) -> Int64 {

@@ -19,8 +19,13 @@ struct Verify: ParsableCommand {
         let result: VerificationResult
         do throws(ReceiptError) {
             let bytes = try InputFile.read(file)
-            result = SignedFormat(of: bytes) == .jws ? try verifier.verify(jws: bytes).result
-                                                     : verifier.verify(try Receipt.parse(bytes))
+            if SignedFormat(of: bytes) == .jws {
+                let payload = try SignedPayload.decode(bytes)
+                options.askRevocation(verifier, about: payload)
+                result = verifier.verify(jws: payload)
+            } else {
+                result = verifier.verify(try Receipt.parse(bytes))
+            }
         } catch {
             throw fail(error, file: file)
         }

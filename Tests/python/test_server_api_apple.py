@@ -8,12 +8,12 @@ import json
 import time
 import uuid
 
-import jwt
 import pytest
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-pytest.importorskip("appstoreserverlibrary")
+pytest.importorskip("appstoreserverlibrary")  # in the test venv (make venv); skipped by name elsewhere
+import jwt  # noqa: E402  (PyJWT, which Apple's library depends on)
 from appstoreserverlibrary import api_client as apple_api  # noqa: E402
 from appstoreserverlibrary import jws_signature_creator as apple_jws  # noqa: E402
 from appstoreserverlibrary import promotional_offer as apple_offer  # noqa: E402

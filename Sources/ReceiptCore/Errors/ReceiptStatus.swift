@@ -74,6 +74,9 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
     case nestedUnreadable = 227
     case keyRefused = 228
     case notASigningCertificate = 229
+    case revoked = 230
+    case revocationUnknown = 231
+    case badOCSPResponse = 232
 
     /// The C constant's name, e.g. `RECEIPT_E_TRUNCATED`; stable, for logs and the CLI.
     public var name: String { staticName.description }
@@ -153,6 +156,9 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
         case .nestedUnreadable: ("RECEIPT_E_NESTED_UNREADABLE", "a JWS nested in a notification is not a readable JWS, or nests another notification")
         case .keyRefused: ("RECEIPT_E_KEY_REFUSED", "the signing key is of a size or public exponent Apple never uses; refused before any arithmetic")
         case .notASigningCertificate: ("RECEIPT_E_NOT_A_SIGNING_CERTIFICATE", "the signing certificate is a CA, or its key usage does not allow digital signatures")
+        case .revoked: ("RECEIPT_E_REVOKED", "a certificate of the chain is revoked (OCSP)")
+        case .revocationUnknown: ("RECEIPT_E_REVOCATION_UNKNOWN", "no fresh OCSP answer for a certificate of the chain, and revocation is hard")
+        case .badOCSPResponse: ("RECEIPT_E_BAD_OCSP_RESPONSE", "an OCSP answer is malformed, unsigned, mis-signed, stale, from the future or for another certificate")
         }
     }
 }

@@ -16,6 +16,8 @@ public final class ReceiptVerifier: Sendable {
     let customAnchors: [X509Certificate]
     /// Bags and chains this verifier has validated; see ChainCache and ValidatedChain.
     let cache: ChainCache
+    /// OCSP answers checked for JWS chains (the revocation step); shared like `cache`.
+    let revocations: RevocationCache
 
     public init(trust: TrustOptions = .appleRoot, anchors: [TrustAnchor] = [],
                 policy: VerificationPolicy = VerificationPolicy()) {
@@ -23,6 +25,7 @@ public final class ReceiptVerifier: Sendable {
         self.policy = policy
         customAnchors = anchors.map(\.certificate)
         cache = ChainCache(known: customAnchors)
+        revocations = RevocationCache()
     }
 
     private init(sharing other: ReceiptVerifier, policy: VerificationPolicy) {
@@ -30,6 +33,7 @@ public final class ReceiptVerifier: Sendable {
         self.policy = policy
         customAnchors = other.customAnchors
         cache = other.cache
+        revocations = other.revocations
     }
 
     /// The same trust under another policy, sharing this verifier's cache: for a

@@ -19,6 +19,9 @@ public struct VerificationPolicy: Sendable, Equatable {
     /// The app's Apple id a JWS that names one must name (notifications,
     /// AppTransactions); required for production ones, as Apple's verifiers require.
     public var appAppleID: Int64?
+    /// Whether the `revocation` step of JWS verification asks OCSP answers of the
+    /// verifier's cache (RevocationMode); off by default.
+    public var revocation: RevocationMode = .off
 
     /// Every bundle id the bundle_id step accepts; empty when it is not checked.
     public var expectedBundleIDs: [String] {

@@ -328,3 +328,23 @@ for _name, (_restype, _argtypes) in _api_signatures.items():
     _function = getattr(lib, _name)
     _function.restype = _restype
     _function.argtypes = _argtypes
+
+
+# Revocation (OCSP): the verifier's mode and the loop of receipt.h.
+REVOCATION_MODES = {"off": 0, "soft": 1, "hard": 2}
+_revocation_signatures = {
+    "receipt_verifier_builder_set_revocation": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
+    "receipt_revocation_queries": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, _handle_out,
+                                                  _error_out]),
+    "receipt_revocation_query_count": (ctypes.c_size_t, [ctypes.c_void_p]),
+    "receipt_revocation_query_url": (ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_size_t]),
+    "receipt_revocation_query_body": (ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_size_t,
+                                                        ctypes.POINTER(ctypes.c_size_t)]),
+    "receipt_revocation_answer": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                                                 ctypes.c_char_p, ctypes.c_size_t, _error_out]),
+    "receipt_revocation_queries_free": (None, [ctypes.c_void_p]),
+}
+for _name, (_restype, _argtypes) in _revocation_signatures.items():
+    _function = getattr(lib, _name)
+    _function.restype = _restype
+    _function.argtypes = _argtypes

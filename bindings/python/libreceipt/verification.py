@@ -107,12 +107,19 @@ class Verifier:
     receipt or JWS must come from (any when None); `app_apple_id` (int) is the app's
     Apple id a JWS naming one must name (required for production ones).
 
+    Revocation (JWS of App Store chains): `revocation` "off" (the default), "soft" (revoked
+    fails; no fresh OCSP answer passes with a warning) or "hard" (only fresh good answers
+    pass). When it is on, verify_jws asks the OCSP responders first, through
+    `ocsp_transport(url, body, timeout) -> (status, body)` (urllib by default, `ocsp_timeout`
+    seconds each), and the answers are cached on this verifier until their nextUpdate.
+
     JWS: Apple Root CA - G3 is trusted with `apple_root`; an Xcode-signed JWS only
     when its certificate, exported from Xcode, is one of `anchors`.
     """
 
     def __init__(self, bundle_id=None, application_version=None, device_id=None, allow_xcode=False,
-                 apple_root=True, anchors=(), now=None, environment=None, app_apple_id=None):
+                 apple_root=True, anchors=(), now=None, environment=None, app_apple_id=None, revocation="off",
+                 ocsp_transport=None, ocsp_timeout=5.0):
         builder = ctypes.c_void_p()
         _check(lib.receipt_verifier_builder_new(ctypes.byref(builder)))
         try:
@@ -146,6 +153,12 @@ class Verifier:
                 if isinstance(app_apple_id, bool) or not isinstance(app_apple_id, int):
                     raise TypeError(f"app_apple_id: expected int, got {type(app_apple_id).__name__}")
                 _check(lib.receipt_verifier_builder_set_app_apple_id(builder, app_apple_id))
+            if revocation not in _native.REVOCATION_MODES:
+                raise ValueError(f"revocation: expected one of {sorted(_native.REVOCATION_MODES)}, got {revocation!r}")
+            _check(lib.receipt_verifier_builder_set_revocation(builder, _native.REVOCATION_MODES[revocation]))
+            self.revocation = revocation
+            self._ocsp_transport = ocsp_transport
+            self._ocsp_timeout = ocsp_timeout
             self._handle = ctypes.c_void_p()
             _check(lib.receipt_verifier_build(builder, ctypes.byref(self._handle)))
         finally:
@@ -181,8 +194,20 @@ class Verifier:
         valid (it raises otherwise; `.unverified_payload` names what it is).
         Raises ReceiptError when the token is not a readable JWS."""
         from .jws import verify_jws
+        if self.revocation != "off":
+            self.check_revocation(token)
         jws, handle = verify_jws(self._handle, token)
         return Verification(handle, jws)
+
+    def check_revocation(self, token):
+        """Asks OCSP what the JWS's chain still needs (nothing when the answers are cached and
+        fresh, or the chain is not a trusted App Store chain), with `ocsp_transport(url, body,
+        timeout) -> (status, body)` (urllib by default), and gives each answer to libreceipt,
+        which checks it and keeps it for every later verification. verify_jws calls it when
+        revocation is on. Returns [(url, "good" | "revoked" | "unknown" | the reason it failed)]:
+        a responder down or a bad answer is not an exception; the step then has no fresh answer."""
+        from .revocation import run_queries
+        return run_queries(self._handle, token, self._ocsp_transport, self._ocsp_timeout)
 
     def __del__(self):
         if getattr(self, "_handle", None):

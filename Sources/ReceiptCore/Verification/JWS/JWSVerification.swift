@@ -6,6 +6,7 @@ extension ReceiptVerifier {
     static let jwsPolicies: [any JWSPolicy] = [
         JWSHeaderPolicy(), JWSSignaturePolicy(), ChainPolicy(), IntermediateMarkerPolicy(), LeafMarkerPolicy(),
         BundleIDPolicy(), ApplicationVersionPolicy(), EnvironmentPolicy(), AppAppleIDPolicy(), NestedJWSPolicy(),
+        RevocationPolicy(),
     ]
 
     /// The verdict on a decoded JWS.
