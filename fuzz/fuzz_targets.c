@@ -15,6 +15,9 @@
  *           call, then Apple's error with a Retry-After cut from them) and as a
  *           call's arguments; the key ($RECEIPT_FUZZ_API_KEY) and the anchor of
  *           signed members ($RECEIPT_FUZZ_JWS_ROOT) come from fuzz/run.sh
+ *   ocspanswer: the bytes as the OCSP answer to each revocation query of a chain
+ *           whose certificates name responders ($RECEIPT_FUZZ_OCSP_DIR: root.pem
+ *           and ocsp.jws, from fuzz/run.sh), then a hard-mode verification
  * Every call must return a status; any crash, leak or hang is a finding. */
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +37,7 @@
 #define JWS 6
 #define JSONREADER 7
 #define APIANSWER 8
+#define OCSPANSWER 9
 
 /* A JSON reader's statuses: anything else from a JSON input is a finding. */
 static int json_status(receipt_status_t status) {
@@ -66,7 +70,53 @@ static size_t to_base64(const uint8_t *data, size_t size, char *out) {
     return o;
 }
 
-#if FUZZ_TARGET == APIANSWER
+#if FUZZ_TARGET == OCSPANSWER
+static char *slurp_in(const char *directory, const char *name, size_t *length) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", directory ? directory : ".", name);
+    FILE *f = fopen(path, "rb");
+    if (!f) abort(); /* fuzz/run.sh makes them */
+    char *text = calloc(1, 1 << 16);
+    *length = fread(text, 1, (1 << 16) - 1, f);
+    fclose(f);
+    while (*length > 0 && text[*length - 1] == '\n') text[--*length] = 0;
+    return text;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    static char *root, *token;
+    static size_t root_length, token_length;
+    if (!root) {
+        root = slurp_in(getenv("RECEIPT_FUZZ_OCSP_DIR"), "root.pem", &root_length);
+        token = slurp_in(getenv("RECEIPT_FUZZ_OCSP_DIR"), "ocsp.jws", &token_length);
+    }
+    /* A new verifier each time, so that an answer the cache kept does not end the queries. */
+    receipt_verifier_builder_t *builder = NULL;
+    receipt_verifier_builder_new(&builder);
+    receipt_verifier_builder_set_trust(builder, 0);
+    if (receipt_verifier_builder_add_anchor(builder, root, root_length, NULL)) abort();
+    receipt_verifier_builder_set_revocation(builder, RECEIPT_REVOCATION_HARD);
+    receipt_verifier_t *verifier = NULL;
+    receipt_verifier_build(builder, &verifier);
+    receipt_verifier_builder_free(builder);
+    receipt_revocation_queries_t *queries = NULL;
+    if (receipt_revocation_queries(verifier, token, token_length, &queries, NULL) != RECEIPT_OK) abort();
+    if (receipt_revocation_query_count(queries) != 2) abort();
+    for (size_t i = 0; i < 2; i++) {
+        receipt_error_t error;
+        receipt_status_t status = receipt_revocation_answer(verifier, queries, i, 200, data, size, &error);
+        if (status != RECEIPT_OK && status != RECEIPT_E_BAD_OCSP_RESPONSE) abort();
+        if (status != RECEIPT_OK && strlen(error.detail) == 0) abort();
+    }
+    receipt_revocation_queries_free(queries);
+    receipt_verification_t *result = NULL;
+    receipt_status_t verdict = receipt_verify_jws(verifier, token, token_length, NULL, &result, NULL);
+    if (verdict != RECEIPT_OK && verdict != RECEIPT_E_REVOKED && verdict != RECEIPT_E_REVOCATION_UNKNOWN) abort();
+    receipt_verification_free(result);
+    receipt_verifier_free(verifier);
+    return 0;
+}
+#elif FUZZ_TARGET == APIANSWER
 static char *slurp(const char *variable, size_t *length) {
     const char *path = getenv(variable);
     FILE *f = path ? fopen(path, "rb") : NULL;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing of the C ABI with libFuzzer and AddressSanitizer.
 #   fuzz/run.sh SECONDS [TARGET...]     targets: parse verify json base64 response jws jsonreader apianswer
-#                                       differential
+#                                       ocspanswer differential
 #                                       (default: all)
 # differential: libreceipt's signature step against OpenSSL's CMS_verify (fuzz/differential.c).
 # Builds an instrumented libreceipt into .build-fuzz, seeds each target with the
@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:?usage: fuzz/run.sh SECONDS [TARGET...]}
 shift
-targets=("${@:-parse verify json base64 response jws jsonreader apianswer differential}")
+targets=("${@:-parse verify json base64 response jws jsonreader apianswer ocspanswer differential}")
 read -r -a targets <<< "${targets[*]}"
 out=build/fuzz
 mkdir -p $out/findings
@@ -63,6 +63,16 @@ for name, page in pages.items():
 (out / "retry-after.txt").write_text("Wed, 21 Oct 2015 07:28:00 GMT")
 SEEDS
 fi
+# OCSP answers: a chain whose certificates name responders, and canned answers as seeds.
+ocsp_seeds=$out/ocsp-seeds
+if [ ! -d $ocsp_seeds ]; then
+  mkdir -p $ocsp_seeds
+  python3 tools/mint_jws.py ca $out/ocsp-ca --ocsp-url http://127.0.0.1:9/leaf --intermediate-ocsp-url http://127.0.0.1:9/i >/dev/null
+  python3 tools/mint_jws.py sign $out/ocsp-ca/ocsp.jws --ca $out/ocsp-ca
+  python3 Tests/c/make_ocsp_answers.py $out/ocsp-ca
+  cp $out/ocsp-ca/*.der $ocsp_seeds/
+fi
+export RECEIPT_FUZZ_OCSP_DIR=$PWD/$out/ocsp-ca
 export RECEIPT_FUZZ_API_KEY=$PWD/$out/api-key.pem RECEIPT_FUZZ_JWS_ROOT=$PWD/$out/jws-ca/root.pem
 extra=()
 [ -d ../shared/fixtures/apple/receipts ] && extra+=(../shared/fixtures/apple/receipts ../shared/fixtures/apple/edge)
@@ -73,7 +83,7 @@ if [ -d ../shared/fixtures/jws/apple ]; then
   jws_files+=(../shared/fixtures/jws/apple/*.jws ../shared/fixtures/jws/xcode/*.jws)
 fi
 
-declare -A number=([parse]=1 [verify]=2 [json]=3 [base64]=4 [response]=5 [jws]=6 [jsonreader]=7 [apianswer]=8)
+declare -A number=([parse]=1 [verify]=2 [json]=3 [base64]=4 [response]=5 [jws]=6 [jsonreader]=7 [apianswer]=8 [ocspanswer]=9)
 for target in "${targets[@]}"; do
   if [ "$target" = differential ]; then
     source=(fuzz/differential.c -lcrypto)
@@ -93,6 +103,7 @@ for target in "${targets[@]}"; do
   case $target in
     jws) inputs=($jws_seeds fuzz/regressions "${jws_extra[@]}") ;;
     apianswer) inputs=($api_seeds) ;;
+    ocspanswer) inputs=($ocsp_seeds) ;;
     jsonreader)  # the decoded payloads of the JWS seeds
       if [ -z "$(ls -A $corpus)" ]; then
         for f in $jws_seeds/*.jws "${jws_files[@]}"; do

@@ -23,6 +23,7 @@
 
 int run_jws_tests(void);   /* test_jws.c */
 int run_server_api_tests(void);   /* test_server_api.c */
+int run_revocation_tests(void);   /* test_revocation.c */
 int run_batch_tests(void); /* test_batch.c */
 
 typedef struct {
@@ -1344,5 +1345,5 @@ int main(void) {
     const char *filter = getenv("RECEIPT_TEST_FILTER"); /* e.g. the ThreadSanitizer run: test_shared_* */
     if (filter && *filter) cmocka_set_test_filter(filter);
     int failed = cmocka_run_group_tests_name("receipt C ABI", tests, NULL, NULL);
-    return failed + run_jws_tests() + run_batch_tests() + run_server_api_tests();
+    return failed + run_jws_tests() + run_batch_tests() + run_server_api_tests() + run_revocation_tests();
 }

@@ -140,7 +140,7 @@ def test_minted_jws_verifies_against_the_test_root_only(jws_ca):
     assert result.valid, result.to_json()
     assert [step.name for step in result.steps] == ["header", "signature", "chain", "intermediate_marker",
                                                     "leaf_marker", "bundle_id", "application_version",
-                                                    "environment", "app_apple_id", "nested"]
+                                                    "environment", "app_apple_id", "nested", "revocation"]
     assert libreceipt.Verifier().verify_jws(token).status_name == "RECEIPT_E_CHAIN_UNTRUSTED"
 
 
