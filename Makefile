@@ -149,7 +149,7 @@ bench: build test-deps venv
 	bench/run.sh
 
 # libFuzzer over the C ABI: `make fuzz FUZZ_SECONDS=600` per target; fuzz-smoke is CI's 2 minutes
-# (15 s for each of nine targets: receipts, JWS, the JSON reader, App Store Server API answers, and the differential one against
+# (15 s for each of ten targets: receipts, JWS, the JSON reader, App Store Server API and OCSP answers, and the differential one against
 # OpenSSL's CMS_verify).
 FUZZ_SECONDS ?= 600
 fuzz: deps venv

@@ -48,6 +48,17 @@ jws_real=()
 $out/bench --jws --anchor $out/jws-ca/root.pem $out/minted.jws
 
 echo
+echo "== Revocation: warm JWS verification, hard with fresh cached OCSP answers, against off (target <= 1.05x)"
+if [ ! -f $out/ocsp-ca/ocsp.jws ]; then
+  rm -rf $out/ocsp-ca
+  $mint_jws ca $out/ocsp-ca --ocsp-url http://127.0.0.1:9/leaf --intermediate-ocsp-url http://127.0.0.1:9/i >/dev/null
+  $mint_jws sign $out/ocsp-ca/ocsp.jws --ca $out/ocsp-ca
+fi
+python3 Tests/c/make_ocsp_answers.py $out/ocsp-ca   # fresh answers (they hold 30 days)
+cc -O2 -std=c11 -Wall -Wextra -Ibuild/include -o $out/bench_revocation bench/bench_revocation.c -L$lib -lreceipt
+$out/bench_revocation $out/ocsp-ca
+
+echo
 echo "== Python verify_jws against Apple's SignedDataVerifier (online checks off; target >= 40x)"
 [ ${#jws_real[@]} -gt 0 ] && RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python:bench \
   python3 bench/bench_python_jws.py $jws_shared/certs/AppleRootCA-G3.pem ${jws_real[0]}

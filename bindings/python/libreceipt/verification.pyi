@@ -1,5 +1,5 @@
 import datetime
-from typing import Any, Dict, Iterable, List, Literal, Optional, Union
+from typing import Any, Callable, Dict, Iterable, List, Literal, Optional, Tuple, Union
 
 from . import Receipt
 from .jws import JWS
@@ -34,7 +34,11 @@ class Verifier:
                  device_id: Optional[Buffer] = ..., allow_xcode: bool = ..., apple_root: bool = ...,
                  anchors: Iterable[Buffer] = ..., now: Union[datetime.datetime, int, None] = ...,
                  environment: Optional[Literal["production", "sandbox", "xcode", "local-testing"]] = ...,
-                 app_apple_id: Optional[int] = ...) -> None: ...
+                 app_apple_id: Optional[int] = ..., revocation: Literal["off", "soft", "hard"] = ...,
+                 ocsp_transport: Optional[Callable[[str, bytes, float], Tuple[int, bytes]]] = ...,
+                 ocsp_timeout: float = ...) -> None: ...
+    revocation: str
+    def check_revocation(self, token: Union[str, Buffer]) -> List[Tuple[str, str]]: ...
     def verify(self, receipt: Receipt) -> Verification: ...
     def verify_bytes(self, data: Union[Buffer, str]) -> Verification: ...
     def verify_jws(self, token: Union[str, Buffer]) -> Verification: ...
