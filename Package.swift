@@ -55,6 +55,7 @@ let package = Package(
         // core's VerifyReceiptEndpoint and VerdictEndpoint. Linked into the CLI, never into libreceipt.so.
         .target(name: "ReceiptServer", dependencies: [
             "ReceiptCore",
+            "ReceiptServerAPIClient",  // its RevocationTransport asks OCSP (AsyncHTTPClient)
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),

@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import ReceiptCore
+import ReceiptServerAPIClient
 
 /// Routes a request to the core's endpoints and turns their answers into HTTP.
 /// Every decision about a receipt or a JWS is the core's (VerifyReceiptEndpoint,
@@ -15,6 +16,7 @@ struct ReceiptResponder: HTTPResponder {
     let verdict: VerdictEndpoint
     let maxBodyBytes: Int
     let metrics: ServerMetrics
+    let revocation: RevocationTransport
 
     init(settings: ServerSettings, metrics: ServerMetrics) {
         // The App Store endpoints judge the environment themselves (21007, 21008):
@@ -29,6 +31,7 @@ struct ReceiptResponder: HTTPResponder {
         verdict = VerdictEndpoint(verifier: settings.verifier)
         maxBodyBytes = settings.maxBodyBytes
         self.metrics = metrics
+        revocation = RevocationTransport(timeout: .seconds(Int64(max(1, settings.ocspTimeoutSeconds))))
     }
 
     func respond(to request: Request, context: Context) async throws -> Response {
@@ -45,7 +48,8 @@ struct ReceiptResponder: HTTPResponder {
         case "/healthz" where request.method == .get || request.method == .head:
             (response, status) = (Self.text(.ok, "ok\n"), "200")
         case "/metrics" where request.method == .get:
-            let exposition = metrics.exposition(cache: verdict.verifier.cacheStatistics)
+            let exposition = metrics.exposition(cache: verdict.verifier.cacheStatistics,
+                                                revocation: verdict.verifier.revocationCacheStatistics)
             (response, status) = (Self.response(.ok, contentType: "text/plain; version=0.0.4; charset=utf-8", exposition), "200")
         case "/healthz", "/metrics":
             (response, status) = (Self.methodNotAllowed(allow: "GET"), "405")
@@ -84,7 +88,16 @@ struct ReceiptResponder: HTTPResponder {
             return (Self.json(.contentTooLarge, answer.bytes), answer.status.name)
         }
         let query = request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) }
-        let answer = verdict.answer(toBody: body, query: query)
+        var answer = verdict.answer(toBody: body, query: query)
+        // Revocation on and no fresh OCSP answer cached (a first sight, or the refresher
+        // behind): ask now, then judge again. In steady state the refresher has asked.
+        if let payload = answer.revocationPending {
+            let outcomes = await revocation.ask(about: payload, for: verdict.verifier)
+            for outcome in outcomes { metrics.recordRevocation(outcome: outcome.label, reason: "request") }
+            if outcomes.contains(where: { if case .accepted = $0 { true } else { false } }) {
+                answer = verdict.answer(toBody: body, query: query)
+            }
+        }
         return (Self.json(answer.refusal == nil ? .ok : .badRequest, answer.bytes), answer.status.name)
     }
 

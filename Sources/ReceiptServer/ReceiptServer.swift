@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import ReceiptCore
+import ReceiptServerAPIClient
 import ServiceLifecycle
 import UnixSignals
 
@@ -40,13 +41,42 @@ public enum ReceiptServer {
             eventLoopGroupProvider: .shared(group),
             logger: logger)
         do {
-            try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                if settings.verifier.policy.revocation != .off {
+                    tasks.addTask { await refreshRevocation(settings, metrics: metrics, logger: logger) }
+                }
+                tasks.addTask { try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint]) }
+                try await tasks.next()  // the service: it ends on a signal; the refresher never does
+                tasks.cancelAll()
+            }
         } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EADDRNOTAVAIL
                                         || error.errnoCode == EACCES {
             try await ownGroup?.shutdownGracefully()
             throw ListenError(host: settings.host, port: settings.port, reason: String(cString: strerror(error.errnoCode)))
         }
         try await ownGroup?.shutdownGracefully()
+    }
+
+    /// Asks OCSP again, every `ocspRefreshIntervalSeconds`, for every cached answer that
+    /// expires within `ocspRefreshBeforeSeconds`, so that no request waits on OCSP in
+    /// steady state. Ends when cancelled (shutdown).
+    static func refreshRevocation(_ settings: ServerSettings, metrics: ServerMetrics, logger: Logger) async {
+        let transport = RevocationTransport(timeout: .seconds(Int64(max(1, settings.ocspTimeoutSeconds))))
+        let verifier = settings.verifier
+        while !Task.isCancelled {
+            do {
+                try await Task.sleep(for: .seconds(max(1, settings.ocspRefreshIntervalSeconds)))
+            } catch {
+                return
+            }
+            let due = verifier.revocationQueriesDue(withinSeconds: settings.ocspRefreshBeforeSeconds)
+            guard !due.isEmpty else { continue }
+            for (query, outcome) in zip(due, await transport.ask(due, for: verifier)) {
+                metrics.recordRevocation(outcome: outcome.label, reason: "refresh")
+                if case .accepted = outcome { continue }
+                logger.warning("OCSP refresh for \(query.subject): \(outcome.label)")
+            }
+        }
     }
 
     /// The server could not listen on its address (in use, not this host's, or a

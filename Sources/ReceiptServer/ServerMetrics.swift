@@ -13,8 +13,11 @@ final class ServerMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
     private let cacheHits: Prometheus.Counter
     private let cacheMisses: Prometheus.Counter
-    /// The cache statistics already added to the two counters above.
-    private let reported = Mutex((hits: 0, misses: 0))
+    private let revocationHits: Prometheus.Counter
+    private let revocationMisses: Prometheus.Counter
+    /// The cache statistics already added to the counters above (chains, then revocation).
+    private let reported = Mutex((hits: 0, misses: 0, revocationHits: 0, revocationMisses: 0))
+    static let revocationAnswers = "receipt_revocation_answers_total"
 
     /// Bootstraps swift-metrics, which a process may do once: one ServerMetrics per process.
     init() {
@@ -31,6 +34,18 @@ final class ServerMetrics: Sendable {
         cacheMisses = registry.makeCounter(descriptor: MetricNameDescriptor(
             namespace: "receipt", metricName: "verifier_cache_misses", unitName: "total",
             helpText: "Verifications that validated their certificate chain"))
+        revocationHits = registry.makeCounter(descriptor: MetricNameDescriptor(
+            namespace: "receipt", metricName: "revocation_cache_hits", unitName: "total",
+            helpText: "Revocation steps that found a fresh OCSP answer cached (per certificate)"))
+        revocationMisses = registry.makeCounter(descriptor: MetricNameDescriptor(
+            namespace: "receipt", metricName: "revocation_cache_misses", unitName: "total",
+            helpText: "Revocation steps that found no fresh OCSP answer (per certificate)"))
+    }
+
+    /// One OCSP question asked, by what came of it (good, revoked, unknown, bad_answer,
+    /// no_answer) and why it was asked (request, refresh).
+    func recordRevocation(outcome: String, reason: String) {
+        Metrics.Counter(label: Self.revocationAnswers, dimensions: [("outcome", outcome), ("reason", reason)]).increment()
     }
 
     /// Handles made once per endpoint and status (both from small fixed sets): making
@@ -52,13 +67,19 @@ final class ServerMetrics: Sendable {
     }
 
     /// The Prometheus text exposition, with the cache counters brought up to date.
-    func exposition(cache: (hits: Int, misses: Int)) -> [UInt8] {
+    func exposition(cache: (hits: Int, misses: Int), revocation: (hits: Int, misses: Int)) -> [UInt8] {
         reported.withLock { last in
-            if cache.hits > last.hits { cacheHits.increment(by: Int64(cache.hits - last.hits)) }
-            if cache.misses > last.misses { cacheMisses.increment(by: Int64(cache.misses - last.misses)) }
-            last = cache
+            Self.advance(cacheHits, from: &last.hits, to: cache.hits)
+            Self.advance(cacheMisses, from: &last.misses, to: cache.misses)
+            Self.advance(revocationHits, from: &last.revocationHits, to: revocation.hits)
+            Self.advance(revocationMisses, from: &last.revocationMisses, to: revocation.misses)
         }
         return registry.emitToBuffer()
+    }
+
+    private static func advance(_ counter: Prometheus.Counter, from reported: inout Int, to now: Int) {
+        if now > reported { counter.increment(by: Int64(now - reported)) }
+        reported = max(reported, now)
     }
 }
 

@@ -24,6 +24,11 @@ public struct ServerSettings: Sendable {
     /// connection opening or of the previous response; otherwise the connection is
     /// closed. This is the header, body and keep-alive idle timeout in one.
     public var requestTimeoutSeconds = 30
+    /// With revocation on (the verifier's policy): seconds to wait for an OCSP answer,
+    /// how often to look for answers about to expire, and how long before expiry to ask again.
+    public var ocspTimeoutSeconds = 5
+    public var ocspRefreshIntervalSeconds = 30
+    public var ocspRefreshBeforeSeconds: Int64 = 600
 
     public init(verifier: ReceiptVerifier) {
         self.verifier = verifier

@@ -38,6 +38,18 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The app's Apple id a JWS that names one must name (/v1/verify).")
     var appAppleId: Int64?
 
+    @Option(help: "OCSP for JWS chains on /v1/verify: off (the default), soft (revoked fails; no answer passes with a warning) or hard (only good passes). Answers are cached and asked again before they expire.")
+    var revocation: RevocationMode = .off
+
+    @Option(help: "Seconds to wait for an OCSP answer.")
+    var ocspTimeout = 5
+
+    @Option(help: "Seconds between looks for cached OCSP answers about to expire.")
+    var ocspRefreshInterval = 30
+
+    @Option(help: "Ask OCSP again this many seconds before a cached answer expires.")
+    var ocspRefreshBefore = 600
+
     @Option(help: "The largest request body in bytes; past it /verifyReceipt answers 21002 and /v1/verify 413.")
     var maxBody = 8 << 20
 
@@ -90,11 +102,14 @@ struct Serve: AsyncParsableCommand {
     private func settings() throws -> ServerSettings {
         do throws(ReceiptError) {
             let workers = self.workers ?? ServerSettings.coreCount
-            guard maxBody > 0, workers > 0, maxConnections > 0, requestTimeout > 0, (0...65535).contains(port) else {
+            guard maxBody > 0, workers > 0, maxConnections > 0, requestTimeout > 0, (0...65535).contains(port),
+                  ocspTimeout > 0, ocspRefreshInterval > 0, ocspRefreshBefore > 0 else {
                 throw ReceiptError(.invalidArgument,
-                                   "--port must be 0...65535, and --max-body, --workers, --max-connections and --request-timeout positive")
+                                   "--port must be 0...65535, and --max-body, --workers, --max-connections, --request-timeout "
+                                   + "and the --ocsp-* options positive")
             }
             var policy = VerificationPolicy(bundleID: bundleId.first, environment: environment, appAppleID: appAppleId)
+            policy.revocation = revocation
             policy.otherBundleIDs = Array(bundleId.dropFirst())
             var settings = ServerSettings(verifier: try trust.verifier(policy: policy))
             settings.host = host
@@ -104,6 +119,9 @@ struct Serve: AsyncParsableCommand {
             settings.workers = workers
             settings.maxConnections = maxConnections
             settings.requestTimeoutSeconds = requestTimeout
+            settings.ocspTimeoutSeconds = ocspTimeout
+            settings.ocspRefreshIntervalSeconds = ocspRefreshInterval
+            settings.ocspRefreshBeforeSeconds = Int64(ocspRefreshBefore)
             return settings
         } catch {
             throw failOption(error)

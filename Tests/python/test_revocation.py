@@ -245,3 +245,40 @@ def test_the_command_line_asks_ocsp(ca, tmp_path):
     good = subprocess.run(arguments + ["hard"], capture_output=True, text=True, timeout=60)
     assert good.returncode == 0, good.stdout + good.stderr
     assert "leaf and intermediate good (OCSP)" in good.stdout
+
+
+@pytest.mark.skipif(not CLI, reason="RECEIPT_CLI is not set (run through `make test`)")
+def test_receipt_serve_asks_caches_refreshes_and_counts(ca):
+    from test_serve import Server
+    ca.start_responders()
+    root = os.path.join(ca.directory, "root.pem")
+    server = Server("--no-apple-root", "--anchor", root, "--bundle-id", BUNDLE, "--revocation", "hard",
+                    "--ocsp-timeout", "2", "--ocsp-refresh-interval", "1", "--ocsp-refresh-before", "3600")
+    try:
+        status, answer = server.json("POST", "/v1/verify", ca.token)
+        assert status == 200 and answer["valid"], answer
+        revocation = next(step for step in answer["steps"] if step["step"] == "revocation")
+        assert revocation["detail"] == "leaf and intermediate good (OCSP)"
+
+        def count(text, outcome, reason):
+            line = f'receipt_revocation_answers_total{{outcome="{outcome}",reason="{reason}"}}'
+            return sum(float(row.split()[-1]) for row in text.splitlines() if row.startswith(line))
+
+        metrics = server.request("GET", "/metrics")[1].decode()
+        assert count(metrics, "good", "request") == 2
+        # Answers that expire within --ocsp-refresh-before are asked again in the background,
+        # with no request waiting: the responders still answer good.
+        deadline = time.time() + 20
+        while count(metrics, "good", "refresh") < 2 and time.time() < deadline:
+            time.sleep(0.5)
+            metrics = server.request("GET", "/metrics")[1].decode()
+        assert count(metrics, "good", "refresh") >= 2, metrics
+        # The cache serves a second request, with the responders gone.
+        ca.stop_responders()
+        status, answer = server.json("POST", "/v1/verify", ca.token)
+        assert answer["valid"], answer
+        metrics = server.request("GET", "/metrics")[1].decode()
+        assert count(metrics, "good", "request") == 2, "a warm request asked OCSP"
+        assert "receipt_revocation_cache_hits_total" in metrics
+    finally:
+        assert server.stop() == 0

@@ -28,6 +28,9 @@ public struct VerdictEndpoint: Sendable {
         /// Set when there is no verdict: the body could not be read, or a parameter
         /// could not be used (the HTTP server answers 400 then).
         public let refusal: ReceiptError?
+        /// A JWS whose revocation step lacked OCSP answers (RevocationPolicy.wantsAnswers):
+        /// a server may ask them (ReceiptVerifier.revocationQueries) and answer again.
+        public var revocationPending: SignedPayload? = nil
 
         public var json: String { String(decoding: bytes, as: UTF8.self) }
     }
@@ -38,19 +41,21 @@ public struct VerdictEndpoint: Sendable {
             var writer = JSONWriter()
             writer.beginObject()
             let status: ReceiptStatus
+            var pending: SignedPayload?
             if SignedFormat(of: body) == .jws {
                 let (payload, result) = try judge.verify(jws: body)
                 result.writeMembers(into: &writer)
                 writer.string("type", payload.kind.rawValue)
                 writer.raw("payload", payload.jws.payloadBytes)
                 status = result.status
+                if RevocationPolicy.wantsAnswers(result) { pending = payload }
             } else {
                 let result = judge.verify(try Receipt.parse(body))
                 result.writeMembers(into: &writer)
                 status = result.status
             }
             writer.endObject()
-            return Answer(bytes: writer.bytes, status: status, refusal: nil)
+            return Answer(bytes: writer.bytes, status: status, refusal: nil, revocationPending: pending)
         } catch {
             return Self.refusal(error)
         }

@@ -9,6 +9,8 @@ final class RevocationCache: Sendable {
         let answer: OCSP.Answer
         /// Until when (epoch seconds) the answer counts.
         let expires: Int64
+        /// The question it answers, to ask again before it expires (`receipt serve`).
+        let query: RevocationQuery
     }
 
     /// Bounds the memory one verifier gives to answers (a few hundred bytes each).
@@ -27,7 +29,7 @@ final class RevocationCache: Sendable {
         return found
     }
 
-    func store(_ answer: OCSP.Answer, for certificate: [UInt8], nowSeconds: Int64) {
+    func store(_ answer: OCSP.Answer, for certificate: [UInt8], query: RevocationQuery, nowSeconds: Int64) {
         let until = min(answer.nextUpdate ?? answer.thisUpdate + OCSP.maxAgeWithoutNextUpdateSeconds,
                         nowSeconds + Self.maxLifetimeSeconds)
         entries.withLock { table in
@@ -37,7 +39,12 @@ final class RevocationCache: Sendable {
                     table[soonest.key] = nil
                 }
             }
-            table[certificate] = Entry(answer: answer, expires: until)
+            table[certificate] = Entry(answer: answer, expires: until, query: query)
         }
+    }
+
+    /// The questions whose answers expire before `nowSeconds + window` (or already have).
+    func due(nowSeconds: Int64, window: Int64) -> [RevocationQuery] {
+        entries.withLock { table in table.values.filter { $0.expires <= nowSeconds + window }.map(\.query) }
     }
 }

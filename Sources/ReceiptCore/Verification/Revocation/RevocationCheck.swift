@@ -26,8 +26,8 @@ public struct RevocationQuery: Sendable {
 /// the intermediate of an App Store chain (x5c of 3). Receipts and Xcode's
 /// one-certificate chains are out of its scope; OCSP is asked by the caller's
 /// transport, never here.
-struct RevocationPolicy: JWSPolicy {
-    var step: VerificationStep { .revocation }
+public struct RevocationPolicy: JWSPolicy {
+    public var step: VerificationStep { .revocation }
 
     func outcome(in context: JWSContext) -> StepOutcome {
         let mode = context.settings.revocation
@@ -57,8 +57,20 @@ struct RevocationPolicy: JWSPolicy {
         }
         if missing.isEmpty { return .passed("leaf and intermediate good (OCSP)") }
         let detail = missing.joined(separator: "; ")
-        return mode == .soft ? .passed("warning: \(detail); passed in soft mode")
+        return mode == .soft ? .passed("\(Self.warningPrefix)\(detail); passed in soft mode")
                              : .failed(ReceiptError(.revocationUnknown, detail))
+    }
+
+    static let warningPrefix = "warning: "
+
+    /// Whether a verdict lacks OCSP answers its revocation step wanted (soft's
+    /// warning, hard's RECEIPT_E_REVOCATION_UNKNOWN): asking and judging again may change it.
+    public static func wantsAnswers(_ result: VerificationResult) -> Bool {
+        switch result.outcome(of: .revocation) {
+        case .failed(let error): error.status == .revocationUnknown
+        case .passed(let detail): detail.hasPrefix(warningPrefix)
+        default: false
+        }
     }
 }
 
@@ -98,12 +110,18 @@ extension ReceiptVerifier {
         let now = Self.currentMilliseconds() / 1000
         let answer = try OCSP.check(body, for: query.query, issuer: query.issuer, chain: query.chain, anchor: query.anchor,
                                     nowSeconds: now)
-        revocations.store(answer, for: query.certificateKey, nowSeconds: now)
+        revocations.store(answer, for: query.certificateKey, query: query, nowSeconds: now)
         return switch answer.status {
         case .good: "good"
         case .revoked: "revoked"
         case .unknown: "unknown"
         }
+    }
+
+    /// The questions to ask again now, so that no verification finds its answers
+    /// expired: those of every cached answer that expires within `windowSeconds`.
+    public func revocationQueriesDue(withinSeconds windowSeconds: Int64) -> [RevocationQuery] {
+        revocations.due(nowSeconds: Self.currentMilliseconds() / 1000, window: windowSeconds)
     }
 
     /// How often the revocation step found a fresh answer in the cache, and how often not.
