@@ -1,0 +1,98 @@
+@testable import ReceiptCore
+import Testing
+
+/// The App Store Server API's rules that need no key and no server: arguments
+/// checked against Apple's documentation, paths that cannot be escaped, the
+/// names of verified payloads, and Retry-After.
+struct ServerAPIRulesTests {
+    @Test func everyCallHasAUniqueNameAndAbsolutePath() {
+        let names = ServerAPICall.all.map(\.name)
+        #expect(Set(names).count == names.count)
+        #expect(names.count == 30)
+        for call in ServerAPICall.all {
+            #expect(call.pathTemplate.hasPrefix("/inApps/"), "\(call.name)")
+            for argument in call.pathTemplate.split(separator: "/") where argument.first == "{" {
+                #expect(call.argumentNames.contains(String(argument.dropFirst().dropLast())), "\(call.name) \(argument)")
+            }
+        }
+    }
+
+    @Test func argumentsAreNormalizedOrRefusedByName() throws {
+        let history = try ServerAPICall.named("get_transaction_history")
+        let normalized = try history.normalize([
+            "transactionId": .number("2000000000000001"), "startDate": .string("1700000000000"),
+            "productType": .string("AUTO_RENEWABLE"), "revoked": .string("false"), "revision": .null,
+        ])
+        #expect(normalized["transactionId"] == .string("2000000000000001"))
+        #expect(normalized["startDate"] == .number("1700000000000"))
+        #expect(normalized["productType"] == .array([.string("AUTO_RENEWABLE")]))
+        #expect(normalized["revoked"] == .bool(false))
+        #expect(normalized["version"] == .string("v2"))
+        #expect(normalized["revision"] == nil)
+        let refusals: [([String: JSONValue], String)] = [
+            (["transactionId": .string("1"), "startDate": .number("86400000")], "startDate must be milliseconds"),
+            (["transactionId": .string("1"), "productType": .array(Array(repeating: .string("CONSUMABLE"), count: 5))],
+             "1 to 4 values"),
+            (["transactionId": .string("1"), "version": .string("v3")], "version must be one of v1, v2"),
+            (["transactionId": .string("1 OR 1=1")], "transactionId must be 1 to 20 digits"),
+        ]
+        for (arguments, detail) in refusals {
+            #expect(throws: ReceiptError.self) { _ = try history.normalize(arguments) }
+            do {
+                _ = try history.normalize(arguments)
+            } catch {
+                #expect(error.status == .invalidArgument)
+                #expect(error.detail.contains(detail), "\(error.detail)")
+            }
+        }
+        let message = try ServerAPICall.named("upload_message")
+        #expect(throws: ReceiptError.self) {
+            _ = try message.normalize(["messageIdentifier": .string("5a2a3e5c-1b0e-4d6f-9b7a-0c1d2e3f4a5b"),
+                                       "header": .string(String(repeating: "h", count: 67)), "body": .string("b")])
+        }
+    }
+
+    @Test func aPathArgumentCannotLeaveItsSegment() {
+        #expect(ServerAPIRequest.percentEncoded("a/../b?c=d#e f") == "a%2F..%2Fb%3Fc%3Dd%23e%20f")
+        #expect(ServerAPIRequest.percentEncoded("com.example-app_1~") == "com.example-app_1~")
+        #expect(ServerAPIRequest.percentEncoded("é") == "%C3%A9")
+    }
+
+    @Test func verifiedPayloadsAreNamedWithoutSignedInSnakeCase() {
+        #expect(SignedMembers.decodedName(of: "signedTransactions") == "transactions")
+        #expect(SignedMembers.decodedName(of: "signedTransactionInfo") == "transaction_info")
+        #expect(SignedMembers.decodedName(of: "signedAppTransactionInfo") == "app_transaction_info")
+        #expect(SignedMembers.decodedName(of: "signedPayload") == "payload")
+        #expect(SignedMembers.decodedName(of: "signedDate") == "date")  // a number there: left alone by its type
+        #expect(SignedMembers.decodedName(of: "signed") == nil)
+        #expect(SignedMembers.decodedName(of: "signedness") == nil)
+        #expect(SignedMembers.decodedName(of: "transactions") == nil)
+    }
+
+    @Test func retryAfterIsSecondsOrAnHTTPDate() {
+        let now: Int64 = 1_445_412_480  // Wed, 21 Oct 2015 07:28:00 GMT
+        #expect(RetryAfter.milliseconds("120", nowSeconds: now) == 120_000)
+        #expect(RetryAfter.milliseconds(" 3 ", nowSeconds: now) == 3000)
+        #expect(RetryAfter.milliseconds("Wed, 21 Oct 2015 07:28:30 GMT", nowSeconds: now) == 30_000)
+        #expect(RetryAfter.milliseconds("Wed, 21 Oct 2015 07:27:00 GMT", nowSeconds: now) == 0)
+        #expect(RetryAfter.milliseconds("99999999999", nowSeconds: now) == RetryAfter.maxSeconds * 1000)
+        for unreadable in ["", "-1", "1.5", "soon", "Wed, 32 Oct 2015 07:28:00 GMT", "Wed, 21 Oct 2015 07:28:00 PST"] {
+            #expect(RetryAfter.milliseconds(unreadable, nowSeconds: now) == nil, "\(unreadable)")
+        }
+        #expect(RetryAfter.milliseconds(nil, nowSeconds: now) == nil)
+    }
+
+    @Test func failuresSayWhetherToSendAgain() {
+        let limited = ServerAPIFailure(httpStatus: 429, body: Array(#"{"errorCode":4290000,"errorMessage":"Rate limit exceeded."}"#.utf8),
+                                       retryAfterMilliseconds: 2000)
+        #expect(limited.isRetryable && limited.errorName == "RATE_LIMIT_EXCEEDED")
+        #expect(limited.summary == "HTTP 429, error 4290000 RATE_LIMIT_EXCEEDED: Rate limit exceeded.; retry after 2000 ms")
+        let missing = ServerAPIFailure(httpStatus: 404, body: Array(#"{"errorCode":4040010}"#.utf8), retryAfterMilliseconds: nil)
+        #expect(!missing.isRetryable && missing.errorName == "TRANSACTION_ID_NOT_FOUND")
+        let retryableNotFound = ServerAPIFailure(httpStatus: 404, body: Array(#"{"errorCode":4040006}"#.utf8),
+                                                 retryAfterMilliseconds: nil)
+        #expect(retryableNotFound.isRetryable)
+        let html = ServerAPIFailure(httpStatus: 502, body: Array("<html>bad gateway</html>".utf8), retryAfterMilliseconds: nil)
+        #expect(html.isRetryable && html.errorCode == nil)
+    }
+}
