@@ -146,3 +146,14 @@ def test_signed_requests_have_apples_header_and_claims(mock, apple_class, our_cl
     assert claims[1] == claims[0]
     if "request" in claims[0]:
         assert json.loads(base64.b64decode(claims[1]["request"])) == arguments[0]
+
+
+def test_the_readme_table_names_every_method_of_apples_client():
+    import pathlib
+    import re
+    readme = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text()
+    rows = re.findall(r"^\| `(\w+)` \| `(\w+)` \| `(GET|POST|PUT|DELETE) (/\S+)`", readme, re.M)
+    assert sorted(row[0] for row in rows) == APPLE_METHODS
+    swift = (pathlib.Path(__file__).resolve().parents[2] / "Sources" / "ReceiptServerAPIClient" /
+             "AppleMethodNames.swift").read_text()
+    assert all(f"public func {row[1]}(" in swift for row in rows)
