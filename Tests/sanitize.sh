@@ -20,11 +20,12 @@ case $kind in
   thread) flags=(-fsanitize=thread); filter="test_shared_*"; extra=(-ldispatch -lBlocksRuntime) ;;
   *) echo "unknown sanitizer $kind"; exit 2 ;;
 esac
-clang -g -O1 "${flags[@]}" -std=c11 -IInclude -o $out/test_abi Tests/c/test_abi.c Tests/c/test_jws.c Tests/c/test_batch.c -L$out -lreceipt -lcmocka \
+# Every file of the cmocka suite (test_abi.c's main runs the others' groups).
+clang -g -O1 "${flags[@]}" -std=c11 -IInclude -o $out/test_abi Tests/c/test_*.c -L$out -lreceipt -lcmocka \
   -lpthread -L"$toolchain_lib" "${extra[@]}" -Wl,-rpath,"$toolchain_lib" -fuse-ld=lld 2>&1 | grep -v "Cannot export" || true
 
-# The minted receipts the suite reads are made by Tests/c's Makefile.
-make -s -C Tests/c ../../build/test-c/minted.der >/dev/null
+# The minted receipts, tokens, key and canned OCSP answers the suite reads are made by Tests/c's Makefile.
+make -s -C Tests/c ../../build/test-c/minted.der ../../build/test-c/api-key.pem ../../build/test-c/ocsp.jws >/dev/null
 cd build/test-c
 LD_LIBRARY_PATH=$PWD/../../$out:$toolchain_lib RECEIPT_SHARED_FIXTURES=$(cd ../../.. && pwd)/shared/fixtures/apple \
   RECEIPT_FUZZ_REGRESSIONS=$PWD/../../fuzz/regressions RECEIPT_TEST_FILTER=$filter RECEIPT_UNDER_TOOL=$kind \
