@@ -57,7 +57,9 @@ struct RealReceiptVerificationTests {
         let result = ReceiptVerifier(policy: policy).verify(receipt)
         #expect(result.status == .bundleMismatch)
         #expect(result.steps.map(\.outcome.name) == ["passed", "passed", "passed", "passed", "failed", "failed",
-                                                     "failed", "skipped", "skipped"])
+                                                     "failed", "skipped", "skipped", "skipped"])
+        #expect(result.outcome(of: .revocation) == .skipped(
+            "receipts are out of the revocation step's scope: it checks StoreKit 2 (JWS) App Store chains"))
     }
 }
 

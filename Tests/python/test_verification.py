@@ -28,8 +28,9 @@ def test_minted_receipt_verifies_against_its_test_ca(mint, test_ca):
     result = verify(mint("--purchases", "2"), test_ca, bundle_id="com.example.minted", application_version="42",
                     device_id=DEVICE)
     assert result.valid, result.to_json()
-    # no VPP expiration_date, no environment required
-    assert [s.outcome for s in result.steps] == ["passed"] * 7 + ["skipped", "skipped"]
+    # no VPP expiration_date, no environment required; revocation is never checked for receipts
+    assert [s.outcome for s in result.steps] == ["passed"] * 7 + ["skipped", "skipped", "skipped"]
+    assert result.steps[-1].name == "revocation"
 
 
 def test_sha1_form_verifies(mint, test_ca):

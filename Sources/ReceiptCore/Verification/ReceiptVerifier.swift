@@ -67,6 +67,7 @@ public final class ReceiptVerifier: Sendable {
     static let policies: [any ReceiptPolicy] = [
         SignaturePolicy(), ChainPolicy(), IntermediateMarkerPolicy(), LeafMarkerPolicy(),
         BundleIDPolicy(), ApplicationVersionPolicy(), DeviceHashPolicy(), ExpirationPolicy(), EnvironmentPolicy(),
+        ReceiptRevocationScope(),
     ]
 
     public func verify(_ receipt: Receipt) -> VerificationResult {

@@ -74,6 +74,16 @@ public struct RevocationPolicy: JWSPolicy {
     }
 }
 
+/// The `revocation` step of a receipt's report: always skipped, and it says why,
+/// so that a reader of the report never wonders whether receipts were checked.
+struct ReceiptRevocationScope: ReceiptPolicy {
+    var step: VerificationStep { .revocation }
+
+    func outcome(in context: VerificationContext) -> StepOutcome {
+        .skipped("receipts are out of the revocation step's scope: it checks StoreKit 2 (JWS) App Store chains")
+    }
+}
+
 extension ReceiptVerifier {
     /// The OCSP questions a JWS's chain still needs (none for a chain not trusted,
     /// not of 3 certificates, or whose answers are cached and fresh). Throws when
