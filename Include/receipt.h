@@ -1275,6 +1275,10 @@ const char *receipt_api_exchange_answer(const receipt_api_exchange_t *exchange, 
  * otherwise sets it to 0 and changes nothing.
  * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_LIMIT_EXCEEDED when Apple repeats
  * a cursor or the pages exceed 100000. */
+/* After FAILED: Apple's errorMessage, NULL when the answer had none. Borrowed,
+ * valid until the next _handle, _next_page or _free. */
+const char *receipt_api_exchange_error_message(const receipt_api_exchange_t *exchange);
+
 receipt_status_t receipt_api_exchange_next_page(receipt_api_exchange_t *exchange, int *out_has_next,
                                                 receipt_error_t *out_error);
 

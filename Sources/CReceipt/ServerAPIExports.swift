@@ -43,6 +43,8 @@ final class ServerAPIExchangeHandle {
     private(set) var headers: [(name: OwnedCBytes, value: OwnedCBytes)] = []
     private(set) var body = OwnedCBytes([])
     var answer: OwnedCBytes?
+    /// Apple's errorMessage after a failure.
+    var errorMessage: OwnedCBytes?
 
     init(_ exchange: ServerAPIExchange) {
         self.exchange = exchange
@@ -195,6 +197,7 @@ public func receipt_api_exchange_handle(_ exchange: OpaquePointer?, _ httpStatus
         let (out, state) = (try required(outStep), try required(exchangeHandle(exchange)))
         guard body != nil || length == 0 else { throw nullArgument }
         state.answer = nil
+        state.errorMessage = nil
         let bytes = Array(UnsafeRawBufferPointer(start: body, count: length))
         var step = receipt_api_step_t()
         step.retry_after_ms = -1
@@ -215,6 +218,7 @@ public func receipt_api_exchange_handle(_ exchange: OpaquePointer?, _ httpStatus
             step.http_status = Int32(failure.httpStatus)
             step.api_error = failure.errorCode ?? 0
             step.retry_after_ms = failure.retryAfterMilliseconds ?? -1
+            state.errorMessage = failure.errorMessage.map { OwnedCBytes($0) }
             copyDetail(ReceiptError(.ok, failure.summary), into: &step.detail)
         }
         out.pointee = step
@@ -229,6 +233,11 @@ public func receipt_api_exchange_answer(_ exchange: OpaquePointer?, _ outLength:
 }
 
 @c @implementation
+public func receipt_api_exchange_error_message(_ exchange: OpaquePointer?) -> UnsafePointer<CChar>? {
+    exchangeHandle(exchange)?.errorMessage?.cString
+}
+
+@c @implementation
 public func receipt_api_exchange_next_page(_ exchange: OpaquePointer?, _ outHasNext: UnsafeMutablePointer<Int32>?,
                                            _ outError: UnsafeMutablePointer<receipt_error_t>?) -> receipt_status_t {
     reportingErrors(outError) { () throws(ReceiptError) in
@@ -236,6 +245,7 @@ public func receipt_api_exchange_next_page(_ exchange: OpaquePointer?, _ outHasN
         out.pointee = 0
         guard try state.exchange.nextPage() != nil else { return }
         state.answer = nil
+        state.errorMessage = nil
         state.copyRequest()
         out.pointee = 1
     }

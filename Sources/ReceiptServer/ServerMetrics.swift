@@ -28,18 +28,19 @@ final class ServerMetrics: Sendable {
             .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(50), .milliseconds(250), .seconds(1),
         ]
         MetricsSystem.bootstrap(factory)
-        cacheHits = registry.makeCounter(descriptor: MetricNameDescriptor(
-            namespace: "receipt", metricName: "verifier_cache_hits", unitName: "total",
-            helpText: "Verifications that found their certificate chain already validated"))
-        cacheMisses = registry.makeCounter(descriptor: MetricNameDescriptor(
-            namespace: "receipt", metricName: "verifier_cache_misses", unitName: "total",
-            helpText: "Verifications that validated their certificate chain"))
-        revocationHits = registry.makeCounter(descriptor: MetricNameDescriptor(
-            namespace: "receipt", metricName: "revocation_cache_hits", unitName: "total",
-            helpText: "Revocation steps that found a fresh OCSP answer cached (per certificate)"))
-        revocationMisses = registry.makeCounter(descriptor: MetricNameDescriptor(
-            namespace: "receipt", metricName: "revocation_cache_misses", unitName: "total",
-            helpText: "Revocation steps that found no fresh OCSP answer (per certificate)"))
+        cacheHits = Self.counter(in: registry, "verifier_cache_hits",
+                                 "Verifications that found their certificate chain already validated")
+        cacheMisses = Self.counter(in: registry, "verifier_cache_misses", "Verifications that validated their certificate chain")
+        revocationHits = Self.counter(in: registry, "revocation_cache_hits",
+                                      "Revocation steps that found a fresh OCSP answer cached (per certificate)")
+        revocationMisses = Self.counter(in: registry, "revocation_cache_misses",
+                                        "Revocation steps that found no fresh OCSP answer (per certificate)")
+    }
+
+    /// receipt_NAME_total, a counter the exposition brings up to date from the core's statistics.
+    private static func counter(in registry: PrometheusCollectorRegistry, _ name: String, _ help: String) -> Prometheus.Counter {
+        registry.makeCounter(descriptor: MetricNameDescriptor(namespace: "receipt", metricName: name, unitName: "total",
+                                                              helpText: help))
     }
 
     /// One OCSP question asked, by what came of it (good, revoked, unknown, bad_answer,

@@ -47,17 +47,6 @@ struct ServerAPITokenTests {
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
-    /// r||s as the DER ECDSA-Sig-Value the openssl command reads.
-    static func derSignature(_ raw: [UInt8]) -> [UInt8] {
-        func integer(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
-            var value = Array(bytes.drop { $0 == 0 })
-            if value.isEmpty || value[0] & 0x80 != 0 { value.insert(0, at: 0) }
-            return [0x02, UInt8(value.count)] + value
-        }
-        let body = integer(raw[0..<32]) + integer(raw[32..<64])
-        return [0x30, UInt8(body.count)] + body
-    }
-
     @Test func theTokenIsAnES256JWTWithApplesHeaderAndClaims() throws {
         let directory = try Self.scratch()
         let credentials = try Self.credentials(in: directory)
@@ -74,7 +63,7 @@ struct ServerAPITokenTests {
         signature += String(repeating: "=", count: (4 - signature.count % 4) % 4)
         let raw = [UInt8](try #require(Data(base64Encoded: signature)))
         #expect(raw.count == 64)
-        try Data(Self.derSignature(raw)).write(to: directory.appendingPathComponent("signature.der"))
+        try Data(ES256Signature.der(raw)).write(to: directory.appendingPathComponent("signature.der"))
         try Data("\(segments[0]).\(segments[1])".utf8).write(to: directory.appendingPathComponent("input"))
         try Self.openssl(["pkey", "-in", "key.pem", "-pubout", "-out", "public.pem"], in: directory)
         let verdict = try Self.openssl(["dgst", "-sha256", "-verify", "public.pem", "-signature", "signature.der", "input"],

@@ -13,22 +13,11 @@
 #include <cmocka.h>
 
 #include "receipt.h"
-
-static char *slurp_file(const char *path, size_t *length) {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *data = calloc(1, (size_t)size + 1);
-    *length = fread(data, 1, (size_t)size, f);
-    fclose(f);
-    return data;
-}
+#include "test_files.h"
 
 static receipt_verifier_t *ocsp_verifier(receipt_revocation_mode_t mode) {
     size_t length = 0;
-    char *root = slurp_file("ocsp-ca/root.pem", &length);
+    char *root = read_whole_file("ocsp-ca/root.pem", &length, 0);
     receipt_verifier_builder_t *builder = NULL;
     assert_int_equal(receipt_verifier_builder_new(&builder), RECEIPT_OK);
     assert_int_equal(receipt_verifier_builder_set_trust(builder, 0), RECEIPT_OK);
@@ -62,7 +51,7 @@ static receipt_status_t give(receipt_verifier_t *verifier, receipt_revocation_qu
     for (size_t i = 0; i < receipt_revocation_query_count(queries); i++) {
         if (!strstr(receipt_revocation_query_url(queries, i), url_part)) continue;
         size_t length = 9;
-        char *bytes = answer ? slurp_file(answer, &length) : calloc(1, 16);
+        char *bytes = answer ? read_whole_file(answer, &length, 0) : calloc(1, 16);
         if (!answer) memcpy(bytes, "not ocsp!", 9);
         receipt_status_t status = receipt_revocation_answer(verifier, queries, i, http_status, bytes, length, error);
         free(bytes);
@@ -75,8 +64,7 @@ static receipt_status_t give(receipt_verifier_t *verifier, receipt_revocation_qu
 static void test_the_revocation_loop(void **state) {
     (void)state;
     size_t token_length = 0;
-    char *token = slurp_file("ocsp.jws", &token_length);
-    while (token_length > 0 && (token[token_length - 1] == '\n')) token[--token_length] = 0;
+    char *token = read_whole_file("ocsp.jws", &token_length, 1);
     char detail[512] = "";
     receipt_error_t error;
 

@@ -14,24 +14,11 @@
 
 #define RECEIPT_SERVER_API
 #include "receipt.h"
-
-static char *slurp(const char *path, size_t *length) {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = calloc(1, (size_t)size + 1);
-    size_t read = fread(text, 1, (size_t)size, f);
-    fclose(f);
-    while (read > 0 && (text[read - 1] == '\n' || text[read - 1] == '\r')) text[--read] = 0;
-    if (length) *length = read;
-    return text;
-}
+#include "test_files.h"
 
 static receipt_api_credentials_t *credentials(void) {
     size_t length = 0;
-    char *pem = slurp("api-key.pem", &length);
+    char *pem = read_whole_file("api-key.pem", &length, 1);
     receipt_api_credentials_t *made = NULL;
     receipt_error_t error;
     assert_int_equal(receipt_api_credentials_new(pem, length, "KEY123", "ISSUER-1", "com.example.minted", &made, &error),
@@ -43,7 +30,7 @@ static receipt_api_credentials_t *credentials(void) {
 /* A client of the mock host whose verifier trusts only the JWS test CA. */
 static receipt_api_client_t *client(void) {
     size_t length = 0;
-    char *root = slurp("jws-ca/root.pem", &length);
+    char *root = read_whole_file("jws-ca/root.pem", &length, 1);
     receipt_verifier_builder_t *builder = NULL;
     assert_int_equal(receipt_verifier_builder_new(&builder), RECEIPT_OK);
     assert_int_equal(receipt_verifier_builder_set_trust(builder, 0), RECEIPT_OK);
@@ -75,7 +62,7 @@ static void test_credentials_and_clients_refuse_what_apple_would(void **state) {
     assert_null(made);
     assert_non_null(strstr(error.detail, "PEM"));
     size_t length = 0;
-    char *pem = slurp("api-key.pem", &length);
+    char *pem = read_whole_file("api-key.pem", &length, 1);
     assert_int_equal(receipt_api_credentials_new(pem, length, "  ", "I", "B", &made, &error), RECEIPT_E_INVALID_ARGUMENT);
     assert_non_null(strstr(error.detail, "key id"));
     assert_int_equal(receipt_api_credentials_new(pem, length, "K", NULL, "B", &made, &error), RECEIPT_OK);
@@ -208,8 +195,8 @@ static char *page(const char *revision, int more, const char *first, const char 
 
 static void test_answers_are_verified_paged_and_retried(void **state) {
     (void)state;
-    char *good = slurp("minted.jws", NULL);
-    char *tampered = slurp("minted-tampered.jws", NULL);
+    char *good = read_whole_file("minted.jws", NULL, 1);
+    char *tampered = read_whole_file("minted-tampered.jws", NULL, 1);
     receipt_api_client_t *api = client();
     receipt_api_exchange_t *exchange = NULL;
     receipt_error_t error;
@@ -276,6 +263,7 @@ static void test_answers_are_verified_paged_and_retried(void **state) {
     assert_int_equal(step.api_error, 4040010);
     assert_int_equal(step.retry_after_ms, -1);
     assert_non_null(strstr(step.detail, "TRANSACTION_ID_NOT_FOUND"));
+    assert_string_equal(receipt_api_exchange_error_message(exchange), "Transaction id not found.");
     assert_int_equal(receipt_api_exchange_handle(exchange, 429, "Wed, 21 Oct 2015 07:28:00 GMT", limited, strlen(limited),
                                                  &step, &error), RECEIPT_OK);
     assert_int_equal(step.action, RECEIPT_API_FAILED);  /* no retries allowed */

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
 
 /// The bearer token of App Store Server API requests: a JWT signed ES256 with the
@@ -67,9 +64,5 @@ public final class ServerAPITokenSource: Sendable {
         }
     }
 
-    static func wallClockSeconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec)
-    }
+    static func wallClockSeconds() -> Int64 { ReceiptVerifier.currentMilliseconds() / 1000 }
 }

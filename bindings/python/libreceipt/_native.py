@@ -312,6 +312,7 @@ _api_signatures = {
     "receipt_api_exchange_handle": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p,
                                                    ctypes.c_size_t, ctypes.POINTER(APIStepStruct), _error_out]),
     "receipt_api_exchange_answer": (ctypes.c_void_p, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)]),
+    "receipt_api_exchange_error_message": (ctypes.c_char_p, [ctypes.c_void_p]),
     "receipt_api_exchange_next_page": (ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int), _error_out]),
     "receipt_api_exchange_free": (None, [ctypes.c_void_p]),
     "receipt_api_promotional_offer_signature": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p,

@@ -193,13 +193,8 @@ class _Exchange:
         if action == "send":
             return "send", step.delay_ms / 1000
         if action == "failed":
-            message = None
-            if body:
-                try:
-                    message = json.loads(body).get("errorMessage")
-                except (ValueError, AttributeError):
-                    message = None
-            raise APIException(step.http_status, step.api_error or None, message,
+            message = lib.receipt_api_exchange_error_message(self._handle)
+            raise APIException(step.http_status, step.api_error or None, message.decode() if message else None,
                                step.retry_after_ms / 1000 if step.retry_after_ms >= 0 else None,
                                step.detail.decode("utf-8", "replace"))
         length = ctypes.c_size_t()
