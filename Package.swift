@@ -33,6 +33,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The store of `receipt serve` (ReceiptServer only): SQLite, compiled in from sqlite-nio's own copy.
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.0"),
         // ReceiptServerAPIClient only (and the CLI's `receipt api`).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
@@ -63,6 +65,7 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            .product(name: "SQLiteNIO", package: "sqlite-nio"),
         ]),
         // The transport of ReceiptCore's ServerAPIExchange; nothing of the API's rules lives here.
         .target(name: "ReceiptServerAPIClient", dependencies: [

@@ -9,7 +9,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "Sources" / "ReceiptCore"
 # Bottom first. A folder may use only folders listed before it.
 ORDER = ["Primitives", "Errors", "Dates", "Encoding", "Container", "Payload", "Model", "Crypto", "Verification",
-         "Entitlements", "JSON", "AppStore", "ServerAPI"]
+         "Entitlements", "Subscriptions", "JSON", "AppStore", "ServerAPI"]
 DECLARATION = re.compile(r"^(?:public |package |internal |private |fileprivate |final |indirect |@\w+ )*"
                          r"(?:struct|enum|class|protocol|typealias|func|let|var|actor)\s+([A-Za-z_]\w*)", re.M)
 

@@ -18,6 +18,12 @@ nothing minted here can ever pass for Apple's.
         index per issuer). Run them with the commands `mint_jws.py responders DIR` prints.
     mint_jws.py revoke DIR leaf|intermediate
         Marks that certificate revoked in its responder's index (restart the responder).
+    mint_jws.py notifications DIR --ca CA [--original-transaction-id ID] [--app-account-token UUID]
+        Write one subscription's App Store Server Notifications V2, as Apple posts them
+        (`{"signedPayload": …}`, numbered in the order they happened): SUBSCRIBED, two
+        DID_RENEW, DID_CHANGE_RENEWAL_STATUS off and on, a REFUND of the first renewal, and
+        DID_FAIL_TO_RENEW into a grace period that lasts past now. Each carries its signed
+        transaction and renewal info.
     mint_jws.py sign OUT --ca DIR [--payload PAYLOAD.json] [--kind transaction|renewal_info|notification]
                    [--variant NAME]
         Sign a payload (a transaction of com.example.minted in Sandbox by default).
@@ -247,6 +253,70 @@ def example_payload(kind="transaction"):
     return transaction
 
 
+DAY = 86_400_000
+
+
+def notification_story(original_id="2000000000000001", app_account_token="7e3fb20b-4cdb-47cc-936d-99d65f608138",
+                       bundle_id="com.example.minted", environment="Sandbox", app_apple_id=1234567890, now=None):
+    """One monthly subscription's notifications, oldest first: (name, payload) pairs whose nested
+    members are payloads still to sign (`sign_story` signs them). Bought 95 days before `now`; the
+    first renewal refunded; the third period ended 5 days ago and its renewal failed into a
+    16-day grace period, so that now the subscription is in its grace period (Apple's status 4)."""
+    now = int(NOW.timestamp() * 1000) if now is None else now
+    start = now - 95 * DAY
+    product = "com.example.minted.monthly"
+
+    def transaction(index, signed, **extra):
+        purchase = start + index * 30 * DAY
+        return dict({"transactionId": str(int(original_id) + 1 + index), "originalTransactionId": original_id,
+                     "webOrderLineItemId": str(int(original_id) + 100 + index), "bundleId": bundle_id,
+                     "productId": product, "subscriptionGroupIdentifier": "21000001", "purchaseDate": purchase,
+                     "originalPurchaseDate": start, "expiresDate": purchase + 30 * DAY, "quantity": 1,
+                     "type": "Auto-Renewable Subscription", "appAccountToken": app_account_token,
+                     "inAppOwnershipType": "PURCHASED", "signedDate": signed, "environment": environment,
+                     "transactionReason": "RENEWAL" if index else "PURCHASE", "storefront": "USA",
+                     "storefrontId": "143441", "price": 4990, "currency": "USD"}, **extra)
+
+    def renewal(signed, **extra):
+        return dict({"originalTransactionId": original_id, "autoRenewProductId": product, "productId": product,
+                     "autoRenewStatus": 1, "signedDate": signed, "environment": environment,
+                     "recentSubscriptionStartDate": start, "renewalDate": start + 90 * DAY}, **extra)
+
+    events = [  # (type, subtype, when, transaction index, transaction extras, renewal extras)
+        ("SUBSCRIBED", "INITIAL_BUY", start, 0, {}, {}),
+        ("DID_RENEW", None, start + 30 * DAY, 1, {}, {}),
+        ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", start + 40 * DAY, 1, {}, {"autoRenewStatus": 0}),
+        ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", start + 45 * DAY, 1, {}, {}),
+        ("REFUND", None, start + 50 * DAY, 1, {"revocationDate": start + 50 * DAY, "revocationReason": 0}, {}),
+        ("DID_RENEW", None, start + 60 * DAY, 2, {}, {}),
+        ("DID_FAIL_TO_RENEW", "GRACE_PERIOD", start + 90 * DAY, 2, {},
+         {"expirationIntent": 2, "isInBillingRetryPeriod": True, "gracePeriodExpiresDate": start + 106 * DAY}),
+    ]
+    story = []
+    for number, (kind, subtype, when, index, transaction_extra, renewal_extra) in enumerate(events, 1):
+        signed = when + number  # distinct signing instants, in the order things happened
+        notification = {"notificationType": kind, "notificationUUID": f"6f1f4a2e-0000-4000-8000-{int(original_id) % 10**6:06d}{number:06d}",
+                        "version": "2.0", "signedDate": signed,
+                        "data": {"appAppleId": app_apple_id, "bundleId": bundle_id, "bundleVersion": "1",
+                                 "environment": environment, "status": 4 if kind == "DID_FAIL_TO_RENEW" else 1,
+                                 "signedTransactionInfo": transaction(index, signed, **transaction_extra),
+                                 "signedRenewalInfo": renewal(signed, **renewal_extra)}}
+        if subtype:
+            notification["subtype"] = subtype
+        story.append((f"{number:02d}-{kind}" + (f"-{subtype}" if subtype else ""), notification))
+    return story
+
+
+def sign_notification(notification, chains, variant=None):
+    """Apple's POST body for a notification whose nested members are payloads: each nested
+    member signed, then the notification (`variant` breaks the notification's own JWS)."""
+    data = dict(notification["data"])
+    for member in ("signedTransactionInfo", "signedRenewalInfo"):
+        if isinstance(data.get(member), dict):
+            data[member] = sign(data[member], chains)
+    return json.dumps({"signedPayload": sign(dict(notification, data=data), chains, variant)})
+
+
 def es256(key, data):
     r, s = decode_dss_signature(key.sign(data, ec.ECDSA(hashes.SHA256())))
     return r.to_bytes(32, "big") + s.to_bytes(32, "big")
@@ -319,6 +389,12 @@ def main(argv=None):
     revoking.add_argument("which", choices=["leaf", "intermediate"])
     responders = commands.add_parser("responders")
     responders.add_argument("directory")
+    story = commands.add_parser("notifications")
+    story.add_argument("directory")
+    story.add_argument("--ca", required=True)
+    story.add_argument("--original-transaction-id", default="2000000000000001")
+    story.add_argument("--app-account-token", default="7e3fb20b-4cdb-47cc-936d-99d65f608138")
+    story.add_argument("--bundle-id", default="com.example.minted")
     signing = commands.add_parser("sign")
     signing.add_argument("out")
     signing.add_argument("--ca", required=True)
@@ -337,6 +413,14 @@ def main(argv=None):
         create_ca(args.directory, (args.ocsp_url, args.intermediate_ocsp_url))
         print(f"JWS test CA in {args.directory}; trust it with --anchor {os.path.join(args.directory, 'root.pem')} "
               f"(and --no-apple-root to trust only it); sign with: mint_jws.py sign OUT --ca {args.directory}")
+        return 0
+    if args.command == "notifications":
+        os.makedirs(args.directory, exist_ok=True)
+        chains = load_ca(args.ca)
+        for name, notification in notification_story(args.original_transaction_id, args.app_account_token, args.bundle_id):
+            with open(os.path.join(args.directory, name + ".json"), "w") as out:
+                out.write(sign_notification(notification, chains) + "\n")
+            print(os.path.join(args.directory, name + ".json"))
         return 0
     payload_text = open(args.payload).read() if args.payload else None
     payload = json.loads(payload_text) if payload_text else example_payload(args.kind)

@@ -17,8 +17,11 @@ struct ReceiptResponder: HTTPResponder {
     let maxBodyBytes: Int
     let metrics: ServerMetrics
     let revocation: RevocationTransport
+    /// Nil when the server runs without a store (no --store).
+    let stored: StoreResponder?
+    let notificationsPath: String
 
-    init(settings: ServerSettings, metrics: ServerMetrics) {
+    init(settings: ServerSettings, metrics: ServerMetrics, store: (any SubscriptionStore)?) {
         // The App Store endpoints judge the environment themselves (21007, 21008):
         // a required environment would turn those answers into 21003.
         var policy = settings.verifier.policy
@@ -32,6 +35,8 @@ struct ReceiptResponder: HTTPResponder {
         maxBodyBytes = settings.maxBodyBytes
         self.metrics = metrics
         revocation = RevocationTransport(timeout: .seconds(Int64(max(1, settings.ocspTimeoutSeconds))))
+        stored = store.map { StoreResponder(store: $0, notifications: NotificationEndpoint(verifier: settings.verifier), metrics: metrics) }
+        notificationsPath = settings.notificationsPath
     }
 
     func respond(to request: Request, context: Context) async throws -> Response {
@@ -45,6 +50,12 @@ struct ReceiptResponder: HTTPResponder {
             (response, status) = try await verifyReceipt(request, context: context, on: sandbox)
         case "/v1/verify":
             (response, status) = try await verify(request)
+        case notificationsPath:
+            (response, status) = try await notification(request, context: context)
+        case _ where path.hasPrefix(Self.subscriptionsPrefix):
+            (response, status) = try await subscription(String(path.dropFirst(Self.subscriptionsPrefix.count)), request)
+        case "/v1/entitlements":
+            (response, status) = try await entitlements(request)
         case "/healthz" where request.method == .get || request.method == .head:
             (response, status) = (Self.text(.ok, "ok\n"), "200")
         case "/metrics" where request.method == .get:
@@ -56,7 +67,7 @@ struct ReceiptResponder: HTTPResponder {
         default:
             (response, status) = (Self.text(.notFound, "not found\n"), "404")
         }
-        metrics.record(endpoint: Self.endpointLabel(path), status: status, since: start)
+        metrics.record(endpoint: endpointLabel(path), status: status, since: start)
         return response
     }
 
@@ -69,7 +80,8 @@ struct ReceiptResponder: HTTPResponder {
             let answer = VerifyReceiptEndpoint.tooLargeAnswer(limit: maxBodyBytes)
             return (Self.json(.ok, answer.bytes), String(answer.status))
         }
-        let answer = endpoint.answer(toBody: body)
+        let prepared = endpoint.prepare(body: body)
+        let answer = endpoint.answer(prepared, known: try await stored?.known(prepared.subscriptionIDs))
         // Apple's answer says only 21002; the log (--verbose) says why.
         if let unreadable = answer.unreadable { context.logger.debug("21002: \(unreadable)") }
         var response = Self.json(.ok, answer.bytes)
@@ -99,6 +111,48 @@ struct ReceiptResponder: HTTPResponder {
             }
         }
         return (Self.json(answer.refusal == nil ? .ok : .badRequest, answer.bytes), answer.status.name)
+    }
+
+    /// App Store Server Notifications V2 (StoreResponder.receive).
+    private func notification(_ request: Request, context: Context) async throws -> (Response, String) {
+        guard request.method == .post else { return (Self.methodNotAllowed(allow: "POST"), "405") }
+        guard let stored else { return Self.noStore() }
+        guard let body = try await readBody(request) else {
+            let refusal = ReceiptError(.inputTooLarge, "the request body is over \(maxBodyBytes) bytes")
+            return (Self.json(.contentTooLarge, NotificationEndpoint.refusal(refusal)), "413")
+        }
+        let (status, bytes) = await stored.receive(body: body, logger: context.logger)
+        return (Self.json(status, bytes), String(status.code))
+    }
+
+    static let subscriptionsPrefix = "/v1/subscriptions/"
+
+    private func subscription(_ id: String, _ request: Request) async throws -> (Response, String) {
+        guard request.method == .get else { return (Self.methodNotAllowed(allow: "GET"), "405") }
+        guard let stored else { return Self.noStore() }
+        // Apple's ids are decimal digits; anything else cannot be known.
+        guard !id.isEmpty, id.utf8.count <= 32, id.utf8.allSatisfy({ (48...57).contains($0) }) else {
+            let refusal = ReceiptError(.invalidArgument, "an original transaction id is decimal digits (at most 32)")
+            return (Self.json(.badRequest, NotificationEndpoint.refusal(refusal)), "400")
+        }
+        let (status, bytes) = try await stored.subscription(id)
+        return (Self.json(status, bytes), String(status.code))
+    }
+
+    private func entitlements(_ request: Request) async throws -> (Response, String) {
+        guard request.method == .get else { return (Self.methodNotAllowed(allow: "GET"), "405") }
+        guard let stored else { return Self.noStore() }
+        guard let token = request.uri.queryParameters.get("appAccountToken"), !token.isEmpty, token.utf8.count <= 64 else {
+            let refusal = ReceiptError(.invalidArgument, "appAccountToken (a UUID) is required")
+            return (Self.json(.badRequest, NotificationEndpoint.refusal(refusal)), "400")
+        }
+        let (status, bytes) = try await stored.entitlements(appAccountToken: token)
+        return (Self.json(status, bytes), String(status.code))
+    }
+
+    private static func noStore() -> (Response, String) {
+        let refusal = ReceiptError(.invalidArgument, "this server keeps no store: start it with --store FILE")
+        return (json(.serviceUnavailable, NotificationEndpoint.refusal(refusal)), "503")
     }
 
     /// The body, or nil past maxBodyBytes: refused from Content-Length before any of
@@ -138,9 +192,11 @@ struct ReceiptResponder: HTTPResponder {
 
     /// Known paths by name; anything else as one label, so that scanners cannot
     /// grow the metrics without bound.
-    static func endpointLabel(_ path: String) -> String {
+    func endpointLabel(_ path: String) -> String {
         switch path {
-        case "/verifyReceipt", "/sandbox/verifyReceipt", "/v1/verify", "/healthz", "/metrics": path
+        case "/verifyReceipt", "/sandbox/verifyReceipt", "/v1/verify", "/healthz", "/metrics", "/v1/entitlements": path
+        case notificationsPath: "notifications"
+        case _ where path.hasPrefix(Self.subscriptionsPrefix): "/v1/subscriptions"
         default: "other"
         }
     }

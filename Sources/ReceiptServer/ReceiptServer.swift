@@ -21,6 +21,14 @@ public enum ReceiptServer {
     public static func run(_ settings: ServerSettings, logger: Logger,
                            onListening: @escaping @Sendable (Int) -> Void) async throws {
         let metrics = ServerMetrics()
+        var store: (any SubscriptionStore)?
+        if let path = settings.storePath {
+            do {
+                store = try await SQLiteSubscriptionStore.open(path: path, logger: logger)
+            } catch {
+                throw StoreOpenError(location: path, reason: "\(error)")
+            }
+        }
         // NIO's singleton group when it runs Swift concurrency too; otherwise (tests, or a
         // caller that started tasks first) a group of our own, and handlers hop to the pool.
         let ownGroup = concurrencyOnEventLoops ? nil : MultiThreadedEventLoopGroup(numberOfThreads: max(1, settings.workers))
@@ -28,7 +36,7 @@ public enum ReceiptServer {
         let limit = TimeAmount.seconds(Int64(max(1, settings.requestTimeoutSeconds)))
         let chunkRefusal = ChunkedBodyLimitHandler.serverRefusal(maxBodyBytes: settings.maxBodyBytes)
         let app = Application(
-            responder: ReceiptResponder(settings: settings, metrics: metrics),
+            responder: ReceiptResponder(settings: settings, metrics: metrics, store: store),
             server: .http1(configuration: .init(additionalChannelHandlers: [
                 RequestDeadlineHandler(limit: limit), ExpectContinueHandler(maxBodyBytes: settings.maxBodyBytes),
                 ChunkedBodyLimitHandler.Installer(maxBodyBytes: settings.maxBodyBytes, refusal: chunkRefusal),
@@ -52,9 +60,11 @@ public enum ReceiptServer {
         } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EADDRNOTAVAIL
                                         || error.errnoCode == EACCES {
             try await ownGroup?.shutdownGracefully()
+            try await store?.close()
             throw ListenError(host: settings.host, port: settings.port, reason: String(cString: strerror(error.errnoCode)))
         }
         try await ownGroup?.shutdownGracefully()
+        try await store?.close()
     }
 
     /// Asks OCSP again, every `ocspRefreshIntervalSeconds`, for every cached answer that
@@ -78,6 +88,17 @@ public enum ReceiptServer {
             }
         }
     }
+
+    /// The store could not be opened or migrated: named, for a usage error.
+    public struct StoreOpenError: Error, CustomStringConvertible {
+        public let location: String
+        public let reason: String
+        public var description: String { "cannot open the store \(location): \(reason)" }
+    }
+
+    /// Paths the server answers itself, which --notifications-path cannot take.
+    public static let reservedPaths = ["/verifyReceipt", "/sandbox/verifyReceipt", "/v1/verify", "/v1/entitlements",
+                                       "/healthz", "/metrics"]
 
     /// The server could not listen on its address (in use, not this host's, or a
     /// privileged port): named, for a usage error rather than a bare socket call.

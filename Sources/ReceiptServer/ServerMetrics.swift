@@ -18,12 +18,18 @@ final class ServerMetrics: Sendable {
     /// The cache statistics already added to the counters above (chains, then revocation).
     private let reported = Mutex((hits: 0, misses: 0, revocationHits: 0, revocationMisses: 0))
     static let revocationAnswers = "receipt_revocation_answers_total"
+    static let notifications = "receipt_notifications_total"
+    static let storeDuration = "receipt_store_duration_seconds"
 
     /// Bootstraps swift-metrics, which a process may do once: one ServerMetrics per process.
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
         // A verification takes tens of microseconds: the default buckets start at 5 ms.
         factory.durationHistogramBuckets[Self.duration] = [
+            .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+            .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(50), .milliseconds(250), .seconds(1),
+        ]
+        factory.durationHistogramBuckets[Self.storeDuration] = [
             .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
             .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(50), .milliseconds(250), .seconds(1),
         ]
@@ -47,6 +53,23 @@ final class ServerMetrics: Sendable {
     /// no_answer) and why it was asked (request, refresh).
     func recordRevocation(outcome: String, reason: String) {
         Metrics.Counter(label: Self.revocationAnswers, dimensions: [("outcome", outcome), ("reason", reason)]).increment()
+    }
+
+    /// One notification received, by its type (Apple's, from a verified notification;
+    /// "unverified" for one refused) and what came of it: stored, duplicate, refused, store_error.
+    func recordNotification(type: String, outcome: String) {
+        Metrics.Counter(label: Self.notifications, dimensions: [("type", Self.boundedLabel(type)), ("outcome", outcome)]).increment()
+    }
+
+    /// One store operation's time (record_notification, read_subscription, read_entitlements, read_known).
+    func recordStore(operation: String, since start: ContinuousClock.Instant) {
+        Metrics.Timer(label: Self.storeDuration, dimensions: [("operation", operation)]).recordInterval(ContinuousClock.now - start)
+    }
+
+    /// Apple's notification types are upper-case words joined by '_'; anything else is
+    /// one label, so that no input grows the metrics without bound.
+    static func boundedLabel(_ type: String) -> String {
+        type.utf8.count <= 40 && type.utf8.allSatisfy({ (65...90).contains($0) || $0 == 95 }) && !type.isEmpty ? type : "other"
     }
 
     /// Handles made once per endpoint and status (both from small fixed sets): making

@@ -29,6 +29,11 @@ public struct ServerSettings: Sendable {
     public var ocspTimeoutSeconds = 5
     public var ocspRefreshIntervalSeconds = 30
     public var ocspRefreshBeforeSeconds: Int64 = 600
+    /// The SQLite file that keeps what notifications told (created if absent); nil: no
+    /// store, and the endpoints that need one answer 503 saying so.
+    public var storePath: String?
+    /// Where App Store Server Notifications V2 are posted (the URL set in App Store Connect).
+    public var notificationsPath = "/notifications/v2"
 
     public init(verifier: ReceiptVerifier) {
         self.verifier = verifier

@@ -50,6 +50,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Ask OCSP again this many seconds before a cached answer expires.")
     var ocspRefreshBefore = 600
 
+    @Option(help: "An SQLite file (created if absent) that keeps what App Store Server Notifications tell: enables the notifications endpoint, GET /v1/subscriptions/{id}, GET /v1/entitlements and current answers on /verifyReceipt.")
+    var store: String?
+
+    @Option(help: "The path App Store Server Notifications V2 are posted to (the URL set in App Store Connect).")
+    var notificationsPath = "/notifications/v2"
+
     @Option(help: "The largest request body in bytes; past it /verifyReceipt answers 21002 and /v1/verify 413.")
     var maxBody = 8 << 20
 
@@ -84,6 +90,9 @@ struct Serve: AsyncParsableCommand {
             }
         } catch let error as ReceiptServer.ListenError {
             // The address is an argument: a port in use is a usage error, named.
+            printToStandardError("receipt: \(error)")
+            throw ExitCode(unusableInputExitCode)
+        } catch let error as ReceiptServer.StoreOpenError {
             printToStandardError("receipt: \(error)")
             throw ExitCode(unusableInputExitCode)
         }
@@ -122,6 +131,13 @@ struct Serve: AsyncParsableCommand {
             settings.ocspTimeoutSeconds = ocspTimeout
             settings.ocspRefreshIntervalSeconds = ocspRefreshInterval
             settings.ocspRefreshBeforeSeconds = Int64(ocspRefreshBefore)
+            guard notificationsPath.hasPrefix("/"), !ReceiptServer.reservedPaths.contains(notificationsPath),
+                  !notificationsPath.hasPrefix("/v1/subscriptions/") else {
+                throw ReceiptError(.invalidArgument, "--notifications-path must start with / and not be one of "
+                                   + ReceiptServer.reservedPaths.joined(separator: ", ") + " or under /v1/subscriptions/")
+            }
+            settings.storePath = store
+            settings.notificationsPath = notificationsPath
             return settings
         } catch {
             throw failOption(error)

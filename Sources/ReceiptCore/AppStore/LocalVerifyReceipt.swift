@@ -2,13 +2,16 @@
 /// locally: for servers moving off the deprecated endpoint that still consume its JSON.
 ///
 /// `latest_receipt_info` and `latest_receipt` are written, as Apple's are, only for
-/// receipts with auto-renewable subscriptions. What a receipt cannot tell, and so
-/// is never written: renewals that happened
-/// after the receipt was issued (the App Store would list them in
-/// latest_receipt_info), `pending_renewal_info` (renewal intent lives only on
-/// Apple's servers), and the entries' `subscription_group_identifier` and
-/// `cancellation_reason`. `request_date*` is written when the caller gives the
-/// request's time (VerifyReceiptEndpoint does).
+/// receipts with auto-renewable subscriptions. A receipt alone cannot tell what
+/// happened after it was issued; given what a store knows
+/// (`Options.known`: signed transactions and renewal infos from notifications or the
+/// App Store Server API), `latest_receipt_info` lists the later renewals too, a refund
+/// as `cancellation_date`, and `pending_renewal_info` is written for each of the
+/// receipt's subscriptions whose renewal info is known. Never written: what neither
+/// the receipt nor a signed payload states (the entries' `subscription_group_identifier`
+/// and `cancellation_reason` for the receipt's own entries), and `latest_receipt` stays
+/// the receipt sent (only Apple can sign a newer one). `request_date*` is written when
+/// the caller gives the request's time (VerifyReceiptEndpoint does).
 public enum LocalVerifyReceipt {
     /// Statuses as the App Store returns them (docs/FORMAT.md §5).
     public static let notPost: Int64 = 21000
@@ -30,13 +33,18 @@ public enum LocalVerifyReceipt {
         /// The app's shared secrets; when not empty, a receipt with auto-renewable
         /// purchases needs `password` to be one of them, or gets 21004.
         public var sharedSecrets: [String]
+        /// What a store knows of the receipt's subscriptions since it was issued (verified
+        /// payloads); nil or empty: the answer is the receipt's alone.
+        public var known: KnownSubscriptions?
 
         public init(password: String? = nil, excludeOldTransactions: Bool = false,
-                    requestDateMilliseconds: Int64? = nil, sharedSecrets: [String] = []) {
+                    requestDateMilliseconds: Int64? = nil, sharedSecrets: [String] = [],
+                    known: KnownSubscriptions? = nil) {
             self.password = password
             self.excludeOldTransactions = excludeOldTransactions
             self.requestDateMilliseconds = requestDateMilliseconds
             self.sharedSecrets = sharedSecrets
+            self.known = known
         }
     }
 
@@ -64,42 +72,59 @@ public enum LocalVerifyReceipt {
     /// The same response, and why the input could not be read when it is 21002.
     public static func answer(for input: [UInt8], verifier: ReceiptVerifier, expecting environment: AppStoreEnvironment,
                               options: Options = Options(), indent: Int? = nil) -> Answer {
+        let receipt: Receipt
+        do throws(ReceiptError) {
+            receipt = try Receipt.parse(input)
+        } catch {
+            return statusOnly(malformed, unreadable: error, indent: indent)
+        }
+        return answer(for: receipt, verifier: verifier, expecting: environment, options: options, indent: indent)
+    }
+
+    /// The response for a receipt already read.
+    public static func answer(for receipt: Receipt, verifier: ReceiptVerifier, expecting environment: AppStoreEnvironment,
+                              options: Options = Options(), indent: Int? = nil) -> Answer {
+        answer(for: receipt, judged: judge(receipt, verifier: verifier, expecting: environment, options: options),
+               expecting: environment, options: options, indent: indent)
+    }
+
+    /// The response for a receipt already judged (VerifyReceiptEndpoint judges before a
+    /// server looks up what its store knows, so that only a receipt that passed costs a look-up).
+    static func answer(for receipt: Receipt, judged judgment: Judgment, expecting environment: AppStoreEnvironment,
+                       options: Options, indent: Int? = nil) -> Answer {
         // The answer holds the receipt again as base64 and every purchase twice:
-        // about twice the input, reserved at once.
-        var writer = JSONWriter(indent: indent, capacity: 2 * input.count + 1024)
+        // about three times the receipt's bytes, reserved at once.
+        var writer = JSONWriter(indent: indent, capacity: 3 * receipt.storage.encoded.count + 1024)
         writer.beginObject()
-        let (status, unreadable, fingerprint) = writeMembers(for: input, verifier: verifier, expecting: environment,
-                                                             options: options, into: &writer)
+        let status = writeMembers(for: receipt, judged: judgment, expecting: environment, options: options, into: &writer)
         writer.endObject()
-        return Answer(bytes: writer.bytes, status: status, unreadable: unreadable, fingerprint: fingerprint)
+        return Answer(bytes: writer.bytes, status: status, unreadable: nil, fingerprint: judgment.fingerprint)
     }
 
     /// A status alone, as the App Store answers every refusal.
-    static func statusOnly(_ status: Int64, unreadable: ReceiptError? = nil) -> Answer {
-        var writer = JSONWriter()
+    static func statusOnly(_ status: Int64, unreadable: ReceiptError? = nil, indent: Int? = nil) -> Answer {
+        var writer = JSONWriter(indent: indent)
         writer.beginObject()
         writer.number("status", status)
         writer.endObject()
         return Answer(bytes: writer.bytes, status: status, unreadable: unreadable)
     }
 
-    /// The checks in the App Store's order: readable, right endpoint, authentic,
-    /// shared secret; then the receipt.
-    private static func writeMembers(for input: [UInt8], verifier: ReceiptVerifier, expecting environment: AppStoreEnvironment,
-                                     options: Options, into writer: inout JSONWriter) -> (Int64, ReceiptError?, [UInt8]?) {
-        let receipt: Receipt
-        do throws(ReceiptError) {
-            receipt = try Receipt.parse(input)
-        } catch {
-            writer.number("status", malformed)
-            return (malformed, error, nil)
-        }
+    /// The original transaction ids of a receipt's auto-renewable subscriptions, in
+    /// order of first appearance: what to ask a store about before answering.
+    public static func subscriptionIDs(of receipt: Receipt) -> [String] {
+        var seen = Set<String>()
+        return receipt.purchases.filter(isAutoRenewable).compactMap { $0.originalTransactionID ?? $0.transactionID }
+            .filter { seen.insert($0).inserted }
+    }
+
+    /// The refusal's status, or the receipt merged with what the store knows.
+    private static func writeMembers(for receipt: Receipt, judged judgment: Judgment, expecting environment: AppStoreEnvironment,
+                                     options: Options, into writer: inout JSONWriter) -> Int64 {
         let purchases = receipt.purchases
-        let (refused, fingerprint) = refusal(of: receipt, purchases, verifier: verifier, expecting: environment,
-                                             options: options)
-        if let refused {
+        if let refused = judgment.refused {
             writer.number("status", refused)
-            return (refused, nil, fingerprint)
+            return refused
         }
         writer.number("status", 0)
         writer.string("environment", environment.rawValue)
@@ -109,54 +134,60 @@ public enum LocalVerifyReceipt {
         AppStoreReceiptJSON.write(receipt, key: "receipt", requestDateMilliseconds: options.requestDateMilliseconds,
                                   renderedPurchases: rendered, into: &writer)
         // Apple returns both only "for receipts that contain auto-renewable subscriptions".
-        guard purchases.contains(where: isAutoRenewable) else { return (0, nil, fingerprint) }
-        let listed = options.excludeOldTransactions ? latestRenewalsOnly(purchases) : latestReceiptInfoOrder(purchases)
+        guard purchases.contains(where: isAutoRenewable) else { return 0 }
+        let subscriptions = subscriptionIDs(of: receipt)
+        let known = options.known?.restricted(to: Set(subscriptions)) ?? KnownSubscriptions()
         writer.beginArray("latest_receipt_info")
-        for index in listed {
-            if let rendered { writer.raw(nil, rendered[index]) } else { AppStoreReceiptJSON.write(purchases[index], key: nil, into: &writer) }
+        for entry in LatestReceiptInfo.entries(purchases, known: known.transactions,
+                                                excludeOldTransactions: options.excludeOldTransactions) {
+            switch entry {
+            case .receipt(let index):
+                if let rendered { writer.raw(nil, rendered[index]) } else { AppStoreReceiptJSON.write(purchases[index], key: nil, into: &writer) }
+            case .signed(let transaction):
+                SignedTransactionReceiptJSON.write(transaction, into: &writer)
+            }
         }
         writer.endArray()
         writer.unescapedString(field: "latest_receipt") { out in
             Base64.append(receipt.storage.encoded, to: &out)
         }
-        return (0, nil, fingerprint)
+        let renewals = subscriptions.compactMap(known.renewalInfo(of:))
+        if !renewals.isEmpty {
+            writer.beginArray("pending_renewal_info")
+            for renewal in renewals { PendingRenewalInfoJSON.write(renewal, into: &writer) }
+            writer.endArray()
+        }
+        return 0
     }
 
-    /// The refusal, if any, and the receipt's fingerprint (from its verification when it got that far).
-    private static func refusal(of receipt: Receipt, _ purchases: [InAppPurchase], verifier: ReceiptVerifier,
-                                expecting environment: AppStoreEnvironment, options: Options) -> (Int64?, [UInt8]) {
+    /// What the App Store's checks decided of a receipt: the refusal's status, if any,
+    /// and its fingerprint (from its verification when it got that far).
+    struct Judgment: Sendable {
+        let refused: Int64?
+        let fingerprint: [UInt8]
+    }
+
+    /// The checks in the App Store's order: right endpoint, authentic, shared secret.
+    static func judge(_ receipt: Receipt, verifier: ReceiptVerifier, expecting environment: AppStoreEnvironment,
+                      options: Options) -> Judgment {
         let receiptEnvironment = AppStoreEnvironment(receiptType: receipt.receiptType)
-        if environment == .production && receiptEnvironment == .sandbox { return (sandboxReceiptSentToProduction, receipt.fingerprint) }
-        if environment == .sandbox && receiptEnvironment == .production { return (productionReceiptSentToSandbox, receipt.fingerprint) }
-        let verdict = verifier.verify(receipt)
-        guard verdict.isValid else { return (notAuthenticated, verdict.fingerprint) }
-        if !options.sharedSecrets.isEmpty, purchases.contains(where: isAutoRenewable),
-           !SharedSecret.matchesAny(options.password, of: options.sharedSecrets) {
-            return (sharedSecretMismatch, verdict.fingerprint)
+        if environment == .production && receiptEnvironment == .sandbox {
+            return Judgment(refused: sandboxReceiptSentToProduction, fingerprint: receipt.fingerprint)
         }
-        return (nil, verdict.fingerprint)
+        if environment == .sandbox && receiptEnvironment == .production {
+            return Judgment(refused: productionReceiptSentToSandbox, fingerprint: receipt.fingerprint)
+        }
+        let verdict = verifier.verify(receipt)
+        guard verdict.isValid else { return Judgment(refused: notAuthenticated, fingerprint: verdict.fingerprint) }
+        if !options.sharedSecrets.isEmpty, receipt.purchases.contains(where: isAutoRenewable),
+           !SharedSecret.matchesAny(options.password, of: options.sharedSecrets) {
+            return Judgment(refused: sharedSecretMismatch, fingerprint: verdict.fingerprint)
+        }
+        return Judgment(refused: nil, fingerprint: verdict.fingerprint)
     }
 
     /// Only auto-renewable subscriptions carry a subscription expiration date (1708).
     static func isAutoRenewable(_ purchase: InAppPurchase) -> Bool { purchase.expiresDate != nil }
-
-    /// The App Store lists latest_receipt_info oldest purchase first: indices into `purchases`.
-    static func latestReceiptInfoOrder(_ purchases: [InAppPurchase]) -> [Int] {
-        let dates = purchases.map { $0.purchaseDate?.millisecondsSince1970 ?? .min }
-        return purchases.indices.sorted { dates[$0] != dates[$1] ? dates[$0] < dates[$1] : $0 < $1 }
-    }
-
-    /// exclude-old-transactions: of each auto-renewable subscription (one original
-    /// transaction id) only the last renewal stays; other purchases stay as they are.
-    static func latestRenewalsOnly(_ purchases: [InAppPurchase]) -> [Int] {
-        let ordered = latestReceiptInfoOrder(purchases)
-        func subscription(_ index: Int) -> String {
-            purchases[index].originalTransactionID ?? purchases[index].transactionID ?? ""
-        }
-        var lastOfSubscription: [String: Int] = [:]
-        for index in ordered where isAutoRenewable(purchases[index]) { lastOfSubscription[subscription(index)] = index }
-        return ordered.filter { !isAutoRenewable(purchases[$0]) || lastOfSubscription[subscription($0)] == $0 }
-    }
 }
 
 /// Comparing a request's shared secret with the app's, in time that does not

@@ -24,28 +24,68 @@ public struct VerifyReceiptEndpoint: Sendable {
         self.sharedSecrets = sharedSecrets
     }
 
-    /// The answer to a POST with `body`, made at `requestDateMilliseconds` (written
-    /// as `receipt.request_date*`). A body that is not Apple's request object, or
-    /// whose `receipt-data` is not a readable receipt, gets 21002, with the reason
-    /// in `unreadable`.
-    public func answer(toBody body: [UInt8], requestDateMilliseconds: Int64) -> LocalVerifyReceipt.Answer {
+    /// A request read and judged, before it is answered: either its answer already (a
+    /// body that is not Apple's request object, or whose `receipt-data` is not a
+    /// readable receipt: 21002, the reason in `unreadable`), or the receipt and the App
+    /// Store's checks of it (environment, signature, shared secret). A server with a
+    /// store looks up `subscriptionIDs` before `answer(_:known:)`.
+    public struct PreparedRequest: Sendable {
+        fileprivate let refused: LocalVerifyReceipt.Answer?
+        fileprivate let receipt: Receipt?
+        fileprivate let options: LocalVerifyReceipt.Options
+        fileprivate let judgment: LocalVerifyReceipt.Judgment?
+
+        /// The original transaction ids of the receipt's auto-renewable subscriptions,
+        /// at most `maxSubscriptionIDs`; empty unless the receipt passed every check
+        /// (a store is never asked about a receipt that will be refused).
+        public var subscriptionIDs: [String] {
+            guard let receipt, let judgment, judgment.refused == nil else { return [] }
+            return Array(LocalVerifyReceipt.subscriptionIDs(of: receipt).prefix(VerifyReceiptEndpoint.maxSubscriptionIDs))
+        }
+    }
+
+    /// The most subscriptions of one receipt a server looks up (a genuine receipt holds
+    /// a few; the look-up's cost stays bounded whatever a receipt holds).
+    public static let maxSubscriptionIDs = 256
+
+    /// Reads a POST's body and judges the receipt in it, made at `requestDateMilliseconds`
+    /// (written as `receipt.request_date*`; by default now, the core's wall clock).
+    public func prepare(body: [UInt8], requestDateMilliseconds: Int64? = nil) -> PreparedRequest {
         let request: IncomingVerifyReceiptRequest
+        let receipt: Receipt
         do throws(ReceiptError) {
             request = try IncomingVerifyReceiptRequest(body: body)
+            receipt = try Receipt.parse(request.receiptData)
         } catch {
-            return LocalVerifyReceipt.statusOnly(LocalVerifyReceipt.malformed, unreadable: error)
+            return PreparedRequest(refused: LocalVerifyReceipt.statusOnly(LocalVerifyReceipt.malformed, unreadable: error),
+                                   receipt: nil, options: LocalVerifyReceipt.Options(), judgment: nil)
         }
         let options = LocalVerifyReceipt.Options(password: request.password,
                                                  excludeOldTransactions: request.excludeOldTransactions,
-                                                 requestDateMilliseconds: requestDateMilliseconds,
+                                                 requestDateMilliseconds: requestDateMilliseconds ?? ReceiptVerifier.currentMilliseconds(),
                                                  sharedSecrets: sharedSecrets)
-        return LocalVerifyReceipt.answer(for: request.receiptData, verifier: verifier, expecting: environment,
-                                         options: options)
+        return PreparedRequest(refused: nil, receipt: receipt, options: options,
+                               judgment: LocalVerifyReceipt.judge(receipt, verifier: verifier, expecting: environment, options: options))
+    }
+
+    /// The answer to a prepared request, merged with what a store knows of its subscriptions.
+    public func answer(_ prepared: PreparedRequest, known: KnownSubscriptions? = nil) -> LocalVerifyReceipt.Answer {
+        guard let receipt = prepared.receipt, let judgment = prepared.judgment else {
+            return prepared.refused ?? LocalVerifyReceipt.statusOnly(LocalVerifyReceipt.malformed)
+        }
+        var options = prepared.options
+        options.known = known
+        return LocalVerifyReceipt.answer(for: receipt, judged: judgment, expecting: environment, options: options)
+    }
+
+    /// The answer to a POST with `body`, made at `requestDateMilliseconds`, from the receipt alone.
+    public func answer(toBody body: [UInt8], requestDateMilliseconds: Int64) -> LocalVerifyReceipt.Answer {
+        answer(prepare(body: body, requestDateMilliseconds: requestDateMilliseconds))
     }
 
     /// The same, for a request made now (the core's wall clock, as verification uses).
     public func answer(toBody body: [UInt8]) -> LocalVerifyReceipt.Answer {
-        answer(toBody: body, requestDateMilliseconds: ReceiptVerifier.currentMilliseconds())
+        answer(prepare(body: body))
     }
 
     /// The answer to any method but POST, as Apple's: `{"status":21000}`.
@@ -61,7 +101,7 @@ public struct VerifyReceiptEndpoint: Sendable {
 /// Apple's verifyReceipt request body: `{"receipt-data": base64, "password": text,
 /// "exclude-old-transactions": bool}`. Members Apple does not define are ignored,
 /// as Apple ignores them.
-struct IncomingVerifyReceiptRequest {
+struct IncomingVerifyReceiptRequest: Sendable {
     let receiptData: [UInt8]
     let password: String?
     let excludeOldTransactions: Bool

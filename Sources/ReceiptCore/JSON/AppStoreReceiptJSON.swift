@@ -69,7 +69,8 @@ public enum AppStoreReceiptJSON {
         dateForms(key, milliseconds, &writer)
     }
 
-    private static func dateForms(_ key: StaticString, _ milliseconds: Int64, _ writer: inout JSONWriter) {
+    /// A date as Apple writes each: `key` (GMT text), `key_ms`, `key_pst`.
+    static func dateForms(_ key: StaticString, _ milliseconds: Int64, _ writer: inout JSONWriter) {
         writer.unescapedString(field: key) { AppStoreDateFormat.appendGMT(milliseconds, to: &$0) }
         writer.unescapedString(field: key, suffix: "_ms") { $0.append(contentsOf: String(milliseconds).utf8) }
         writer.unescapedString(field: key, suffix: "_pst") { AppStoreDateFormat.appendPacific(milliseconds, to: &$0) }

@@ -2,7 +2,10 @@
 /// from JSON: {"kinds": {"id": "consumable" | "non_consumable" | "auto_renewable" |
 /// "non_renewing"}, "non_renewing_durations_ms": {"id": milliseconds}}.
 public enum EntitlementsJSON {
-    public static func render(_ entitlements: Entitlements, indent: Int? = nil) -> String {
+    /// `states`: the subscriptions' states from their renewal infos too (SubscriptionState),
+    /// written as `subscription_states` when given: a subscription in its grace period is
+    /// entitled there while its last period, which is all the entitlements engine sees, has ended.
+    public static func render(_ entitlements: Entitlements, states: [SubscriptionState] = [], indent: Int? = nil) -> String {
         var writer = JSONWriter(indent: indent)
         writer.beginObject()
         writer.number("at_ms", entitlements.at)
@@ -31,6 +34,19 @@ public enum EntitlementsJSON {
         writer.beginArray("trial_or_intro_offer_used")
         for id in entitlements.productsWithTrialOrIntroOfferUsed.sorted() { writer.string(nil, id) }
         writer.endArray()
+        if !states.isEmpty {
+            writer.beginArray("subscription_states")
+            for state in states {
+                writer.beginObject()
+                writer.string("original_transaction_id", state.originalTransactionID)
+                ifPresent(state.latestTransaction.productID) { writer.string("product_id", $0) }
+                writer.number("status", state.status.rawValue)
+                writer.string("status_name", state.status.name)
+                writer.bool("entitled", state.isEntitled)
+                writer.endObject()
+            }
+            writer.endArray()
+        }
         writer.endObject()
         return writer.string
     }

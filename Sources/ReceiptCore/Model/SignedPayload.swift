@@ -37,6 +37,8 @@ public final class SignedPayload: Sendable {
         try decode(Array(token.utf8), limits: limits)
     }
 
+    /// The whole JWS as given (surrounding whitespace cut): what a store keeps.
+    public var compactSerialization: String { String(decoding: jws.token, as: UTF8.self) }
     /// The header's JSON, exactly as signed.
     public var headerText: String { String(decoding: jws.headerBytes, as: UTF8.self) }
     /// The payload's JSON, exactly as signed (a caller's JSON library reads it as Apple wrote it).

@@ -83,7 +83,7 @@ public final class ReceiptVerifier: Sendable {
                                   fingerprint: sha256.map(FingerprintSource.init(known:)) ?? FingerprintSource(later: receipt))
     }
 
-    static func currentMilliseconds() -> Int64 {
+    public static func currentMilliseconds() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000

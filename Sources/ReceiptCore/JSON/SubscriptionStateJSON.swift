@@ -1,0 +1,30 @@
+/// A subscription's state as `receipt serve` answers `GET /v1/subscriptions/{id}`:
+/// shaped like an item of Apple's Get All Subscription Statuses (`originalTransactionId`,
+/// `status`, `signedTransactionInfo`, `signedRenewalInfo`), with each signed member's
+/// payload beside it under its snake-case name (`transaction_info`, `renewal_info`,
+/// as the App Store Server API tier adds them), and what the state adds:
+/// `status_name`, `entitled`, `at_ms`, `transaction_count`, `pending_renewal_info`
+/// in verifyReceipt's shape.
+public enum SubscriptionStateJSON {
+    public static func render(_ state: SubscriptionState, indent: Int? = nil) -> [UInt8] {
+        var writer = JSONWriter(indent: indent)
+        writer.beginObject()
+        writer.string("originalTransactionId", state.originalTransactionID)
+        writer.number("status", state.status.rawValue)
+        writer.string("status_name", state.status.name)
+        writer.bool("entitled", state.isEntitled)
+        writer.number("at_ms", state.at)
+        writer.number("transaction_count", Int64(state.transactions.count))
+        writer.string("signedTransactionInfo", state.latestTransaction.compactSerialization)
+        writer.raw("transaction_info", state.latestTransaction.payloadBytes)
+        if let renewal = state.renewalInfo {
+            writer.string("signedRenewalInfo", renewal.compactSerialization)
+            writer.raw("renewal_info", renewal.payloadBytes)
+            writer.beginArray("pending_renewal_info")
+            PendingRenewalInfoJSON.write(renewal, into: &writer)
+            writer.endArray()
+        }
+        writer.endObject()
+        return writer.bytes
+    }
+}

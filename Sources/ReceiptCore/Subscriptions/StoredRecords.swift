@@ -1,0 +1,66 @@
+/// What a store keeps of App Store news, as rows: each signed payload as its JWS
+/// (what Apple signed, so a reader can check it again) and the few values the store
+/// looks it up by. Made by the core from verified payloads only
+/// (`ReceivedNotification`, `StoredTransaction(verified:)`); a store writes and
+/// reads them and decides nothing.
+///
+/// Out-of-order delivery converges because every store applies one rule, the
+/// order `supersedes` gives: a later signing date wins; at equal dates the greater
+/// JWS text wins, so that two copies signed in the same millisecond end the same
+/// way whatever order they arrive in. A store applies it in its write statement
+/// (SQL's row-value comparison `(signed_date, jws) > (…)`), atomically.
+public struct StoredTransaction: Sendable, Equatable {
+    public let transactionID: String
+    public let originalTransactionID: String
+    public let productID: String?
+    /// Lower-cased, as Apple's offer signatures read it; nil when the purchase named none.
+    public let appAccountToken: String?
+    public let signedDate: Int64
+    public let jws: String
+
+    /// A signed transaction already verified (its verdict is the caller's to check);
+    /// nil for another kind of payload or one without the ids and date a row needs.
+    public init?(verified payload: SignedPayload) {
+        guard payload.kind == .transaction, let id = payload.transactionID, let original = payload.originalTransactionID,
+              let signed = payload.signingDate else { return nil }
+        transactionID = id
+        originalTransactionID = original
+        productID = payload.productID
+        appAccountToken = payload.string("appAccountToken")?.lowercased()
+        signedDate = signed
+        jws = payload.compactSerialization
+    }
+
+    /// True when this copy should replace `other` (the same transaction id).
+    public func supersedes(_ other: StoredTransaction) -> Bool {
+        StoredOrder.supersedes((signedDate, jws), (other.signedDate, other.jws))
+    }
+}
+
+/// The renewal info of one subscription (its original transaction id): only the
+/// latest signed is kept, by the same rule as transactions.
+public struct StoredRenewalInfo: Sendable, Equatable {
+    public let originalTransactionID: String
+    public let signedDate: Int64
+    public let jws: String
+
+    public init?(verified payload: SignedPayload) {
+        guard payload.kind == .renewalInfo, let original = payload.originalTransactionID,
+              let signed = payload.signingDate else { return nil }
+        originalTransactionID = original
+        signedDate = signed
+        jws = payload.compactSerialization
+    }
+
+    public func supersedes(_ other: StoredRenewalInfo) -> Bool {
+        StoredOrder.supersedes((signedDate, jws), (other.signedDate, other.jws))
+    }
+}
+
+/// The one order of copies (see StoredTransaction).
+enum StoredOrder {
+    static func supersedes(_ candidate: (Int64, String), _ kept: (Int64, String)) -> Bool {
+        // Byte order, as SQLite's BINARY collation and PostgreSQL's "C" compare text.
+        candidate.0 != kept.0 ? candidate.0 > kept.0 : kept.1.utf8.lexicographicallyPrecedes(candidate.1.utf8)
+    }
+}

@@ -1,0 +1,88 @@
+/// What one auto-renewable subscription (one original transaction id) is at an
+/// instant, from every signed transaction known for it and its latest renewal
+/// info: the App Store Server API's subscription status, worked out locally from
+/// what notifications and the API delivered. Pure: the same payloads and instant
+/// give the same state, whatever order they were learnt in.
+public struct SubscriptionState: Sendable {
+    /// Apple's `status` values (Get All Subscription Statuses).
+    public enum Status: Int64, Sendable {
+        case active = 1
+        case expired = 2
+        case billingRetry = 3
+        case gracePeriod = 4
+        case revoked = 5
+
+        public var name: String {
+            switch self {
+            case .active: "active"
+            case .expired: "expired"
+            case .billingRetry: "billing_retry"
+            case .gracePeriod: "grace_period"
+            case .revoked: "revoked"
+            }
+        }
+    }
+
+    public let originalTransactionID: String
+    public let status: Status
+    /// The instant judged, epoch milliseconds.
+    public let at: Int64
+    /// One per transaction id (the latest signing of each), oldest purchase first.
+    public let transactions: [SignedPayload]
+    /// The period that decides the status: the latest-ending one not revoked, or,
+    /// when every period was revoked, the latest purchased.
+    public let latestTransaction: SignedPayload
+    public let renewalInfo: SignedPayload?
+
+    /// Entitled at the instant: active, or in a grace period (Apple: "the customer
+    /// continues to have access").
+    public var isEntitled: Bool { status == .active || status == .gracePeriod }
+
+    /// Nil when no transaction is known (a renewal info alone says nothing about
+    /// access). Transactions of other subscriptions are ignored.
+    public init?(originalTransactionID: String, transactions: [SignedPayload], renewalInfo: SignedPayload?, at instant: Int64) {
+        let own = transactions.filter { $0.kind == .transaction && $0.originalTransactionID == originalTransactionID }
+        let latestSigned = Self.latestSigning(own).sorted { ($0.date("purchaseDate") ?? .min) < ($1.date("purchaseDate") ?? .min) }
+        guard let lastPurchased = latestSigned.last else { return nil }
+        let standing = latestSigned.filter { $0.date("revocationDate") == nil }
+        let latest = standing.max { ($0.date("expiresDate") ?? .min) < ($1.date("expiresDate") ?? .min) }
+        let renewal = renewalInfo.flatMap { $0.kind == .renewalInfo && $0.originalTransactionID == originalTransactionID ? $0 : nil }
+        self.originalTransactionID = originalTransactionID
+        at = instant
+        self.transactions = latestSigned
+        latestTransaction = latest ?? lastPurchased
+        self.renewalInfo = renewal
+        status = Self.status(latest: latest, lastPurchased: lastPurchased, renewal: renewal, at: instant)
+    }
+
+    /// Active while a standing period covers the instant; otherwise revoked when the
+    /// last purchase was refunded or revoked; otherwise what the renewal info says of
+    /// the failed renewal (grace period while it lasts, then billing retry); otherwise expired.
+    private static func status(latest: SignedPayload?, lastPurchased: SignedPayload, renewal: SignedPayload?,
+                               at instant: Int64) -> Status {
+        if let latest, let expires = latest.date("expiresDate"), instant < expires,
+           (latest.date("purchaseDate") ?? .min) <= instant {
+            return .active
+        }
+        if lastPurchased.date("revocationDate") != nil { return .revoked }
+        if let grace = renewal?.date("gracePeriodExpiresDate"), instant < grace { return .gracePeriod }
+        if renewal?.boolean("isInBillingRetryPeriod") == true { return .billingRetry }
+        return .expired
+    }
+
+    /// One payload per transaction id: the latest signing (Entitlements' rule).
+    static func latestSigning(_ payloads: [SignedPayload]) -> [SignedPayload] {
+        var kept: [String: SignedPayload] = [:]
+        var order: [String] = []
+        for payload in payloads {
+            let id = payload.transactionID ?? ""
+            if let earlier = kept[id] {
+                if (payload.signingDate ?? .min) > (earlier.signingDate ?? .min) { kept[id] = payload }
+            } else {
+                kept[id] = payload
+                order.append(id)
+            }
+        }
+        return order.compactMap { kept[$0] }
+    }
+}

@@ -1,0 +1,148 @@
+import Logging
+import NIOCore
+import NIOPosix
+import ReceiptCore
+import SQLiteNIO
+
+/// The default store: one SQLite file (sqlite-nio, which compiles SQLite in), in WAL
+/// mode with `synchronous = FULL`, so that a write that returned survives the process
+/// being killed and the machine losing power. One connection writes, one transaction
+/// at a time (SerialGate); another reads, and sees only what was committed. Several
+/// `receipt serve` processes on one machine may share the file (SQLite's locks,
+/// `busy_timeout`); across machines, use PostgreSQL.
+final class SQLiteSubscriptionStore: SubscriptionStore {
+    private let writer: SQLiteConnection
+    private let reader: SQLiteConnection
+    private let gate = SerialGate()
+    static let placeholders = ["?1", "?2", "?3", "?4", "?5", "?6"]
+
+    private init(writer: SQLiteConnection, reader: SQLiteConnection) {
+        self.writer = writer
+        self.reader = reader
+    }
+
+    /// Opens (creating it if needed) and migrates the database at `path`.
+    static func open(path: String, logger: Logger) async throws -> SQLiteSubscriptionStore {
+        let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        do {
+            for pragma in ["PRAGMA busy_timeout = 10000", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"] {
+                _ = try await writer.query(pragma, [])
+            }
+            try await migrate(writer)
+            let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            _ = try await reader.query("PRAGMA busy_timeout = 10000", [])
+            return SQLiteSubscriptionStore(writer: writer, reader: reader)
+        } catch {
+            try? await writer.close()
+            throw error
+        }
+    }
+
+    private static func migrate(_ connection: SQLiteConnection) async throws {
+        _ = try await connection.query("BEGIN IMMEDIATE", [])
+        do {
+            _ = try await connection.query("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)", [])
+            let found = try await connection.query("SELECT max(version) AS version FROM schema_version", [])
+                .first?.column("version")?.integer ?? 0
+            guard found <= StoreSchema.version else { throw StoreSchema.TooNew(found: found) }
+            for version in (found + 1)...max(found + 1, StoreSchema.version) where version <= StoreSchema.version {
+                for statement in StoreSchema.migrations[version - 1] { _ = try await connection.query(statement, []) }
+                _ = try await connection.query("INSERT INTO schema_version (version) VALUES (?1)", [.integer(version)])
+            }
+            _ = try await connection.query("COMMIT", [])
+        } catch {
+            _ = try? await connection.query("ROLLBACK", [])
+            throw error
+        }
+    }
+
+    /// `work` inside BEGIN IMMEDIATE … COMMIT on the write connection, alone.
+    private func transaction<T: Sendable>(_ work: @escaping @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
+        let writer = self.writer
+        return try await gate.run {
+            _ = try await writer.query("BEGIN IMMEDIATE", [])
+            do {
+                let result = try await work(writer)
+                _ = try await writer.query("COMMIT", [])
+                return result
+            } catch {
+                _ = try? await writer.query("ROLLBACK", [])
+                throw error
+            }
+        }
+    }
+
+    func record(_ notification: ReceivedNotification) async throws -> Bool {
+        try await transaction { connection in
+            let seen = try await connection.query("SELECT 1 FROM notifications WHERE notification_uuid = ?1",
+                                                  [.text(notification.notificationUUID)])
+            guard seen.isEmpty else { return false }
+            try await Self.write(notification.transaction.map { [$0] } ?? [], notification.renewalInfo.map { [$0] } ?? [],
+                                 on: connection)
+            _ = try await connection.query(StoreSchema.insertNotification(placeholders: Self.placeholders), [
+                .text(notification.notificationUUID), .text(notification.notificationType), Self.optional(notification.subtype),
+                .integer(Int(notification.signedDate)), Self.optional(notification.originalTransactionID),
+                .integer(Int(ReceiptVerifier.currentMilliseconds())),
+            ])
+            return true
+        }
+    }
+
+    func record(transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) async throws {
+        try await transaction { connection in try await Self.write(transactions, renewalInfos, on: connection) }
+    }
+
+    private static func write(_ transactions: [StoredTransaction], _ renewalInfos: [StoredRenewalInfo],
+                              on connection: SQLiteConnection) async throws {
+        for row in transactions {
+            _ = try await connection.query(StoreSchema.upsertTransaction(placeholders: placeholders), [
+                .text(row.transactionID), .text(row.originalTransactionID), optional(row.productID),
+                optional(row.appAccountToken), .integer(Int(row.signedDate)), .text(row.jws),
+            ])
+        }
+        for row in renewalInfos {
+            _ = try await connection.query(StoreSchema.upsertRenewalInfo(placeholders: placeholders), [
+                .text(row.originalTransactionID), .integer(Int(row.signedDate)), .text(row.jws),
+            ])
+        }
+    }
+
+    func transactions(originalTransactionIDs: [String]) async throws -> [String] {
+        try await jws(from: "transactions", where: "original_transaction_id", in: originalTransactionIDs)
+    }
+
+    func renewalInfos(originalTransactionIDs: [String]) async throws -> [String] {
+        try await jws(from: "renewal_infos", where: "original_transaction_id", in: originalTransactionIDs)
+    }
+
+    func transactions(appAccountToken: String) async throws -> [String] {
+        try await jws(from: "transactions", where: "app_account_token", in: [appAccountToken.lowercased()])
+    }
+
+    private func jws(from table: String, where column: String, in values: [String]) async throws -> [String] {
+        guard !values.isEmpty else { return [] }
+        let list = values.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
+        return try await reader.query("SELECT jws FROM \(table) WHERE \(column) IN (\(list)) ORDER BY signed_date, jws",
+                                      values.map { .text($0) })
+            .compactMap { $0.column("jws")?.string }
+    }
+
+    func setting(_ key: String) async throws -> String? {
+        try await reader.query("SELECT value FROM settings WHERE key = ?1", [.text(key)]).first?.column("value")?.string
+    }
+
+    func setSetting(_ key: String, _ value: String) async throws {
+        try await transaction { connection in
+            _ = try await connection.query("""
+                INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                """, [.text(key), .text(value)])
+        }
+    }
+
+    func close() async throws {
+        try await reader.close()
+        try await writer.close()
+    }
+
+    private static func optional(_ text: String?) -> SQLiteData { text.map { .text($0) } ?? .null }
+}

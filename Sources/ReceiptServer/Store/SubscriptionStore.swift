@@ -1,0 +1,92 @@
+import ReceiptCore
+
+/// Where `receipt serve` keeps what App Store Server Notifications (and the App Store
+/// Server API) told it: rows the core made from verified payloads (ReceivedNotification,
+/// StoredTransaction, StoredRenewalInfo). A store writes and looks up; what the rows
+/// mean now (SubscriptionState, Entitlements, verifyReceipt's merge) is the core's.
+///
+/// Every write is durable when it returns (the server answers Apple 200 only then),
+/// idempotent, and keeps the newer copy by the core's order (`supersedes`), so that
+/// redelivery and out-of-order delivery converge. Implementations: SQLite (one file)
+/// and PostgreSQL (several servers on one database).
+protocol SubscriptionStore: Sendable {
+    /// Stores a notification and what it carries. False when its UUID was stored
+    /// before: nothing is written again.
+    func record(_ notification: ReceivedNotification) async throws -> Bool
+    /// Stores transactions and renewal infos learnt otherwise (the App Store Server API).
+    func record(transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) async throws
+    /// The signed transactions (JWS) of these subscriptions.
+    func transactions(originalTransactionIDs: [String]) async throws -> [String]
+    /// The signed renewal infos (JWS) of these subscriptions, one each at most.
+    func renewalInfos(originalTransactionIDs: [String]) async throws -> [String]
+    /// The signed transactions (JWS) bought with this app account token (lower-cased).
+    func transactions(appAccountToken: String) async throws -> [String]
+    /// The value saved under `key` (a sync's resume point), or nil.
+    func setting(_ key: String) async throws -> String?
+    func setSetting(_ key: String, _ value: String) async throws
+    func close() async throws
+}
+
+/// The tables, one schema for both databases (types and statements both accept).
+/// Versioned: `schema_version` holds the version applied; a server applies the
+/// versions after it in order at start, and refuses a database newer than it knows.
+enum StoreSchema {
+    static let migrations: [[String]] = [
+        // Version 1.
+        [
+            """
+            CREATE TABLE transactions (transaction_id TEXT PRIMARY KEY, original_transaction_id TEXT NOT NULL,
+              product_id TEXT, app_account_token TEXT, signed_date BIGINT NOT NULL, jws TEXT NOT NULL)
+            """,
+            "CREATE INDEX transactions_by_original ON transactions (original_transaction_id)",
+            "CREATE INDEX transactions_by_account ON transactions (app_account_token)",
+            """
+            CREATE TABLE renewal_infos (original_transaction_id TEXT PRIMARY KEY, signed_date BIGINT NOT NULL,
+              jws TEXT NOT NULL)
+            """,
+            """
+            CREATE TABLE notifications (notification_uuid TEXT PRIMARY KEY, notification_type TEXT NOT NULL,
+              subtype TEXT, signed_date BIGINT NOT NULL, original_transaction_id TEXT, received_at BIGINT NOT NULL)
+            """,
+            "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        ],
+    ]
+    static var version: Int { migrations.count }
+
+    /// The upserts: a copy replaces the stored one only when it supersedes it (the
+    /// core's order, as a row-value comparison; `collate` makes text compare bytewise).
+    static func upsertTransaction(placeholders p: [String], collate: String = "") -> String {
+        """
+        INSERT INTO transactions (transaction_id, original_transaction_id, product_id, app_account_token, signed_date, jws)
+        VALUES (\(p[0]), \(p[1]), \(p[2]), \(p[3]), \(p[4]), \(p[5]))
+        ON CONFLICT (transaction_id) DO UPDATE SET original_transaction_id = excluded.original_transaction_id,
+          product_id = excluded.product_id, app_account_token = excluded.app_account_token,
+          signed_date = excluded.signed_date, jws = excluded.jws
+        WHERE (excluded.signed_date, excluded.jws\(collate)) > (transactions.signed_date, transactions.jws\(collate))
+        """
+    }
+
+    static func upsertRenewalInfo(placeholders p: [String], collate: String = "") -> String {
+        """
+        INSERT INTO renewal_infos (original_transaction_id, signed_date, jws) VALUES (\(p[0]), \(p[1]), \(p[2]))
+        ON CONFLICT (original_transaction_id) DO UPDATE SET signed_date = excluded.signed_date, jws = excluded.jws
+        WHERE (excluded.signed_date, excluded.jws\(collate)) > (renewal_infos.signed_date, renewal_infos.jws\(collate))
+        """
+    }
+
+    static func insertNotification(placeholders p: [String]) -> String {
+        """
+        INSERT INTO notifications (notification_uuid, notification_type, subtype, signed_date, original_transaction_id,
+          received_at) VALUES (\(p[0]), \(p[1]), \(p[2]), \(p[3]), \(p[4]), \(p[5]))
+        ON CONFLICT (notification_uuid) DO NOTHING
+        """
+    }
+
+    /// A database whose schema is newer than this server's.
+    struct TooNew: Error, CustomStringConvertible {
+        let found: Int
+        var description: String {
+            "the store's schema is version \(found); this receipt serve knows versions up to \(StoreSchema.version): upgrade it"
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+import ReceiptCore
+
+/// The endpoints that need the store: notifications in, subscription state and
+/// entitlements out, and what verifyReceipt merges. What a notification is and what
+/// stored payloads mean now are the core's (NotificationEndpoint, SubscriptionState,
+/// Entitlements, VerifyReceiptEndpoint); this moves rows between them and the store.
+struct StoreResponder: Sendable {
+    let store: any SubscriptionStore
+    let notifications: NotificationEndpoint
+    let metrics: ServerMetrics
+
+    /// 200 only once the notification and what it carries are stored (or were before:
+    /// a redelivery). A notification that does not verify: 400, nothing stored, and
+    /// Apple sends it again (as it will once a wrongly set-up server is fixed). The
+    /// store failing: 503, for the same reason.
+    func receive(body: [UInt8], logger: Logger) async -> (HTTPResponse.Status, [UInt8]) {
+        let notification: ReceivedNotification
+        switch notifications.read(body: body) {
+        case .failure(let error):
+            metrics.recordNotification(type: "unverified", outcome: "refused")
+            logger.warning("notification refused: \(error.status.name): \(error.detail)")
+            return (.badRequest, Self.refusal(error))
+        case .success(let read):
+            notification = read
+        }
+        do {
+            let start = ContinuousClock.now
+            let stored = try await store.record(notification)
+            metrics.recordStore(operation: "record_notification", since: start)
+            metrics.recordNotification(type: notification.notificationType, outcome: stored ? "stored" : "duplicate")
+            return (.ok, NotificationEndpoint.acknowledgement(notification, stored: stored))
+        } catch {
+            metrics.recordNotification(type: notification.notificationType, outcome: "store_error")
+            logger.error("notification \(notification.notificationUUID) not stored: \(error)")
+            return (.serviceUnavailable, Self.refusal(ReceiptError(.invalidArgument, "the store failed; send again")))
+        }
+    }
+
+    /// `GET /v1/subscriptions/{originalTransactionId}`: 200 with the state, 404 when no
+    /// transaction of it is known.
+    func subscription(_ originalTransactionID: String) async throws -> (HTTPResponse.Status, [UInt8]) {
+        let start = ContinuousClock.now
+        async let transactions = store.transactions(originalTransactionIDs: [originalTransactionID])
+        async let renewals = store.renewalInfos(originalTransactionIDs: [originalTransactionID])
+        let (signed, renewal) = (try await transactions, try await renewals)
+        metrics.recordStore(operation: "read_subscription", since: start)
+        guard let state = SubscriptionState(originalTransactionID: originalTransactionID, transactions: Self.decoded(signed),
+                                            renewalInfo: Self.decoded(renewal).first,
+                                            at: ReceiptVerifier.currentMilliseconds()) else {
+            return (.notFound, Self.refusal(ReceiptError(.absent, "no transaction of original transaction id \(originalTransactionID) is known")))
+        }
+        return (.ok, SubscriptionStateJSON.render(state))
+    }
+
+    /// `GET /v1/entitlements?appAccountToken=…`: what the account's stored transactions
+    /// entitle it to now (the entitlements engine, as `receipt entitlements`).
+    func entitlements(appAccountToken: String) async throws -> (HTTPResponse.Status, [UInt8]) {
+        let start = ContinuousClock.now
+        let transactions = Self.decoded(try await store.transactions(appAccountToken: appAccountToken))
+        let subscriptionIDs = Array(Set(transactions.compactMap(\.originalTransactionID))).sorted()
+        let renewals = Self.decoded(try await store.renewalInfos(originalTransactionIDs: subscriptionIDs))
+        metrics.recordStore(operation: "read_entitlements", since: start)
+        let now = ReceiptVerifier.currentMilliseconds()
+        let entitlements = try Entitlements.ofUnverified(transactions: transactions, at: now)
+        let states = entitlements.subscriptions.compactMap { subscription in
+            SubscriptionState(originalTransactionID: subscription.originalTransactionID, transactions: transactions,
+                              renewalInfo: renewals.first { $0.originalTransactionID == subscription.originalTransactionID }, at: now)
+        }
+        return (.ok, Array(EntitlementsJSON.render(entitlements, states: states).utf8))
+    }
+
+    /// What the store knows of a verifyReceipt request's subscriptions.
+    func known(_ subscriptionIDs: [String]) async throws -> KnownSubscriptions? {
+        guard !subscriptionIDs.isEmpty else { return nil }
+        let start = ContinuousClock.now
+        async let transactions = store.transactions(originalTransactionIDs: subscriptionIDs)
+        async let renewals = store.renewalInfos(originalTransactionIDs: subscriptionIDs)
+        let known = KnownSubscriptions(transactions: Self.decoded(try await transactions), renewalInfos: Self.decoded(try await renewals))
+        metrics.recordStore(operation: "read_known", since: start)
+        return known
+    }
+
+    /// Stored payloads were verified when they arrived; one that no longer decodes
+    /// (a store edited by hand) is left out rather than believed.
+    static func decoded(_ tokens: [String]) -> [SignedPayload] {
+        tokens.compactMap { try? SignedPayload.decode($0) }
+    }
+
+    static func refusal(_ error: ReceiptError) -> [UInt8] { NotificationEndpoint.refusal(error) }
+}

@@ -1,0 +1,386 @@
+"""`receipt serve --store`: App Store Server Notifications V2 in, current state out.
+
+Notifications are minted by tools/mint_jws.py (notification_story): one monthly
+subscription bought 95 days ago, renewed twice, its first renewal refunded, its
+renewal switched off and on, and its last renewal failed into a grace period that
+lasts past now. They are posted as Apple posts them, in order, shuffled, twice,
+tampered with, and with the server killed in the middle.
+"""
+import base64
+import datetime
+import json
+import random
+import re
+import signal
+import sqlite3
+import subprocess
+import threading
+import time
+
+import pytest
+
+from conftest import JWS_MINTER_DIR, run_minter
+from test_serve import CLI, Server
+
+ORIGINAL = "2000000000000001"
+TOKEN = "7e3fb20b-4cdb-47cc-936d-99d65f608138"
+DAY = 86_400_000
+
+
+@pytest.fixture(scope="module")
+def mint_jws():
+    import sys
+    sys.path.insert(0, str(JWS_MINTER_DIR))
+    import mint_jws
+    return mint_jws
+
+
+@pytest.fixture(scope="module")
+def news_ca(tmp_path_factory, mint_jws):
+    directory = tmp_path_factory.mktemp("news-ca")
+    mint_jws.create_ca(str(directory))
+    return directory, mint_jws.load_ca(str(directory))
+
+
+@pytest.fixture(scope="module")
+def now():
+    return int(time.time()) * 1000  # whole seconds, as a receipt writes dates
+
+
+@pytest.fixture(scope="module")
+def story(mint_jws, news_ca, now):
+    """[(name, payload, body)] in the order things happened."""
+    _, chains = news_ca
+    return [(name, payload, mint_jws.sign_notification(payload, chains))
+            for name, payload in mint_jws.notification_story(ORIGINAL, TOKEN, now=now)]
+
+
+def store_server(tmp_path, news_ca, test_ca, *flags, store=None):
+    return Server("--store", store or tmp_path / "store.db", "--anchor", news_ca[0] / "root.pem",
+                  "--anchor", test_ca / "root.pem", *flags)
+
+
+def post(server, body, path="/notifications/v2"):
+    status, data, _ = server.request("POST", path, body, headers={"Content-Type": "application/json"})
+    return status, json.loads(data)
+
+
+def state_of(server, original=ORIGINAL):
+    status, answer = server.json("GET", f"/v1/subscriptions/{original}")
+    assert status == 200, answer
+    # at_ms is the instant asked; everything else must not depend on delivery order.
+    return {key: value for key, value in answer.items() if key != "at_ms"}
+
+
+def table(path, query):
+    with sqlite3.connect(path) as connection:
+        return connection.execute(query).fetchall()
+
+
+def test_in_order_gives_apples_status_and_pending_renewal(tmp_path, news_ca, test_ca, story, now):
+    server = store_server(tmp_path, news_ca, test_ca)
+    try:
+        for name, payload, body in story:
+            status, answer = post(server, body)
+            assert (status, answer) == (200, {"notificationUUID": payload["notificationUUID"], "stored": True}), name
+        state = state_of(server)
+    finally:
+        assert server.stop() == 0
+    # The last period ended 5 days ago; the grace period lasts 11 more days: Apple's status 4.
+    assert (state["status"], state["status_name"], state["entitled"]) == (4, "grace_period", True)
+    assert state["transaction_count"] == 3
+    assert state["transaction_info"]["transactionId"] == "2000000000000004"
+    assert state["renewal_info"]["isInBillingRetryPeriod"] is True
+    pending = state["pending_renewal_info"][0]
+    assert pending["auto_renew_status"] == "1"  # switched off, then on again: the later news won
+    assert (pending["expiration_intent"], pending["is_in_billing_retry_period"]) == ("2", "1")
+    grace = story[-1][1]["data"]["signedRenewalInfo"]["gracePeriodExpiresDate"]
+    assert pending["grace_period_expires_date_ms"] == str(grace)
+    # The signed members are handed back whole; their payloads beside them are what was signed.
+    assert json.loads(base64.urlsafe_b64decode(state["signedTransactionInfo"].split(".")[1] + "==")) == state["transaction_info"]
+
+
+def test_shuffled_and_repeated_delivery_converges(tmp_path, news_ca, test_ca, story):
+    ordered = store_server(tmp_path / "a", news_ca, test_ca, store=tmp_path / "ordered.db")
+    try:
+        for _, _, body in story:
+            assert post(ordered, body)[0] == 200
+        expected = state_of(ordered)
+    finally:
+        ordered.stop()
+    for seed in range(4):
+        deliveries = [body for _, _, body in story] * 2
+        random.Random(seed).shuffle(deliveries)
+        path = tmp_path / f"shuffled-{seed}.db"
+        server = store_server(tmp_path, news_ca, test_ca, store=path)
+        try:
+            stored = [post(server, body)[1]["stored"] for body in deliveries]
+            assert stored.count(True) == len(story) and stored.count(False) == len(story), seed
+            assert state_of(server) == expected, seed
+        finally:
+            server.stop()
+        assert table(path, "SELECT count(*) FROM notifications") == [(len(story),)]
+        assert table(path, "SELECT count(*) FROM transactions") == [(3,)]
+
+
+def test_a_duplicate_changes_nothing(tmp_path, news_ca, test_ca, story):
+    path = tmp_path / "store.db"
+    server = store_server(tmp_path, news_ca, test_ca, store=path)
+    try:
+        for _, _, body in story:
+            post(server, body)
+        before = table(path, "SELECT * FROM transactions ORDER BY 1") + table(path, "SELECT * FROM renewal_infos")
+        # The first notification again: older news than all the store holds.
+        status, answer = post(server, story[0][2])
+        assert (status, answer["stored"]) == (200, False)
+        after = table(path, "SELECT * FROM transactions ORDER BY 1") + table(path, "SELECT * FROM renewal_infos")
+        assert after == before
+    finally:
+        server.stop()
+
+
+def test_older_news_under_a_new_uuid_does_not_overwrite(tmp_path, news_ca, test_ca, story, mint_jws):
+    """A notification Apple signed earlier, delivered last under its own UUID, stores its
+    notification row but leaves the newer transaction and renewal info in place."""
+    server = store_server(tmp_path, news_ca, test_ca)
+    try:
+        for _, _, body in story[2:]:
+            post(server, body)
+        latest = state_of(server)
+        for _, _, body in story[:2]:
+            assert post(server, body)[1]["stored"] is True
+        assert state_of(server)["renewal_info"] == latest["renewal_info"]
+        assert state_of(server)["transaction_info"] == latest["transaction_info"]
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("variant", ["payload-changed", "other-root", "alg-none"])
+def test_a_tampered_notification_gets_non_2xx_and_changes_nothing(tmp_path, news_ca, test_ca, story, mint_jws, variant):
+    path = tmp_path / "store.db"
+    server = store_server(tmp_path, news_ca, test_ca, store=path)
+    try:
+        post(server, story[0][2])
+        _, payload, _ = story[1]
+        status, answer = post(server, mint_jws.sign_notification(payload, news_ca[1], variant))
+        assert status == 400 and answer["status"].startswith("RECEIPT_E_"), answer
+        assert table(path, "SELECT count(*) FROM notifications") == [(1,)]
+        assert table(path, "SELECT count(*) FROM transactions") == [(1,)]
+        # A metric says so, by outcome.
+        _, metrics, _ = server.request("GET", "/metrics")
+        assert re.search(rb'receipt_notifications_total\{[^}]*outcome="refused"[^}]*\} 1', metrics), metrics
+    finally:
+        server.stop()
+
+
+def test_a_nested_member_tampered_names_it(tmp_path, news_ca, test_ca, story, mint_jws):
+    _, payload, _ = story[1]
+    data = dict(payload["data"])
+    data["signedTransactionInfo"] = mint_jws.sign(data["signedTransactionInfo"], news_ca[1], "payload-changed")
+    body = mint_jws.sign_notification(dict(payload, data=data), news_ca[1])
+    path = tmp_path / "store.db"
+    server = store_server(tmp_path, news_ca, test_ca, store=path)
+    try:
+        status, answer = post(server, body)
+    finally:
+        server.stop()
+    assert status == 400
+    assert "data.signedTransactionInfo" in answer["detail"], answer
+    assert table(path, "SELECT count(*) FROM transactions") == [(0,)]
+
+
+@pytest.mark.parametrize("body", [b"", b"{}", b"[]", b'{"signedPayload": 1}', b'{"signedPayload": "a.b.c"}',
+                                  b'{"signedPayload": "' + b"A" * 70000 + b'"}', b"{" * 100])
+def test_garbage_bodies_are_refused_by_name(tmp_path, news_ca, test_ca, body):
+    server = store_server(tmp_path, news_ca, test_ca, "--max-body", 65536)
+    try:
+        status, data, _ = server.request("POST", "/notifications/v2", body)
+        assert status in (400, 413), (status, data)
+        assert json.loads(data)["status"].startswith("RECEIPT_E_")
+        assert server.request("GET", "/healthz")[0] == 200
+    finally:
+        server.stop()
+
+
+def test_only_post_on_the_notifications_path_and_a_configurable_path(tmp_path, news_ca, test_ca, story):
+    server = store_server(tmp_path, news_ca, test_ca, "--notifications-path", "/apple/hooks")
+    try:
+        assert server.request("GET", "/apple/hooks")[0] == 405
+        assert server.request("POST", "/notifications/v2", story[0][2])[0] == 404
+        assert post(server, story[0][2], "/apple/hooks")[0] == 200
+    finally:
+        server.stop()
+
+
+def test_notifications_path_cannot_shadow_an_endpoint():
+    result = subprocess.run([CLI, "serve", "--store", "/tmp/x.db", "--notifications-path", "/verifyReceipt"],
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2 and "--notifications-path" in result.stderr
+
+
+def test_without_a_store_the_endpoints_say_so(tmp_path, story):
+    server = Server()
+    try:
+        for method, path, body in [("POST", "/notifications/v2", story[0][2]), ("GET", f"/v1/subscriptions/{ORIGINAL}", None),
+                                   ("GET", f"/v1/entitlements?appAccountToken={TOKEN}", None)]:
+            status, data, _ = server.request(method, path, body)
+            assert status == 503 and b"--store" in data, (path, data)
+    finally:
+        server.stop()
+
+
+def test_a_store_that_cannot_be_opened_is_a_usage_error(tmp_path):
+    result = subprocess.run([CLI, "serve", "--store", str(tmp_path / "missing-dir" / "store.db")],
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2 and "cannot open the store" in result.stderr, result.stderr
+
+
+def test_a_store_of_a_newer_schema_is_refused(tmp_path):
+    path = tmp_path / "newer.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        connection.execute("INSERT INTO schema_version VALUES (99)")
+    result = subprocess.run([CLI, "serve", "--store", str(path)], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2 and "version 99" in result.stderr, result.stderr
+
+
+def test_unknown_subscription_and_bad_ids(tmp_path, news_ca, test_ca):
+    server = store_server(tmp_path, news_ca, test_ca)
+    try:
+        status, answer = server.json("GET", "/v1/subscriptions/1999")
+        assert status == 404 and answer["status"] == "RECEIPT_E_ABSENT"
+        for bad in ["abc", "1" * 40, "1%00"]:
+            assert server.request("GET", f"/v1/subscriptions/{bad}")[0] == 400, bad
+        assert server.request("GET", "/v1/entitlements")[0] == 400
+    finally:
+        server.stop()
+
+
+def test_entitlements_agree_with_the_cli_on_the_same_data(tmp_path, news_ca, test_ca, story, mint_jws):
+    server = store_server(tmp_path, news_ca, test_ca)
+    try:
+        for _, _, body in story:
+            post(server, body)
+        status, served = server.json("GET", f"/v1/entitlements?appAccountToken={TOKEN.upper()}")
+        _, state = server.json("GET", f"/v1/subscriptions/{ORIGINAL}")
+    finally:
+        server.stop()
+    assert status == 200
+    # The same three transactions, as the store holds them (latest signing of each), through the CLI.
+    files = []
+    for index, token in enumerate(sorted(row[0] for row in table(tmp_path / "store.db", "SELECT jws FROM transactions"))):
+        files.append(tmp_path / f"tx{index}.jws")
+        files[-1].write_text(token)
+    cli = subprocess.run([CLI, "entitlements", "--anchor", news_ca[0] / "root.pem", "--no-apple-root",
+                          "--at", rfc3339(served["at_ms"]), *map(str, files)], capture_output=True, text=True, timeout=60)
+    assert cli.returncode == 0, cli.stderr
+    ours = json.loads(cli.stdout)
+    key = lambda purchase: purchase["transaction_id"]
+    assert sorted(served["purchases"], key=key) == sorted(ours["purchases"], key=key)
+    assert served["subscriptions"] == ours["subscriptions"]
+    assert served["active_product_ids"] == ours["active_product_ids"] == []
+    # What the engine cannot see (the grace period), the state adds.
+    assert served["subscription_states"] == [{"original_transaction_id": ORIGINAL, "product_id": "com.example.minted.monthly",
+                                              "status": 4, "status_name": "grace_period", "entitled": True}]
+    assert state["entitled"] is True
+
+
+def rfc3339(milliseconds):
+    moment = datetime.datetime.fromtimestamp(milliseconds / 1000, datetime.timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{milliseconds % 1000:03d}Z"
+
+
+def receipt_of_first_purchase(tmp_path, test_ca, story):
+    """A receipt the app had after its first purchase: the story's first transaction only."""
+    first = story[0][1]["data"]["signedTransactionInfo"]
+    iso = lambda ms: datetime.datetime.fromtimestamp(ms / 1000, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    spec = {"receipt_type": "ProductionSandbox", "bundle_id": "com.example.minted",
+            "receipt_creation_date": iso(first["purchaseDate"] + 60_000),
+            "in_app": [{"quantity": 1, "product_id": first["productId"], "transaction_id": first["transactionId"],
+                        "original_transaction_id": ORIGINAL, "purchase_date": iso(first["purchaseDate"]),
+                        "original_purchase_date": iso(first["originalPurchaseDate"]), "product_type": 3,
+                        "expires_date": iso(first["expiresDate"]), "web_order_line_item_id": int(first["webOrderLineItemId"]),
+                        "is_trial_period": 0, "is_in_intro_offer_period": 0}]}
+    spec_path = tmp_path / "spec.json"
+    spec_path.write_text(json.dumps(spec))
+    run_minter("receipt", tmp_path / "first.der", "--ca", test_ca, "--spec", spec_path)
+    return (tmp_path / "first.der").read_bytes()
+
+
+def test_verify_receipt_shows_later_renewals_refunds_and_pending_renewal_info(tmp_path, news_ca, test_ca, story):
+    receipt = receipt_of_first_purchase(tmp_path, test_ca, story)
+    server = store_server(tmp_path, news_ca, test_ca)
+    try:
+        alone = server.verify_receipt("/sandbox/verifyReceipt", receipt)
+        for _, _, body in story:
+            post(server, body)
+        current = server.verify_receipt("/sandbox/verifyReceipt", receipt)
+        latest_only = server.verify_receipt("/sandbox/verifyReceipt", receipt, **{"exclude-old-transactions": True})
+    finally:
+        server.stop()
+    assert alone["status"] == current["status"] == 0
+    assert [entry["transaction_id"] for entry in alone["latest_receipt_info"]] == ["2000000000000002"]
+    assert "pending_renewal_info" not in alone
+    assert current["receipt"] == {**alone["receipt"], **{k: current["receipt"][k] for k in current["receipt"] if k.startswith("request_date")}}
+    entries = current["latest_receipt_info"]
+    assert [entry["transaction_id"] for entry in entries] == ["2000000000000002", "2000000000000003", "2000000000000004"]
+    refunded = entries[1]
+    refund = story[4][1]["data"]["signedTransactionInfo"]
+    assert refunded["cancellation_date_ms"] == str(refund["revocationDate"]) and refunded["cancellation_reason"] == "0"
+    assert "cancellation_date" not in entries[0] and "cancellation_date" not in entries[2]
+    assert entries[2]["expires_date_ms"] == str(story[-1][1]["data"]["signedTransactionInfo"]["expiresDate"])
+    assert entries[2]["subscription_group_identifier"] == "21000001"
+    # The receipt's own entry and the signed copy of it read the same where both speak.
+    for key in ("product_id", "original_transaction_id", "purchase_date_ms", "expires_date_ms", "web_order_line_item_id",
+                "is_trial_period", "is_in_intro_offer_period", "quantity"):
+        assert entries[0][key] == alone["latest_receipt_info"][0][key], key
+    assert [entry["transaction_id"] for entry in latest_only["latest_receipt_info"]] == ["2000000000000004"]
+    (pending,) = current["pending_renewal_info"]
+    assert pending["original_transaction_id"] == ORIGINAL and pending["is_in_billing_retry_period"] == "1"
+    assert current["latest_receipt"] == alone["latest_receipt"]
+
+
+def test_killed_mid_stream_loses_nothing_acknowledged(tmp_path, news_ca, test_ca, mint_jws, now):
+    """SIGKILL while notifications are being posted from two threads: every one that got
+    a 200 is in the store after a restart."""
+    _, chains = news_ca
+    bodies = {}
+    for subscription in range(40):
+        original = str(3000000000000001 + subscription * 1000)
+        for name, payload in mint_jws.notification_story(original, TOKEN, now=now)[:3]:
+            bodies[payload["notificationUUID"]] = mint_jws.sign_notification(payload, chains)
+    path = tmp_path / "store.db"
+    server = store_server(tmp_path, news_ca, test_ca, store=path)
+    acknowledged, lock = set(), threading.Lock()
+    items = list(bodies.items())
+
+    def send(part):
+        for uuid, body in part:
+            try:
+                status, answer = post(server, body)
+            except OSError:
+                return
+            if status == 200:
+                with lock:
+                    acknowledged.add(uuid)
+
+    threads = [threading.Thread(target=send, args=(items[i::2],)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    while len(acknowledged) < 30:
+        time.sleep(0.005)
+    server.process.send_signal(signal.SIGKILL)
+    server.process.wait(10)
+    for thread in threads:
+        thread.join(30)
+    assert 30 <= len(acknowledged) < len(bodies), len(acknowledged)
+    stored = {row[0] for row in table(path, "SELECT notification_uuid FROM notifications")}
+    assert acknowledged <= stored, acknowledged - stored
+    # Restarted on the same file, the rest goes in and the first ones are duplicates.
+    server = store_server(tmp_path, news_ca, test_ca, store=path)
+    try:
+        outcomes = [post(server, body)[1]["stored"] for body in bodies.values()]
+    finally:
+        server.stop()
+    assert outcomes.count(False) == len(stored)
+    assert len(table(path, "SELECT notification_uuid FROM notifications")) == len(bodies)
