@@ -35,6 +35,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // The store of `receipt serve` (ReceiptServer only): SQLite, compiled in from sqlite-nio's own copy.
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.0"),
+        // …and PostgreSQL, for several servers on one database.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         // ReceiptServerAPIClient only (and the CLI's `receipt api`).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
@@ -66,6 +68,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             .product(name: "SQLiteNIO", package: "sqlite-nio"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
         // The transport of ReceiptCore's ServerAPIExchange; nothing of the API's rules lives here.
         .target(name: "ReceiptServerAPIClient", dependencies: [

@@ -22,11 +22,11 @@ public enum ReceiptServer {
                            onListening: @escaping @Sendable (Int) -> Void) async throws {
         let metrics = ServerMetrics()
         var store: (any SubscriptionStore)?
-        if let path = settings.storePath {
+        if let location = settings.storePath {
             do {
-                store = try await SQLiteSubscriptionStore.open(path: path, logger: logger)
+                store = try await makeSubscriptionStore(location: location, logger: logger)
             } catch {
-                throw StoreOpenError(location: path, reason: "\(error)")
+                throw StoreOpenError(location: StoreOpenError.shown(location), reason: "\(error)")
             }
         }
         // NIO's singleton group when it runs Swift concurrency too; otherwise (tests, or a
@@ -49,12 +49,22 @@ public enum ReceiptServer {
             eventLoopGroupProvider: .shared(group),
             logger: logger)
         do {
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                if settings.verifier.policy.revocation != .off {
-                    tasks.addTask { await refreshRevocation(settings, metrics: metrics, logger: logger) }
+            // Each task says whether it is the service: it ends on a signal; the others when cancelled.
+            try await withThrowingTaskGroup(of: Bool.self) { tasks in
+                if let store, let location = settings.storePath {
+                    tasks.addTask { await store.run(); return false }
+                    do {
+                        try await withDeadline(seconds: settings.storeTimeoutSeconds) { try await store.migrate() }
+                    } catch {
+                        tasks.cancelAll()
+                        throw StoreOpenError(location: StoreOpenError.shown(location), reason: "\(error)")
+                    }
                 }
-                tasks.addTask { try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint]) }
-                try await tasks.next()  // the service: it ends on a signal; the refresher never does
+                if settings.verifier.policy.revocation != .off {
+                    tasks.addTask { await refreshRevocation(settings, metrics: metrics, logger: logger); return false }
+                }
+                tasks.addTask { try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint]); return true }
+                while let isService = try await tasks.next(), !isService {}
                 tasks.cancelAll()
             }
         } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EADDRNOTAVAIL
@@ -94,6 +104,31 @@ public enum ReceiptServer {
         public let location: String
         public let reason: String
         public var description: String { "cannot open the store \(location): \(reason)" }
+
+        /// A location as it may be shown: a URL's password replaced by "***".
+        static func shown(_ location: String) -> String {
+            guard PostgresLocation.isPostgres(location), let scheme = location.range(of: "://"),
+                  let at = location[scheme.upperBound...].lastIndex(of: "@") else { return location }
+            let credentials = location[scheme.upperBound..<at]
+            guard let colon = credentials.firstIndex(of: ":") else { return location }
+            return String(location[..<colon]) + ":***" + String(location[at...])
+        }
+    }
+
+    /// `work`, or a DeadlineExceeded error after `seconds`.
+    static func withDeadline<T: Sendable>(seconds: Int, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { race in
+            race.addTask { try await work() }
+            race.addTask { try await Task.sleep(for: .seconds(seconds)); return nil }
+            defer { race.cancelAll() }
+            guard let first = try await race.next(), let result = first else { throw DeadlineExceeded(seconds: seconds) }
+            return result
+        }
+    }
+
+    struct DeadlineExceeded: Error, CustomStringConvertible {
+        let seconds: Int
+        var description: String { "no answer within \(seconds) s" }
     }
 
     /// Paths the server answers itself, which --notifications-path cannot take.

@@ -29,9 +29,11 @@ public struct ServerSettings: Sendable {
     public var ocspTimeoutSeconds = 5
     public var ocspRefreshIntervalSeconds = 30
     public var ocspRefreshBeforeSeconds: Int64 = 600
-    /// The SQLite file that keeps what notifications told (created if absent); nil: no
-    /// store, and the endpoints that need one answer 503 saying so.
+    /// Where what notifications told is kept: an SQLite file (created if absent) or a
+    /// postgres:// URL; nil: no store, and the endpoints that need one answer 503 saying so.
     public var storePath: String?
+    /// Seconds the store has to open and migrate at start.
+    public var storeTimeoutSeconds = 15
     /// Where App Store Server Notifications V2 are posted (the URL set in App Store Connect).
     public var notificationsPath = "/notifications/v2"
 

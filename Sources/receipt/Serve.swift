@@ -50,7 +50,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Ask OCSP again this many seconds before a cached answer expires.")
     var ocspRefreshBefore = 600
 
-    @Option(help: "An SQLite file (created if absent) that keeps what App Store Server Notifications tell: enables the notifications endpoint, GET /v1/subscriptions/{id}, GET /v1/entitlements and current answers on /verifyReceipt.")
+    @Option(help: "Where to keep what App Store Server Notifications tell: an SQLite file (created if absent) or a postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE URL (several servers on one database). Enables the notifications endpoint, GET /v1/subscriptions/{id}, GET /v1/entitlements and current answers on /verifyReceipt.")
     var store: String?
 
     @Option(help: "The path App Store Server Notifications V2 are posted to (the URL set in App Store Connect).")

@@ -1,4 +1,5 @@
-"""`receipt serve --store`: App Store Server Notifications V2 in, current state out.
+"""`receipt serve --store`: App Store Server Notifications V2 in, current state out,
+with each store: an SQLite file, and PostgreSQL in a throwaway cluster (postgres_cluster).
 
 Notifications are minted by tools/mint_jws.py (notification_story): one monthly
 subscription bought 95 days ago, renewed twice, its first renewal refunded, its
@@ -8,7 +9,9 @@ tampered with, and with the server killed in the middle.
 """
 import base64
 import datetime
+import itertools
 import json
+import os
 import random
 import re
 import signal
@@ -19,6 +22,7 @@ import time
 
 import pytest
 
+import postgres_cluster
 from conftest import JWS_MINTER_DIR, run_minter
 from test_serve import CLI, Server
 
@@ -55,6 +59,33 @@ def story(mint_jws, news_ca, now):
             for name, payload in mint_jws.notification_story(ORIGINAL, TOKEN, now=now)]
 
 
+@pytest.fixture(scope="module")
+def postgres():
+    """A cluster for the module: its URL. CI installs PostgreSQL; elsewhere, skipped by name when absent."""
+    if postgres_cluster.server_binaries() is None:
+        if os.environ.get("CI"):
+            pytest.fail("PostgreSQL's server is not installed: scripts/install-deps.sh test installs it")
+        pytest.skip("PostgreSQL's server is not installed (scripts/install-deps.sh test): PostgreSQL store tests skipped")
+    with postgres_cluster.cluster() as url:
+        yield url
+
+
+DATABASES = itertools.count()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def new_store(request, tmp_path):
+    """new_store() -> the location of a new, empty store of the parameter's kind."""
+    def make():
+        if request.param == "sqlite":
+            return tmp_path / f"store-{next(DATABASES)}.db"
+        base = request.getfixturevalue("postgres")
+        name = f"t{next(DATABASES)}"
+        subprocess.run(["psql", base, "-q", "-c", f"CREATE DATABASE {name}"], check=True)
+        return base.rsplit("/", 1)[0] + "/" + name
+    return make
+
+
 def store_server(tmp_path, news_ca, test_ca, *flags, store=None):
     return Server("--store", store or tmp_path / "store.db", "--anchor", news_ca[0] / "root.pem",
                   "--anchor", test_ca / "root.pem", *flags)
@@ -72,13 +103,22 @@ def state_of(server, original=ORIGINAL):
     return {key: value for key, value in answer.items() if key != "at_ms"}
 
 
-def table(path, query):
-    with sqlite3.connect(path) as connection:
-        return connection.execute(query).fetchall()
+def table(location, query):
+    """The rows of `query` in a store, every value as text."""
+    if str(location).startswith("postgres://"):
+        out = subprocess.run(["psql", str(location), "-At", "-F", "\t", "-c", query], check=True,
+                             capture_output=True, text=True).stdout
+        return [tuple(line.split("\t")) for line in out.splitlines()]
+    with sqlite3.connect(location) as connection:
+        return [tuple("" if value is None else str(value) for value in row) for row in connection.execute(query)]
 
 
-def test_in_order_gives_apples_status_and_pending_renewal(tmp_path, news_ca, test_ca, story, now):
-    server = store_server(tmp_path, news_ca, test_ca)
+def count(location, name):
+    return int(table(location, f"SELECT count(*) FROM {name}")[0][0])
+
+
+def test_in_order_gives_apples_status_and_pending_renewal(tmp_path, news_ca, test_ca, story, now, new_store):
+    server = store_server(tmp_path, news_ca, test_ca, store=new_store())
     try:
         for name, payload, body in story:
             status, answer = post(server, body)
@@ -100,8 +140,8 @@ def test_in_order_gives_apples_status_and_pending_renewal(tmp_path, news_ca, tes
     assert json.loads(base64.urlsafe_b64decode(state["signedTransactionInfo"].split(".")[1] + "==")) == state["transaction_info"]
 
 
-def test_shuffled_and_repeated_delivery_converges(tmp_path, news_ca, test_ca, story):
-    ordered = store_server(tmp_path / "a", news_ca, test_ca, store=tmp_path / "ordered.db")
+def test_shuffled_and_repeated_delivery_converges(tmp_path, news_ca, test_ca, story, new_store):
+    ordered = store_server(tmp_path, news_ca, test_ca, store=new_store())
     try:
         for _, _, body in story:
             assert post(ordered, body)[0] == 200
@@ -111,7 +151,7 @@ def test_shuffled_and_repeated_delivery_converges(tmp_path, news_ca, test_ca, st
     for seed in range(4):
         deliveries = [body for _, _, body in story] * 2
         random.Random(seed).shuffle(deliveries)
-        path = tmp_path / f"shuffled-{seed}.db"
+        path = new_store()
         server = store_server(tmp_path, news_ca, test_ca, store=path)
         try:
             stored = [post(server, body)[1]["stored"] for body in deliveries]
@@ -119,12 +159,12 @@ def test_shuffled_and_repeated_delivery_converges(tmp_path, news_ca, test_ca, st
             assert state_of(server) == expected, seed
         finally:
             server.stop()
-        assert table(path, "SELECT count(*) FROM notifications") == [(len(story),)]
-        assert table(path, "SELECT count(*) FROM transactions") == [(3,)]
+        assert count(path, "notifications") == len(story)
+        assert count(path, "transactions") == 3
 
 
-def test_a_duplicate_changes_nothing(tmp_path, news_ca, test_ca, story):
-    path = tmp_path / "store.db"
+def test_a_duplicate_changes_nothing(tmp_path, news_ca, test_ca, story, new_store):
+    path = new_store()
     server = store_server(tmp_path, news_ca, test_ca, store=path)
     try:
         for _, _, body in story:
@@ -139,10 +179,10 @@ def test_a_duplicate_changes_nothing(tmp_path, news_ca, test_ca, story):
         server.stop()
 
 
-def test_older_news_under_a_new_uuid_does_not_overwrite(tmp_path, news_ca, test_ca, story, mint_jws):
+def test_older_news_under_a_new_uuid_does_not_overwrite(tmp_path, news_ca, test_ca, story, new_store):
     """A notification Apple signed earlier, delivered last under its own UUID, stores its
     notification row but leaves the newer transaction and renewal info in place."""
-    server = store_server(tmp_path, news_ca, test_ca)
+    server = store_server(tmp_path, news_ca, test_ca, store=new_store())
     try:
         for _, _, body in story[2:]:
             post(server, body)
@@ -156,16 +196,16 @@ def test_older_news_under_a_new_uuid_does_not_overwrite(tmp_path, news_ca, test_
 
 
 @pytest.mark.parametrize("variant", ["payload-changed", "other-root", "alg-none"])
-def test_a_tampered_notification_gets_non_2xx_and_changes_nothing(tmp_path, news_ca, test_ca, story, mint_jws, variant):
-    path = tmp_path / "store.db"
+def test_a_tampered_notification_gets_non_2xx_and_changes_nothing(tmp_path, news_ca, test_ca, story, mint_jws, variant,
+                                                                   new_store):
+    path = new_store()
     server = store_server(tmp_path, news_ca, test_ca, store=path)
     try:
         post(server, story[0][2])
         _, payload, _ = story[1]
         status, answer = post(server, mint_jws.sign_notification(payload, news_ca[1], variant))
         assert status == 400 and answer["status"].startswith("RECEIPT_E_"), answer
-        assert table(path, "SELECT count(*) FROM notifications") == [(1,)]
-        assert table(path, "SELECT count(*) FROM transactions") == [(1,)]
+        assert count(path, "notifications") == count(path, "transactions") == 1
         # A metric says so, by outcome.
         _, metrics, _ = server.request("GET", "/metrics")
         assert re.search(rb'receipt_notifications_total\{[^}]*outcome="refused"[^}]*\} 1', metrics), metrics
@@ -186,7 +226,7 @@ def test_a_nested_member_tampered_names_it(tmp_path, news_ca, test_ca, story, mi
         server.stop()
     assert status == 400
     assert "data.signedTransactionInfo" in answer["detail"], answer
-    assert table(path, "SELECT count(*) FROM transactions") == [(0,)]
+    assert count(path, "transactions") == 0
 
 
 @pytest.mark.parametrize("body", [b"", b"{}", b"[]", b'{"signedPayload": 1}', b'{"signedPayload": "a.b.c"}',
@@ -256,8 +296,9 @@ def test_unknown_subscription_and_bad_ids(tmp_path, news_ca, test_ca):
         server.stop()
 
 
-def test_entitlements_agree_with_the_cli_on_the_same_data(tmp_path, news_ca, test_ca, story, mint_jws):
-    server = store_server(tmp_path, news_ca, test_ca)
+def test_entitlements_agree_with_the_cli_on_the_same_data(tmp_path, news_ca, test_ca, story, new_store):
+    path = new_store()
+    server = store_server(tmp_path, news_ca, test_ca, store=path)
     try:
         for _, _, body in story:
             post(server, body)
@@ -268,7 +309,7 @@ def test_entitlements_agree_with_the_cli_on_the_same_data(tmp_path, news_ca, tes
     assert status == 200
     # The same three transactions, as the store holds them (latest signing of each), through the CLI.
     files = []
-    for index, token in enumerate(sorted(row[0] for row in table(tmp_path / "store.db", "SELECT jws FROM transactions"))):
+    for index, token in enumerate(sorted(row[0] for row in table(path, "SELECT jws FROM transactions"))):
         files.append(tmp_path / f"tx{index}.jws")
         files[-1].write_text(token)
     cli = subprocess.run([CLI, "entitlements", "--anchor", news_ca[0] / "root.pem", "--no-apple-root",
@@ -307,9 +348,9 @@ def receipt_of_first_purchase(tmp_path, test_ca, story):
     return (tmp_path / "first.der").read_bytes()
 
 
-def test_verify_receipt_shows_later_renewals_refunds_and_pending_renewal_info(tmp_path, news_ca, test_ca, story):
+def test_verify_receipt_shows_later_renewals_refunds_and_pending_renewal_info(tmp_path, news_ca, test_ca, story, new_store):
     receipt = receipt_of_first_purchase(tmp_path, test_ca, story)
-    server = store_server(tmp_path, news_ca, test_ca)
+    server = store_server(tmp_path, news_ca, test_ca, store=new_store())
     try:
         alone = server.verify_receipt("/sandbox/verifyReceipt", receipt)
         for _, _, body in story:
@@ -340,7 +381,7 @@ def test_verify_receipt_shows_later_renewals_refunds_and_pending_renewal_info(tm
     assert current["latest_receipt"] == alone["latest_receipt"]
 
 
-def test_killed_mid_stream_loses_nothing_acknowledged(tmp_path, news_ca, test_ca, mint_jws, now):
+def test_killed_mid_stream_loses_nothing_acknowledged(tmp_path, news_ca, test_ca, mint_jws, now, new_store):
     """SIGKILL while notifications are being posted from two threads: every one that got
     a 200 is in the store after a restart."""
     _, chains = news_ca
@@ -349,7 +390,7 @@ def test_killed_mid_stream_loses_nothing_acknowledged(tmp_path, news_ca, test_ca
         original = str(3000000000000001 + subscription * 1000)
         for name, payload in mint_jws.notification_story(original, TOKEN, now=now)[:3]:
             bodies[payload["notificationUUID"]] = mint_jws.sign_notification(payload, chains)
-    path = tmp_path / "store.db"
+    path = new_store()
     server = store_server(tmp_path, news_ca, test_ca, store=path)
     acknowledged, lock = set(), threading.Lock()
     items = list(bodies.items())
@@ -383,4 +424,41 @@ def test_killed_mid_stream_loses_nothing_acknowledged(tmp_path, news_ca, test_ca
     finally:
         server.stop()
     assert outcomes.count(False) == len(stored)
-    assert len(table(path, "SELECT notification_uuid FROM notifications")) == len(bodies)
+    assert count(path, "notifications") == len(bodies)
+
+def test_two_servers_on_one_postgresql_database_give_the_same_answers(tmp_path, news_ca, test_ca, story, postgres):
+    """Behind a load balancer: notifications spread over two servers, each delivered to both
+    at once as well; both answer the same state, verifyReceipt and entitlements."""
+    location = postgres.rsplit("/", 1)[0] + "/shared_by_two"
+    subprocess.run(["psql", postgres, "-q", "-c", "CREATE DATABASE shared_by_two"], check=True)
+    receipt = receipt_of_first_purchase(tmp_path, test_ca, story)
+    first, second = (store_server(tmp_path, news_ca, test_ca, store=location) for _ in range(2))
+    try:
+        bodies = [body for _, _, body in story]
+        random.Random(7).shuffle(bodies)
+        outcomes = []
+
+        def deliver(server, part):
+            outcomes.extend(post(server, body)[1]["stored"] for body in part)
+
+        threads = [threading.Thread(target=deliver, args=(server, bodies)) for server in (first, second)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert outcomes.count(True) == len(story) and outcomes.count(False) == len(story)
+        assert state_of(first) == state_of(second)
+        assert state_of(first)["status_name"] == "grace_period"
+        answers = [server.verify_receipt("/sandbox/verifyReceipt", receipt) for server in (first, second)]
+        for answer in answers:
+            answer["receipt"] = {k: v for k, v in answer["receipt"].items() if not k.startswith("request_date")}
+        assert answers[0] == answers[1] and len(answers[0]["latest_receipt_info"]) == 3
+        accounts = [server.json("GET", f"/v1/entitlements?appAccountToken={TOKEN}")[1] for server in (first, second)]
+        for account in accounts:
+            account.pop("at_ms")
+        assert accounts[0] == accounts[1]
+    finally:
+        first.stop()
+        second.stop()
+    assert count(location, "notifications") == len(story)
+

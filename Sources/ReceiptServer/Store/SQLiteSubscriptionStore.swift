@@ -21,14 +21,13 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
         self.reader = reader
     }
 
-    /// Opens (creating it if needed) and migrates the database at `path`.
+    /// Opens the database at `path`, creating the file if needed.
     static func open(path: String, logger: Logger) async throws -> SQLiteSubscriptionStore {
         let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
         do {
             for pragma in ["PRAGMA busy_timeout = 10000", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"] {
                 _ = try await writer.query(pragma, [])
             }
-            try await migrate(writer)
             let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
             _ = try await reader.query("PRAGMA busy_timeout = 10000", [])
             return SQLiteSubscriptionStore(writer: writer, reader: reader)
@@ -38,7 +37,10 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
         }
     }
 
-    private static func migrate(_ connection: SQLiteConnection) async throws {
+    func run() async {}
+
+    func migrate() async throws {
+        let connection = writer
         _ = try await connection.query("BEGIN IMMEDIATE", [])
         do {
             _ = try await connection.query("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)", [])

@@ -1,3 +1,4 @@
+import Logging
 import ReceiptCore
 
 /// Where `receipt serve` keeps what App Store Server Notifications (and the App Store
@@ -10,6 +11,12 @@ import ReceiptCore
 /// redelivery and out-of-order delivery converge. Implementations: SQLite (one file)
 /// and PostgreSQL (several servers on one database).
 protocol SubscriptionStore: Sendable {
+    /// Runs what the store needs in the background (PostgreSQL's connection pool)
+    /// until the task is cancelled; returns at once when it needs nothing.
+    func run() async
+    /// Creates or upgrades the schema (StoreSchema); throws StoreSchema.TooNew for a
+    /// database of a later version. Called once, with `run()` running, before any other call.
+    func migrate() async throws
     /// Stores a notification and what it carries. False when its UUID was stored
     /// before: nothing is written again.
     func record(_ notification: ReceivedNotification) async throws -> Bool
@@ -25,6 +32,15 @@ protocol SubscriptionStore: Sendable {
     func setting(_ key: String) async throws -> String?
     func setSetting(_ key: String, _ value: String) async throws
     func close() async throws
+}
+
+/// Opens the store `location` names: a postgres:// URL, or else an SQLite file path.
+/// Not yet migrated: see `SubscriptionStore.migrate`.
+func makeSubscriptionStore(location: String, logger: Logger) async throws -> any SubscriptionStore {
+    if PostgresLocation.isPostgres(location) {
+        return PostgresSubscriptionStore.make(location: try PostgresLocation(location), logger: logger)
+    }
+    return try await SQLiteSubscriptionStore.open(path: location, logger: logger)
 }
 
 /// The tables, one schema for both databases (types and statements both accept).

@@ -1,0 +1,211 @@
+import Logging
+import PostgresNIO
+import ReceiptCore
+
+/// The store for several `receipt serve` processes behind a load balancer: one
+/// PostgreSQL database (postgres-nio's pooled client). Each notification is one
+/// transaction: its row is inserted first, so that of two servers given the same
+/// notification one stores it and the other waits on that row, then finds it there.
+/// Text is compared with `COLLATE "C"` (bytewise), as the core's order requires.
+final class PostgresSubscriptionStore: SubscriptionStore {
+    private let client: PostgresClient
+    private let logger: Logger
+    static let placeholders = ["$1", "$2", "$3", "$4", "$5", "$6"]
+
+    private init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// A client for `location` (see PostgresLocation); `run()` must run for it to connect.
+    static func make(location: PostgresLocation, logger: Logger) -> PostgresSubscriptionStore {
+        var configuration = PostgresClient.Configuration(host: location.host, port: location.port, username: location.user,
+                                                         password: location.password, database: location.database,
+                                                         tls: .disable)
+        configuration.options.maximumConnections = 16
+        return PostgresSubscriptionStore(client: PostgresClient(configuration: configuration, backgroundLogger: logger),
+                                         logger: logger)
+    }
+
+    func run() async { await client.run() }
+
+    /// Creates or upgrades the schema; servers starting together take turns (an advisory lock).
+    func migrate() async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(7352841)", logger: logger)
+            try await connection.query("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)", logger: logger)
+            var found = 0
+            for try await version in try await connection.query("SELECT coalesce(max(version), 0) FROM schema_version",
+                                                                logger: logger).decode(Int.self) {
+                found = version
+            }
+            guard found <= StoreSchema.version else { throw StoreSchema.TooNew(found: found) }
+            guard found < StoreSchema.version else { return }
+            for version in (found + 1)...StoreSchema.version {
+                for statement in StoreSchema.migrations[version - 1] {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("INSERT INTO schema_version (version) VALUES (\(version))", logger: logger)
+            }
+        }
+    }
+
+    func record(_ notification: ReceivedNotification) async throws -> Bool {
+        try await client.withTransaction(logger: logger) { connection in
+            var binds = PostgresBindings()
+            try binds.append(notification.notificationUUID)
+            try binds.append(notification.notificationType)
+            try binds.append(notification.subtype)
+            try binds.append(notification.signedDate)
+            try binds.append(notification.originalTransactionID)
+            try binds.append(ReceiptVerifier.currentMilliseconds())
+            let inserted = try await connection.query(
+                PostgresQuery(unsafeSQL: StoreSchema.insertNotification(placeholders: Self.placeholders)
+                              + " RETURNING notification_uuid", binds: binds), logger: logger)
+            var fresh = false
+            for try await _ in inserted { fresh = true }
+            guard fresh else { return false }
+            try await Self.write(notification.transaction.map { [$0] } ?? [], notification.renewalInfo.map { [$0] } ?? [],
+                                 on: connection, logger: logger)
+            return true
+        }
+    }
+
+    func record(transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            try await Self.write(transactions, renewalInfos, on: connection, logger: logger)
+        }
+    }
+
+    private static func write(_ transactions: [StoredTransaction], _ renewalInfos: [StoredRenewalInfo],
+                              on connection: PostgresConnection, logger: Logger) async throws {
+        for row in transactions {
+            var binds = PostgresBindings()
+            try binds.append(row.transactionID)
+            try binds.append(row.originalTransactionID)
+            try binds.append(row.productID)
+            try binds.append(row.appAccountToken)
+            try binds.append(row.signedDate)
+            try binds.append(row.jws)
+            try await connection.query(PostgresQuery(unsafeSQL: StoreSchema.upsertTransaction(placeholders: placeholders,
+                                                                                               collate: " COLLATE \"C\""),
+                                                     binds: binds), logger: logger)
+        }
+        for row in renewalInfos {
+            var binds = PostgresBindings()
+            try binds.append(row.originalTransactionID)
+            try binds.append(row.signedDate)
+            try binds.append(row.jws)
+            try await connection.query(PostgresQuery(unsafeSQL: StoreSchema.upsertRenewalInfo(placeholders: placeholders,
+                                                                                               collate: " COLLATE \"C\""),
+                                                     binds: binds), logger: logger)
+        }
+    }
+
+    func transactions(originalTransactionIDs: [String]) async throws -> [String] {
+        try await jws(from: "transactions", where: "original_transaction_id", in: originalTransactionIDs)
+    }
+
+    func renewalInfos(originalTransactionIDs: [String]) async throws -> [String] {
+        try await jws(from: "renewal_infos", where: "original_transaction_id", in: originalTransactionIDs)
+    }
+
+    func transactions(appAccountToken: String) async throws -> [String] {
+        try await jws(from: "transactions", where: "app_account_token", in: [appAccountToken.lowercased()])
+    }
+
+    private func jws(from table: String, where column: String, in values: [String]) async throws -> [String] {
+        guard !values.isEmpty else { return [] }
+        var binds = PostgresBindings()
+        try binds.append(values)
+        let rows = try await client.query(
+            PostgresQuery(unsafeSQL: "SELECT jws FROM \(table) WHERE \(column) = ANY($1) ORDER BY signed_date, jws COLLATE \"C\"",
+                          binds: binds), logger: logger)
+        var found: [String] = []
+        for try await jws in rows.decode(String.self) { found.append(jws) }
+        return found
+    }
+
+    func setting(_ key: String) async throws -> String? {
+        var value: String?
+        for try await found in try await client.query("SELECT value FROM settings WHERE key = \(key)", logger: logger)
+            .decode(String.self) {
+            value = found
+        }
+        return value
+    }
+
+    func setSetting(_ key: String, _ value: String) async throws {
+        try await client.query("""
+            INSERT INTO settings (key, value) VALUES (\(key), \(value)) ON CONFLICT (key) DO UPDATE SET value = excluded.value
+            """, logger: logger)
+    }
+
+    func close() async throws {}
+}
+
+/// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE` (or `postgresql://`), as libpq
+/// writes it; user, password and database percent-decoded. No TLS: for a database on
+/// the same host or a private network.
+struct PostgresLocation: Sendable, Equatable {
+    let user: String
+    let password: String?
+    let host: String
+    let port: Int
+    let database: String
+
+    static func isPostgres(_ location: String) -> Bool {
+        location.hasPrefix("postgres://") || location.hasPrefix("postgresql://")
+    }
+
+    init(_ url: String) throws(ReceiptError) {
+        guard let scheme = url.range(of: "://"), Self.isPostgres(url) else {
+            throw ReceiptError(.invalidArgument, "not a postgres:// URL")
+        }
+        let rest = url[scheme.upperBound...]
+        guard let at = rest.lastIndex(of: "@"), let slash = rest[at...].firstIndex(of: "/") else {
+            throw ReceiptError(.invalidArgument, "a PostgreSQL URL is postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE")
+        }
+        let credentials = rest[..<at].split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        let address = rest[rest.index(after: at)..<slash]
+        let database = rest[rest.index(after: slash)...]
+        guard let userText = credentials.first, !userText.isEmpty, !address.isEmpty, !database.isEmpty,
+              !database.contains("?") else {
+            throw ReceiptError(.invalidArgument, "a PostgreSQL URL is postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (no options)")
+        }
+        user = try Self.percentDecoded(userText)
+        password = try credentials.count > 1 ? Self.percentDecoded(credentials[1]) : nil
+        self.database = try Self.percentDecoded(database)
+        if let colon = address.lastIndex(of: ":"), !address.hasSuffix("]") {
+            guard let number = Int(address[address.index(after: colon)...]), (1...65535).contains(number) else {
+                throw ReceiptError(.invalidArgument, "the PostgreSQL URL's port is not 1...65535")
+            }
+            host = String(address[..<colon])
+            port = number
+        } else {
+            host = String(address)
+            port = 5432
+        }
+    }
+
+    private static func percentDecoded(_ text: Substring) throws(ReceiptError) -> String {
+        var bytes: [UInt8] = []
+        var index = text.utf8.startIndex
+        while index < text.utf8.endIndex {
+            let byte = text.utf8[index]
+            if byte == UInt8(ascii: "%") {
+                let high = text.utf8.index(after: index)
+                guard high < text.utf8.endIndex, text.utf8.index(after: high) < text.utf8.endIndex,
+                      let value = UInt8(String(text[high...text.utf8.index(after: high)]), radix: 16) else {
+                    throw ReceiptError(.invalidArgument, "a '%' in the PostgreSQL URL is not followed by two hex digits")
+                }
+                bytes.append(value)
+                index = text.utf8.index(high, offsetBy: 2)
+            } else {
+                bytes.append(byte)
+                index = text.utf8.index(after: index)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
