@@ -21,7 +21,7 @@ struct ReceiptResponder: HTTPResponder {
     let stored: StoreResponder?
     let notificationsPath: String
 
-    init(settings: ServerSettings, metrics: ServerMetrics, store: (any SubscriptionStore)?) {
+    init(settings: ServerSettings, metrics: ServerMetrics, store: (any SubscriptionStore)?, catchUp: StoreCatchUp?) {
         // The App Store endpoints judge the environment themselves (21007, 21008):
         // a required environment would turn those answers into 21003.
         var policy = settings.verifier.policy
@@ -35,7 +35,8 @@ struct ReceiptResponder: HTTPResponder {
         maxBodyBytes = settings.maxBodyBytes
         self.metrics = metrics
         revocation = RevocationTransport(timeout: .seconds(Int64(max(1, settings.ocspTimeoutSeconds))))
-        stored = store.map { StoreResponder(store: $0, notifications: NotificationEndpoint(verifier: settings.verifier), metrics: metrics) }
+        stored = store.map { StoreResponder(store: $0, notifications: NotificationEndpoint(verifier: settings.verifier),
+                                            metrics: metrics, catchUp: catchUp) }
         notificationsPath = settings.notificationsPath
     }
 

@@ -29,6 +29,8 @@ public enum ReceiptServer {
                 throw StoreOpenError(location: StoreOpenError.shown(location), reason: "\(error)")
             }
         }
+        var catchUp: StoreCatchUp?
+        if let store, let api = settings.serverAPI { catchUp = StoreCatchUp(client: AppStoreServerAPIClient(api), store: store) }
         // NIO's singleton group when it runs Swift concurrency too; otherwise (tests, or a
         // caller that started tasks first) a group of our own, and handlers hop to the pool.
         let ownGroup = concurrencyOnEventLoops ? nil : MultiThreadedEventLoopGroup(numberOfThreads: max(1, settings.workers))
@@ -36,7 +38,7 @@ public enum ReceiptServer {
         let limit = TimeAmount.seconds(Int64(max(1, settings.requestTimeoutSeconds)))
         let chunkRefusal = ChunkedBodyLimitHandler.serverRefusal(maxBodyBytes: settings.maxBodyBytes)
         let app = Application(
-            responder: ReceiptResponder(settings: settings, metrics: metrics, store: store),
+            responder: ReceiptResponder(settings: settings, metrics: metrics, store: store, catchUp: catchUp),
             server: .http1(configuration: .init(additionalChannelHandlers: [
                 RequestDeadlineHandler(limit: limit), ExpectContinueHandler(maxBodyBytes: settings.maxBodyBytes),
                 ChunkedBodyLimitHandler.Installer(maxBodyBytes: settings.maxBodyBytes, refusal: chunkRefusal),

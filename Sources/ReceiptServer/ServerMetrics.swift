@@ -61,6 +61,12 @@ final class ServerMetrics: Sendable {
         Metrics.Counter(label: Self.notifications, dimensions: [("type", Self.boundedLabel(type)), ("outcome", outcome)]).increment()
     }
 
+    /// One look-up of an unknown subscription with the App Store Server API, by outcome
+    /// (stored, unknown, busy, failed).
+    func recordCatchUp(outcome: String) {
+        Metrics.Counter(label: "receipt_catch_up_total", dimensions: [("outcome", outcome)]).increment()
+    }
+
     /// One store operation's time (record_notification, read_subscription, read_entitlements, read_known).
     func recordStore(operation: String, since start: ContinuousClock.Instant) {
         Metrics.Timer(label: Self.storeDuration, dimensions: [("operation", operation)]).recordInterval(ContinuousClock.now - start)

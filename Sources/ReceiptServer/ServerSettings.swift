@@ -32,6 +32,9 @@ public struct ServerSettings: Sendable {
     /// Where what notifications told is kept: an SQLite file (created if absent) or a
     /// postgres:// URL; nil: no store, and the endpoints that need one answer 503 saying so.
     public var storePath: String?
+    /// App Store Server API credentials and host, with the server's verifier: subscriptions
+    /// no notification told of are looked up there. Nil: they are not.
+    public var serverAPI: ServerAPIClient?
     /// Seconds the store has to open and migrate at start.
     public var storeTimeoutSeconds = 15
     /// Where App Store Server Notifications V2 are posted (the URL set in App Store Connect).

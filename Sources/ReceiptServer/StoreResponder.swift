@@ -11,6 +11,8 @@ struct StoreResponder: Sendable {
     let store: any SubscriptionStore
     let notifications: NotificationEndpoint
     let metrics: ServerMetrics
+    /// Nil without App Store Server API credentials: unknown subscriptions stay unknown.
+    let catchUp: StoreCatchUp?
 
     /// 200 only once the notification and what it carries are stored (or were before:
     /// a redelivery). A notification that does not verify: 400, nothing stored, and
@@ -39,20 +41,48 @@ struct StoreResponder: Sendable {
         }
     }
 
-    /// `GET /v1/subscriptions/{originalTransactionId}`: 200 with the state, 404 when no
-    /// transaction of it is known.
+    /// `GET /v1/subscriptions/{originalTransactionId}`: 200 with the state. One no
+    /// notification told of is looked up with the App Store Server API when the server
+    /// has credentials: 404 when Apple does not know it either, 503 when too many
+    /// look-ups run, 502 when Apple's answer failed. Without credentials: 404, saying so.
     func subscription(_ originalTransactionID: String) async throws -> (HTTPResponse.Status, [UInt8]) {
+        if let state = try await state(of: originalTransactionID) { return (.ok, SubscriptionStateJSON.render(state)) }
+        guard let catchUp else {
+            return (.notFound, Self.refusal(ReceiptError(.absent, "no transaction of original transaction id \(originalTransactionID) "
+                                                         + "is known, and without App Store Server API credentials (--api-private-key-file) "
+                                                         + "it cannot be looked up")))
+        }
+        let outcome: StoreCatchUp.Outcome
+        do {
+            outcome = try await catchUp.fetch(originalTransactionID: originalTransactionID)
+        } catch {
+            metrics.recordCatchUp(outcome: "failed")
+            return (.badGateway, Self.refusal(ReceiptError(.absent, "the App Store Server API look-up failed: \(error)")))
+        }
+        switch outcome {
+        case .busy:
+            metrics.recordCatchUp(outcome: "busy")
+            return (.serviceUnavailable, Self.refusal(ReceiptError(.limitExceeded, "too many App Store Server API look-ups at once; ask again")))
+        case .unknown:
+            metrics.recordCatchUp(outcome: "unknown")
+            return (.notFound, Self.refusal(ReceiptError(.absent, "neither the store nor the App Store knows original transaction id \(originalTransactionID)")))
+        case .stored:
+            metrics.recordCatchUp(outcome: "stored")
+            guard let state = try await state(of: originalTransactionID) else {
+                return (.notFound, Self.refusal(ReceiptError(.absent, "the App Store's answer holds no transaction of original transaction id \(originalTransactionID)")))
+            }
+            return (.ok, SubscriptionStateJSON.render(state))
+        }
+    }
+
+    private func state(of originalTransactionID: String) async throws -> SubscriptionState? {
         let start = ContinuousClock.now
         async let transactions = store.transactions(originalTransactionIDs: [originalTransactionID])
         async let renewals = store.renewalInfos(originalTransactionIDs: [originalTransactionID])
         let (signed, renewal) = (try await transactions, try await renewals)
         metrics.recordStore(operation: "read_subscription", since: start)
-        guard let state = SubscriptionState(originalTransactionID: originalTransactionID, transactions: Self.decoded(signed),
-                                            renewalInfo: Self.decoded(renewal).first,
-                                            at: ReceiptVerifier.currentMilliseconds()) else {
-            return (.notFound, Self.refusal(ReceiptError(.absent, "no transaction of original transaction id \(originalTransactionID) is known")))
-        }
-        return (.ok, SubscriptionStateJSON.render(state))
+        return SubscriptionState(originalTransactionID: originalTransactionID, transactions: Self.decoded(signed),
+                                 renewalInfo: Self.decoded(renewal).first, at: ReceiptVerifier.currentMilliseconds())
     }
 
     /// `GET /v1/entitlements?appAccountToken=…`: what the account's stored transactions

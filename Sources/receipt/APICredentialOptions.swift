@@ -21,18 +21,26 @@ struct APICredentialOptions: ParsableArguments {
 
     /// The credentials; `issuerRequired` false for original promotional offers, which do not name it.
     func credentials(issuerRequired: Bool = true) throws(ReceiptError) -> ServerAPICredentials {
+        try Self.credentials(issuerID: issuerId, keyID: keyId, keyFile: privateKeyFile, bundleID: bundleId,
+                             issuerRequired: issuerRequired)
+    }
+
+    /// Each value from its flag or else its APPSTORE_* variable; the key read from its file.
+    /// `flagPrefix` names the flags in errors (`receipt serve` calls them --api-…).
+    static func credentials(issuerID: String?, keyID: String?, keyFile: String?, bundleID: String?,
+                            issuerRequired: Bool = true, flagPrefix: String = "--") throws(ReceiptError) -> ServerAPICredentials {
         let environment = ProcessInfo.processInfo.environment
         func value(_ flag: String?, _ option: String, _ variable: String) throws(ReceiptError) -> String {
             guard let found = flag ?? environment[variable], !found.isEmpty else {
-                throw ReceiptError(.invalidArgument, "\(option) (or \(variable)) is required")
+                throw ReceiptError(.invalidArgument, "\(flagPrefix)\(option) (or \(variable)) is required")
             }
             return found
         }
-        let keyFile = try value(privateKeyFile, "--private-key-file", "APPSTORE_PRIVATE_KEY_FILE")
-        let key = try optionFile("--private-key-file", keyFile) { $0 }
-        let issuer = issuerRequired ? try value(issuerId, "--issuer-id", "APPSTORE_ISSUER_ID")
-                                    : issuerId ?? environment["APPSTORE_ISSUER_ID"]
-        return try ServerAPICredentials(privateKeyPEM: key, keyID: try value(keyId, "--key-id", "APPSTORE_KEY_ID"),
-                                        issuerID: issuer, bundleID: try value(bundleId, "--bundle-id", "APPSTORE_BUNDLE_ID"))
+        let keyPath = try value(keyFile, "private-key-file", "APPSTORE_PRIVATE_KEY_FILE")
+        let key = try optionFile("\(flagPrefix)private-key-file", keyPath) { $0 }
+        let issuer = issuerRequired ? try value(issuerID, "issuer-id", "APPSTORE_ISSUER_ID")
+                                    : issuerID ?? environment["APPSTORE_ISSUER_ID"]
+        return try ServerAPICredentials(privateKeyPEM: key, keyID: try value(keyID, "key-id", "APPSTORE_KEY_ID"),
+                                        issuerID: issuer, bundleID: try value(bundleID, "bundle-id", "APPSTORE_BUNDLE_ID"))
     }
 }

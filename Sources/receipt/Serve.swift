@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Logging
 import ReceiptCore
 import ReceiptServer
@@ -55,6 +56,21 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "The path App Store Server Notifications V2 are posted to (the URL set in App Store Connect).")
     var notificationsPath = "/notifications/v2"
+
+    @Option(help: "The App Store Server API in-app purchase key (.p8): with it and a --store, GET /v1/subscriptions/{id} looks up a subscription no notification told of. Default $APPSTORE_PRIVATE_KEY_FILE; the key id, issuer id and bundle id come from the options below, $APPSTORE_KEY_ID, $APPSTORE_ISSUER_ID, and --bundle-id or $APPSTORE_BUNDLE_ID.")
+    var apiPrivateKeyFile: String?
+
+    @Option(help: "The App Store Server API key's id; default $APPSTORE_KEY_ID.")
+    var apiKeyId: String?
+
+    @Option(help: "The App Store Server API issuer id; default $APPSTORE_ISSUER_ID.")
+    var apiIssuerId: String?
+
+    @Option(help: "The App Store Server API's environment (production, sandbox, local-testing); default --environment, else production.")
+    var apiEnvironment: ReceiptEnvironment?
+
+    @Option(help: "Send App Store Server API calls to this URL instead of Apple's host (a mock, a proxy).")
+    var apiBaseUrl: String?
 
     @Option(help: "The largest request body in bytes; past it /verifyReceipt answers 21002 and /v1/verify 413.")
     var maxBody = 8 << 20
@@ -138,6 +154,12 @@ struct Serve: AsyncParsableCommand {
             }
             settings.storePath = store
             settings.notificationsPath = notificationsPath
+            if apiPrivateKeyFile != nil || ProcessInfo.processInfo.environment["APPSTORE_PRIVATE_KEY_FILE"] != nil {
+                let keys = try APICredentialOptions.credentials(issuerID: apiIssuerId, keyID: apiKeyId, keyFile: apiPrivateKeyFile,
+                                                                bundleID: bundleId.first, flagPrefix: "--api-")
+                settings.serverAPI = try ServerAPIClient(credentials: keys, environment: apiEnvironment ?? environment ?? .production,
+                                                         baseURL: apiBaseUrl, verifier: settings.verifier)
+            }
             return settings
         } catch {
             throw failOption(error)

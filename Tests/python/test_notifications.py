@@ -17,8 +17,10 @@ import re
 import signal
 import sqlite3
 import subprocess
+import sys
 import threading
 import time
+import urllib.request
 
 import pytest
 
@@ -462,3 +464,136 @@ def test_two_servers_on_one_postgresql_database_give_the_same_answers(tmp_path, 
         second.stop()
     assert count(location, "notifications") == len(story)
 
+
+
+# ------------------------------------------------- catch-up: the App Store Server API
+
+API_KEY_ID, API_ISSUER_ID, API_BUNDLE_ID = "KEY123ABCD", "57246542-96fe-1a63-e053-0824d011072a", "com.example.app"
+MOCK_ORIGINAL = "2000000000000001"  # the mock's customer: 45 transactions, 12 notifications in pages of 5
+
+
+@pytest.fixture(scope="module")
+def api_mock(tmp_path_factory):
+    """(base URL, key file, CA root, requests()) of tools/mock_appstore_api.py for this module."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    directory = tmp_path_factory.mktemp("catch-up-mock")
+    key = directory / "key.p8"
+    key.write_bytes(ec.generate_private_key(ec.SECP256R1()).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    process = subprocess.Popen([sys.executable, str(JWS_MINTER_DIR / "mock_appstore_api.py"), "--ca", str(directory / "ca"),
+                                "--key", str(key), "--key-id", API_KEY_ID, "--issuer-id", API_ISSUER_ID,
+                                "--bundle-id", API_BUNDLE_ID], stdout=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()
+        assert line.startswith("listening on "), line
+        base = line.split()[-1]
+
+        def requests():
+            with urllib.request.urlopen(base + "/__requests") as answer:
+                return json.loads(answer.read())
+
+        yield base, key, directory / "ca" / "root.pem", requests
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def api_flags(api_mock):
+    base, key, root, _ = api_mock
+    return ["--anchor", root, "--no-apple-root", "--bundle-id", API_BUNDLE_ID, "--api-private-key-file", key,
+            "--api-key-id", API_KEY_ID, "--api-issuer-id", API_ISSUER_ID, "--api-environment", "sandbox",
+            "--api-base-url", base]
+
+
+def test_an_unknown_subscription_is_looked_up_once(tmp_path, api_mock, new_store):
+    requests = api_mock[3]
+    server = Server("--store", new_store(), *api_flags(api_mock))
+    try:
+        before = len(requests())
+        status, state = server.json("GET", f"/v1/subscriptions/{MOCK_ORIGINAL}")
+        asked = [request["path"] for request in requests()[before:]]
+        status_again, again = server.json("GET", f"/v1/subscriptions/{MOCK_ORIGINAL}")
+        asked_again = len(requests()) - before - len(asked)
+    finally:
+        server.stop()
+    assert status == status_again == 200, state
+    assert state["transaction_count"] == 45  # every page of the history (three of 20)
+    assert asked == [f"/inApps/v2/history/{MOCK_ORIGINAL}"] * 3 + [f"/inApps/v1/subscriptions/{MOCK_ORIGINAL}"]
+    assert state["renewal_info"]["originalTransactionId"] == MOCK_ORIGINAL
+    assert asked_again == 0 and again["transaction_count"] == 45
+
+
+def test_a_subscription_apple_does_not_know_is_404_and_remembered(tmp_path, api_mock):
+    requests = api_mock[3]
+    server = Server("--store", tmp_path / "s.db", *api_flags(api_mock))
+    try:
+        before = len(requests())
+        first = server.json("GET", "/v1/subscriptions/1999999999999999")
+        second = server.json("GET", "/v1/subscriptions/1999999999999999")
+        asked = len(requests()) - before
+    finally:
+        server.stop()
+    assert first[0] == second[0] == 404 and "App Store" in first[1]["detail"]
+    assert asked == 1
+
+
+def test_without_credentials_an_unknown_subscription_says_so(tmp_path):
+    server = Server("--store", tmp_path / "s.db")
+    try:
+        status, answer = server.json("GET", f"/v1/subscriptions/{MOCK_ORIGINAL}")
+    finally:
+        server.stop()
+    assert status == 404 and "--api-private-key-file" in answer["detail"]
+
+
+def sync(api_mock, store, *flags, since=None):
+    base, key, root, _ = api_mock
+    since = since or rfc3339(int(time.time() * 1000) - 30 * DAY)
+    return subprocess.run([CLI, "sync", "--store", str(store), "--since", since, "--anchor", str(root), "--no-apple-root",
+                           "--environment", "sandbox", "--base-url", base, "--private-key-file", str(key),
+                           "--key-id", API_KEY_ID, "--issuer-id", API_ISSUER_ID, "--bundle-id", API_BUNDLE_ID, *flags],
+                          capture_output=True, text=True, timeout=120), since
+
+
+def test_sync_pulls_notification_history_then_transaction_histories(tmp_path, api_mock, new_store):
+    store = new_store()
+    result, _ = sync(api_mock, store)
+    assert result.returncode == 0, result.stderr
+    assert "notifications: 12 in 3 pages; subscriptions: 1" in result.stdout
+    assert "notification history: 3 pages" in result.stderr  # progress
+    assert count(store, "notifications") == 12 and count(store, "transactions") == 45
+    server = Server("--store", store, "--anchor", api_mock[2], "--no-apple-root")
+    try:
+        status, state = server.json("GET", f"/v1/subscriptions/{MOCK_ORIGINAL}")
+    finally:
+        server.stop()
+    assert status == 200 and state["transaction_count"] == 45
+
+
+def test_sync_resumes_where_it_stopped(tmp_path, api_mock):
+    """A sync cut off after the first page of notification history left its position in
+    the store; the next run with the same --since asks for the second page first."""
+    store = tmp_path / "s.db"
+    first, since = sync(api_mock, store)
+    assert first.returncode == 0
+    since_ms = int(datetime.datetime.strptime(since, "%Y-%m-%dT%H:%M:%S.%f%z").timestamp() * 1000)
+    with sqlite3.connect(store) as connection:
+        connection.execute("UPDATE settings SET value = ? WHERE key = 'sync.notification_history'",
+                           (f"{since_ms} {since_ms + DAY} page-5",))
+    requests = api_mock[3]
+    before = len(requests())
+    second, _ = sync(api_mock, store, since=since)
+    history = [r for r in requests()[before:] if r["path"] == "/inApps/v1/notifications/history"]
+    assert second.returncode == 0 and "resumed" in second.stdout, second.stderr
+    assert history[0]["query"] == {"paginationToken": ["page-5"]}
+    assert history[0]["body"]["startDate"] == since_ms and history[0]["body"]["endDate"] == since_ms + DAY
+    assert len(history) == 2  # pages from 5 and 10
+
+
+def test_sync_refuses_more_than_180_days(tmp_path, api_mock):
+    base, key, root, _ = api_mock
+    result = subprocess.run([CLI, "sync", "--store", str(tmp_path / "s.db"), "--since", "2020-01-01T00:00:00Z",
+                             "--private-key-file", str(key), "--key-id", API_KEY_ID, "--issuer-id", API_ISSUER_ID,
+                             "--bundle-id", API_BUNDLE_ID], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2 and "180 days" in result.stderr

@@ -20,6 +20,12 @@ public struct ReceivedNotification: Sendable {
     /// info with ids and a signing date, or when the two name different subscriptions.
     public init(_ notification: SignedPayload, verified verification: VerificationResult) throws(ReceiptError) {
         if let failure = verification.firstFailure { throw failure }
+        try self.init(alreadyVerified: notification)
+    }
+
+    /// For a notification whose verification passed elsewhere: an App Store Server API
+    /// answer is refused whole unless every signed member in it verified (SignedMembers).
+    init(alreadyVerified notification: SignedPayload) throws(ReceiptError) {
         guard notification.kind == .notification else {
             throw ReceiptError(.badField, "signedPayload is a \(notification.kind.rawValue), not a notification")
         }

@@ -1,0 +1,93 @@
+import Logging
+import ReceiptCore
+import ReceiptServerAPIClient
+
+/// `receipt sync`: the notification history between two instants (Apple keeps 180
+/// days), then the whole transaction history of every subscription it named, into a
+/// store. Resumable: the position (the history's pagination token, then the
+/// subscriptions still to pull) is saved in the store after every page, so a second
+/// run with the same `since` goes on where the first stopped.
+extension ReceiptServer {
+    public struct SyncSummary: Sendable {
+        public var notificationPages = 0
+        public var notifications = 0
+        public var subscriptions = 0
+        public var transactions = 0
+        public var resumed = false
+    }
+
+    /// Apple keeps notification history for 180 days.
+    public static let notificationHistoryDays: Int64 = 180
+    static let cursorKey = "sync.notification_history"
+    static let pendingKey = "sync.subscriptions_pending"
+
+    public static func sync(storeLocation: String, api: ServerAPIClient, since: Int64, until: Int64, logger: Logger,
+                            progress: @escaping @Sendable (String) -> Void) async throws -> SyncSummary {
+        let store: any SubscriptionStore
+        do {
+            store = try await makeSubscriptionStore(location: storeLocation, logger: logger)
+        } catch {
+            throw StoreOpenError(location: StoreOpenError.shown(storeLocation), reason: "\(error)")
+        }
+        return try await withThrowingTaskGroup(of: SyncSummary?.self) { tasks in
+            tasks.addTask { await store.run(); return nil }
+            defer { tasks.cancelAll() }
+            do {
+                try await withDeadline(seconds: 15) { try await store.migrate() }
+            } catch {
+                throw StoreOpenError(location: StoreOpenError.shown(storeLocation), reason: "\(error)")
+            }
+            let catchUp = StoreCatchUp(client: AppStoreServerAPIClient(api), store: store)
+            let summary = try await sync(catchUp, since: since, until: until, progress: progress)
+            try await store.close()
+            return summary
+        }
+    }
+
+    /// The saved position: "SINCE UNTIL TOKEN" while the history is being read ("-": first page), "SINCE UNTIL done" after.
+    private static func sync(_ catchUp: StoreCatchUp, since: Int64, until: Int64,
+                             progress: @escaping @Sendable (String) -> Void) async throws -> SyncSummary {
+        let store = catchUp.store
+        var summary = SyncSummary()
+        var end = until
+        var token: String?
+        var historyDone = false
+        let saved = (try await store.setting(cursorKey) ?? "").split(separator: " ").map(String.init)
+        if saved.count == 3, saved[0] == String(since), let savedEnd = Int64(saved[1]) {
+            end = savedEnd
+            historyDone = saved[2] == "done"
+            token = saved[2] == "-" || historyDone ? nil : saved[2]
+            summary.resumed = true
+            progress("resuming the sync since \(since) (until \(end))" + (historyDone ? ": notification history already read" : ""))
+        } else {
+            try await store.setSetting(pendingKey, "")
+        }
+        var pending = Set((try await store.setting(pendingKey) ?? "").split(separator: ",").map(String.init))
+        if !historyDone {
+            var arguments: [String: JSONValue] = ["startDate": .number(String(since)), "endDate": .number(String(end))]
+            if let token { arguments["paginationToken"] = .string(token) }
+            try await store.setSetting(cursorKey, "\(since) \(end) \(token ?? "-")")
+            for try await page in catchUp.client.pages("get_notification_history", arguments) {
+                let rows = try await catchUp.keep(page)
+                pending.formUnion(rows.originalTransactionIDs)
+                try await store.setSetting(pendingKey, pending.sorted().joined(separator: ","))
+                try await store.setSetting(cursorKey, "\(since) \(end) \(page.nextPage?.value.stringValue ?? "done")")
+                summary.notificationPages += 1
+                summary.notifications += rows.notifications.count
+                progress("notification history: \(summary.notificationPages) pages, \(summary.notifications) notifications, "
+                         + "\(pending.count) subscriptions")
+            }
+            try await store.setSetting(cursorKey, "\(since) \(end) done")
+        }
+        for id in pending.sorted() {
+            summary.transactions += try await catchUp.pull("get_transaction_history", ["transactionId": .string(id)],
+                                                          maxPages: StoreCatchUp.maxHistoryPages)
+            summary.subscriptions += 1
+            pending.remove(id)
+            try await store.setSetting(pendingKey, pending.sorted().joined(separator: ","))
+            progress("transaction histories: \(summary.subscriptions) done, \(pending.count) to go")
+        }
+        try await store.setSetting(cursorKey, "")
+        return summary
+    }
+}
