@@ -958,6 +958,40 @@ receipt_status_t receipt_entitlements_signed_json(const receipt_t *receipt, cons
                                                   const char *catalog_json, unsigned flags, char **out_json,
                                                   size_t *out_length, receipt_error_t *out_error);
 
+/*
+ * What one auto-renewable subscription is at `at_ms`, from what is known of it:
+ * `count` JWS tokens at tokens[i], each lengths[i] bytes, in any order: its
+ * signed transactions, signed renewal infos (the latest signedDate counts) and
+ * App Store Server Notifications V2 (each counts as the transaction and renewal
+ * info it carries). Tokens of other subscriptions are ignored. The JSON is what
+ * `receipt serve` answers GET /v1/subscriptions/{id}: "originalTransactionId";
+ * "status", Apple's number (1 active, 2 expired, 3 billing retry, 4 grace
+ * period, 5 revoked) and "status_name"; "entitled" (active or grace period);
+ * "at_ms"; "transaction_count" (one per transaction id, its latest signing);
+ * "signedTransactionInfo" and "transaction_info" (the period that decides: the
+ * latest-ending one not revoked); "signedRenewalInfo", "renewal_info" and
+ * "pending_renewal_info" (verifyReceipt's shape) when a renewal info is known.
+ * Active while a period not revoked covers the instant; otherwise revoked when
+ * the last purchase was refunded or revoked; otherwise grace period while the
+ * renewal info's gracePeriodExpiresDate is ahead, billing retry while
+ * isInBillingRetryPeriod; otherwise expired.
+ * verifier: every token is verified first; the first that fails returns its
+ * status. NULL only with RECEIPT_ENTITLEMENTS_UNVERIFIED in `flags`, for tokens
+ * verified some other way (a store that verified them on arrival).
+ * flags: RECEIPT_JSON_PRETTY and RECEIPT_ENTITLEMENTS_UNVERIFIED.
+ * The JSON is freed with receipt_string_free().
+ * Errors (detail in out_error, which may be NULL, naming the token's index):
+ * RECEIPT_E_NULL_ARGUMENT (no id, or tokens/lengths NULL with count > 0);
+ * RECEIPT_E_INVALID_ARGUMENT (unknown flags, no verifier without the flag, more
+ * than 1,000,000 tokens); RECEIPT_E_ABSENT (no transaction of that id among
+ * them); a token's decoding status (100-199); the first failing verdict (200-299).
+ * Thread-safety: as receipt_verify_jws(); nothing is kept between calls.
+ */
+receipt_status_t receipt_subscription_state_json(const char *original_transaction_id, const void *const *tokens,
+                                                 const size_t *lengths, size_t count,
+                                                 const receipt_verifier_t *verifier, int64_t at_ms, unsigned flags,
+                                                 char **out_json, size_t *out_length, receipt_error_t *out_error);
+
 /* ================================================================ opt-in tier
  *
  * Everything above is the stable core, exported under the symbol version

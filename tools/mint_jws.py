@@ -18,12 +18,12 @@ nothing minted here can ever pass for Apple's.
         index per issuer). Run them with the commands `mint_jws.py responders DIR` prints.
     mint_jws.py revoke DIR leaf|intermediate
         Marks that certificate revoked in its responder's index (restart the responder).
-    mint_jws.py notifications DIR --ca CA [--original-transaction-id ID] [--app-account-token UUID]
+    mint_jws.py notifications DIR --ca CA [--original-transaction-id ID] [--app-account-token UUID] [--jws]
         Write one subscription's App Store Server Notifications V2, as Apple posts them
         (`{"signedPayload": …}`, numbered in the order they happened): SUBSCRIBED, two
         DID_RENEW, DID_CHANGE_RENEWAL_STATUS off and on, a REFUND of the first renewal, and
         DID_FAIL_TO_RENEW into a grace period that lasts past now. Each carries its signed
-        transaction and renewal info.
+        transaction and renewal info. --jws writes each notification's JWS alone.
     mint_jws.py sign OUT --ca DIR [--payload PAYLOAD.json] [--kind transaction|renewal_info|notification]
                    [--variant NAME]
         Sign a payload (a transaction of com.example.minted in Sandbox by default).
@@ -395,6 +395,7 @@ def main(argv=None):
     story.add_argument("--original-transaction-id", default="2000000000000001")
     story.add_argument("--app-account-token", default="7e3fb20b-4cdb-47cc-936d-99d65f608138")
     story.add_argument("--bundle-id", default="com.example.minted")
+    story.add_argument("--jws", action="store_true", help="write each notification's JWS (NAME.jws), not Apple's POST body")
     signing = commands.add_parser("sign")
     signing.add_argument("out")
     signing.add_argument("--ca", required=True)
@@ -418,9 +419,11 @@ def main(argv=None):
         os.makedirs(args.directory, exist_ok=True)
         chains = load_ca(args.ca)
         for name, notification in notification_story(args.original_transaction_id, args.app_account_token, args.bundle_id):
-            with open(os.path.join(args.directory, name + ".json"), "w") as out:
-                out.write(sign_notification(notification, chains) + "\n")
-            print(os.path.join(args.directory, name + ".json"))
+            body = sign_notification(notification, chains)
+            path = os.path.join(args.directory, name + (".jws" if args.jws else ".json"))
+            with open(path, "w") as out:
+                out.write((json.loads(body)["signedPayload"] if args.jws else body) + "\n")
+            print(path)
         return 0
     payload_text = open(args.payload).read() if args.payload else None
     payload = json.loads(payload_text) if payload_text else example_payload(args.kind)

@@ -25,6 +25,7 @@ int run_jws_tests(void);   /* test_jws.c */
 int run_server_api_tests(void);   /* test_server_api.c */
 int run_revocation_tests(void);   /* test_revocation.c */
 int run_batch_tests(void); /* test_batch.c */
+int run_subscription_tests(void); /* test_subscriptions.c */
 
 typedef struct {
     uint8_t *bytes;
@@ -1349,5 +1350,6 @@ int main(void) {
     const char *filter = getenv("RECEIPT_TEST_FILTER"); /* e.g. the ThreadSanitizer run: test_shared_* */
     if (filter && *filter) cmocka_set_test_filter(filter);
     int failed = cmocka_run_group_tests_name("receipt C ABI", tests, NULL, NULL);
-    return failed + run_jws_tests() + run_batch_tests() + run_server_api_tests() + run_revocation_tests();
+    return failed + run_jws_tests() + run_batch_tests() + run_server_api_tests() + run_revocation_tests()
+           + run_subscription_tests();
 }

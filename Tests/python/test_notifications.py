@@ -597,3 +597,27 @@ def test_sync_refuses_more_than_180_days(tmp_path, api_mock):
                              "--private-key-file", str(key), "--key-id", API_KEY_ID, "--issuer-id", API_ISSUER_ID,
                              "--bundle-id", API_BUNDLE_ID], capture_output=True, text=True, timeout=30)
     assert result.returncode == 2 and "180 days" in result.stderr
+
+
+# ------------------------------------------- the same state without the server (C ABI, Python)
+
+
+def test_subscription_state_in_python_matches_the_server(tmp_path, news_ca, test_ca, story, new_store):
+    import libreceipt
+    server = store_server(tmp_path, news_ca, test_ca, store=new_store())
+    try:
+        for _, _, body in story:
+            post(server, body)
+        status, served = server.json("GET", f"/v1/subscriptions/{ORIGINAL}")
+    finally:
+        server.stop()
+    tokens = [json.loads(body)["signedPayload"] for _, _, body in reversed(story)]
+    verifier = libreceipt.Verifier(apple_root=False, anchors=[(news_ca[0] / "root.pem").read_bytes()])
+    ours = libreceipt.subscription_state(ORIGINAL, tokens, served["at_ms"], verifier=verifier)
+    assert status == 200 and ours == served
+    with pytest.raises(libreceipt.ReceiptError) as refused:
+        libreceipt.subscription_state(ORIGINAL, tokens[:1] + ["x" + tokens[1]], served["at_ms"], verifier=verifier)
+    assert "token 1" in str(refused.value)
+    with pytest.raises(libreceipt.ReceiptError) as absent:
+        libreceipt.subscription_state("1999", tokens, served["at_ms"], verifier=verifier)
+    assert absent.value.name == "RECEIPT_E_ABSENT"

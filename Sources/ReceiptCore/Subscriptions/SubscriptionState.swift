@@ -55,6 +55,22 @@ public struct SubscriptionState: Sendable {
         status = Self.status(latest: latest, lastPurchased: lastPurchased, renewal: renewal, at: instant)
     }
 
+    /// The same from any mix of payloads as they come: signed transactions, renewal
+    /// infos (the latest signing counts) and notifications (each counts as the
+    /// transaction and renewal info it carries). Other kinds are ignored.
+    public init?(originalTransactionID: String, payloads: [SignedPayload], at instant: Int64) {
+        var transactions: [SignedPayload] = []
+        var renewal: SignedPayload?
+        for payload in payloads {
+            if let transaction = payload.carriedTransaction() { transactions.append(transaction) }
+            if let info = payload.carriedRenewalInfo(), info.originalTransactionID == originalTransactionID,
+               (info.signingDate ?? .min) > (renewal?.signingDate ?? .min) {
+                renewal = info
+            }
+        }
+        self.init(originalTransactionID: originalTransactionID, transactions: transactions, renewalInfo: renewal, at: instant)
+    }
+
     /// Active while a standing period covers the instant; otherwise revoked when the
     /// last purchase was refunded or revoked; otherwise what the renewal info says of
     /// the failed renewal (grace period while it lasts, then billing retry); otherwise expired.
@@ -84,5 +100,22 @@ public struct SubscriptionState: Sendable {
             }
         }
         return order.compactMap { kept[$0] }
+    }
+}
+
+extension SignedPayload {
+    /// The renewal info this payload is or carries (a notification's `data.signedRenewalInfo`,
+    /// decoded; nil when unreadable, which the notification's verdict reports), else nil.
+    public func carriedRenewalInfo() -> SignedPayload? {
+        switch kind {
+        case .renewalInfo:
+            return self
+        case .notification:
+            guard let nested = string("data.signedRenewalInfo"), let info = try? SignedPayload.decode(nested),
+                  info.kind == .renewalInfo else { return nil }
+            return info
+        default:
+            return nil
+        }
     }
 }

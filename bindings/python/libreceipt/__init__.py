@@ -8,6 +8,7 @@ exceptions.
     Verifier(...).verify(receipt)              the verdict: a Verification with Steps
     Verifier(...).verify_bytes(data)           the verdict straight from bytes
     Receipt.entitlements(at, verifier)         what the receipt grants at an instant
+    subscription_state(id, tokens, at, verifier)  a subscription's status from its JWS (as receipt serve's)
     libreceipt.appstore                        the verifyReceipt protocol (local and remote)
 
 Failures raise ReceiptError. Type hints are in the package's .pyi stubs (py.typed).
@@ -21,7 +22,7 @@ from ._errors import ReceiptError, _check, _take_json, _take_string
 from ._native import lib
 
 __all__ = ["Receipt", "Purchase", "Purchases", "ReceiptDate", "RawAttribute", "ReceiptError", "Verifier", "Verification", "Step",
-           "JWS", "decode_jws_unverified", "entitlements", "appstore", "library_version", "__version__"]
+           "JWS", "decode_jws_unverified", "entitlements", "subscription_state", "appstore", "library_version", "__version__"]
 
 
 __version__ = "0.1.0"  # the binding's, as pyproject.toml says; library_version() is the loaded library's
@@ -297,5 +298,5 @@ def _install_field_properties():
 _install_field_properties()
 
 from .verification import Step, Verification, Verifier  # noqa: E402
-from .jws import JWS, decode_jws_unverified, entitlements  # noqa: E402
+from .jws import JWS, decode_jws_unverified, entitlements, subscription_state  # noqa: E402
 from . import appstore  # noqa: E402

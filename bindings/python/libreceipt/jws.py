@@ -114,3 +114,27 @@ def entitlements(at, transactions=(), receipt=None, verifier=None, catalog=None,
         receipt_handle, array, lengths, len(tokens), verifier_handle, int(at), catalog_text, flags, out, length,
         ctypes.byref(error)), error)
     return _json.loads(text)
+
+
+def subscription_state(original_transaction_id, tokens, at, verifier=None, unverified=False):
+    """What one auto-renewable subscription is at `at` (an aware datetime or epoch ms), from its
+    signed transactions, renewal infos and notifications (compact JWS, str or bytes, any order),
+    as a dict shaped like `receipt serve`'s GET /v1/subscriptions/{id}: Apple's "status" (1 active,
+    2 expired, 3 billing retry, 4 grace period, 5 revoked), "status_name", "entitled", the deciding
+    transaction and the renewal info with their payloads, and "pending_renewal_info". Every token is
+    verified with `verifier` first; a failure raises ReceiptError with its status, as does no
+    transaction of that id (RECEIPT_E_ABSENT). unverified=True, with no verifier, is only for tokens
+    verified some other way."""
+    import json as _json
+    from ._errors import _take_string
+    at = _native.epoch_milliseconds(at, "at")
+    data = [_native.jws_bytes(token) for token in tokens]
+    array = (ctypes.c_char_p * len(data))(*data)
+    lengths = (ctypes.c_size_t * len(data))(*[len(token) for token in data])
+    flags = _native.ENTITLEMENTS_UNVERIFIED if unverified else 0
+    verifier_handle = verifier._handle if verifier is not None else None
+    error = _native.ErrorStruct()
+    text = _take_string(lambda out, length: lib.receipt_subscription_state_json(
+        str(original_transaction_id).encode(), array, lengths, len(data), verifier_handle, int(at), flags, out, length,
+        ctypes.byref(error)), error)
+    return _json.loads(text)
