@@ -84,6 +84,10 @@ echo "== receipt serve under wrk, against the in-process warm rate on one core (
 if [ ${#real[@]} -gt 0 ]; then bench/bench_serve.sh ${real[0]}; else bench/bench_serve.sh $out/minted-4.der $out/ca/root.pem; fi
 
 echo
+echo "== receipt serve --store: notifications ingested/s, and reads under wrk against their composition floors (target >= 0.85x)"
+RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python python3 bench/bench_store.py $out
+
+echo
 echo "== Two threads sharing one verifier (warm)"
 $out/bench --threads ${real[0]:-$out/minted-4.der} $([ ${#real[@]} -gt 0 ] || echo --anchor $out/ca/root.pem)
 

@@ -77,12 +77,10 @@ struct StoreResponder: Sendable {
 
     private func state(of originalTransactionID: String) async throws -> SubscriptionState? {
         let start = ContinuousClock.now
-        async let transactions = store.transactions(originalTransactionIDs: [originalTransactionID])
-        async let renewals = store.renewalInfos(originalTransactionIDs: [originalTransactionID])
-        let (signed, renewal) = (try await transactions, try await renewals)
+        let found = try await store.subscriptions([originalTransactionID])
         metrics.recordStore(operation: "read_subscription", since: start)
-        return SubscriptionState(originalTransactionID: originalTransactionID, transactions: Self.decoded(signed),
-                                 renewalInfo: Self.decoded(renewal).first, at: ReceiptVerifier.currentMilliseconds())
+        return SubscriptionState(originalTransactionID: originalTransactionID, transactions: Self.decoded(found.transactions),
+                                 renewalInfo: Self.decoded(found.renewalInfos).first, at: ReceiptVerifier.currentMilliseconds())
     }
 
     /// `GET /v1/entitlements?appAccountToken=…`: what the account's stored transactions
@@ -91,7 +89,7 @@ struct StoreResponder: Sendable {
         let start = ContinuousClock.now
         let transactions = Self.decoded(try await store.transactions(appAccountToken: appAccountToken))
         let subscriptionIDs = Array(Set(transactions.compactMap(\.originalTransactionID))).sorted()
-        let renewals = Self.decoded(try await store.renewalInfos(originalTransactionIDs: subscriptionIDs))
+        let renewals = Self.decoded(try await store.subscriptions(subscriptionIDs).renewalInfos)
         metrics.recordStore(operation: "read_entitlements", since: start)
         let now = ReceiptVerifier.currentMilliseconds()
         let entitlements = try Entitlements.ofUnverified(transactions: transactions, at: now)
@@ -106,9 +104,8 @@ struct StoreResponder: Sendable {
     func known(_ subscriptionIDs: [String]) async throws -> KnownSubscriptions? {
         guard !subscriptionIDs.isEmpty else { return nil }
         let start = ContinuousClock.now
-        async let transactions = store.transactions(originalTransactionIDs: subscriptionIDs)
-        async let renewals = store.renewalInfos(originalTransactionIDs: subscriptionIDs)
-        let known = KnownSubscriptions(transactions: Self.decoded(try await transactions), renewalInfos: Self.decoded(try await renewals))
+        let found = try await store.subscriptions(subscriptionIDs)
+        let known = KnownSubscriptions(transactions: Self.decoded(found.transactions), renewalInfos: Self.decoded(found.renewalInfos))
         metrics.recordStore(operation: "read_known", since: start)
         return known
     }

@@ -13,7 +13,7 @@ struct ReceiptCommand: AsyncParsableCommand {
             """,
         version: ReceiptVersion.string.description,
         subcommands: [Inspect.self, Verify.self, EntitlementsCommand.self, AppStoreVerify.self, APICommand.self,
-                      OfferCommand.self, Serve.self, SyncCommand.self, Bench.self]
+                      OfferCommand.self, Serve.self, SyncCommand.self, Bench.self, BenchStore.self]
     )
 
     /// As ArgumentParser's, except that a usage error (unknown flag, missing

@@ -102,12 +102,17 @@ final class PostgresSubscriptionStore: SubscriptionStore {
         }
     }
 
-    func transactions(originalTransactionIDs: [String]) async throws -> [String] {
-        try await jws(from: "transactions", where: "original_transaction_id", in: originalTransactionIDs)
-    }
-
-    func renewalInfos(originalTransactionIDs: [String]) async throws -> [String] {
-        try await jws(from: "renewal_infos", where: "original_transaction_id", in: originalTransactionIDs)
+    func subscriptions(_ originalTransactionIDs: [String]) async throws -> StoredSubscriptions {
+        var found = StoredSubscriptions()
+        guard !originalTransactionIDs.isEmpty else { return found }
+        var binds = PostgresBindings()
+        try binds.append(originalTransactionIDs)
+        let rows = try await client.query(PostgresQuery(unsafeSQL: StoreSchema.subscriptionsQuery("= ANY($1)"), binds: binds),
+                                          logger: logger)
+        for try await (kind, jws) in rows.decode((Int32, String).self) {
+            if kind == 0 { found.transactions.append(jws) } else { found.renewalInfos.append(jws) }
+        }
+        return found
     }
 
     func transactions(appAccountToken: String) async throws -> [String] {

@@ -3,22 +3,30 @@ import NIOCore
 import NIOPosix
 import ReceiptCore
 import SQLiteNIO
+import Synchronization
 
 /// The default store: one SQLite file (sqlite-nio, which compiles SQLite in), in WAL
 /// mode with `synchronous = FULL`, so that a write that returned survives the process
 /// being killed and the machine losing power. One connection writes, one transaction
-/// at a time (SerialGate); another reads, and sees only what was committed. Several
+/// at a time (SerialGate); `readerCount` others read, in turn (a connection runs one
+/// statement at a time), and see only what was committed. Several
 /// `receipt serve` processes on one machine may share the file (SQLite's locks,
 /// `busy_timeout`); across machines, use PostgreSQL.
 final class SQLiteSubscriptionStore: SubscriptionStore {
     private let writer: SQLiteConnection
-    private let reader: SQLiteConnection
+    private let readers: [SQLiteConnection]
+    private let nextReader = Atomic<Int>(0)
     private let gate = SerialGate()
+    static let readerCount = max(2, ServerSettings.coreCount)
     static let placeholders = ["?1", "?2", "?3", "?4", "?5", "?6"]
 
-    private init(writer: SQLiteConnection, reader: SQLiteConnection) {
+    private init(writer: SQLiteConnection, readers: [SQLiteConnection]) {
         self.writer = writer
-        self.reader = reader
+        self.readers = readers
+    }
+
+    private var reader: SQLiteConnection {
+        readers[nextReader.wrappingAdd(1, ordering: .relaxed).oldValue % readers.count]
     }
 
     /// Opens the database at `path`, creating the file if needed.
@@ -28,9 +36,13 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
             for pragma in ["PRAGMA busy_timeout = 10000", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"] {
                 _ = try await writer.query(pragma, [])
             }
-            let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-            _ = try await reader.query("PRAGMA busy_timeout = 10000", [])
-            return SQLiteSubscriptionStore(writer: writer, reader: reader)
+            var readers: [SQLiteConnection] = []
+            for _ in 0..<readerCount {
+                let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+                readers.append(reader)
+                _ = try await reader.query("PRAGMA busy_timeout = 10000", [])
+            }
+            return SQLiteSubscriptionStore(writer: writer, readers: readers)
         } catch {
             try? await writer.close()
             throw error
@@ -109,12 +121,15 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
         }
     }
 
-    func transactions(originalTransactionIDs: [String]) async throws -> [String] {
-        try await jws(from: "transactions", where: "original_transaction_id", in: originalTransactionIDs)
-    }
-
-    func renewalInfos(originalTransactionIDs: [String]) async throws -> [String] {
-        try await jws(from: "renewal_infos", where: "original_transaction_id", in: originalTransactionIDs)
+    func subscriptions(_ originalTransactionIDs: [String]) async throws -> StoredSubscriptions {
+        var found = StoredSubscriptions()
+        guard !originalTransactionIDs.isEmpty else { return found }
+        let list = "IN (" + originalTransactionIDs.indices.map { "?\($0 + 1)" }.joined(separator: ", ") + ")"
+        for row in try await reader.query(StoreSchema.subscriptionsQuery(list), originalTransactionIDs.map { .text($0) }) {
+            guard let jws = row.column("jws")?.string else { continue }
+            if row.column("kind")?.integer == 0 { found.transactions.append(jws) } else { found.renewalInfos.append(jws) }
+        }
+        return found
     }
 
     func transactions(appAccountToken: String) async throws -> [String] {
@@ -142,7 +157,7 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
     }
 
     func close() async throws {
-        try await reader.close()
+        for reader in readers { try await reader.close() }
         try await writer.close()
     }
 

@@ -22,16 +22,21 @@ protocol SubscriptionStore: Sendable {
     func record(_ notification: ReceivedNotification) async throws -> Bool
     /// Stores transactions and renewal infos learnt otherwise (the App Store Server API).
     func record(transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) async throws
-    /// The signed transactions (JWS) of these subscriptions.
-    func transactions(originalTransactionIDs: [String]) async throws -> [String]
-    /// The signed renewal infos (JWS) of these subscriptions, one each at most.
-    func renewalInfos(originalTransactionIDs: [String]) async throws -> [String]
+    /// The signed transactions and renewal infos (JWS, at most one per subscription)
+    /// of these subscriptions, in one read.
+    func subscriptions(_ originalTransactionIDs: [String]) async throws -> StoredSubscriptions
     /// The signed transactions (JWS) bought with this app account token (lower-cased).
     func transactions(appAccountToken: String) async throws -> [String]
     /// The value saved under `key` (a sync's resume point), or nil.
     func setting(_ key: String) async throws -> String?
     func setSetting(_ key: String, _ value: String) async throws
     func close() async throws
+}
+
+/// What a store holds of some subscriptions, as the JWS it keeps.
+struct StoredSubscriptions: Sendable {
+    var transactions: [String] = []
+    var renewalInfos: [String] = []
 }
 
 /// Opens the store `location` names: a postgres:// URL, or else an SQLite file path.
@@ -95,6 +100,18 @@ enum StoreSchema {
         INSERT INTO notifications (notification_uuid, notification_type, subtype, signed_date, original_transaction_id,
           received_at) VALUES (\(p[0]), \(p[1]), \(p[2]), \(p[3]), \(p[4]), \(p[5]))
         ON CONFLICT (notification_uuid) DO NOTHING
+        """
+    }
+
+    /// One read of some subscriptions' transactions (kind 0) and renewal infos (kind 1);
+    /// `list` is the SQL that stands for the ids (`IN (…)`, `= ANY(…)`), used twice.
+    static func subscriptionsQuery(_ list: String) -> String {
+        """
+        SELECT kind, jws FROM (
+          SELECT 0 AS kind, signed_date, jws FROM transactions WHERE original_transaction_id \(list)
+          UNION ALL
+          SELECT 1 AS kind, signed_date, jws FROM renewal_infos WHERE original_transaction_id \(list)
+        ) AS found ORDER BY kind, signed_date
         """
     }
 

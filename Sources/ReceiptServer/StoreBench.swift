@@ -1,0 +1,72 @@
+import Logging
+import ReceiptCore
+
+/// The in-process half of `make bench`'s store rows: what `receipt serve` does for one
+/// GET /v1/subscriptions/{id} and one POST /verifyReceipt merged with the store, through
+/// the same StoreResponder and endpoints, without HTTP. The bench adds the framework's
+/// empty request under load to these to get each read's composition floor.
+public enum StoreBench {
+    /// Median nanoseconds per call, by name: `subscription_read` and, given a body,
+    /// `verify_receipt_merged` (the production endpoint, or sandbox when it answers 21007).
+    /// Calls run `concurrency` at a time, as a server's requests do: a store read mostly
+    /// waits (on SQLite's threads, on PostgreSQL's socket), so one at a time would time
+    /// the wait rather than the work. The figure is elapsed time over calls made: the
+    /// in-process throughput over every core.
+    public static func run(location: String, verifier: ReceiptVerifier, originalTransactionID: String,
+                           verifyReceiptBody: [UInt8]?, samples: Int, concurrency: Int = 16,
+                           logger: Logger) async throws -> [(String, Int64)] {
+        let store = try await makeSubscriptionStore(location: location, logger: logger)
+        return try await withThrowingTaskGroup(of: [(String, Int64)]?.self) { tasks in
+            tasks.addTask { await store.run(); return nil }
+            defer { tasks.cancelAll() }
+            try await store.migrate()
+            let stored = StoreResponder(store: store, notifications: NotificationEndpoint(verifier: verifier),
+                                        metrics: ServerMetrics(), catchUp: nil)
+            var figures: [(String, Int64)] = []
+            let (status, _) = try await stored.subscription(originalTransactionID)
+            guard status == .ok else { throw ReceiptError(.absent, "the store knows no subscription \(originalTransactionID)") }
+            figures.append(("subscription_read", try await median(samples, concurrency) {
+                _ = try await stored.subscription(originalTransactionID)
+            }))
+            if let body = verifyReceiptBody {
+                let production = VerifyReceiptEndpoint(environment: .production, verifier: verifier)
+                let endpoint = production.answer(toBody: body).status == LocalVerifyReceipt.sandboxReceiptSentToProduction
+                    ? VerifyReceiptEndpoint(environment: .sandbox, verifier: verifier) : production
+                let answer = endpoint.answer(try await merged(endpoint, body, stored))
+                guard answer.status == 0 else { throw ReceiptError(.invalidArgument, "the receipt's answer is status \(answer.status)") }
+                figures.append(("verify_receipt_merged", try await median(samples, concurrency) {
+                    _ = try await merged(endpoint, body, stored)
+                }))
+            }
+            try await store.close()
+            return figures
+        }
+    }
+
+    /// What the responder does for one merged POST /verifyReceipt.
+    private static func merged(_ endpoint: VerifyReceiptEndpoint, _ body: [UInt8], _ stored: StoreResponder) async throws
+        -> VerifyReceiptEndpoint.PreparedRequest {
+        let prepared = endpoint.prepare(body: body)
+        _ = endpoint.answer(prepared, known: try await stored.known(prepared.subscriptionIDs))
+        return prepared
+    }
+
+    /// Medians of `samples` batches of 200 calls by each of `concurrency` tasks, in
+    /// nanoseconds of elapsed time per call.
+    private static func median(_ samples: Int, _ concurrency: Int,
+                               _ body: @escaping @Sendable () async throws -> Void) async throws -> Int64 {
+        let clock = ContinuousClock()
+        let calls = 200
+        var results: [Int64] = []
+        for _ in 0..<max(1, samples) {
+            let start = clock.now
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<concurrency { group.addTask { for _ in 0..<calls { try await body() } } }
+                try await group.waitForAll()
+            }
+            let (seconds, attoseconds) = (clock.now - start).components
+            results.append((seconds * 1_000_000_000 + attoseconds / 1_000_000_000) / Int64(calls * concurrency))
+        }
+        return results.sorted()[results.count / 2]
+    }
+}

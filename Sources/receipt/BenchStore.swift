@@ -1,0 +1,44 @@
+import ArgumentParser
+import Logging
+import ReceiptCore
+import ReceiptServer
+
+/// `receipt bench-store`: the in-process half of the store rows of `make bench`
+/// (bench/bench_store.py adds HTTP): timings from ReceiptServer.StoreBench.
+struct BenchStore: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench-store",
+        abstract: "Time what receipt serve does in-process for a store read (medians, in nanoseconds).",
+        discussion: """
+            subscription_read: GET /v1/subscriptions/ID without HTTP (one store read, the state, the JSON). \
+            verify_receipt_merged: one /verifyReceipt body answered with what the store knows (verdict, one \
+            store read, the merged answer). Prints one JSON object.
+            """)
+
+    @Option(help: "The store: an SQLite file or a postgres:// URL, as receipt serve --store.")
+    var store: String
+
+    @Option(help: "The original transaction id to read.")
+    var subscription: String
+
+    @Option(help: "A verifyReceipt request body (JSON) to answer merged.")
+    var verifyReceiptBody: String?
+
+    @OptionGroup var trust: TrustOptionGroup
+
+    @Option(help: "Samples per figure; each times 200 calls.")
+    var samples = 7
+
+    func run() async throws {
+        let (verifier, body): (ReceiptVerifier, [UInt8]?)
+        do throws(ReceiptError) {
+            verifier = try trust.verifier(policy: VerificationPolicy())
+            body = try verifyReceiptBody.map { (path) throws(ReceiptError) in try InputFile.read(path) }
+        } catch {
+            throw failOption(error)
+        }
+        let figures = try await StoreBench.run(location: store, verifier: verifier, originalTransactionID: subscription,
+                                               verifyReceiptBody: body, samples: samples, logger: Logger(label: "receipt.bench"))
+        print("{" + figures.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
+    }
+}
