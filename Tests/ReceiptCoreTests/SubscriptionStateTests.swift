@@ -1,0 +1,124 @@
+@testable import ReceiptCore
+import Testing
+
+/// What a subscription is at an instant (SubscriptionState), which copy a store keeps
+/// (StoredTransaction.supersedes), what a notification gives a store
+/// (ReceivedNotification), and verifyReceipt's merge (LatestReceiptInfo): pure rules,
+/// on payloads built here (decoded, never verified: these rules believe their caller).
+struct SubscriptionStateTests {
+    static let day: Int64 = 86_400_000
+
+    private func jws(_ payload: String, signature: String = "") -> SignedPayload {
+        let token = Base64URL.encode(Array(#"{"alg":"ES256"}"#.utf8)) + "." + Base64URL.encode(Array(payload.utf8)) + "." + signature
+        return try! SignedPayload.decode(token)
+    }
+
+    /// A monthly period `index` of subscription 1000, bought at day 30 × index.
+    private func period(_ index: Int64, signed: Int64 = 0, revoked: Int64? = nil, id: String? = nil) -> SignedPayload {
+        let purchase = index * 30 * Self.day
+        let revocation = revoked.map { #","revocationDate":\#($0),"revocationReason":1"# } ?? ""
+        return jws(#"{"transactionId":"\#(id ?? String(1000 + index))","originalTransactionId":"1000","productId":"m","#
+                   + #""purchaseDate":\#(purchase),"expiresDate":\#(purchase + 30 * Self.day),"signedDate":\#(signed),"#
+                   + #""type":"Auto-Renewable Subscription","quantity":1\#(revocation)}"#)
+    }
+
+    private func renewal(signed: Int64, grace: Int64? = nil, retry: Bool = false, autoRenew: Int = 1) -> SignedPayload {
+        let extra = (grace.map { #","gracePeriodExpiresDate":\#($0)"# } ?? "") + (retry ? #","isInBillingRetryPeriod":true"# : "")
+        return jws(#"{"originalTransactionId":"1000","autoRenewProductId":"m","productId":"m","autoRenewStatus":\#(autoRenew),"#
+                   + #""signedDate":\#(signed),"expirationIntent":2\#(extra)}"#)
+    }
+
+    private func state(_ transactions: [SignedPayload], _ renewal: SignedPayload? = nil, at: Int64) -> SubscriptionState? {
+        SubscriptionState(originalTransactionID: "1000", transactions: transactions, renewalInfo: renewal, at: at)
+    }
+
+    @Test func eachOfApplesStatuses() {
+        let two = [period(0), period(1)]
+        #expect(state(two, at: 45 * Self.day)?.status == .active)
+        #expect(state(two, at: 61 * Self.day)?.status == .expired)
+        #expect(state(two, renewal(signed: 1, grace: 66 * Self.day, retry: true), at: 61 * Self.day)?.status == .gracePeriod)
+        #expect(state(two, renewal(signed: 1, grace: 66 * Self.day, retry: true), at: 70 * Self.day)?.status == .billingRetry)
+        #expect(state(two, renewal(signed: 1, retry: false), at: 70 * Self.day)?.status == .expired)
+        // The current period refunded: revoked, and no longer entitled, though its end is ahead.
+        let refunded = state([period(0), period(1, signed: 5, revoked: 40 * Self.day)], at: 45 * Self.day)
+        #expect(refunded?.status == .revoked && refunded?.isEntitled == false)
+        // An old period refunded changes nothing about the current one.
+        #expect(state([period(0, signed: 5, revoked: 10 * Self.day), period(1)], at: 45 * Self.day)?.status == .active)
+        #expect(state([], at: 0) == nil)
+        #expect(state([period(0)], at: -1)?.status == .expired)  // not yet started: nothing covers the instant
+    }
+
+    @Test func theLatestSigningOfATransactionCountsWhateverTheOrder() {
+        let plain = period(1, signed: 1), refunded = period(1, signed: 2, revoked: 40 * Self.day)
+        for order in [[period(0), plain, refunded], [refunded, period(0), plain], [plain, refunded, period(0)]] {
+            let judged = state(order, at: 45 * Self.day)
+            #expect(judged?.status == .revoked && judged?.transactions.count == 2)
+        }
+        // From notifications too: each counts as what it carries.
+        let carrying = jws(#"{"notificationType":"REFUND","notificationUUID":"u","signedDate":2,"data":{"#
+                           + #""signedTransactionInfo":"\#(refunded.compactSerialization)","#
+                           + #""signedRenewalInfo":"\#(renewal(signed: 2, autoRenew: 0).compactSerialization)"}}"#)
+        let fromNews = SubscriptionState(originalTransactionID: "1000", payloads: [period(0), plain, carrying], at: 45 * Self.day)
+        #expect(fromNews?.status == .revoked && fromNews?.renewalInfo?.integer("autoRenewStatus") == 0)
+        // Another subscription's payloads are ignored.
+        #expect(SubscriptionState(originalTransactionID: "2000", payloads: [period(0), carrying], at: 0) == nil)
+    }
+
+    @Test func aStoreKeepsTheLaterSigningAndBreaksTiesByBytes() throws {
+        let earlier = try #require(StoredTransaction(verified: period(1, signed: 1)))
+        let later = try #require(StoredTransaction(verified: period(1, signed: 2, revoked: 40 * Self.day)))
+        #expect(later.supersedes(earlier) && !earlier.supersedes(later))
+        let a = try #require(StoredTransaction(verified: jws(#"{"transactionId":"1","originalTransactionId":"1","signedDate":3}"#,
+                                                            signature: "AAAA")))
+        let b = try #require(StoredTransaction(verified: jws(#"{"transactionId":"1","originalTransactionId":"1","signedDate":3}"#,
+                                                            signature: "AAAB")))
+        #expect(b.supersedes(a) && !a.supersedes(b) && !a.supersedes(a))
+        #expect(StoredTransaction(verified: renewal(signed: 1)) == nil)  // not a transaction
+        #expect(StoredTransaction(verified: jws(#"{"transactionId":"1","signedDate":3}"#)) == nil)  // no original id
+        let token = try #require(StoredTransaction(verified: jws(#"{"transactionId":"1","originalTransactionId":"1","#
+                                                                  + #""signedDate":3,"appAccountToken":"AB-CD"}"#)))
+        #expect(token.appAccountToken == "ab-cd")
+    }
+
+    @Test func aNotificationGivesItsRowsOrIsRefusedByName() throws {
+        let transaction = period(2, signed: 7).compactSerialization
+        let info = renewal(signed: 7).compactSerialization
+        let passed = VerificationResult(steps: [], anchor: nil, fingerprint: FingerprintSource(known: []))
+        let news = try ReceivedNotification(jws(#"{"notificationType":"DID_RENEW","notificationUUID":"u-1","signedDate":7,"#
+                                                + #""data":{"signedTransactionInfo":"\#(transaction)","signedRenewalInfo":"\#(info)"}}"#),
+                                            verified: passed)
+        #expect(news.notificationUUID == "u-1" && news.originalTransactionID == "1000")
+        #expect(news.transaction?.transactionID == "1002" && news.renewalInfo?.signedDate == 7)
+        let other = jws(#"{"originalTransactionId":"9","autoRenewStatus":1,"signedDate":7}"#).compactSerialization
+        let refusals: [(String, String)] = [
+            (#"{"notificationType":"DID_RENEW","signedDate":7}"#, "notificationUUID"),
+            (#"{"notificationType":"","notificationUUID":"u","signedDate":7}"#, "notificationType"),
+            (#"{"notificationType":"X","notificationUUID":"u","signedDate":7,"data":{"signedTransactionInfo":"\#(info)"}}"#,
+             "data.signedTransactionInfo"),
+            (#"{"notificationType":"X","notificationUUID":"u","signedDate":7,"data":{"signedTransactionInfo":"\#(transaction)","#
+             + #""signedRenewalInfo":"\#(other)"}}"#, "data.signedRenewalInfo of 9"),
+        ]
+        for (payload, named) in refusals {
+            #expect {
+                _ = try ReceivedNotification(jws(payload), verified: passed)
+            } throws: { error in
+                (error as? ReceiptError)?.detail.contains(named) == true
+            }
+        }
+        #expect(throws: ReceiptError.self) { _ = try ReceivedNotification(period(0), verified: passed) }
+    }
+
+    @Test func verifyReceiptListsTheStoresTransactionsInPurchaseOrder() {
+        let receiptEntry = period(0)  // stands for the receipt's own entry of transaction 1000
+        let known = [period(2), period(1, signed: 3, revoked: 40 * Self.day)]
+        let purchases: [InAppPurchase] = []
+        let merged = LatestReceiptInfo.entries(purchases, known: [receiptEntry] + known, excludeOldTransactions: false)
+        let ids = merged.map { entry -> String in
+            if case .signed(let payload) = entry { return payload.transactionID ?? "" } else { return "receipt" }
+        }
+        #expect(ids == ["1000", "1001", "1002"])
+        let latest = LatestReceiptInfo.entries(purchases, known: [receiptEntry] + known, excludeOldTransactions: true)
+        #expect(latest.count == 1)
+        if case .signed(let payload)? = latest.first { #expect(payload.transactionID == "1002") } else { Issue.record("not signed") }
+    }
+}
