@@ -21,6 +21,7 @@ if [ "$scope" = test ]; then
   command -v bc >/dev/null || missing+=(bc)
   command -v java >/dev/null || missing+=(openjdk-17-jre-headless)  # Spark, for libreceipt.spark's tests
   command -v wrk >/dev/null || missing+=(wrk)  # make bench's load row on `receipt serve`
+  command -v curl >/dev/null || missing+=(curl)  # README's notification loop
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)  # receipt serve's PostgreSQL store, in a throwaway cluster
   [ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -f /usr/include/curl/curl.h ] || missing+=(libcurl4-openssl-dev)  # the C example of the App Store Server API
 fi
