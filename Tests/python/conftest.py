@@ -1,7 +1,10 @@
+import contextlib
+import json
 import os
 import pathlib
 import subprocess
 import sys
+import urllib.request
 
 import pytest
 
@@ -73,3 +76,32 @@ def shared_jws():
     if not (SHARED_JWS / "expected.jsonl").exists():
         pytest.skip(f"{SHARED_JWS} is absent: real-JWS tests skipped")
     return SHARED_JWS
+
+
+MOCK_API_IDS = {"key_id": "KEY123ABCD", "issuer_id": "57246542-96fe-1a63-e053-0824d011072a", "bundle_id": "com.example.app"}
+
+
+@contextlib.contextmanager
+def api_mock_running(directory, key_pem):
+    """tools/mock_appstore_api.py on loopback, trusting `key_pem` (written to DIRECTORY/key.pem) under
+    MOCK_API_IDS and signing with a test CA it makes in DIRECTORY/ca: yields (base URL, requests()),
+    requests() listing what it received and requests.reset() replaying its scripted failures."""
+    (directory / "key.pem").write_bytes(key_pem)
+    process = subprocess.Popen([sys.executable, str(ROOT / "tools" / "mock_appstore_api.py"), "--ca",
+                                str(directory / "ca"), "--key", str(directory / "key.pem"),
+                                "--key-id", MOCK_API_IDS["key_id"], "--issuer-id", MOCK_API_IDS["issuer_id"],
+                                "--bundle-id", MOCK_API_IDS["bundle_id"]], stdout=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()
+        assert line.startswith("listening on "), line
+        base = line.split()[-1]
+
+        def requests():
+            with urllib.request.urlopen(base + "/__requests") as answer:
+                return json.loads(answer.read())
+
+        requests.reset = lambda: urllib.request.urlopen(urllib.request.Request(base + "/__reset", method="POST")).close()
+        yield base, requests
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

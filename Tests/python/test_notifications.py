@@ -17,15 +17,13 @@ import re
 import signal
 import sqlite3
 import subprocess
-import sys
 import threading
 import time
-import urllib.request
 
 import pytest
 
 import postgres_cluster
-from conftest import JWS_MINTER_DIR, run_minter
+from conftest import JWS_MINTER_DIR, MOCK_API_IDS, api_mock_running, run_minter
 from test_serve import CLI, Server
 
 ORIGINAL = "2000000000000001"
@@ -468,7 +466,7 @@ def test_two_servers_on_one_postgresql_database_give_the_same_answers(tmp_path, 
 
 # ------------------------------------------------- catch-up: the App Store Server API
 
-API_KEY_ID, API_ISSUER_ID, API_BUNDLE_ID = "KEY123ABCD", "57246542-96fe-1a63-e053-0824d011072a", "com.example.app"
+API_KEY_ID, API_ISSUER_ID, API_BUNDLE_ID = MOCK_API_IDS["key_id"], MOCK_API_IDS["issuer_id"], MOCK_API_IDS["bundle_id"]
 MOCK_ORIGINAL = "2000000000000001"  # the mock's customer: 45 transactions, 12 notifications in pages of 5
 
 
@@ -478,25 +476,10 @@ def api_mock(tmp_path_factory):
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import ec
     directory = tmp_path_factory.mktemp("catch-up-mock")
-    key = directory / "key.p8"
-    key.write_bytes(ec.generate_private_key(ec.SECP256R1()).private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
-    process = subprocess.Popen([sys.executable, str(JWS_MINTER_DIR / "mock_appstore_api.py"), "--ca", str(directory / "ca"),
-                                "--key", str(key), "--key-id", API_KEY_ID, "--issuer-id", API_ISSUER_ID,
-                                "--bundle-id", API_BUNDLE_ID], stdout=subprocess.PIPE, text=True)
-    try:
-        line = process.stdout.readline()
-        assert line.startswith("listening on "), line
-        base = line.split()[-1]
-
-        def requests():
-            with urllib.request.urlopen(base + "/__requests") as answer:
-                return json.loads(answer.read())
-
-        yield base, key, directory / "ca" / "root.pem", requests
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    key = ec.generate_private_key(ec.SECP256R1()).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    with api_mock_running(directory, key) as (base, requests):
+        yield base, directory / "key.pem", directory / "ca" / "root.pem", requests
 
 
 def api_flags(api_mock):

@@ -7,19 +7,17 @@ import json
 import os
 import pathlib
 import subprocess
-import sys
-import urllib.request
 
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from conftest import ROOT
+from conftest import MOCK_API_IDS, ROOT, api_mock_running
 from libreceipt import ReceiptError, Verifier
 from libreceipt import api
 from libreceipt.api import APIError, APIException, AppStoreServerAPIClient, AsyncAppStoreServerAPIClient
 
-KEY_ID, ISSUER_ID, BUNDLE_ID = "KEY123ABCD", "57246542-96fe-1a63-e053-0824d011072a", "com.example.app"
+KEY_ID, ISSUER_ID, BUNDLE_ID = MOCK_API_IDS["key_id"], MOCK_API_IDS["issuer_id"], MOCK_API_IDS["bundle_id"]
 ORIGINAL = "2000000000000001"
 
 
@@ -30,30 +28,12 @@ def key_pem():
 
 @pytest.fixture(scope="module")
 def mock(tmp_path_factory):
-    """(base URL, key PEM, test CA root PEM, requests()) of a mock started for this module."""
+    """(base URL, key PEM, test CA root PEM, requests()) of a mock started for this module.
+    Each test that needs a scripted 429 or 500 gets its own: requests.reset()."""
     directory = tmp_path_factory.mktemp("mock-api")
     key = key_pem()
-    (directory / "key.pem").write_bytes(key)
-    process = subprocess.Popen([sys.executable, str(ROOT / "tools" / "mock_appstore_api.py"), "--ca",
-                                str(directory / "ca"), "--key", str(directory / "key.pem"), "--key-id", KEY_ID,
-                                "--issuer-id", ISSUER_ID, "--bundle-id", BUNDLE_ID],
-                               stdout=subprocess.PIPE, text=True)
-    try:
-        line = process.stdout.readline()
-        assert line.startswith("listening on "), line
-        base = line.split()[-1]
-
-        def requests():
-            with urllib.request.urlopen(base + "/__requests") as answer:
-                return json.loads(answer.read())
-
-        # Each test that needs a scripted 429 or 500 gets its own.
-        requests.reset = lambda: urllib.request.urlopen(urllib.request.Request(base + "/__reset", method="POST")).close()
-
+    with api_mock_running(directory, key) as (base, requests):
         yield base, key, (directory / "ca" / "root.pem").read_bytes(), requests
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def ca_verifier(root):

@@ -102,16 +102,14 @@ def entitlements(at, transactions=(), receipt=None, verifier=None, catalog=None,
     import json as _json
     from ._errors import _take_string
     at = _native.epoch_milliseconds(at, "at")
-    tokens = [_native.jws_bytes(token) for token in transactions]
-    array = (ctypes.c_char_p * len(tokens))(*tokens)
-    lengths = (ctypes.c_size_t * len(tokens))(*[len(token) for token in tokens])
+    array, lengths, count = _token_array(transactions)
     flags = _native.ENTITLEMENTS_UNVERIFIED if unverified else 0
     catalog_text = _json.dumps(catalog).encode() if catalog is not None else None
     receipt_handle = receipt._handle_or_raise() if receipt is not None else None
     verifier_handle = verifier._handle if verifier is not None else None
     error = _native.ErrorStruct()
     text = _take_string(lambda out, length: lib.receipt_entitlements_signed_json(
-        receipt_handle, array, lengths, len(tokens), verifier_handle, int(at), catalog_text, flags, out, length,
+        receipt_handle, array, lengths, count, verifier_handle, int(at), catalog_text, flags, out, length,
         ctypes.byref(error)), error)
     return _json.loads(text)
 
@@ -128,13 +126,17 @@ def subscription_state(original_transaction_id, tokens, at, verifier=None, unver
     import json as _json
     from ._errors import _take_string
     at = _native.epoch_milliseconds(at, "at")
-    data = [_native.jws_bytes(token) for token in tokens]
-    array = (ctypes.c_char_p * len(data))(*data)
-    lengths = (ctypes.c_size_t * len(data))(*[len(token) for token in data])
+    array, lengths, count = _token_array(tokens)
     flags = _native.ENTITLEMENTS_UNVERIFIED if unverified else 0
     verifier_handle = verifier._handle if verifier is not None else None
     error = _native.ErrorStruct()
     text = _take_string(lambda out, length: lib.receipt_subscription_state_json(
-        str(original_transaction_id).encode(), array, lengths, len(data), verifier_handle, int(at), flags, out, length,
+        str(original_transaction_id).encode(), array, lengths, count, verifier_handle, int(at), flags, out, length,
         ctypes.byref(error)), error)
     return _json.loads(text)
+
+
+def _token_array(tokens):
+    """JWS tokens (str or bytes) as the C arrays of pointers and lengths, and their count."""
+    data = [_native.jws_bytes(token) for token in tokens]
+    return (ctypes.c_char_p * len(data))(*data), (ctypes.c_size_t * len(data))(*[len(token) for token in data]), len(data)
