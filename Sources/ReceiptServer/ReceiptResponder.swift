@@ -34,9 +34,10 @@ struct ReceiptResponder: HTTPResponder {
         verdict = VerdictEndpoint(verifier: settings.verifier)
         maxBodyBytes = settings.maxBodyBytes
         self.metrics = metrics
-        revocation = RevocationTransport(timeout: .seconds(Int64(max(1, settings.ocspTimeoutSeconds))))
+        let revocation = RevocationTransport(timeout: .seconds(Int64(max(1, settings.ocspTimeoutSeconds))))
+        self.revocation = revocation
         stored = store.map { StoreResponder(store: $0, notifications: NotificationEndpoint(verifier: settings.verifier),
-                                            metrics: metrics, catchUp: catchUp) }
+                                            metrics: metrics, catchUp: catchUp, revocation: revocation) }
         notificationsPath = settings.notificationsPath
     }
 

@@ -1,5 +1,6 @@
 import Logging
 import ReceiptCore
+import ReceiptServerAPIClient
 
 /// The in-process half of `make bench`'s store rows: what `receipt serve` does for one
 /// GET /v1/subscriptions/{id} and one POST /verifyReceipt merged with the store, through
@@ -21,7 +22,7 @@ public enum StoreBench {
             defer { tasks.cancelAll() }
             try await store.migrate()
             let stored = StoreResponder(store: store, notifications: NotificationEndpoint(verifier: verifier),
-                                        metrics: ServerMetrics(), catchUp: nil)
+                                        metrics: ServerMetrics(), catchUp: nil, revocation: RevocationTransport(timeout: .seconds(5)))
             var figures: [(String, Int64)] = []
             let (status, _) = try await stored.subscription(originalTransactionID)
             guard status == .ok else { throw ReceiptError(.absent, "the store knows no subscription \(originalTransactionID)") }

@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import ReceiptCore
+import ReceiptServerAPIClient
 
 /// The endpoints that need the store: notifications in, subscription state and
 /// entitlements out, and what verifyReceipt merges. What a notification is and what
@@ -13,17 +14,28 @@ struct StoreResponder: Sendable {
     let metrics: ServerMetrics
     /// Nil without App Store Server API credentials: unknown subscriptions stay unknown.
     let catchUp: StoreCatchUp?
+    /// Asks OCSP when revocation is on and a notification's chain has no fresh answer.
+    let revocation: RevocationTransport
 
     /// 200 only once the notification and what it carries are stored (or were before:
     /// a redelivery). A notification that does not verify: 400, nothing stored, and
     /// Apple sends it again (as it will once a wrongly set-up server is fixed). The
     /// store failing: 503, for the same reason.
     func receive(body: [UInt8], logger: Logger) async -> (HTTPResponse.Status, [UInt8]) {
+        var reading = notifications.read(body: body)
+        // Revocation on and no fresh OCSP answer cached: ask now, then read again.
+        if let payload = reading.revocationPending {
+            let outcomes = await revocation.ask(about: payload, for: notifications.verifier)
+            for outcome in outcomes { metrics.recordRevocation(outcome: outcome.label, reason: "notification") }
+            if outcomes.contains(where: { if case .accepted = $0 { true } else { false } }) {
+                reading = notifications.read(body: body)
+            }
+        }
         let notification: ReceivedNotification
-        switch notifications.read(body: body) {
+        switch reading.notification {
         case .failure(let error):
             metrics.recordNotification(type: "unverified", outcome: "refused")
-            logger.warning("notification refused: \(error.status.name): \(error.detail)")
+            logger.debug("notification refused: \(error.status.name): \(error.detail)")  // --verbose: anyone can post
             return (.badRequest, Self.refusal(error))
         case .success(let read):
             notification = read

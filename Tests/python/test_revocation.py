@@ -282,3 +282,27 @@ def test_receipt_serve_asks_caches_refreshes_and_counts(ca):
         assert "receipt_revocation_cache_hits_total" in metrics
     finally:
         assert server.stop() == 0
+
+
+@pytest.mark.parametrize("revoked", [False, True])
+def test_receipt_serve_asks_ocsp_for_a_notification_in_hard_mode(ca, tmp_path, revoked):
+    """A notification's chain with no cached answer is asked about before it is stored: good,
+    stored (200); the leaf revoked, refused (400) and nothing stored, so that Apple sends it again."""
+    from test_serve import Server
+    if revoked:
+        mint_jws.revoke(ca.directory, "leaf")
+    ca.start_responders()
+    story = mint_jws.notification_story(bundle_id=BUNDLE)
+    body = mint_jws.sign_notification(story[0][1], mint_jws.load_ca(ca.directory))
+    server = Server("--no-apple-root", "--anchor", os.path.join(ca.directory, "root.pem"), "--bundle-id", BUNDLE,
+                    "--revocation", "hard", "--ocsp-timeout", "2", "--store", tmp_path / "store.db")
+    try:
+        status, answer = server.json("POST", "/notifications/v2", body)
+        metrics = server.request("GET", "/metrics")[1].decode()
+    finally:
+        assert server.stop() == 0
+    if revoked:
+        assert status == 400 and answer["status"] == "RECEIPT_E_REVOKED", answer
+    else:
+        assert status == 200 and answer["stored"] is True, answer
+        assert 'outcome="good",reason="notification"' in metrics

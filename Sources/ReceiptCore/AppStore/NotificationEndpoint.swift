@@ -16,11 +16,20 @@ public struct NotificationEndpoint: Sendable {
         self.verifier = verifier
     }
 
+    /// What reading a body gave: the notification or why it is refused, and, with
+    /// revocation on, the notification when its chain lacked fresh OCSP answers (a
+    /// server asks them, ReceiptVerifier.revocationQueries, and reads the body again).
+    public struct Reading: Sendable {
+        public let notification: Result<ReceivedNotification, ReceiptError>
+        public let revocationPending: SignedPayload?
+    }
+
     /// A notification, or why it is refused: a body that is not Apple's object, a
     /// `signedPayload` that is not a readable JWS or not a notification, one whose
     /// verification fails (the failed step's status and detail, a nested member's
     /// named), or one without what a store keys it by.
-    public func read(body: [UInt8]) -> Result<ReceivedNotification, ReceiptError> {
+    public func read(body: [UInt8]) -> Reading {
+        let payload: SignedPayload
         do throws(ReceiptError) {
             let document = try body.withUnsafeBufferPointer { (bytes) throws(ReceiptError) in
                 try JSONValue.parse(bytes, limits: Self.bodyLimits)
@@ -31,10 +40,18 @@ public struct NotificationEndpoint: Sendable {
             guard let token = document["signedPayload"]?.stringValue else {
                 throw ReceiptError(.badField, "the body has no \"signedPayload\" string")
             }
-            let payload = try SignedPayload.decode(token)
-            return .success(try ReceivedNotification(payload, verified: verifier.verify(jws: payload)))
+            payload = try SignedPayload.decode(token)
         } catch {
-            return .failure(error)
+            return Reading(notification: .failure(error), revocationPending: nil)
+        }
+        let result = verifier.verify(jws: payload)
+        // Nested members are signed by the same chain; their step fails by the same status.
+        let pending = RevocationPolicy.wantsAnswers(result) || result.firstFailure?.status == .revocationUnknown
+        do throws(ReceiptError) {
+            return Reading(notification: .success(try ReceivedNotification(payload, verified: result)),
+                           revocationPending: pending ? payload : nil)
+        } catch {
+            return Reading(notification: .failure(error), revocationPending: pending ? payload : nil)
         }
     }
 
