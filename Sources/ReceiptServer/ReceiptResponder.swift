@@ -83,7 +83,16 @@ struct ReceiptResponder: HTTPResponder {
             return (Self.json(.ok, answer.bytes), String(answer.status))
         }
         let prepared = endpoint.prepare(body: body)
-        let answer = endpoint.answer(prepared, known: try await stored?.known(prepared.subscriptionIDs))
+        let known: KnownSubscriptions?
+        do {
+            known = try await stored?.known(prepared.subscriptionIDs)
+        } catch {
+            // Not an answer from the receipt alone, which could be out of date: Apple's retry status.
+            context.logger.error("store read failed: \(error)")
+            let answer = VerifyReceiptEndpoint.storeUnavailableAnswer
+            return (Self.json(.ok, answer.bytes), String(answer.status))
+        }
+        let answer = endpoint.answer(prepared, known: known)
         // Apple's answer says only 21002; the log (--verbose) says why.
         if let unreadable = answer.unreadable { context.logger.debug("21002: \(unreadable)") }
         var response = Self.json(.ok, answer.bytes)

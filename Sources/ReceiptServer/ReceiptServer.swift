@@ -24,7 +24,8 @@ public enum ReceiptServer {
         var store: (any SubscriptionStore)?
         if let location = settings.storePath {
             do {
-                store = try await makeSubscriptionStore(location: location, logger: logger)
+                store = DeadlineStore(inner: try await makeSubscriptionStore(location: location, logger: logger),
+                                      seconds: settings.storeOperationTimeoutSeconds)
             } catch {
                 throw StoreOpenError(location: StoreOpenError.shown(location), reason: "\(error)")
             }

@@ -37,6 +37,9 @@ public struct ServerSettings: Sendable {
     public var serverAPI: ServerAPIClient?
     /// Seconds the store has to open and migrate at start.
     public var storeTimeoutSeconds = 15
+    /// Seconds one store operation may take while serving; then the request gets 503
+    /// (21005 on /verifyReceipt) rather than waiting on a database that has gone away.
+    public var storeOperationTimeoutSeconds = 5
     /// Where App Store Server Notifications V2 are posted (the URL set in App Store Connect).
     public var notificationsPath = "/notifications/v2"
 

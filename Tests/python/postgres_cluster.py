@@ -26,9 +26,14 @@ def free_port():
         return probe.getsockname()[1]
 
 
+class URL(str):
+    """A cluster's postgres:// URL; stop() stops the server early (the tests of a store gone away)."""
+    stop = None
+
+
 @contextlib.contextmanager
 def cluster(database="receipt"):
-    """Yields a postgres:// URL of an empty database in a new cluster."""
+    """Yields a postgres:// URL (a URL) of an empty database in a new cluster."""
     binaries = server_binaries()
     if binaries is None:
         raise RuntimeError("PostgreSQL's server is not installed (scripts/install-deps.sh test installs Debian's postgresql)")
@@ -47,10 +52,19 @@ def cluster(database="receipt"):
         run(f"{binaries}/initdb", "-D", data, "-A", "trust", "-U", "receipt", "--no-sync")
         run(f"{binaries}/pg_ctl", "-D", data, "-w", "-l", os.path.join(top, "server.log"), "-o",
             f"-p {port} -k {top} -c listen_addresses=127.0.0.1 -c fsync=on", "start")
+        stopped = []
+
+        def stop():
+            if not stopped:
+                stopped.append(True)
+                run(f"{binaries}/pg_ctl", "-D", data, "-m", "immediate", "stop")
+
         try:
             run(f"{binaries}/createdb", "-h", "127.0.0.1", "-p", str(port), "-U", "receipt", database)
-            yield f"postgres://receipt@127.0.0.1:{port}/{database}"
+            url = URL(f"postgres://receipt@127.0.0.1:{port}/{database}")
+            url.stop = stop
+            yield url
         finally:
-            run(f"{binaries}/pg_ctl", "-D", data, "-m", "immediate", "stop")
+            stop()
     finally:
         shutil.rmtree(top, ignore_errors=True)

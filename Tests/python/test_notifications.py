@@ -292,6 +292,8 @@ def test_unknown_subscription_and_bad_ids(tmp_path, news_ca, test_ca):
         for bad in ["abc", "1" * 40, "1%00"]:
             assert server.request("GET", f"/v1/subscriptions/{bad}")[0] == 400, bad
         assert server.request("GET", "/v1/entitlements")[0] == 400
+        assert server.request("GET", "/v1/entitlements?appAccountToken=" + "a" * 65)[0] == 400
+        assert server.request("GET", "/v1/entitlements?appAccountToken=" + "a" * 64)[0] == 200
     finally:
         server.stop()
 
@@ -425,6 +427,26 @@ def test_killed_mid_stream_loses_nothing_acknowledged(tmp_path, news_ca, test_ca
         server.stop()
     assert outcomes.count(False) == len(stored)
     assert count(path, "notifications") == len(bodies)
+
+def test_a_store_gone_away_gets_apples_retry_status_and_non_2xx(tmp_path, news_ca, test_ca, story):
+    """PostgreSQL stopped under a running server: /verifyReceipt answers 21005 (Apple's "retry")
+    rather than the receipt alone, and a notification gets 503, so that Apple sends it again."""
+    if postgres_cluster.server_binaries() is None:
+        pytest.skip("PostgreSQL's server is not installed (scripts/install-deps.sh test)")
+    receipt = receipt_of_first_purchase(tmp_path, test_ca, story)
+    with postgres_cluster.cluster() as url:
+        server = store_server(tmp_path, news_ca, test_ca, store=url)
+        try:
+            assert post(server, story[0][2])[0] == 200
+            assert server.verify_receipt("/sandbox/verifyReceipt", receipt)["status"] == 0
+            url.stop()
+            assert server.verify_receipt("/sandbox/verifyReceipt", receipt) == {"status": 21005}
+            status, answer = post(server, story[1][2])
+            assert status == 503 and "send again" in answer["detail"]
+            assert server.request("GET", "/healthz")[0] == 200
+        finally:
+            server.stop()
+
 
 def test_two_servers_on_one_postgresql_database_give_the_same_answers(tmp_path, news_ca, test_ca, story, postgres):
     """Behind a load balancer: notifications spread over two servers, each delivered to both

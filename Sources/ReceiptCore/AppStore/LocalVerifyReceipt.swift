@@ -20,6 +20,9 @@ public enum LocalVerifyReceipt {
     public static let sharedSecretMismatch: Int64 = 21004
     public static let sandboxReceiptSentToProduction: Int64 = 21007
     public static let productionReceiptSentToSandbox: Int64 = 21008
+    /// The App Store's "receipt server unavailable; retry": what `receipt serve` answers
+    /// when its store cannot be read, rather than an answer that may be out of date.
+    public static let serverUnavailable: Int64 = 21005
 
     /// What a verifyReceipt request asks beyond the receipt itself.
     public struct Options: Sendable {

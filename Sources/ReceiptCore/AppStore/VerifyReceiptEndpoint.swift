@@ -88,6 +88,10 @@ public struct VerifyReceiptEndpoint: Sendable {
         answer(prepare(body: body))
     }
 
+    /// The answer when the store that keeps what came after the receipt cannot be read:
+    /// 21005, which Apple's clients retry.
+    public static let storeUnavailableAnswer = LocalVerifyReceipt.statusOnly(LocalVerifyReceipt.serverUnavailable)
+
     /// The answer to any method but POST, as Apple's: `{"status":21000}`.
     public static let notPostAnswer = LocalVerifyReceipt.statusOnly(LocalVerifyReceipt.notPost)
 

@@ -1,0 +1,29 @@
+import ReceiptCore
+
+/// A store whose every operation gives up after `seconds` (ReceiptServer.DeadlineExceeded):
+/// a database that has gone away makes requests fail (503, or 21005 on /verifyReceipt)
+/// instead of waiting on its connection pool's retries, and lets the server shut down.
+struct DeadlineStore: SubscriptionStore {
+    let inner: any SubscriptionStore
+    let seconds: Int
+
+    private func bounded<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await ReceiptServer.withDeadline(seconds: seconds, work)
+    }
+
+    func run() async { await inner.run() }
+    func migrate() async throws { try await inner.migrate() }
+    func record(_ notification: ReceivedNotification) async throws -> Bool { try await bounded { try await inner.record(notification) } }
+    func record(transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) async throws {
+        try await bounded { try await inner.record(transactions: transactions, renewalInfos: renewalInfos) }
+    }
+    func subscriptions(_ originalTransactionIDs: [String]) async throws -> StoredSubscriptions {
+        try await bounded { try await inner.subscriptions(originalTransactionIDs) }
+    }
+    func transactions(appAccountToken: String) async throws -> [String] {
+        try await bounded { try await inner.transactions(appAccountToken: appAccountToken) }
+    }
+    func setting(_ key: String) async throws -> String? { try await bounded { try await inner.setting(key) } }
+    func setSetting(_ key: String, _ value: String) async throws { try await bounded { try await inner.setSetting(key, value) } }
+    func close() async throws { try await inner.close() }
+}
