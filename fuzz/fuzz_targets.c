@@ -282,6 +282,30 @@ static void batch_row(const uint8_t *data, size_t size) {
     receipt_batch_free(batch);
 }
 
+/* The token alone as a subscription's news, judged unverified at instant 0, for the id it
+ * names (or "1"): a state, or no transaction of that id, never anything else. */
+static void subscription_state(const uint8_t *data, size_t size, const receipt_jws_t *jws) {
+    char id[64] = "1";
+    const char *found = NULL;
+    size_t found_length = 0;
+    if (receipt_jws_get_string(jws, "originalTransactionId", &found, &found_length) == RECEIPT_OK && found_length > 0 &&
+        found_length < sizeof id) {
+        memcpy(id, found, found_length);
+        id[found_length] = 0;
+    }
+    const void *tokens[1] = {data};
+    size_t lengths[1] = {size};
+    char *json = NULL;
+    receipt_status_t status = receipt_subscription_state_json(id, tokens, lengths, 1, NULL, 0, RECEIPT_ENTITLEMENTS_UNVERIFIED,
+                                                              &json, NULL, NULL);
+    if (status == RECEIPT_OK) {
+        if (!json) abort();
+        receipt_string_free(json);
+    } else if (status != RECEIPT_E_ABSENT || json) {
+        abort();
+    }
+}
+
 static size_t to_base64url(const uint8_t *data, size_t size, char *out) {
     size_t o = to_base64(data, size, out);
     while (o > 0 && out[o - 1] == '=') o--;
@@ -320,6 +344,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         return 0;
     }
     read_everything(jws);
+    subscription_state(data, size, jws);
     receipt_jws_free(jws);
     receipt_verification_t *result = NULL;
     jws = NULL;

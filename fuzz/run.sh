@@ -42,6 +42,9 @@ if [ ! -d $jws_seeds ]; then
     python3 tools/mint_jws.py sign $jws_seeds/minted-$kind.jws --ca $out/jws-ca --kind $kind
   done
   python3 tools/mint_jws.py sign $jws_seeds/minted-crit.jws --ca $out/jws-ca --variant crit
+  # Notifications that carry a signed transaction and renewal info (a subscription's story).
+  python3 tools/mint_jws.py notifications $jws_seeds/story --ca $out/jws-ca --jws >/dev/null
+  mv $jws_seeds/story/*.jws $jws_seeds/ && rmdir $jws_seeds/story
 fi
 # The App Store Server API answers: pages of minted transactions and notifications, Apple's errors.
 api_seeds=$out/api-seeds
