@@ -67,10 +67,20 @@ final class ServerMetrics: Sendable {
         Metrics.Counter(label: "receipt_catch_up_total", dimensions: [("outcome", outcome)]).increment()
     }
 
-    /// One store operation's time (record_notification, read_subscription, read_entitlements, read_known).
+    /// One store operation's time (record_notification, read_subscription, read_entitlements, read_known),
+    /// by a timer made once per operation (a small fixed set), as the request handles are.
     func recordStore(operation: String, since start: ContinuousClock.Instant) {
-        Metrics.Timer(label: Self.storeDuration, dimensions: [("operation", operation)]).recordInterval(ContinuousClock.now - start)
+        let elapsed = ContinuousClock.now - start
+        let timer = storeTimers.withLock { timers in
+            if let made = timers[operation] { return made }
+            let made = Metrics.Timer(label: Self.storeDuration, dimensions: [("operation", operation)])
+            timers[operation] = made
+            return made
+        }
+        timer.recordInterval(elapsed)
     }
+
+    private let storeTimers = Mutex<[String: Metrics.Timer]>([:])
 
     /// Apple's notification types are upper-case words joined by '_'; anything else is
     /// one label, so that no input grows the metrics without bound.
