@@ -121,6 +121,9 @@ extension JSONValue {
         return current
     }
 
-    /// The member at a dotted path (`data.bundleId`), or nil.
-    public func member(atPath path: String) -> JSONValue? { member(at: MemberPath(path)) }
+    /// The member at a dotted path (`data.bundleId`), or nil. A name without a dot is
+    /// looked up as it is: most reads are of top-level members, and splitting costs more than the look-up.
+    public func member(atPath path: String) -> JSONValue? {
+        path.utf8.contains(UInt8(ascii: ".")) ? member(at: MemberPath(path)) : self[path]
+    }
 }

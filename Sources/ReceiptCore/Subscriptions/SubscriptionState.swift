@@ -42,17 +42,32 @@ public struct SubscriptionState: Sendable {
     /// access). Transactions of other subscriptions are ignored.
     public init?(originalTransactionID: String, transactions: [SignedPayload], renewalInfo: SignedPayload?, at instant: Int64) {
         let own = transactions.filter { $0.kind == .transaction && $0.originalTransactionID == originalTransactionID }
-        let latestSigned = Self.latestSigning(own).sorted { ($0.date("purchaseDate") ?? .min) < ($1.date("purchaseDate") ?? .min) }
-        guard let lastPurchased = latestSigned.last else { return nil }
-        let standing = latestSigned.filter { $0.date("revocationDate") == nil }
-        let latest = standing.max { ($0.date("expiresDate") ?? .min) < ($1.date("expiresDate") ?? .min) }
+        // Each period's dates read once: sorting would read them again at every comparison.
+        let periods = Self.latestSigning(own).map(Period.init).sorted { $0.purchased < $1.purchased }
+        guard let lastPurchased = periods.last else { return nil }
+        let latest = periods.filter { !$0.revoked }.max { $0.expires < $1.expires }
         let renewal = renewalInfo.flatMap { $0.kind == .renewalInfo && $0.originalTransactionID == originalTransactionID ? $0 : nil }
         self.originalTransactionID = originalTransactionID
         at = instant
-        self.transactions = latestSigned
-        latestTransaction = latest ?? lastPurchased
+        self.transactions = periods.map(\.payload)
+        latestTransaction = (latest ?? lastPurchased).payload
         self.renewalInfo = renewal
         status = Self.status(latest: latest, lastPurchased: lastPurchased, renewal: renewal, at: instant)
+    }
+
+    /// A transaction with the dates the status reads (absent dates sort first).
+    private struct Period {
+        let payload: SignedPayload
+        let purchased: Int64
+        let expires: Int64
+        let revoked: Bool
+
+        init(_ payload: SignedPayload) {
+            self.payload = payload
+            purchased = payload.date("purchaseDate") ?? .min
+            expires = payload.date("expiresDate") ?? .min
+            revoked = payload.date("revocationDate") != nil
+        }
     }
 
     /// The same from any mix of payloads as they come: signed transactions, renewal
@@ -74,13 +89,9 @@ public struct SubscriptionState: Sendable {
     /// Active while a standing period covers the instant; otherwise revoked when the
     /// last purchase was refunded or revoked; otherwise what the renewal info says of
     /// the failed renewal (grace period while it lasts, then billing retry); otherwise expired.
-    private static func status(latest: SignedPayload?, lastPurchased: SignedPayload, renewal: SignedPayload?,
-                               at instant: Int64) -> Status {
-        if let latest, let expires = latest.date("expiresDate"), instant < expires,
-           (latest.date("purchaseDate") ?? .min) <= instant {
-            return .active
-        }
-        if lastPurchased.date("revocationDate") != nil { return .revoked }
+    private static func status(latest: Period?, lastPurchased: Period, renewal: SignedPayload?, at instant: Int64) -> Status {
+        if let latest, instant < latest.expires, latest.purchased <= instant { return .active }
+        if lastPurchased.revoked { return .revoked }
         if let grace = renewal?.date("gracePeriodExpiresDate"), instant < grace { return .gracePeriod }
         if renewal?.boolean("isInBillingRetryPeriod") == true { return .billingRetry }
         return .expired
