@@ -55,9 +55,10 @@ struct ReceiptResponder: HTTPResponder {
         case notificationsPath:
             (response, status) = try await notification(request, context: context)
         case _ where path.hasPrefix(Self.subscriptionsPrefix):
-            (response, status) = try await subscription(String(path.dropFirst(Self.subscriptionsPrefix.count)), request)
+            (response, status) = try await subscription(String(path.dropFirst(Self.subscriptionsPrefix.count)), request,
+                                                        context: context)
         case "/v1/entitlements":
-            (response, status) = try await entitlements(request)
+            (response, status) = try await entitlements(request, context: context)
         case "/healthz" where request.method == .get || request.method == .head:
             (response, status) = (Self.text(.ok, "ok\n"), "200")
         case "/metrics" where request.method == .get:
@@ -138,7 +139,7 @@ struct ReceiptResponder: HTTPResponder {
 
     static let subscriptionsPrefix = "/v1/subscriptions/"
 
-    private func subscription(_ id: String, _ request: Request) async throws -> (Response, String) {
+    private func subscription(_ id: String, _ request: Request, context: Context) async throws -> (Response, String) {
         guard request.method == .get else { return (Self.methodNotAllowed(allow: "GET"), "405") }
         guard let stored else { return Self.noStore() }
         // Apple's ids are decimal digits; anything else cannot be known.
@@ -146,24 +147,38 @@ struct ReceiptResponder: HTTPResponder {
             let refusal = ReceiptError(.invalidArgument, "an original transaction id is decimal digits (at most 32)")
             return (Self.json(.badRequest, NotificationEndpoint.refusal(refusal)), "400")
         }
-        let (status, bytes) = try await stored.subscription(id)
-        return (Self.json(status, bytes), String(status.code))
+        do {
+            let (status, bytes) = try await stored.subscription(id)
+            return (Self.json(status, bytes), String(status.code))
+        } catch {
+            return Self.storeUnavailable(error, context)
+        }
     }
 
-    private func entitlements(_ request: Request) async throws -> (Response, String) {
+    private func entitlements(_ request: Request, context: Context) async throws -> (Response, String) {
         guard request.method == .get else { return (Self.methodNotAllowed(allow: "GET"), "405") }
         guard let stored else { return Self.noStore() }
         guard let token = request.uri.queryParameters.get("appAccountToken"), !token.isEmpty, token.utf8.count <= 64 else {
             let refusal = ReceiptError(.invalidArgument, "appAccountToken (a UUID) is required")
             return (Self.json(.badRequest, NotificationEndpoint.refusal(refusal)), "400")
         }
-        let (status, bytes) = try await stored.entitlements(appAccountToken: token)
-        return (Self.json(status, bytes), String(status.code))
+        do {
+            let (status, bytes) = try await stored.entitlements(appAccountToken: token)
+            return (Self.json(status, bytes), String(status.code))
+        } catch {
+            return Self.storeUnavailable(error, context)
+        }
+    }
+
+    /// A read the store could not serve (gone away, past its deadline): 503, for the caller to ask again.
+    private static func storeUnavailable(_ error: any Error, _ context: Context) -> (Response, String) {
+        context.logger.error("store read failed: \(error)")
+        return (json(.serviceUnavailable, NotificationEndpoint.failure("STORE_UNAVAILABLE", "the store could not be read; ask again")),
+                "503")
     }
 
     private static func noStore() -> (Response, String) {
-        let refusal = ReceiptError(.invalidArgument, "this server keeps no store: start it with --store FILE")
-        return (json(.serviceUnavailable, NotificationEndpoint.refusal(refusal)), "503")
+        return (json(.serviceUnavailable, NotificationEndpoint.failure("NO_STORE", "this server keeps no store: start it with --store FILE")), "503")
     }
 
     /// The body, or nil past maxBodyBytes: refused from Content-Length before any of

@@ -49,7 +49,7 @@ struct StoreResponder: Sendable {
         } catch {
             metrics.recordNotification(type: notification.notificationType, outcome: "store_error")
             logger.error("notification \(notification.notificationUUID) not stored: \(error)")
-            return (.serviceUnavailable, Self.refusal(ReceiptError(.invalidArgument, "the store failed; send again")))
+            return (.serviceUnavailable, NotificationEndpoint.failure("STORE_UNAVAILABLE", "the store failed; send again"))
         }
     }
 
@@ -69,12 +69,12 @@ struct StoreResponder: Sendable {
             outcome = try await catchUp.fetch(originalTransactionID: originalTransactionID)
         } catch {
             metrics.recordCatchUp(outcome: "failed")
-            return (.badGateway, Self.refusal(ReceiptError(.absent, "the App Store Server API look-up failed: \(error)")))
+            return (.badGateway, NotificationEndpoint.failure("LOOKUP_FAILED", "the App Store Server API look-up failed: \(error)"))
         }
         switch outcome {
         case .busy:
             metrics.recordCatchUp(outcome: "busy")
-            return (.serviceUnavailable, Self.refusal(ReceiptError(.limitExceeded, "too many App Store Server API look-ups at once; ask again")))
+            return (.serviceUnavailable, NotificationEndpoint.failure("LOOKUP_BUSY", "too many App Store Server API look-ups at once; ask again"))
         case .unknown:
             metrics.recordCatchUp(outcome: "unknown")
             return (.notFound, Self.refusal(ReceiptError(.absent, "neither the store nor the App Store knows original transaction id \(originalTransactionID)")))

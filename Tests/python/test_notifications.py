@@ -264,7 +264,7 @@ def test_without_a_store_the_endpoints_say_so(tmp_path, story):
         for method, path, body in [("POST", "/notifications/v2", story[0][2]), ("GET", f"/v1/subscriptions/{ORIGINAL}", None),
                                    ("GET", f"/v1/entitlements?appAccountToken={TOKEN}", None)]:
             status, data, _ = server.request(method, path, body)
-            assert status == 503 and b"--store" in data, (path, data)
+            assert status == 503 and json.loads(data)["status"] == "NO_STORE" and b"--store" in data, (path, data)
     finally:
         server.stop()
 
@@ -442,7 +442,9 @@ def test_a_store_gone_away_gets_apples_retry_status_and_non_2xx(tmp_path, news_c
             url.stop()
             assert server.verify_receipt("/sandbox/verifyReceipt", receipt) == {"status": 21005}
             status, answer = post(server, story[1][2])
-            assert status == 503 and "send again" in answer["detail"]
+            assert status == 503 and answer["status"] == "STORE_UNAVAILABLE" and "send again" in answer["detail"]
+            status, answer = server.json("GET", f"/v1/subscriptions/{ORIGINAL}")
+            assert status == 503 and answer["status"] == "STORE_UNAVAILABLE"
             assert server.request("GET", "/healthz")[0] == 200
         finally:
             server.stop()

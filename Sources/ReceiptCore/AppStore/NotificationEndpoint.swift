@@ -66,12 +66,17 @@ public struct NotificationEndpoint: Sendable {
         return writer.bytes
     }
 
-    /// The body of a refusal or a failure of the store's endpoints: `{"status": name, "detail": …}`.
-    public static func refusal(_ error: ReceiptError) -> [UInt8] {
+    /// The body of a refusal by the store's endpoints: `{"status": name, "detail": …}`.
+    public static func refusal(_ error: ReceiptError) -> [UInt8] { failure(error.status.name, error.detail) }
+
+    /// The same shape for what is no verdict of the input but the server's own trouble
+    /// (`STORE_UNAVAILABLE`, `NO_STORE`, `LOOKUP_BUSY`, `LOOKUP_FAILED`), so that no
+    /// status of the library is borrowed for it.
+    public static func failure(_ name: String, _ detail: String) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
-        writer.string("status", error.status.name)
-        writer.string("detail", error.detail)
+        writer.string("status", name)
+        writer.string("detail", detail)
         writer.endObject()
         return writer.bytes
     }
