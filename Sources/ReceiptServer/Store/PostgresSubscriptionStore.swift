@@ -53,12 +53,12 @@ final class PostgresSubscriptionStore: SubscriptionStore {
     func record(_ notification: ReceivedNotification) async throws -> Bool {
         try await client.withTransaction(logger: logger) { connection in
             var binds = PostgresBindings()
-            try binds.append(notification.notificationUUID)
-            try binds.append(notification.notificationType)
-            try binds.append(notification.subtype)
-            try binds.append(notification.signedDate)
-            try binds.append(notification.originalTransactionID)
-            try binds.append(ReceiptVerifier.currentMilliseconds())
+            binds.append(notification.notificationUUID)
+            binds.append(notification.notificationType)
+            binds.append(notification.subtype)
+            binds.append(notification.signedDate)
+            binds.append(notification.originalTransactionID)
+            binds.append(ReceiptVerifier.currentMilliseconds())
             let inserted = try await connection.query(
                 PostgresQuery(unsafeSQL: StoreSchema.insertNotification(placeholders: Self.placeholders)
                               + " RETURNING notification_uuid", binds: binds), logger: logger)
@@ -81,21 +81,21 @@ final class PostgresSubscriptionStore: SubscriptionStore {
                               on connection: PostgresConnection, logger: Logger) async throws {
         for row in transactions {
             var binds = PostgresBindings()
-            try binds.append(row.transactionID)
-            try binds.append(row.originalTransactionID)
-            try binds.append(row.productID)
-            try binds.append(row.appAccountToken)
-            try binds.append(row.signedDate)
-            try binds.append(row.jws)
+            binds.append(row.transactionID)
+            binds.append(row.originalTransactionID)
+            binds.append(row.productID)
+            binds.append(row.appAccountToken)
+            binds.append(row.signedDate)
+            binds.append(row.jws)
             try await connection.query(PostgresQuery(unsafeSQL: StoreSchema.upsertTransaction(placeholders: placeholders,
                                                                                                collate: " COLLATE \"C\""),
                                                      binds: binds), logger: logger)
         }
         for row in renewalInfos {
             var binds = PostgresBindings()
-            try binds.append(row.originalTransactionID)
-            try binds.append(row.signedDate)
-            try binds.append(row.jws)
+            binds.append(row.originalTransactionID)
+            binds.append(row.signedDate)
+            binds.append(row.jws)
             try await connection.query(PostgresQuery(unsafeSQL: StoreSchema.upsertRenewalInfo(placeholders: placeholders,
                                                                                                collate: " COLLATE \"C\""),
                                                      binds: binds), logger: logger)
@@ -106,7 +106,7 @@ final class PostgresSubscriptionStore: SubscriptionStore {
         var found = StoredSubscriptions()
         guard !originalTransactionIDs.isEmpty else { return found }
         var binds = PostgresBindings()
-        try binds.append(originalTransactionIDs)
+        binds.append(originalTransactionIDs)
         let rows = try await client.query(PostgresQuery(unsafeSQL: StoreSchema.subscriptionsQuery("= ANY($1)"), binds: binds),
                                           logger: logger)
         for try await (kind, jws) in rows.decode((Int32, String).self) {
@@ -122,7 +122,7 @@ final class PostgresSubscriptionStore: SubscriptionStore {
     private func jws(from table: String, where column: String, in values: [String]) async throws -> [String] {
         guard !values.isEmpty else { return [] }
         var binds = PostgresBindings()
-        try binds.append(values)
+        binds.append(values)
         let rows = try await client.query(
             PostgresQuery(unsafeSQL: "SELECT jws FROM \(table) WHERE \(column) = ANY($1) ORDER BY signed_date, jws COLLATE \"C\"",
                           binds: binds), logger: logger)
