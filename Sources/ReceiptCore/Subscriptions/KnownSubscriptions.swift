@@ -15,13 +15,8 @@ public struct KnownSubscriptions: Sendable {
     /// latest signing) and one renewal info per subscription (its latest signing).
     func restricted(to originalTransactionIDs: Set<String>) -> KnownSubscriptions {
         let belongs = { (payload: SignedPayload) in payload.originalTransactionID.map(originalTransactionIDs.contains) ?? false }
-        var renewals: [String: SignedPayload] = [:]
-        for renewal in renewalInfos.filter(belongs) {
-            let id = renewal.originalTransactionID ?? ""
-            if (renewal.signingDate ?? .min) > (renewals[id]?.signingDate ?? .min) { renewals[id] = renewal }
-        }
         return KnownSubscriptions(transactions: SubscriptionState.latestSigning(transactions.filter(belongs)),
-                                  renewalInfos: Array(renewals.values))
+                                  renewalInfos: SubscriptionState.latestSigning(renewalInfos.filter(belongs), per: \.originalTransactionID))
     }
 
     func renewalInfo(of originalTransactionID: String) -> SignedPayload? {

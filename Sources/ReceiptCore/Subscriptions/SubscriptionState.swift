@@ -74,16 +74,9 @@ public struct SubscriptionState: Sendable {
     /// infos (the latest signing counts) and notifications (each counts as the
     /// transaction and renewal info it carries). Other kinds are ignored.
     public init?(originalTransactionID: String, payloads: [SignedPayload], at instant: Int64) {
-        var transactions: [SignedPayload] = []
-        var renewal: SignedPayload?
-        for payload in payloads {
-            if let transaction = payload.carriedTransaction() { transactions.append(transaction) }
-            if let info = payload.carriedRenewalInfo(), info.originalTransactionID == originalTransactionID,
-               (info.signingDate ?? .min) > (renewal?.signingDate ?? .min) {
-                renewal = info
-            }
-        }
-        self.init(originalTransactionID: originalTransactionID, transactions: transactions, renewalInfo: renewal, at: instant)
+        let renewals = payloads.compactMap { $0.carriedRenewalInfo() }.filter { $0.originalTransactionID == originalTransactionID }
+        self.init(originalTransactionID: originalTransactionID, transactions: payloads.compactMap { $0.carriedTransaction() },
+                  renewalInfo: Self.latestSigning(renewals, per: \.originalTransactionID).first, at: instant)
     }
 
     /// Active while a standing period covers the instant; otherwise revoked when the
@@ -97,12 +90,13 @@ public struct SubscriptionState: Sendable {
         return .expired
     }
 
-    /// One payload per transaction id: the latest signing (Entitlements' rule).
-    static func latestSigning(_ payloads: [SignedPayload]) -> [SignedPayload] {
+    /// One payload per `key` (a transaction id, or a renewal info's original transaction
+    /// id): the latest signing (Entitlements' rule), in order of first appearance.
+    static func latestSigning(_ payloads: [SignedPayload], per key: (SignedPayload) -> String? = \.transactionID) -> [SignedPayload] {
         var kept: [String: SignedPayload] = [:]
         var order: [String] = []
         for payload in payloads {
-            let id = payload.transactionID ?? ""
+            let id = key(payload) ?? ""
             if let earlier = kept[id] {
                 if (payload.signingDate ?? .min) > (earlier.signingDate ?? .min) { kept[id] = payload }
             } else {
