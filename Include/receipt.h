@@ -110,6 +110,11 @@ typedef enum receipt_status {
     RECEIPT_E_DUPLICATE_MEMBER = 143,  /* a JSON object naming a member twice */
     RECEIPT_E_NOT_AN_OBJECT = 144,     /* a JWS header or payload that is null, a number, an array, ... */
     RECEIPT_E_BAD_FIELD = 145,         /* a documented JWS member of the wrong JSON type */
+    RECEIPT_E_WRONG_PAYLOAD_KIND = 146, /* a JWS of another kind than its place calls for
+                                           (a renewal info under signedTransactions) */
+    RECEIPT_E_UNSIGNED_MEMBER = 147,   /* an App Store Server API answer carries, unsigned, a member by a
+                                           name libreceipt gives verified payloads ("transactions") */
+    RECEIPT_E_NOT_WHAT_WAS_ASKED = 148, /* a signed answer is about another transaction than was asked */
 
     /* Verification verdicts: the receipt is readable but must not be believed. */
     RECEIPT_E_SIGNATURE_INVALID = 200,    /* the signature does not verify over the payload */

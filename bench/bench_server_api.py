@@ -26,7 +26,7 @@ from cryptography.hazmat.primitives.asymmetric import ec  # noqa: E402
 from libreceipt import Verifier  # noqa: E402
 from libreceipt.api import AppStoreServerAPIClient  # noqa: E402
 
-BUNDLE_ID, KEY_ID, ISSUER_ID = "com.example.minted", "KEY123", "57246542-96fe-1a63-e053-0824d011072a"
+BUNDLE_ID, KEY_ID, ISSUER_ID = "com.example.minted", "KEY123ABCD", "57246542-96fe-1a63-e053-0824d011072a"
 
 
 def page_of_transactions(directory, count=20):

@@ -74,10 +74,16 @@ def mint_inputs(directory):
     return bodies, [ca / "root.pem", receipt_ca / "root.pem"], first["originalTransactionId"]
 
 
+#: The read token the bench's server takes; wrk sends it on every request.
+READ_TOKEN = "bench-read-token"
+
+
 def start(store, anchors):
     flags = [flag for anchor in anchors for flag in ("--anchor", str(anchor))]
-    process = subprocess.Popen([CLI, "serve", "--port", "0", "--store", str(store), *flags],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    process = subprocess.Popen([CLI, "serve", "--port", "0", "--store", str(store), "--bundle-id", "com.example.minted",
+                                "--environment", "sandbox", *flags],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                               env=dict(os.environ, RECEIPT_READ_TOKEN=READ_TOKEN))
     port = int(re.fullmatch(r"listening on 127\.0\.0\.1:(\d+)\n", process.stdout.readline()).group(1))
     return process, port
 
@@ -110,7 +116,8 @@ def ingest(port, bodies, clients=8):
 def wrk(url, body=None):
     environment = dict(os.environ, BODY=str(body)) if body else None
     script = ["-s", str(ROOT / "bench" / "wrk_post.lua")] if body else []
-    out = subprocess.run(["wrk", "-t2", "-c64", f"-d{SECONDS}s", *script, url], capture_output=True, text=True,
+    out = subprocess.run(["wrk", "-t2", "-c64", f"-d{SECONDS}s", "-H", f"Authorization: Bearer {READ_TOKEN}", *script, url],
+                         capture_output=True, text=True,
                          env=environment, check=True).stdout
     errors = int((re.search(r"Non-2xx or 3xx responses: (\d+)", out) or [0, 0])[1])
     errors += sum(map(int, re.findall(r"(?:connect|read|write|timeout) (\d+)", out)))

@@ -184,7 +184,8 @@ class Mock:
                      if t["transactionId"] == transaction_id or transaction_id in (RATE_LIMITED, FAILING, TAMPERED)]
             if not match:
                 return not_found
-            return 200, {}, {"signedTransactionInfo": customer.sign(match[0])}
+            # The scripted ids stand for a transaction of their own: Apple answers the transaction asked for.
+            return 200, {}, {"signedTransactionInfo": customer.sign(dict(match[0], transactionId=transaction_id))}
         if path.startswith("/inApps/v1/subscriptions/") and len(parts) == 4 and method == "GET":
             if transaction_id not in known:
                 return not_found

@@ -20,6 +20,8 @@ struct ReceiptResponder: HTTPResponder {
     /// Nil when the server runs without a store (no --store).
     let stored: StoreResponder?
     let notificationsPath: String
+    /// Who may read the store.
+    let reads: ReadAuthorization
 
     init(settings: ServerSettings, metrics: ServerMetrics, store: (any SubscriptionStore)?, catchUp: StoreCatchUp?) {
         // The App Store endpoints judge the environment themselves (21007, 21008):
@@ -39,6 +41,7 @@ struct ReceiptResponder: HTTPResponder {
         stored = store.map { StoreResponder(store: $0, notifications: NotificationEndpoint(verifier: settings.verifier),
                                             metrics: metrics, catchUp: catchUp, revocation: revocation) }
         notificationsPath = settings.notificationsPath
+        reads = settings.reads
     }
 
     func respond(to request: Request, context: Context) async throws -> Response {
@@ -142,13 +145,15 @@ struct ReceiptResponder: HTTPResponder {
     private func subscription(_ id: String, _ request: Request, context: Context) async throws -> (Response, String) {
         guard request.method == .get else { return (Self.methodNotAllowed(allow: "GET"), "405") }
         guard let stored else { return Self.noStore() }
+        let caller = reads.caller(of: request.headers)
+        guard caller != .refused else { return Self.unauthorized() }
         // Apple's ids are decimal digits; anything else cannot be known.
         guard !id.isEmpty, id.utf8.count <= 32, id.utf8.allSatisfy({ (48...57).contains($0) }) else {
             let refusal = ReceiptError(.invalidArgument, "an original transaction id is decimal digits (at most 32)")
             return (Self.json(.badRequest, NotificationEndpoint.refusal(refusal)), "400")
         }
         do {
-            let (status, bytes) = try await stored.subscription(id)
+            let (status, bytes) = try await stored.subscription(id, mayLookUp: caller == .authenticated)
             return (Self.json(status, bytes), String(status.code))
         } catch {
             return Self.storeUnavailable(error, context)
@@ -158,6 +163,7 @@ struct ReceiptResponder: HTTPResponder {
     private func entitlements(_ request: Request, context: Context) async throws -> (Response, String) {
         guard request.method == .get else { return (Self.methodNotAllowed(allow: "GET"), "405") }
         guard let stored else { return Self.noStore() }
+        guard reads.caller(of: request.headers) != .refused else { return Self.unauthorized() }
         guard let token = request.uri.queryParameters.get("appAccountToken"), !token.isEmpty, token.utf8.count <= 64 else {
             let refusal = ReceiptError(.invalidArgument, "appAccountToken (a UUID) is required")
             return (Self.json(.badRequest, NotificationEndpoint.refusal(refusal)), "400")
@@ -175,6 +181,14 @@ struct ReceiptResponder: HTTPResponder {
         context.logger.error("store read failed: \(error)")
         return (json(.serviceUnavailable, NotificationEndpoint.failure("STORE_UNAVAILABLE", "the store could not be read; ask again")),
                 "503")
+    }
+
+    /// A read without a token the server accepts: 401, the same for a missing and a wrong one.
+    private static func unauthorized() -> (Response, String) {
+        var response = json(.unauthorized, NotificationEndpoint.failure(
+            "UNAUTHORIZED", "reads need the header Authorization: Bearer TOKEN (the server's --read-token-file)"))
+        response.headers[.wwwAuthenticate] = "Bearer"
+        return (response, "401")
     }
 
     private static func noStore() -> (Response, String) {

@@ -22,16 +22,18 @@ public enum ReceiptServer {
                            onListening: @escaping @Sendable (Int) -> Void) async throws {
         let metrics = ServerMetrics()
         var store: (any SubscriptionStore)?
-        if let location = settings.storePath {
+        if let location = settings.store {
             do {
                 store = DeadlineStore(inner: try await makeSubscriptionStore(location: location, logger: logger),
                                       seconds: settings.storeOperationTimeoutSeconds)
             } catch {
-                throw StoreOpenError(location: StoreOpenError.shown(location), reason: "\(error)")
+                throw StoreOpenError(location: location, reason: "\(error)")
             }
         }
         var catchUp: StoreCatchUp?
-        if let store, let api = settings.serverAPI { catchUp = StoreCatchUp(client: AppStoreServerAPIClient(api), store: store) }
+        if let store, let api = settings.serverAPI {
+            catchUp = StoreCatchUp(client: AppStoreServerAPIClient(api), store: store, callsPerMinute: settings.lookupCallsPerMinute)
+        }
         // NIO's singleton group when it runs Swift concurrency too; otherwise (tests, or a
         // caller that started tasks first) a group of our own, and handlers hop to the pool.
         let ownGroup = concurrencyOnEventLoops ? nil : MultiThreadedEventLoopGroup(numberOfThreads: max(1, settings.workers))
@@ -54,13 +56,13 @@ public enum ReceiptServer {
         do {
             // Each task says whether it is the service: it ends on a signal; the others when cancelled.
             try await withThrowingTaskGroup(of: Bool.self) { tasks in
-                if let store, let location = settings.storePath {
+                if let store, let location = settings.store {
                     tasks.addTask { await store.run(); return false }
                     do {
                         try await withDeadline(seconds: settings.storeTimeoutSeconds) { try await store.migrate() }
                     } catch {
                         tasks.cancelAll()
-                        throw StoreOpenError(location: StoreOpenError.shown(location), reason: "\(error)")
+                        throw StoreOpenError(location: location, reason: "\(error)")
                     }
                 }
                 if settings.verifier.policy.revocation != .off {
@@ -102,20 +104,12 @@ public enum ReceiptServer {
         }
     }
 
-    /// The store could not be opened or migrated: named, for a usage error.
+    /// The store could not be opened or migrated: named, for a usage error. The
+    /// location holds no password (StoreLocation refuses one in a URL).
     public struct StoreOpenError: Error, CustomStringConvertible {
-        public let location: String
+        public let location: StoreLocation
         public let reason: String
         public var description: String { "cannot open the store \(location): \(reason)" }
-
-        /// A location as it may be shown: a URL's password replaced by "***".
-        static func shown(_ location: String) -> String {
-            guard PostgresLocation.isPostgres(location), let scheme = location.range(of: "://"),
-                  let at = location[scheme.upperBound...].lastIndex(of: "@") else { return location }
-            let credentials = location[scheme.upperBound..<at]
-            guard let colon = credentials.firstIndex(of: ":") else { return location }
-            return String(location[..<colon]) + ":***" + String(location[at...])
-        }
     }
 
     /// `work`, or a DeadlineExceeded error after `seconds`.

@@ -31,7 +31,7 @@ public struct ServerSettings: Sendable {
     public var ocspRefreshBeforeSeconds: Int64 = 600
     /// Where what notifications told is kept: an SQLite file (created if absent) or a
     /// postgres:// URL; nil: no store, and the endpoints that need one answer 503 saying so.
-    public var storePath: String?
+    public var store: StoreLocation?
     /// App Store Server API credentials and host, with the server's verifier: subscriptions
     /// no notification told of are looked up there. Nil: they are not.
     public var serverAPI: ServerAPIClient?
@@ -42,6 +42,10 @@ public struct ServerSettings: Sendable {
     public var storeOperationTimeoutSeconds = 5
     /// Where App Store Server Notifications V2 are posted (the URL set in App Store Connect).
     public var notificationsPath = "/notifications/v2"
+    /// Who may read the store (GET /v1/subscriptions, /v1/entitlements). Closed to all by default.
+    public var reads = ReadAuthorization(tokens: [], open: false)
+    /// App Store Server API calls catch-up may make in any minute (each look-up is at least two).
+    public var lookupCallsPerMinute = 60
 
     public init(verifier: ReceiptVerifier) {
         self.verifier = verifier

@@ -13,7 +13,7 @@ public enum StoreBench {
     /// waits (on SQLite's threads, on PostgreSQL's socket), so one at a time would time
     /// the wait rather than the work. The figure is elapsed time over calls made: the
     /// in-process throughput over every core.
-    public static func run(location: String, verifier: ReceiptVerifier, originalTransactionID: String,
+    public static func run(location: StoreLocation, verifier: ReceiptVerifier, originalTransactionID: String,
                            verifyReceiptBody: [UInt8]?, samples: Int, concurrency: Int = 16,
                            logger: Logger) async throws -> [(String, Int64)] {
         let store = try await makeSubscriptionStore(location: location, logger: logger)
@@ -24,10 +24,10 @@ public enum StoreBench {
             let stored = StoreResponder(store: store, notifications: NotificationEndpoint(verifier: verifier),
                                         metrics: ServerMetrics(), catchUp: nil, revocation: RevocationTransport(timeout: .seconds(5)))
             var figures: [(String, Int64)] = []
-            let (status, _) = try await stored.subscription(originalTransactionID)
+            let (status, _) = try await stored.subscription(originalTransactionID, mayLookUp: false)
             guard status == .ok else { throw ReceiptError(.absent, "the store knows no subscription \(originalTransactionID)") }
             figures.append(("subscription_read", try await median(samples, concurrency) {
-                _ = try await stored.subscription(originalTransactionID)
+                _ = try await stored.subscription(originalTransactionID, mayLookUp: false)
             }))
             if let body = verifyReceiptBody {
                 let production = VerifyReceiptEndpoint(environment: .production, verifier: verifier)

@@ -8,7 +8,15 @@ import ReceiptServerAPIClient
 struct StoreCatchUp: Sendable {
     let client: AppStoreServerAPIClient
     let store: any SubscriptionStore
-    let limiter = CatchUpLimiter()
+    let limiter: CatchUpLimiter
+
+    /// `callsPerMinute`: the App Store Server API calls look-ups may make in any
+    /// 60 s (a look-up is at least two: history and status); nil, no budget (sync).
+    init(client: AppStoreServerAPIClient, store: any SubscriptionStore, callsPerMinute: Int? = nil) {
+        self.client = client
+        self.store = store
+        limiter = CatchUpLimiter(callsPerMinute: callsPerMinute)
+    }
 
     /// At most this many pages of one transaction history (Apple's pages hold 20).
     static let maxHistoryPages = 500
@@ -27,7 +35,9 @@ struct StoreCatchUp: Sendable {
         try await limiter.run(id) {
             var rows = 0
             do {
-                rows += try await pull("get_transaction_history", ["transactionId": .string(id)], maxPages: Self.maxHistoryPages)
+                // Both calls' first pages were taken from the budget; later pages each take one, or end the history.
+                rows += try await pull("get_transaction_history", ["transactionId": .string(id)], maxPages: Self.maxHistoryPages,
+                                       budgeted: true)
                 rows += try await pull("get_all_subscription_statuses", ["transactionId": .string(id)], maxPages: 1)
             } catch let error as ServerAPIError where error.failure.httpStatus == 404 {
                 return .unknown
@@ -38,12 +48,13 @@ struct StoreCatchUp: Sendable {
 
     /// Every page of `call` into the store; the rows written.
     @discardableResult
-    func pull(_ call: String, _ arguments: [String: JSONValue], maxPages: Int) async throws -> Int {
+    func pull(_ call: String, _ arguments: [String: JSONValue], maxPages: Int, budgeted: Bool = false) async throws -> Int {
         var rows = 0, pages = 0
         for try await page in client.pages(call, arguments) {
             rows += try await keep(page).count
             pages += 1
             if pages >= maxPages { break }
+            if budgeted, page.hasMore, !(await limiter.spend(1)) { break }
         }
         return rows
     }
@@ -57,22 +68,47 @@ struct StoreCatchUp: Sendable {
     }
 }
 
+extension ReceiptServer {
+    /// The App Store Server API calls one look-up makes at least.
+    public static var callsPerLookUp: Int { CatchUpLimiter.callsPerLookUp }
+}
+
 /// Keeps look-ups from becoming a way to make the server call Apple without bound:
-/// one look-up per id at a time, `maxConcurrent` in all (past it: busy), and ids Apple
-/// did not know remembered for `missMemorySeconds` (at most `maxMisses`, forgotten all
-/// at once when full).
+/// one look-up per id at a time, `maxConcurrent` in all (past it: busy), at most
+/// `callsPerMinute` API calls in any 60 s (past it: busy), and ids Apple did not
+/// know remembered for `missMemorySeconds` (at most `maxMisses`, forgotten all at
+/// once when full).
 actor CatchUpLimiter {
     static let maxConcurrent = 4
     static let missMemorySeconds: Int64 = 600
     static let maxMisses = 10_000
+    /// The calls one look-up needs at least: the history's first page and the status.
+    static let callsPerLookUp = 2
     private var inFlight: [String: Task<StoreCatchUp.Outcome, Error>] = [:]
     private var misses: [String: Int64] = [:]
+    private let callsPerMinute: Int?
+    /// When each call of the last 60 s was allowed (at most callsPerMinute entries).
+    private var recentCalls: [Int64] = []
+
+    init(callsPerMinute: Int?) {
+        self.callsPerMinute = callsPerMinute
+    }
+
+    /// Takes `calls` from this minute's budget; false, and nothing taken, when it has not that many left.
+    func spend(_ calls: Int) -> Bool {
+        guard let callsPerMinute else { return true }
+        let now = ReceiptVerifier.currentMilliseconds()
+        recentCalls.removeAll { now - $0 >= 60_000 }
+        guard recentCalls.count + calls <= callsPerMinute else { return false }
+        recentCalls.append(contentsOf: repeatElement(now, count: calls))
+        return true
+    }
 
     func run(_ id: String, _ work: @escaping @Sendable () async throws -> StoreCatchUp.Outcome) async throws -> StoreCatchUp.Outcome {
         let now = ReceiptVerifier.currentMilliseconds() / 1000
         if let missed = misses[id], now - missed < Self.missMemorySeconds { return .unknown }
         if let running = inFlight[id] { return try await running.value }
-        guard inFlight.count < Self.maxConcurrent else { return .busy }
+        guard inFlight.count < Self.maxConcurrent, spend(Self.callsPerLookUp) else { return .busy }
         let task = Task { try await work() }
         inFlight[id] = task
         defer { inFlight[id] = nil }

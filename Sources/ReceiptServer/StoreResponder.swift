@@ -16,11 +16,16 @@ struct StoreResponder: Sendable {
     let catchUp: StoreCatchUp?
     /// Asks OCSP when revocation is on and a notification's chain has no fresh answer.
     let revocation: RevocationTransport
+    /// Refused notifications are logged at the default level, this many a minute at most.
+    let refusalLog = RateLimitedLog(perMinute: 20)
+
+    /// Refusals that may not hold later: Apple is told to send again (503).
+    static let transientRefusals: Set<ReceiptStatus> = [.revocationUnknown]
 
     /// 200 only once the notification and what it carries are stored (or were before:
-    /// a redelivery). A notification that does not verify: 400, nothing stored, and
-    /// Apple sends it again (as it will once a wrongly set-up server is fixed). The
-    /// store failing: 503, for the same reason.
+    /// a redelivery). A notification that does not verify: 400, nothing stored (Apple
+    /// sends it again a few times). One whose check could not be made yet (revocation
+    /// unknown in hard mode) or the store failing: 503, so that Apple sends it again.
     func receive(body: [UInt8], logger: Logger) async -> (HTTPResponse.Status, [UInt8]) {
         var reading = notifications.read(body: body)
         // Revocation on and no fresh OCSP answer cached: ask now, then read again.
@@ -34,9 +39,14 @@ struct StoreResponder: Sendable {
         let notification: ReceivedNotification
         switch reading.notification {
         case .failure(let error):
-            metrics.recordNotification(type: "unverified", outcome: "refused")
-            logger.debug("notification refused: \(error.status.name): \(error.detail)")  // --verbose: anyone can post
-            return (.badRequest, Self.refusal(error))
+            // What can succeed later (no OCSP answer yet in hard mode) gets a 5xx, so
+            // that Apple sends it again; what never can (a bad signature, another app), 400.
+            let transient = Self.transientRefusals.contains(error.status)
+            metrics.recordNotification(type: "unverified", outcome: transient ? "deferred" : "refused")
+            if refusalLog.allow() {  // anyone can post: at most refusalLog's lines a minute
+                logger.warning("notification \(transient ? "deferred (503)" : "refused (400)"): \(error.status.name): \(error.detail)")
+            }
+            return transient ? (.serviceUnavailable, Self.refusal(error)) : (.badRequest, Self.refusal(error))
         case .success(let read):
             notification = read
         }
@@ -55,10 +65,15 @@ struct StoreResponder: Sendable {
 
     /// `GET /v1/subscriptions/{originalTransactionId}`: 200 with the state. One no
     /// notification told of is looked up with the App Store Server API when the server
-    /// has credentials: 404 when Apple does not know it either, 503 when too many
-    /// look-ups run, 502 when Apple's answer failed. Without credentials: 404, saying so.
-    func subscription(_ originalTransactionID: String) async throws -> (HTTPResponse.Status, [UInt8]) {
+    /// has credentials and the caller may spend them (`mayLookUp`: it gave a read
+    /// token): 404 when Apple does not know it either, 503 when too many look-ups run
+    /// or the minute's budget is spent, 502 when Apple's answer failed. Otherwise: 404, saying so.
+    func subscription(_ originalTransactionID: String, mayLookUp: Bool) async throws -> (HTTPResponse.Status, [UInt8]) {
         if let state = try await state(of: originalTransactionID) { return (.ok, SubscriptionStateJSON.render(state)) }
+        guard mayLookUp else {
+            return (.notFound, Self.refusal(ReceiptError(.absent, "no transaction of original transaction id \(originalTransactionID) "
+                                                         + "is known; only a caller with a read token makes the server look it up")))
+        }
         guard let catchUp else {
             return (.notFound, Self.refusal(ReceiptError(.absent, "no transaction of original transaction id \(originalTransactionID) "
                                                          + "is known, and without App Store Server API credentials (--api-private-key-file) "
@@ -74,7 +89,8 @@ struct StoreResponder: Sendable {
         switch outcome {
         case .busy:
             metrics.recordCatchUp(outcome: "busy")
-            return (.serviceUnavailable, NotificationEndpoint.failure("LOOKUP_BUSY", "too many App Store Server API look-ups at once; ask again"))
+            return (.serviceUnavailable, NotificationEndpoint.failure("LOOKUP_BUSY", "too many App Store Server API look-ups at once, "
+                                                                      + "or this minute's budget of calls is spent; ask again"))
         case .unknown:
             metrics.recordCatchUp(outcome: "unknown")
             return (.notFound, Self.refusal(ReceiptError(.absent, "neither the store nor the App Store knows original transaction id \(originalTransactionID)")))

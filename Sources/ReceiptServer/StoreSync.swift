@@ -21,13 +21,13 @@ extension ReceiptServer {
     static let cursorKey = "sync.notification_history"
     static let pendingKey = "sync.subscriptions_pending"
 
-    public static func sync(storeLocation: String, api: ServerAPIClient, since: Int64, until: Int64, logger: Logger,
+    public static func sync(storeLocation: StoreLocation, api: ServerAPIClient, since: Int64, until: Int64, logger: Logger,
                             progress: @escaping @Sendable (String) -> Void) async throws -> SyncSummary {
         let store: any SubscriptionStore
         do {
             store = try await makeSubscriptionStore(location: storeLocation, logger: logger)
         } catch {
-            throw StoreOpenError(location: StoreOpenError.shown(storeLocation), reason: "\(error)")
+            throw StoreOpenError(location: storeLocation, reason: "\(error)")
         }
         return try await withThrowingTaskGroup(of: SyncSummary?.self) { tasks in
             tasks.addTask { await store.run(); return nil }
@@ -35,7 +35,7 @@ extension ReceiptServer {
             do {
                 try await withDeadline(seconds: 15) { try await store.migrate() }
             } catch {
-                throw StoreOpenError(location: StoreOpenError.shown(storeLocation), reason: "\(error)")
+                throw StoreOpenError(location: storeLocation, reason: "\(error)")
             }
             let catchUp = StoreCatchUp(client: AppStoreServerAPIClient(api), store: store)
             let summary = try await sync(catchUp, since: since, until: until, progress: progress)

@@ -16,9 +16,12 @@ public final class AppStoreServerAPIClient: Sendable {
     public let retries: Int
     public let timeout: TimeAmount
 
-    /// `httpClient` defaults to AsyncHTTPClient's shared client; pass your own for
-    /// a proxy, TLS settings or connection limits.
-    public init(_ api: ServerAPIClient, httpClient: HTTPClient = .shared, retries: Int = ServerAPIExchange.defaultRetries,
+    /// `httpClient` defaults to one that follows no redirect (BoundedExchange);
+    /// pass your own for a proxy, TLS settings or connection limits, and make it
+    /// refuse redirects too (`redirectConfiguration: .disallow`): a followed
+    /// redirect carries the bearer token to the host it names. `timeout` bounds
+    /// each whole exchange, body included.
+    public init(_ api: ServerAPIClient, httpClient: HTTPClient = BoundedExchange.noRedirects, retries: Int = ServerAPIExchange.defaultRetries,
                 timeout: TimeAmount = .seconds(30)) {
         self.api = api
         self.httpClient = httpClient
@@ -29,7 +32,7 @@ public final class AppStoreServerAPIClient: Sendable {
     /// Made from what App Store Connect gives (the key's PEM, key id, issuer id, bundle id).
     public convenience init(signingKey: [UInt8], keyID: String, issuerID: String, bundleID: String,
                             environment: ReceiptEnvironment, baseURL: String? = nil, verifier: ReceiptVerifier? = nil,
-                            httpClient: HTTPClient = .shared) throws(ReceiptError) {
+                            httpClient: HTTPClient = BoundedExchange.noRedirects) throws(ReceiptError) {
         let credentials = try ServerAPICredentials(privateKeyPEM: signingKey, keyID: keyID, issuerID: issuerID, bundleID: bundleID)
         self.init(try ServerAPIClient(credentials: credentials, environment: environment, baseURL: baseURL, verifier: verifier),
                   httpClient: httpClient)
@@ -77,9 +80,9 @@ public final class AppStoreServerAPIClient: Sendable {
         for header in request.headers { http.headers.add(name: header.name, value: header.value) }
         if !request.body.isEmpty { http.body = .bytes(ByteBuffer(bytes: request.body)) }
         do {
-            let response = try await httpClient.execute(http, timeout: timeout)
-            let body = try await response.body.collect(upTo: ServerAPIAnswer.maxBodyBytes)
-            return (Int(response.status.code), response.headers.first(name: "Retry-After"), Array(buffer: body))
+            let answer = try await BoundedExchange.send(http, with: httpClient, timeout: timeout,
+                                                        maxBytes: ServerAPIAnswer.maxBodyBytes)
+            return (answer.status, answer.headers.first(name: "Retry-After"), answer.body)
         } catch {
             return (0, nil, Array("\(error)".utf8))
         }

@@ -26,17 +26,24 @@ public struct RevocationTransport: Sendable {
 
     public let httpClient: HTTPClient
     public let timeout: TimeAmount
+    private let asks: RevocationAsks
 
-    public init(httpClient: HTTPClient = .shared, timeout: TimeAmount = .seconds(5)) {
+    /// `timeout` bounds each whole exchange, body included; `httpClient` should follow
+    /// no redirect (the default, BoundedExchange.noRedirects).
+    /// A failed ask (no answer, or not a valid one) is not made again for the
+    /// same certificate within `failureMemorySeconds`; concurrent asks share one request.
+    public init(httpClient: HTTPClient = BoundedExchange.noRedirects, timeout: TimeAmount = .seconds(5),
+                failureMemorySeconds: Int64 = 30) {
         self.httpClient = httpClient
         self.timeout = timeout
+        asks = RevocationAsks(failureMemorySeconds: failureMemorySeconds)
     }
 
     /// Asks every query at once; the verifier keeps each valid answer.
     public func ask(_ queries: [RevocationQuery], for verifier: ReceiptVerifier) async -> [Outcome] {
         await withTaskGroup(of: (Int, Outcome).self) { group in
             for (index, query) in queries.enumerated() {
-                group.addTask { (index, await self.ask(query, for: verifier)) }
+                group.addTask { (index, await self.asks.outcome(of: query) { await self.ask(query, for: verifier) }) }
             }
             var outcomes = [Outcome](repeating: .unanswered("not asked"), count: queries.count)
             for await (index, outcome) in group { outcomes[index] = outcome }
@@ -57,9 +64,9 @@ public struct RevocationTransport: Sendable {
         request.body = .bytes(ByteBuffer(bytes: query.request))
         let status: Int, body: [UInt8]
         do {
-            let response = try await httpClient.execute(request, timeout: timeout)
-            status = Int(response.status.code)
-            body = Array(buffer: try await response.body.collect(upTo: 1 << 20))
+            let answer = try await BoundedExchange.send(request, with: httpClient, timeout: timeout, maxBytes: 1 << 20)
+            status = answer.status
+            body = answer.body
         } catch {
             return .unanswered("\(query.url): \(error)")
         }

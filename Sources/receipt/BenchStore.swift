@@ -26,18 +26,21 @@ struct BenchStore: AsyncParsableCommand {
 
     @OptionGroup var trust: TrustOptionGroup
 
+    @OptionGroup var storePassword: StorePasswordOptions
+
     @Option(help: "Samples per figure; each times 200 calls.")
     var samples = 7
 
     func run() async throws {
-        let (verifier, body): (ReceiptVerifier, [UInt8]?)
+        let (verifier, body, location): (ReceiptVerifier, [UInt8]?, StoreLocation)
         do throws(ReceiptError) {
+            location = try storePassword.location(store)
             verifier = try trust.verifier(policy: VerificationPolicy())
             body = try verifyReceiptBody.map { (path) throws(ReceiptError) in try InputFile.read(path) }
         } catch {
             throw failOption(error)
         }
-        let figures = try await StoreBench.run(location: store, verifier: verifier, originalTransactionID: subscription,
+        let figures = try await StoreBench.run(location: location, verifier: verifier, originalTransactionID: subscription,
                                                verifyReceiptBody: body, samples: samples, logger: Logger(label: "receipt.bench"))
         print("{" + figures.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
     }

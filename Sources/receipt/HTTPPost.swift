@@ -21,8 +21,13 @@ enum HTTPPost {
         }
     }
 
+    /// The most of an answer read: verifyReceipt's answers and OCSP's are some KB.
+    static let maxAnswerBytes = 16 << 20
+
     /// (HTTP status, body). The whole exchange gets `timeout` seconds: URLRequest's own
     /// timeout is an idle timeout, and FoundationNetworking rounds it to whole seconds.
+    /// No redirect is followed (a 3xx is the answer; the body may carry a shared
+    /// secret), and reading stops past `maxAnswerBytes`.
     static func send(_ body: [UInt8], to address: String, contentType: String,
                      timeout: Double) -> Result<(Int, [UInt8]), Failure> {
         guard let url = URL(string: address) else { return .failure(.notAURL(address)) }
@@ -30,21 +35,63 @@ enum HTTPPost {
         request.httpMethod = "POST"
         request.setValue(contentType, forHTTPHeaderField: "Content-Type")
         request.httpBody = Data(body)
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var outcome: Result<(Int, [UInt8]), Failure> = .failure(.noAnswer(address, seconds: timeout))
-        let task = URLSession.shared.dataTask(with: request) { data, response, error in
-            if let error {
-                outcome = .failure(.transport(address, error.localizedDescription))
-            } else {
-                outcome = .success(((response as? HTTPURLResponse)?.statusCode ?? 0, [UInt8](data ?? Data())))
-            }
-            done.signal()
-        }
+        let reader = BoundedReader(address: address, maxBytes: maxAnswerBytes)
+        let session = URLSession(configuration: .ephemeral, delegate: reader, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        let task = session.dataTask(with: request)
         task.resume()
-        if done.wait(timeout: .now() + timeout) == .timedOut {
+        if reader.done.wait(timeout: .now() + timeout) == .timedOut {
             task.cancel()
             return .failure(.noAnswer(address, seconds: timeout))
         }
-        return outcome
+        return reader.outcome
+    }
+}
+
+/// Collects one answer: refuses every redirect, stops past `maxBytes`.
+private final class BoundedReader: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    let done = DispatchSemaphore(value: 0)
+    private let address: String
+    private let maxBytes: Int
+    private let lock = NSLock()
+    private var data = Data()
+    private var failure: HTTPPost.Failure?
+    private var finished: Result<(Int, [UInt8]), HTTPPost.Failure>?
+
+    init(address: String, maxBytes: Int) {
+        self.address = address
+        self.maxBytes = maxBytes
+    }
+
+    var outcome: Result<(Int, [UInt8]), HTTPPost.Failure> {
+        lock.withLock { finished ?? .failure(.transport(address, "no answer")) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+        completionHandler(nil)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let over = lock.withLock { () -> Bool in
+            self.data.append(data)
+            guard self.data.count > maxBytes else { return false }
+            failure = .transport(address, "the answer is larger than \(maxBytes) bytes; reading stopped there")
+            return true
+        }
+        if over { dataTask.cancel() }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+        lock.withLock {
+            if let failure {
+                finished = .failure(failure)
+            } else if let error {
+                finished = .failure(.transport(address, error.localizedDescription))
+            } else {
+                finished = .success(((task.response as? HTTPURLResponse)?.statusCode ?? 0, [UInt8](data)))
+            }
+        }
+        done.signal()
     }
 }

@@ -54,6 +54,17 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Where to keep what App Store Server Notifications tell: an SQLite file (created if absent) or a postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE URL (several servers on one database). Enables the notifications endpoint, GET /v1/subscriptions/{id}, GET /v1/entitlements and current answers on /verifyReceipt.")
     var store: String?
 
+    @OptionGroup var storePassword: StorePasswordOptions
+
+    @Option(help: "A file of bearer tokens, one per line, one of which reads of the store (GET /v1/subscriptions, /v1/entitlements) must carry as 'Authorization: Bearer TOKEN'; else $RECEIPT_READ_TOKEN. A --store needs one, or --allow-unauthenticated-reads.")
+    var readTokenFile: String?
+
+    @Flag(help: "Let anyone who reaches the server read what the store knows of customers (logged at start). Catch-up from the App Store Server API still needs a token.")
+    var allowUnauthenticatedReads = false
+
+    @Option(help: "App Store Server API calls that look-ups of unknown subscriptions may make in any minute (a look-up is at least two).")
+    var apiCallsPerMinute = 60
+
     @Option(help: "The path App Store Server Notifications V2 are posted to (the URL set in App Store Connect).")
     var notificationsPath = "/notifications/v2"
 
@@ -97,6 +108,9 @@ struct Serve: AsyncParsableCommand {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "receipt.serve")
         logger.logLevel = verbose ? .debug : .info
+        if settings.store != nil, settings.reads.open {
+            logger.warning("--allow-unauthenticated-reads: anyone who reaches this server may read what the store knows of customers")
+        }
         let host = settings.host
         do {
             try await ReceiptServer.run(settings, logger: logger) { port in
@@ -114,14 +128,39 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
-    private static func secrets(inFile path: String) throws(ReceiptError) -> [String] {
-        let lines = try optionFile("--password-file", path) { String(decoding: $0, as: UTF8.self) }
+    private static func secrets(inFile path: String, option: String = "--password-file") throws(ReceiptError) -> [String] {
+        let lines = try optionFile(option, path) { String(decoding: $0, as: UTF8.self) }
             .split(whereSeparator: \.isNewline)  // "\r\n" is one Character
         let secrets = lines.map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
         guard !secrets.isEmpty else {
-            throw ReceiptError(.invalidArgument, "--password-file \(path): no secret in it")
+            throw ReceiptError(.invalidArgument, "\(option) \(path): no secret in it")
         }
         return secrets
+    }
+
+    /// The read tokens: --read-token-file, else $RECEIPT_READ_TOKEN; none when neither.
+    private func readTokens() throws(ReceiptError) -> [String] {
+        if let readTokenFile { return try Self.secrets(inFile: readTokenFile, option: "--read-token-file") }
+        let fromEnvironment = ProcessInfo.processInfo.environment["RECEIPT_READ_TOKEN"]?.split(separator: "\n")
+            .map { $0.trimmingSpaces() }.filter { !$0.isEmpty } ?? []
+        return fromEnvironment
+    }
+
+    /// A store takes only its own app's data: the bundle id and the environment are
+    /// required, and a production store needs the app's Apple id, so that Sandbox and
+    /// TestFlight purchases never entitle production accounts.
+    private func checkStorePolicy() throws(ReceiptError) {
+        guard !bundleId.isEmpty else {
+            throw ReceiptError(.invalidArgument, "--store takes only its app's notifications: give --bundle-id")
+        }
+        guard let environment else {
+            throw ReceiptError(.invalidArgument, "--store keeps one environment's purchases: give --environment "
+                               + "(production, sandbox, ...), so that sandbox purchases never entitle production accounts")
+        }
+        guard environment != .production || appAppleId != nil else {
+            throw ReceiptError(.invalidArgument, "a production --store needs --app-apple-id (the app's Apple id, which "
+                               + "production notifications name)")
+        }
     }
 
     private func settings() throws -> ServerSettings {
@@ -139,7 +178,7 @@ struct Serve: AsyncParsableCommand {
             var settings = ServerSettings(verifier: try trust.verifier(policy: policy))
             settings.host = host
             settings.port = port
-            settings.sharedSecrets = password + (try passwordFile.map(Self.secrets(inFile:)) ?? [])
+            settings.sharedSecrets = password + (try passwordFile.map { (path) throws(ReceiptError) in try Self.secrets(inFile: path) } ?? [])
             settings.maxBodyBytes = maxBody
             settings.workers = workers
             settings.maxConnections = maxConnections
@@ -152,7 +191,20 @@ struct Serve: AsyncParsableCommand {
                 throw ReceiptError(.invalidArgument, "--notifications-path must start with / and not be one of "
                                    + ReceiptServer.reservedPaths.joined(separator: ", ") + " or under /v1/subscriptions/")
             }
-            settings.storePath = store
+            if let store {
+                settings.store = try storePassword.location(store)
+                try checkStorePolicy()
+                let tokens = try readTokens()
+                guard !tokens.isEmpty || allowUnauthenticatedReads else {
+                    throw ReceiptError(.invalidArgument, "--store keeps customers' data: give read tokens with --read-token-file FILE "
+                                       + "or $RECEIPT_READ_TOKEN, or say --allow-unauthenticated-reads")
+                }
+                settings.reads = ReadAuthorization(tokens: tokens, open: allowUnauthenticatedReads)
+            }
+            guard apiCallsPerMinute >= ReceiptServer.callsPerLookUp else {
+                throw ReceiptError(.invalidArgument, "--api-calls-per-minute must be at least \(ReceiptServer.callsPerLookUp) (one look-up)")
+            }
+            settings.lookupCallsPerMinute = apiCallsPerMinute
             settings.notificationsPath = notificationsPath
             if apiPrivateKeyFile != nil || ProcessInfo.processInfo.environment["APPSTORE_PRIVATE_KEY_FILE"] != nil {
                 let keys = try APICredentialOptions.credentials(issuerID: apiIssuerId, keyID: apiKeyId, keyFile: apiPrivateKeyFile,

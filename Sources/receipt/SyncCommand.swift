@@ -23,6 +23,8 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(help: "The store: an SQLite file or a postgres:// URL, as receipt serve --store.")
     var store: String
 
+    @OptionGroup var storePassword: StorePasswordOptions
+
     @Option(help: "The first instant to read notifications from (RFC 3339), within the last 180 days.")
     var since: String
 
@@ -43,8 +45,9 @@ struct SyncCommand: AsyncParsableCommand {
     var appAppleId: Int64?
 
     func run() async throws {
-        let (api, start, end): (ServerAPIClient, Int64, Int64)
+        let (api, start, end, location): (ServerAPIClient, Int64, Int64, StoreLocation)
         do throws(ReceiptError) {
+            location = try storePassword.location(store)
             let now = ReceiptVerifier.currentMilliseconds()
             start = try CommandLineValues.instant(since, option: "--since")
             end = try until.map { (text) throws(ReceiptError) in try CommandLineValues.instant(text, option: "--until") } ?? now
@@ -63,7 +66,7 @@ struct SyncCommand: AsyncParsableCommand {
         }
         let summary: ReceiptServer.SyncSummary
         do {
-            summary = try await ReceiptServer.sync(storeLocation: store, api: api, since: start, until: end,
+            summary = try await ReceiptServer.sync(storeLocation: location, api: api, since: start, until: end,
                                                    logger: Logger(label: "receipt.sync")) { line in
                 printToStandardError("receipt sync: \(line)")
             }

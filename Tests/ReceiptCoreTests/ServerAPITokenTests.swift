@@ -106,8 +106,13 @@ struct ServerAPITokenTests {
             }
         }
         let good = try Self.key(["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"], in: directory)
+        // A key id is App Store Connect's 10 characters, an issuer id a UUID: the PEM passed as the
+        // key id by a mix-up never reaches a token's header.
         for (keyID, issuerID, bundleID) in [("", Self.issuerID, Self.bundleID), (Self.keyID, " ", Self.bundleID),
-                                            (Self.keyID, Self.issuerID, "")] {
+                                            (Self.keyID, Self.issuerID, ""), ("KEY123", Self.issuerID, Self.bundleID),
+                                            (String(decoding: good, as: UTF8.self), Self.issuerID, Self.bundleID),
+                                            ("2x9r4hxf34", Self.issuerID, Self.bundleID),
+                                            (Self.keyID, "not-a-uuid", Self.bundleID)] {
             #expect(throws: ReceiptError.self) {
                 try ServerAPICredentials(privateKeyPEM: good, keyID: keyID, issuerID: issuerID, bundleID: bundleID)
             }

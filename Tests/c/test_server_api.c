@@ -21,7 +21,7 @@ static receipt_api_credentials_t *credentials(void) {
     char *pem = read_whole_file("api-key.pem", &length, 1);
     receipt_api_credentials_t *made = NULL;
     receipt_error_t error;
-    assert_int_equal(receipt_api_credentials_new(pem, length, "KEY123", "ISSUER-1", "com.example.minted", &made, &error),
+    assert_int_equal(receipt_api_credentials_new(pem, length, "KEY123ABCD", "57246542-96fe-1a63-e053-0824d011072a", "com.example.minted", &made, &error),
                      RECEIPT_OK);
     free(pem);
     return made;

@@ -24,7 +24,7 @@ import pytest
 
 import postgres_cluster
 from conftest import JWS_MINTER_DIR, MOCK_API_IDS, api_mock_running, run_minter
-from test_serve import CLI, Server
+from test_serve import CLI, READ_TOKEN, Server
 
 ORIGINAL = "2000000000000001"
 TOKEN = "7e3fb20b-4cdb-47cc-936d-99d65f608138"
@@ -86,9 +86,14 @@ def new_store(request, tmp_path):
     return make
 
 
+READ_TOKEN_ENVIRONMENT = dict(os.environ, RECEIPT_READ_TOKEN=READ_TOKEN)
+#: What a store takes: its app's notifications, of one environment (the minted ones are Sandbox).
+STORE_POLICY = ("--bundle-id", "com.example.minted", "--environment", "sandbox")
+
+
 def store_server(tmp_path, news_ca, test_ca, *flags, store=None):
     return Server("--store", store or tmp_path / "store.db", "--anchor", news_ca[0] / "root.pem",
-                  "--anchor", test_ca / "root.pem", *flags)
+                  "--anchor", test_ca / "root.pem", *STORE_POLICY, *flags)
 
 
 def post(server, body, path="/notifications/v2"):
@@ -270,8 +275,8 @@ def test_without_a_store_the_endpoints_say_so(tmp_path, story):
 
 
 def test_a_store_that_cannot_be_opened_is_a_usage_error(tmp_path):
-    result = subprocess.run([CLI, "serve", "--store", str(tmp_path / "missing-dir" / "store.db")],
-                            capture_output=True, text=True, timeout=30)
+    result = subprocess.run([CLI, "serve", "--store", str(tmp_path / "missing-dir" / "store.db"), *STORE_POLICY],
+                            capture_output=True, text=True, timeout=30, env=READ_TOKEN_ENVIRONMENT)
     assert result.returncode == 2 and "cannot open the store" in result.stderr, result.stderr
 
 
@@ -280,7 +285,8 @@ def test_a_store_of_a_newer_schema_is_refused(tmp_path):
     with sqlite3.connect(path) as connection:
         connection.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
         connection.execute("INSERT INTO schema_version VALUES (99)")
-    result = subprocess.run([CLI, "serve", "--store", str(path)], capture_output=True, text=True, timeout=30)
+    result = subprocess.run([CLI, "serve", "--store", str(path), *STORE_POLICY], capture_output=True, text=True,
+                            timeout=30, env=READ_TOKEN_ENVIRONMENT)
     assert result.returncode == 2 and "version 99" in result.stderr, result.stderr
 
 
@@ -508,7 +514,8 @@ def api_mock(tmp_path_factory):
 
 def api_flags(api_mock):
     base, key, root, _ = api_mock
-    return ["--anchor", root, "--no-apple-root", "--bundle-id", API_BUNDLE_ID, "--api-private-key-file", key,
+    return ["--anchor", root, "--no-apple-root", "--bundle-id", API_BUNDLE_ID, "--environment", "sandbox",
+            "--api-private-key-file", key,
             "--api-key-id", API_KEY_ID, "--api-issuer-id", API_ISSUER_ID, "--api-environment", "sandbox",
             "--api-base-url", base]
 
@@ -546,7 +553,7 @@ def test_a_subscription_apple_does_not_know_is_404_and_remembered(tmp_path, api_
 
 
 def test_without_credentials_an_unknown_subscription_says_so(tmp_path):
-    server = Server("--store", tmp_path / "s.db")
+    server = Server("--store", tmp_path / "s.db", *STORE_POLICY)
     try:
         status, answer = server.json("GET", f"/v1/subscriptions/{MOCK_ORIGINAL}")
     finally:
@@ -570,7 +577,8 @@ def test_sync_pulls_notification_history_then_transaction_histories(tmp_path, ap
     assert "notifications: 12 in 3 pages; subscriptions: 1" in result.stdout
     assert "notification history: 3 pages" in result.stderr  # progress
     assert count(store, "notifications") == 12 and count(store, "transactions") == 45
-    server = Server("--store", store, "--anchor", api_mock[2], "--no-apple-root")
+    server = Server("--store", store, "--anchor", api_mock[2], "--no-apple-root", "--bundle-id", API_BUNDLE_ID,
+                    "--environment", "sandbox")
     try:
         status, state = server.json("GET", f"/v1/subscriptions/{MOCK_ORIGINAL}")
     finally:

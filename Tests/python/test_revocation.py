@@ -297,7 +297,8 @@ def test_receipt_serve_asks_ocsp_for_a_notification_in_hard_mode(ca, tmp_path, r
     story = mint_jws.notification_story(bundle_id=BUNDLE)
     body = mint_jws.sign_notification(story[0][1], mint_jws.load_ca(ca.directory))
     server = Server("--no-apple-root", "--anchor", os.path.join(ca.directory, "root.pem"), "--bundle-id", BUNDLE,
-                    "--revocation", "hard", "--ocsp-timeout", "2", "--store", tmp_path / "store.db")
+                    "--revocation", "hard", "--ocsp-timeout", "2", "--store", tmp_path / "store.db",
+                    "--environment", "sandbox")
     try:
         status, answer = server.json("POST", "/notifications/v2", body)
         metrics = server.request("GET", "/metrics")[1].decode()

@@ -27,11 +27,17 @@ SECRET = "0123456789abcdef0123456789abcdef"
 REQUEST_DATE_KEYS = {"request_date", "request_date_ms", "request_date_pst"}
 
 
-class Server:
-    """A `receipt serve` process; `stop()` sends SIGTERM and returns its exit status."""
+#: The read token every test server is started with ($RECEIPT_READ_TOKEN); Server sends it on every GET.
+READ_TOKEN = "test-read-token-4f1c9a0e"
 
-    def __init__(self, *flags):
-        self.process = subprocess.Popen([CLI, "serve", "--port", "0", *map(str, flags)],
+
+class Server:
+    """A `receipt serve` process; `stop()` sends SIGTERM and returns its exit status. It reads
+    the store with READ_TOKEN unless a request says token=None."""
+
+    def __init__(self, *flags, env=None):
+        environment = {**os.environ, "RECEIPT_READ_TOKEN": READ_TOKEN, **(env or {})}
+        self.process = subprocess.Popen([CLI, "serve", "--port", "0", *map(str, flags)], env=environment,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.process.stdout.readline()
         match = re.fullmatch(r"listening on 127\.0\.0\.1:(\d+)\n", line)
@@ -40,10 +46,12 @@ class Server:
             raise AssertionError(f"serve did not start: {line!r} {self.process.stderr.read()}")
         self.port = int(match.group(1))
 
-    def request(self, method, path, body=None, headers=None, timeout=10):
+    def request(self, method, path, body=None, headers=None, timeout=10, token=READ_TOKEN):
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
         try:
-            headers = headers or {}
+            headers = dict(headers or {})
+            if token and method == "GET":
+                headers.setdefault("Authorization", f"Bearer {token}")
             connection.request(method, path, body=body, headers=headers,
                                encode_chunked=headers.get("Transfer-Encoding") == "chunked")
             response = connection.getresponse()

@@ -20,8 +20,12 @@
 
 typedef struct { char *data; size_t length; } buffer_t;
 
+/* The most of an answer read (libreceipt reads no more of one): past it the transfer stops. */
+#define MAX_ANSWER_BYTES (4u << 20)
+
 static size_t collect(char *chunk, size_t size, size_t count, void *user) {
     buffer_t *buffer = user;
+    if (size * count > MAX_ANSWER_BYTES - buffer->length) return 0; /* curl ends with CURLE_WRITE_ERROR */
     char *grown = realloc(buffer->data, buffer->length + size * count + 1);
     if (!grown) return 0;
     memcpy(grown + buffer->length, chunk, size * count);
@@ -65,7 +69,11 @@ static long send_request(CURL *curl, receipt_api_exchange_t *exchange, char *ret
     }
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, body);
+    /* The whole exchange, body included, within 30 s; no redirect followed (the bearer token
+       would go with it); the path sent as libreceipt built it (no dot-segment resolution). */
     curl_easy_setopt(curl, CURLOPT_TIMEOUT, 30L);
+    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(curl, CURLOPT_PATH_AS_IS, 1L);
     long status = 0;
     retry_after[0] = 0;
     if (curl_easy_perform(curl) == CURLE_OK) {

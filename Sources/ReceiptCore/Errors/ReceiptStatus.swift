@@ -44,6 +44,9 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
     case duplicateMember = 143
     case notAnObject = 144
     case badField = 145
+    case wrongPayloadKind = 146
+    case unsignedMember = 147
+    case notWhatWasAsked = 148
 
     case signatureInvalid = 200
     case unsupportedDigest = 201
@@ -127,6 +130,9 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
         case .duplicateMember: ("RECEIPT_E_DUPLICATE_MEMBER", "a JSON object names the same member twice")
         case .notAnObject: ("RECEIPT_E_NOT_AN_OBJECT", "a JWS header or payload is not a JSON object (null, a number, an array, ...)")
         case .badField: ("RECEIPT_E_BAD_FIELD", "a documented JWS header or payload member has the wrong JSON type")
+        case .wrongPayloadKind: ("RECEIPT_E_WRONG_PAYLOAD_KIND", "the JWS carries another kind of payload than its place calls for")
+        case .unsignedMember: ("RECEIPT_E_UNSIGNED_MEMBER", "an answer carries, unsigned, a member by the name libreceipt gives verified payloads")
+        case .notWhatWasAsked: ("RECEIPT_E_NOT_WHAT_WAS_ASKED", "a signed answer is about another transaction than the one asked for")
         case .signatureInvalid: ("RECEIPT_E_SIGNATURE_INVALID", "the signature (PKCS #7, or JWS ES256) does not verify over what it signs")
         case .unsupportedDigest: ("RECEIPT_E_UNSUPPORTED_DIGEST", "the digest or signature algorithm is not RSA with SHA-1 or SHA-256")
         case .unsupportedSignature: ("RECEIPT_E_UNSUPPORTED_SIGNATURE", "the signature is not in the shape receipts use (one signer, no signed attributes)")

@@ -11,7 +11,12 @@ public final class SignedPayload: Sendable {
         ("alg", .string), ("x5c", .stringArray), ("crit", .stringArray), ("kid", .string), ("typ", .string),
     ]
 
-    init(_ jws: CompactJWS) throws(ReceiptError) {
+    /// `expected`: the kind the caller's context says it is (a member named
+    /// `signedRenewalInfo`, a call that verifies a transaction). A payload whose
+    /// members say it is another known kind is refused; one too minimal to tell is
+    /// typed and judged as the expected kind (its bundle id and environment then
+    /// required where that kind carries them). Nil: the kind is told from the members.
+    init(_ jws: CompactJWS, as expected: SignedPayloadKind? = nil) throws(ReceiptError) {
         for (path, fieldKind) in Self.headerFields {
             guard let value = jws.header.member(at: path), !SignedPayloadField.conforms(value, to: fieldKind) else { continue }
             throw ReceiptError(.badField, "the JWS header's \(path) is \(value.kindName), not \(fieldKind.rawValue)")
@@ -19,22 +24,34 @@ public final class SignedPayload: Sendable {
         guard case .object(let members) = jws.payload else {
             throw ReceiptError(.notAnObject, "the JWS payload is not a JSON object")
         }
-        kind = SignedPayloadKind(members: members)
+        let told = SignedPayloadKind(members: members)
+        if let expected, expected != .unknown {
+            guard told == expected || told == .unknown else {
+                throw ReceiptError(.wrongPayloadKind, "the JWS carries a \(told.rawValue), where a \(expected.rawValue) belongs")
+            }
+            kind = expected
+        } else {
+            kind = told
+        }
         try SignedPayloadField.check(jws.payload, as: kind)
         self.jws = jws
     }
 
     /// Decodes a compact JWS (surrounding whitespace allowed) without verifying it.
-    public static func decode(_ bytes: UnsafeBufferPointer<UInt8>, limits: ParseLimits = .default) throws(ReceiptError) -> SignedPayload {
-        try SignedPayload(try CompactJWS.decode(bytes, limits: limits))
+    /// `kind`: the kind the caller expects (see init), or nil to tell it from the members.
+    public static func decode(_ bytes: UnsafeBufferPointer<UInt8>, limits: ParseLimits = .default,
+                              as kind: SignedPayloadKind? = nil) throws(ReceiptError) -> SignedPayload {
+        try SignedPayload(try CompactJWS.decode(bytes, limits: limits), as: kind)
     }
 
-    public static func decode(_ bytes: [UInt8], limits: ParseLimits = .default) throws(ReceiptError) -> SignedPayload {
-        try bytes.withUnsafeBufferPointer { (buffer) throws(ReceiptError) in try decode(buffer, limits: limits) }
+    public static func decode(_ bytes: [UInt8], limits: ParseLimits = .default,
+                              as kind: SignedPayloadKind? = nil) throws(ReceiptError) -> SignedPayload {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(ReceiptError) in try decode(buffer, limits: limits, as: kind) }
     }
 
-    public static func decode(_ token: String, limits: ParseLimits = .default) throws(ReceiptError) -> SignedPayload {
-        try decode(Array(token.utf8), limits: limits)
+    public static func decode(_ token: String, limits: ParseLimits = .default,
+                              as kind: SignedPayloadKind? = nil) throws(ReceiptError) -> SignedPayload {
+        try decode(Array(token.utf8), limits: limits, as: kind)
     }
 
     /// The whole JWS as given (surrounding whitespace cut): what a store keeps.

@@ -39,8 +39,9 @@ struct SignedPayloadPaths: Sendable {
     let bundleID: [MemberPath]
     let environment: [MemberPath]
     let appAppleID: [MemberPath]
-    /// Members that are JWS themselves (a notification's), verified with the same verifier.
-    let nestedJWS: [MemberPath]
+    /// Members that are JWS themselves (a notification's), each of the kind its name
+    /// says, verified with the same verifier.
+    let nestedJWS: [(path: MemberPath, kind: SignedPayloadKind)]
 
     static let byKind: [SignedPayloadKind: SignedPayloadPaths] = [
         .transaction: SignedPayloadPaths(signingDate: "signedDate", bundleID: ["bundleId"], environment: ["environment"],
@@ -54,7 +55,8 @@ struct SignedPayloadPaths: Sendable {
             bundleID: ["data.bundleId", "summary.bundleId", "externalPurchaseToken.bundleId", "appData.bundleId"],
             environment: ["data.environment", "summary.environment", "appData.environment"],
             appAppleID: ["data.appAppleId", "summary.appAppleId", "externalPurchaseToken.appAppleId", "appData.appAppleId"],
-            nestedJWS: ["data.signedTransactionInfo", "data.signedRenewalInfo", "appData.signedAppTransactionInfo"]),
+            nestedJWS: [("data.signedTransactionInfo", .transaction), ("data.signedRenewalInfo", .renewalInfo),
+                        ("appData.signedAppTransactionInfo", .appTransaction)]),
         .unknown: SignedPayloadPaths(signingDate: "signedDate", bundleID: [], environment: [], appAppleID: [], nestedJWS: []),
     ]
 }

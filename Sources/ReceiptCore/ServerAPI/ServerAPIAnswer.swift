@@ -9,11 +9,12 @@ public enum ServerAPIAnswer: Sendable {
     public static let maxBodyBytes = 4 << 20
     static let jsonLimits = JSONLimits(maxDepth: 16, maxValues: 200_000)
 
-    /// Reads `body` (the answer to `call`) with its HTTP status and `Retry-After`
-    /// header. Throws when a success cannot be read or trusted; the error's detail
-    /// names the member.
-    static func read(_ call: ServerAPICall, httpStatus: Int, retryAfter: String?, body: [UInt8],
-                     verifier: ReceiptVerifier, nowSeconds: Int64) throws(ReceiptError) -> ServerAPIAnswer {
+    /// Reads `body` (the answer to `call`, asked with `arguments`) with its HTTP
+    /// status and `Retry-After` header, through Apple's model of the answer
+    /// (ServerAPIAnswerReader). Throws when a success cannot be read or trusted;
+    /// the error's detail names the member.
+    static func read(_ call: ServerAPICall, arguments: [String: JSONValue], httpStatus: Int, retryAfter: String?,
+                     body: [UInt8], verifier: ReceiptVerifier, nowSeconds: Int64) throws(ReceiptError) -> ServerAPIAnswer {
         guard body.count <= maxBodyBytes else {
             throw ReceiptError(.inputTooLarge, "the answer holds \(body.count) bytes; at most \(maxBodyBytes) are read")
         }
@@ -34,14 +35,16 @@ public enum ServerAPIAnswer: Sendable {
         guard case .object = document else {
             throw ReceiptError(.notAnObject, "the answer to \(call.name) is \(document.kindName), not an object")
         }
-        let verified = try SignedMembers.verify(document, verifier: verifier, path: "")
+        let verified = try ServerAPIAnswerReader(verifier: verifier, arguments: arguments)
+            .read(document, as: call.answerModel, path: "")
         return .success(ServerAPISuccess(call: call, document: verified))
     }
 }
 
 /// A 2xx answer with every signed member verified and decoded beside it.
 public struct ServerAPISuccess: Sendable {
-    /// Apple's members as sent, plus each verified payload (see SignedMembers).
+    /// The members of Apple's model as sent (others dropped), plus each verified
+    /// payload beside its signed member (see ServerAPIAnswerReader).
     public let document: JSONValue
     /// Whether Apple has another page (`hasMore`).
     public let hasMore: Bool

@@ -53,23 +53,50 @@ public final class ServerAPIClient: Sendable {
         return try ServerAPIRequest.build(call, arguments: normalized, baseURL: baseURL, token: try tokens.token(now: nowSeconds))
     }
 
-    /// Reads the answer to a request for `call`.
-    public func read(_ call: ServerAPICall, httpStatus: Int, retryAfter: String?, body: [UInt8],
-                     nowSeconds: Int64? = nil) throws(ReceiptError) -> ServerAPIAnswer {
-        try ServerAPIAnswer.read(call, httpStatus: httpStatus, retryAfter: retryAfter, body: body, verifier: verifier,
+    /// Reads the answer to a request for `call` made with `arguments` (those the
+    /// answer must match: get_transaction_info's transaction is the one asked for).
+    public func read(_ call: ServerAPICall, arguments: [String: JSONValue], httpStatus: Int, retryAfter: String?,
+                     body: [UInt8], nowSeconds: Int64? = nil) throws(ReceiptError) -> ServerAPIAnswer {
+        try ServerAPIAnswer.read(call, arguments: try call.normalize(arguments), httpStatus: httpStatus,
+                                 retryAfter: retryAfter, body: body, verifier: verifier,
                                  nowSeconds: nowSeconds ?? ServerAPITokenSource.wallClockSeconds())
     }
 
-    /// An http or https URL without query, fragment or trailing slash.
+    /// An https URL without query, fragment, user name or trailing slash; http
+    /// only to a loopback host (a mock on this machine), since a bearer token sent
+    /// in clear text by a typo is a token given away.
     static func checkedBaseURL(_ text: String) throws(ReceiptError) -> String {
         var url = text
         while url.hasSuffix("/") { url.removeLast() }
         let schemeEnd = url.hasPrefix("https://") ? 8 : url.hasPrefix("http://") ? 7 : 0
         guard schemeEnd > 0, url.utf8.count > schemeEnd, url.utf8.count <= 1024,
               url.utf8.allSatisfy({ (0x21...0x7E).contains($0) && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }) else {
-            throw ReceiptError(.invalidArgument, "the base URL must be http(s)://host[:port][/path] without query or "
+            throw ReceiptError(.invalidArgument, "the base URL must be https://host[:port][/path] without query or "
                                + "fragment; got \(quoted(String(text.prefix(80))))")
         }
+        let authority = String(decoding: url.utf8.dropFirst(schemeEnd).prefix { $0 != UInt8(ascii: "/") }, as: UTF8.self)
+        guard !authority.utf8.contains(UInt8(ascii: "@")) else {
+            throw ReceiptError(.invalidArgument, "the base URL must not carry a user name or password")
+        }
+        guard schemeEnd == 8 || isLoopback(authority: authority) else {
+            throw ReceiptError(.invalidArgument, "the base URL must be https (http only to a loopback host: "
+                               + "127.0.0.0/8, localhost, [::1]); got \(quoted(String(text.prefix(80))))")
+        }
         return url
+    }
+
+    /// `host[:port]` names this machine: 127.0.0.0/8, localhost, or [::1].
+    static func isLoopback(authority: String) -> Bool {
+        let host: Substring
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return false }
+            host = authority[authority.startIndex...close]
+        } else {
+            host = authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        }
+        if host.lowercased() == "localhost" || host == "[::1]" { return true }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets.first == "127"
+            && octets.allSatisfy { octet in octet.count <= 3 && UInt8(octet) != nil }
     }
 }

@@ -14,6 +14,16 @@ public struct ServerAPICredentials: Sendable {
         where value.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }) {
             throw ReceiptError(.invalidArgument, "the \(name) is empty")
         }
+        // Checked before any token is made: a key id or issuer id of the wrong form
+        // (the PEM passed as the key id by a mix-up) would travel in every token's header.
+        guard keyID.utf8.count == 10, keyID.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) }) else {
+            throw ReceiptError(.invalidArgument, "the key id must be App Store Connect's 10 characters (A-Z, 0-9); "
+                               + "got \(keyID.utf8.count) characters")
+        }
+        if let issuerID, !ServerAPIValueKind.isUUID(issuerID) {
+            throw ReceiptError(.invalidArgument, "the issuer id must be App Store Connect's UUID "
+                               + "(8-4-4-4-12 hexadecimal digits); got \(issuerID.utf8.count) characters")
+        }
         signingKey = try ES256PrivateKey(pem: privateKeyPEM)
         self.keyID = keyID
         self.issuerID = issuerID

@@ -66,7 +66,7 @@ public struct ServerAPIExchange: Sendable {
                                        retryAfterMilliseconds: nil)
             guard call.method != "POST" else { return .failed(failure) }
         } else {
-            switch try client.read(call, httpStatus: httpStatus, retryAfter: retryAfter, body: body, nowSeconds: nowSeconds) {
+            switch try client.read(call, arguments: arguments, httpStatus: httpStatus, retryAfter: retryAfter, body: body, nowSeconds: nowSeconds) {
             case .success(let success):
                 retriesDone = 0
                 pages += 1

@@ -73,6 +73,10 @@ struct ServerAPIValueKind: Sendable {
             guard (1...maxLength).contains(text.utf8.count), text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
                 throw Self.refused(name, "1 to \(maxLength) printable ASCII characters without spaces", value)
             }
+            // HTTP clients (curl, every RFC 3986 normalizer) resolve these as path segments.
+            guard text != ".", text != ".." else {
+                throw Self.refused(name, "an identifier other than \".\" and \"..\" (which HTTP clients resolve as paths)", value)
+            }
             return .string(text)
         case .uuid:
             let text = try Self.text(value, name: name)

@@ -1,16 +1,24 @@
-/// The signed members of an App Store Server API answer, verified and decoded.
-///
-/// Apple names every member that holds a JWS `signed…` (`signedTransactions`,
-/// `signedTransactionInfo`, `signedRenewalInfo`, `signedPayload`,
-/// `signedAppTransactionInfo`), at any depth (`data[].lastTransactions[]`,
-/// `notificationHistory[]`), so the rule is by name: every string, or array of
-/// strings, under a name `signed` + capital letter is a JWS and is verified by the
-/// caller's verifier. Its payload is added beside it under the name without
-/// `signed`, in snake case (`transactions`, `transaction_info`, `renewal_info`,
-/// `payload`, `app_transaction_info`), and its own signed members are treated the
-/// same way (a notification's `data.signedTransactionInfo`). Numbers such as
-/// `signedDate` are not JWS and are left alone.
+/// The signed members inside a verified payload (a notification's
+/// `data.signedTransactionInfo`), decoded beside them. An answer's own members
+/// are read through Apple's model instead (ServerAPIAnswerReader); inside a
+/// payload every byte is signed, so the rule is by name: every string, or array
+/// of strings, under a name `signed` + capital letter is a JWS of the kind its
+/// name says, verified by the caller's verifier. Its payload is added beside it
+/// under the name without `signed`, in snake case (`transactions`,
+/// `transaction_info`, `renewal_info`, `payload`, `app_transaction_info`).
+/// Numbers such as `signedDate` are not JWS and are left alone.
 enum SignedMembers {
+    /// The kind of payload a member of this name carries (Apple's names), nil when the name says none.
+    static func payloadKind(of name: String) -> SignedPayloadKind? {
+        switch name {
+        case "signedTransactions", "signedTransactionInfo": .transaction
+        case "signedRenewalInfo": .renewalInfo
+        case "signedPayload": .notification
+        case "signedAppTransactionInfo": .appTransaction
+        default: nil
+        }
+    }
+
     /// Deeper than any answer Apple sends (a notification inside a history page
     /// inside an answer); deeper input is refused, not followed.
     static let maxDepth = 12
@@ -38,7 +46,7 @@ enum SignedMembers {
                 guard members[decodedName] == nil else {
                     throw ReceiptError(.duplicateMember, "\(memberPath): the answer already has a member \(quoted(decodedName))")
                 }
-                out[decodedName] = try payloads(of: member, verifier: verifier, path: memberPath, depth: depth)
+                out[decodedName] = try payloads(of: member, kind: payloadKind(of: name), verifier: verifier, path: memberPath, depth: depth)
             }
             return .object(out)
         default:
@@ -63,7 +71,7 @@ enum SignedMembers {
     }
 
     /// The verified payload of one JWS, or an array of them.
-    private static func payloads(of member: JSONValue, verifier: ReceiptVerifier, path: String,
+    private static func payloads(of member: JSONValue, kind: SignedPayloadKind?, verifier: ReceiptVerifier, path: String,
                                  depth: Int) throws(ReceiptError) -> JSONValue {
         if let items = member.arrayValue {
             var out: [JSONValue] = []
@@ -72,24 +80,31 @@ enum SignedMembers {
                 guard let token = item.stringValue else {
                     throw ReceiptError(.badField, "\(path)[\(index)] is \(item.kindName), not a JWS")
                 }
-                out.append(try payload(of: token, verifier: verifier, path: "\(path)[\(index)]", depth: depth))
+                out.append(try payload(of: token, kind: kind, verifier: verifier, path: "\(path)[\(index)]", depth: depth))
             }
             return .array(out)
         }
-        return try payload(of: member.stringValue!, verifier: verifier, path: path, depth: depth)
+        return try payload(of: member.stringValue!, kind: kind, verifier: verifier, path: path, depth: depth)
     }
 
-    private static func payload(of token: String, verifier: ReceiptVerifier, path: String,
+    private static func payload(of token: String, kind: SignedPayloadKind?, verifier: ReceiptVerifier, path: String,
                                 depth: Int) throws(ReceiptError) -> JSONValue {
+        let payload = try verifiedPayload(of: token, kind: kind, verifier: verifier, path: path)
+        return try verify(payload, verifier: verifier, path: path, depth: depth + 1)
+    }
+
+    /// The payload of `token` when it reads as a JWS of `kind` (nil: any) and verifies; else an error naming `path`.
+    static func verifiedPayload(of token: String, kind: SignedPayloadKind?, verifier: ReceiptVerifier,
+                                path: String) throws(ReceiptError) -> JSONValue {
         let decoded: (payload: SignedPayload, result: VerificationResult)
         do throws(ReceiptError) {
-            decoded = try verifier.verify(jws: token)
+            decoded = try verifier.verify(jws: token, as: kind)
         } catch {
             throw ReceiptError(error.status, at: error.offset, "\(path) is not a readable JWS: \(error.detail)")
         }
         if let failure = decoded.result.firstFailure {
             throw ReceiptError(failure.status, at: failure.offset, "\(path) failed verification: \(failure.detail)")
         }
-        return try verify(decoded.payload.payload, verifier: verifier, path: path, depth: depth + 1)
+        return decoded.payload.payload
     }
 }

@@ -154,7 +154,7 @@ final class PostgresSubscriptionStore: SubscriptionStore {
 /// the same host or a private network.
 struct PostgresLocation: Sendable, Equatable {
     let user: String
-    let password: String?
+    var password: String?
     let host: String
     let port: Int
     let database: String

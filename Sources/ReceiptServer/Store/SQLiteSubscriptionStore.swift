@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import NIOCore
 import NIOPosix
@@ -25,12 +28,25 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
         self.readers = readers
     }
 
+    /// Creates an empty file at `path` with mode 0600 unless one is there (whose mode is the operator's).
+    private static func createPrivately(_ path: String) throws {
+        let descriptor = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            Glibc.close(descriptor)
+        } else if errno != EEXIST {
+            throw ReceiptError(.invalidArgument, "cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
     private var reader: SQLiteConnection {
         readers[nextReader.wrappingAdd(1, ordering: .relaxed).oldValue % readers.count]
     }
 
-    /// Opens the database at `path`, creating the file if needed.
+    /// Opens the database at `path`, creating the file if needed: readable and
+    /// writable by its owner only (0600; SQLite gives its -wal and -shm files the
+    /// database's mode), since it holds customers' purchases.
     static func open(path: String, logger: Logger) async throws -> SQLiteSubscriptionStore {
+        try createPrivately(path)
         let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
         do {
             for pragma in ["PRAGMA busy_timeout = 10000", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"] {

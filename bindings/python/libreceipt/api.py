@@ -2,7 +2,8 @@
 makes for its app (promotional offers, introductory-offer eligibility, Advanced Commerce).
 
 The requests, the reading and verification of answers, retries and paging come from libreceipt;
-this module only carries the bytes (the standard library's urllib unless you pass a transport).
+this module only carries the bytes (libreceipt._http unless you pass a transport: no redirects
+followed, one deadline for the whole exchange, at most 4 MiB read).
 Methods carry the names and arguments of Apple's `app-store-server-library`, so moving to this
 client is a change of import; request arguments may be Apple's model objects or dicts with
 Apple's member names.
@@ -22,18 +23,16 @@ import ctypes
 import enum
 import json
 import time
-import urllib.error
-import urllib.request
 import uuid
 
-from . import _native
+from . import _http, _native
 from ._errors import _check, _take_string
 from ._native import lib
 
 __all__ = ["AppStoreServerAPIClient", "AsyncAppStoreServerAPIClient", "APIException", "APIError",
            "GetTransactionHistoryVersion", "PromotionalOfferSignatureCreator", "PromotionalOfferV2SignatureCreator",
            "IntroductoryOfferEligibilitySignatureCreator", "AdvancedCommerceAPIInAppSignatureCreator",
-           "urllib_transport", "CALLS"]
+           "default_transport", "urllib_transport", "CALLS"]
 
 #: Apple's error codes with the names Apple's library gives them (from libreceipt).
 APIError = enum.IntEnum("APIError", {lib.receipt_api_error_name(code).decode(): code for code in (
@@ -117,15 +116,22 @@ def _members(model):
     return out
 
 
-def urllib_transport(method, url, headers, body, timeout):
-    """The default transport: (HTTP status, headers dict, body bytes). A transport raises
-    OSError (or anything) when no answer came; the exchange then decides to retry or fail."""
-    request = urllib.request.Request(url, data=body if body else None, headers=headers, method=method)
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.status, dict(response.headers.items()), response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, dict(error.headers.items()), error.read()
+#: The most of an answer's body the default transport reads (what libreceipt reads of an answer).
+MAX_ANSWER_BYTES = 4 << 20
+
+
+def default_transport(method, url, headers, body, timeout):
+    """The default transport: (HTTP status, headers dict, body bytes). It follows no redirect,
+    bounds the whole exchange (body included) by `timeout`, stops reading past 4 MiB, and sends
+    plain http only to loopback hosts (libreceipt._http). A transport raises OSError (or anything)
+    when no answer came; the exchange then decides to retry or fail. One of your own (requests,
+    httpx, a proxy) must follow no redirect to another origin either: the bearer token goes
+    with the request."""
+    return _http.exchange(method, url, headers, body, timeout, MAX_ANSWER_BYTES)
+
+
+#: The earlier name of default_transport (it no longer uses urllib, which follows redirects).
+urllib_transport = default_transport
 
 
 def _header(headers, name):
@@ -374,14 +380,15 @@ class AppStoreServerAPIClient(_Client):
     verifier: a libreceipt.Verifier for the signed members; by default Apple Root CA - G3, this
     bundle id and environment, and `app_apple_id` (needed in production for notifications and app
     transactions). transport(method, url, headers, body, timeout) -> (status, headers, body) sends
-    each request (urllib by default; requests, httpx, a proxy plug in). 429 and 5xx are retried
+    each request (default_transport by default; requests, httpx, a proxy plug in, and must follow
+    no redirect); `timeout` bounds each whole exchange, body included. 429 and 5xx are retried
     `retries` times as Apple asks (Retry-After)."""
 
     def __init__(self, signing_key, key_id, issuer_id, bundle_id, environment, *, base_url=None, verifier=None,
                  transport=None, retries=3, app_apple_id=None, timeout=30):
         super().__init__(signing_key, key_id, issuer_id, bundle_id, environment, base_url, verifier, retries,
                          app_apple_id, timeout)
-        self._transport = transport or urllib_transport
+        self._transport = transport or default_transport
 
     def _pages(self, call, arguments):
         exchange = self._exchange(call, arguments)
@@ -411,7 +418,7 @@ class AppStoreServerAPIClient(_Client):
 
 class AsyncAppStoreServerAPIClient(_Client):
     """AppStoreServerAPIClient for asyncio: the same methods, as coroutines (and `iter_…` as async
-    generators). The default transport runs urllib in a worker thread; libreceipt's reading and
+    generators). The default transport (default_transport) runs in a worker thread; libreceipt's reading and
     verification of each answer also run off the event loop, so the loop is never blocked.
     `transport` may be an `async def (method, url, headers, body, timeout)` (aiohttp, httpx)."""
 
@@ -423,7 +430,7 @@ class AsyncAppStoreServerAPIClient(_Client):
 
     async def _send(self, method, url, headers, body):
         if self._transport is None:
-            return await asyncio.to_thread(urllib_transport, method, url, headers, body, self._timeout)
+            return await asyncio.to_thread(default_transport, method, url, headers, body, self._timeout)
         return await self._transport(method, url, headers, body, self._timeout)
 
     async def _pages(self, call, arguments):

@@ -26,6 +26,10 @@ class APIException(Exception):
     def __init__(self, http_status_code: int, raw_api_error: Optional[int] = ..., error_message: Optional[str] = ...,
                  retry_after: Optional[float] = ..., detail: Optional[str] = ...) -> None: ...
 
+MAX_ANSWER_BYTES: int
+
+def default_transport(method: str, url: str, headers: Dict[str, str], body: bytes,
+                      timeout: float) -> Tuple[int, Dict[str, str], bytes]: ...
 def urllib_transport(method: str, url: str, headers: Dict[str, str], body: bytes,
                      timeout: float) -> Tuple[int, Dict[str, str], bytes]: ...
 

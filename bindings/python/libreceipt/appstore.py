@@ -1,13 +1,11 @@
 """The App Store's verifyReceipt protocol. The body, the reading of answers and the
-next step come from libreceipt; this module only sends the HTTP requests (urllib).
+next step come from libreceipt; this module only sends the HTTP requests (libreceipt._http).
 """
 import ctypes
 import json
 import time
-import urllib.error
-import urllib.request
 
-from . import _native
+from . import _http, _native
 from ._errors import ReceiptError, _check, _take_string
 from ._native import lib
 
@@ -97,12 +95,11 @@ def verify_receipt(receipt, password=None, sandbox=False, production_url=None, s
 
 
 def _post(url, body, timeout):
-    """(HTTP status, body bytes); transport failures raise AppStoreUnavailable."""
-    request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"}, method="POST")
+    """(HTTP status, body bytes); transport failures raise AppStoreUnavailable. The body carries
+    the shared secret: no redirect is followed, http only to loopback (libreceipt._http)."""
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read()
-    except (urllib.error.URLError, TimeoutError, OSError) as error:
+        status, _headers, answer = _http.exchange("POST", url, {"Content-Type": "application/json"}, body, timeout,
+                                                  16 << 20)
+        return status, answer
+    except (OSError, ValueError) as error:
         raise AppStoreUnavailable(f"{url}: {error}") from None

@@ -83,16 +83,18 @@ struct NestedJWSPolicy: JWSPolicy {
     var step: VerificationStep { .nested }
 
     func outcome(in context: JWSContext) -> StepOutcome {
-        let present = context.payload.kind.paths.nestedJWS.compactMap { path in
-            context.payload.payload.member(at: path)?.stringValue.map { (path, $0) }
+        let present = context.payload.kind.paths.nestedJWS.compactMap { path, kind in
+            context.payload.payload.member(at: path)?.stringValue.map { (path, $0, kind) }
         }
         guard !present.isEmpty else { return .skipped("no nested JWS") }
         return checked { () throws(ReceiptError) in
-            for (path, token) in present {
+            for (path, token, kind) in present {
                 do throws(ReceiptError) {
                     let nested: SignedPayload
                     do throws(ReceiptError) {
-                        nested = try SignedPayload.decode(token)
+                        nested = try SignedPayload.decode(token, as: kind)
+                    } catch let error where error.status == .wrongPayloadKind {
+                        throw error
                     } catch {
                         throw error.asVerdict(.nestedUnreadable, "not a readable JWS")
                     }

@@ -16,18 +16,20 @@ extension ReceiptVerifier {
 
     /// Decodes a compact JWS and judges it. Throws when the bytes are not a
     /// readable JWS (`SignedPayload.decode`); a readable one always gets a verdict.
-    public func verify(jws bytes: UnsafeBufferPointer<UInt8>,
-                       limits: ParseLimits = .default) throws(ReceiptError) -> (payload: SignedPayload, result: VerificationResult) {
-        let payload = try SignedPayload.decode(bytes, limits: limits)
+    /// `kind`: the kind the caller expects (`SignedPayload.decode(_:as:)`), or nil.
+    public func verify(jws bytes: UnsafeBufferPointer<UInt8>, limits: ParseLimits = .default,
+                       as kind: SignedPayloadKind? = nil) throws(ReceiptError) -> (payload: SignedPayload, result: VerificationResult) {
+        let payload = try SignedPayload.decode(bytes, limits: limits, as: kind)
         return (payload, verify(jws: payload))
     }
 
-    public func verify(jws bytes: [UInt8], limits: ParseLimits = .default) throws(ReceiptError) -> (payload: SignedPayload, result: VerificationResult) {
-        try bytes.withUnsafeBufferPointer { (buffer) throws(ReceiptError) in try verify(jws: buffer, limits: limits) }
+    public func verify(jws bytes: [UInt8], limits: ParseLimits = .default,
+                       as kind: SignedPayloadKind? = nil) throws(ReceiptError) -> (payload: SignedPayload, result: VerificationResult) {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(ReceiptError) in try verify(jws: buffer, limits: limits, as: kind) }
     }
 
-    public func verify(jws token: String) throws(ReceiptError) -> (payload: SignedPayload, result: VerificationResult) {
-        try verify(jws: Array(token.utf8))
+    public func verify(jws token: String, as kind: SignedPayloadKind? = nil) throws(ReceiptError) -> (payload: SignedPayload, result: VerificationResult) {
+        try verify(jws: Array(token.utf8), as: kind)
     }
 
     func verify(jws payload: SignedPayload, depth: Int) -> VerificationResult {

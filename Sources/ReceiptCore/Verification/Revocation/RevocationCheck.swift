@@ -13,6 +13,8 @@ extension VerificationStep {
 public struct RevocationQuery: Sendable {
     public var url: String { query.url }
     public var request: [UInt8] { query.request }
+    /// One name per certificate asked about (its fingerprint in hex), so that asks may be shared.
+    public var certificateID: String { hexString(certificateKey) }
     /// The certificate's subject, for logs.
     public let subject: String
     let query: OCSP.Query
@@ -92,9 +94,14 @@ extension ReceiptVerifier {
         let bag = try certificateBag(of: payload)
         guard bag.certificates.count == 3 else { return [] }
         do throws(ReceiptError) {
+            // Only a JWS whose signature verifies by a trusted chain is asked about:
+            // no attacker-written URL is ever fetched, and a forged JWS that reuses
+            // Apple's public x5c makes no request either.
             _ = try establishJWSChain(bag, atMilliseconds: try chainInstant(of: payload))
+            try ES256Signature.verify(payload.jws.signature, digest: payload.fingerprint,
+                                      certificate: bag.certificates[0], precomputed: bag.precomputedLeafKey())
         } catch {
-            return []  // only trusted chains are asked about: no attacker-written URL is ever fetched
+            return []
         }
         let now = Self.currentMilliseconds() / 1000
         var queries: [RevocationQuery] = []

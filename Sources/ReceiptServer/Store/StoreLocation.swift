@@ -1,0 +1,73 @@
+import ReceiptCore
+
+/// Where a store is, checked before anything opens it: an SQLite file path, or a
+/// postgres:// URL without a password. A password in the URL would show in the
+/// process list and in every log that quotes the URL, so it comes from elsewhere:
+/// a password file option, `PGPASSWORD`, or a `PGPASSFILE` (libpq's conventions).
+public struct StoreLocation: Sendable, CustomStringConvertible {
+    /// As given; holds no secret, so it may be shown.
+    public let text: String
+    /// The PostgreSQL password, from a file or the environment; nil for SQLite or none.
+    let password: String?
+
+    /// `password`: from a password file option or `PGPASSWORD`; `passFile`: the
+    /// text of a PGPASSFILE (looked up when no password is given).
+    public init(_ text: String, password: String?, passFile: String?) throws(ReceiptError) {
+        guard !text.isEmpty else { throw ReceiptError(.invalidArgument, "--store is empty: give an SQLite file path or a postgres:// URL") }
+        guard PostgresLocation.isPostgres(text) else {
+            guard text != ":memory:", !text.hasPrefix("file:") else {
+                throw ReceiptError(.invalidArgument, "--store \(text): a store must outlive the process; give an SQLite file path")
+            }
+            self.text = text
+            self.password = nil
+            return
+        }
+        let url = try PostgresLocation(text)
+        guard url.password == nil else {
+            throw ReceiptError(.invalidArgument, "--store: the postgres:// URL holds a password, which would show in the process "
+                               + "list; leave it out and give it with --store-password-file FILE, $PGPASSWORD or $PGPASSFILE")
+        }
+        self.text = text
+        self.password = password ?? passFile.flatMap {
+            PGPassFile.password(in: $0, host: url.host, port: url.port, database: url.database, user: url.user)
+        }
+    }
+
+    public var description: String { text }
+    var isPostgres: Bool { PostgresLocation.isPostgres(text) }
+}
+
+/// libpq's password file: lines `host:port:database:username:password`, `*`
+/// matching anything, `\:` and `\\` escaped, `#` starting a comment; the first
+/// line that matches gives the password.
+enum PGPassFile {
+    static func password(in text: String, host: String, port: Int, database: String, user: String) -> String? {
+        for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) where !line.hasPrefix("#") {
+            let fields = Self.fields(of: line)
+            guard fields.count == 5 else { continue }
+            let wanted = [host, String(port), database, user]
+            if zip(fields.prefix(4), wanted).allSatisfy({ $0 == "*" || $0 == $1 }) { return fields[4] }
+        }
+        return nil
+    }
+
+    /// The colon-separated fields of one line, escapes undone.
+    private static func fields(of line: Substring) -> [String] {
+        var fields: [String] = [], current = "", escaped = false
+        for character in line {
+            if escaped {
+                current.append(character)
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if character == ":" {
+                fields.append(current)
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        fields.append(current)
+        return fields
+    }
+}

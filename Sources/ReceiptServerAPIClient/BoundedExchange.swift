@@ -1,0 +1,67 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+
+/// The one way this package's transports (the App Store Server API, OCSP)
+/// carry a request: to the origin the core named and nowhere else, within one
+/// deadline for the whole exchange, reading at most a given number of bytes.
+///
+/// AsyncHTTPClient's own `timeout` ends when the head arrives, so a responder
+/// that sends its head and then one byte every few seconds would hold a caller
+/// for as long as it likes; here the head and the body share one deadline.
+/// And its shared client follows redirects, which would carry a bearer token to
+/// whatever host a `Location` names; `noRedirects` follows none (the App Store
+/// Server API and OCSP need none), so a 3xx comes back as the answer it is.
+public enum BoundedExchange {
+    /// A client that never follows a redirect, for every transport of this package.
+    public static let noRedirects = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+
+    public struct Answer: Sendable {
+        public let status: Int
+        public let headers: HTTPHeaders
+        public let body: [UInt8]
+    }
+
+    public enum Failure: Error, CustomStringConvertible {
+        case deadline(seconds: Double)
+        case tooLarge(maxBytes: Int)
+
+        public var description: String {
+            switch self {
+            case .deadline(let seconds): "no whole answer within \(seconds) s"
+            case .tooLarge(let maxBytes): "the answer is larger than \(maxBytes) bytes"
+            }
+        }
+    }
+
+    /// Sends `request` and reads its answer, head and body, within `timeout`
+    /// from now and at most `maxBytes` of body; throws `Failure` past either, or
+    /// what the client threw.
+    public static func send(_ request: HTTPClientRequest, with client: HTTPClient, timeout: TimeAmount,
+                            maxBytes: Int) async throws -> Answer {
+        try await withThrowingTaskGroup(of: Answer?.self) { group in
+            group.addTask {
+                let response = try await client.execute(request, timeout: timeout)
+                let body: ByteBuffer
+                do {
+                    body = try await response.body.collect(upTo: maxBytes)
+                } catch let error as NIOTooManyBytesError {
+                    _ = error
+                    throw Failure.tooLarge(maxBytes: maxBytes)
+                }
+                return Answer(status: Int(response.status.code), headers: response.headers, body: Array(buffer: body))
+            }
+            group.addTask {
+                try await Task.sleep(nanoseconds: UInt64(max(0, timeout.nanoseconds)))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let answer = first else {
+                throw Failure.deadline(seconds: Double(timeout.nanoseconds) / 1e9)
+            }
+            return answer
+        }
+    }
+}

@@ -1,0 +1,404 @@
+"""Hardening 4: trust at the new edges. Each test fails on the build before it (the red team's
+round 4, ../shared/repro/redteam4): unsigned members handed out as verified, bearer tokens carried
+across redirects, deadlines that did not cover the body, OCSP asked for forged JWS, reads open to
+anyone, stores that took any app's data, secrets in argv, notifications refused for good when they
+could succeed later."""
+import asyncio
+import contextlib
+import http.server
+import json
+import os
+import socketserver
+import stat
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+
+from conftest import JWS_MINTER_DIR, MOCK_API_IDS, ROOT
+from libreceipt import ReceiptError, Verifier
+from libreceipt import api
+from libreceipt.api import APIException, AppStoreServerAPIClient, AsyncAppStoreServerAPIClient
+
+sys.path.insert(0, str(JWS_MINTER_DIR))
+import mint_jws  # noqa: E402
+
+KEY_ID, ISSUER_ID = MOCK_API_IDS["key_id"], MOCK_API_IDS["issuer_id"]
+BUNDLE_ID = "com.example.minted"
+CLI = os.environ.get("RECEIPT_CLI", str(ROOT / "build" / "bin" / "receipt"))
+NOW_MS = int(time.time() * 1000)
+KEY = ec.generate_private_key(ec.SECP256R1()).private_bytes(
+    serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+
+
+@pytest.fixture(scope="module")
+def ca(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("h4-ca")
+    mint_jws.create_ca(str(directory))
+    return directory, mint_jws.load_ca(str(directory))
+
+
+class Endpoint:
+    """An HTTP/1.1 server on loopback whose answers `behave(handler)` writes; .paths, .authorizations."""
+
+    def __init__(self, behave):
+        self.paths, self.authorizations = [], []
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def handle_any(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                if length:
+                    self.rfile.read(length)
+                outer.paths.append(self.path)
+                outer.authorizations.append(self.headers.get("Authorization"))
+                try:
+                    behave(self)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            do_GET = do_POST = do_PUT = handle_any
+
+        class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+            daemon_threads = True
+
+        self.server = Server(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@contextlib.contextmanager
+def endpoint(behave):
+    served = Endpoint(behave)
+    try:
+        yield served
+    finally:
+        served.close()
+
+
+def answering(document, status=200, headers=()):
+    body = document if isinstance(document, bytes) else json.dumps(document).encode()
+
+    def behave(handler):
+        handler.send_response(status)
+        for name, value in headers:
+            handler.send_header(name, value)
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+    return behave
+
+
+def transaction(transaction_id="2000000000000002", **extra):
+    payload = mint_jws.example_payload("transaction")
+    payload.update({"transactionId": transaction_id, "signedDate": NOW_MS}, **extra)
+    return payload
+
+
+def client_of(url, ca, cls=AppStoreServerAPIClient, **options):
+    verifier = Verifier(bundle_id=BUNDLE_ID, apple_root=False, anchors=[(ca[0] / "root.pem").read_bytes()],
+                        environment="sandbox")
+    return cls(KEY, KEY_ID, ISSUER_ID, BUNDLE_ID, "sandbox", base_url=url, verifier=verifier, retries=0, **options)
+
+
+def unsigned_answers(ca):
+    chains = ca[1]
+    fake = transaction("9999999999999999", productId="com.example.minted.lifetime")
+    good = mint_jws.sign(transaction(), chains)
+    renewal = mint_jws.sign(dict(mint_jws.example_payload("renewal_info"), signedDate=NOW_MS), chains)
+    return {
+        "unsigned transactions, no signedTransactions": (
+            "history", {"hasMore": False, "revision": "r", "transactions": [fake]}, "signedTransactions is absent"),
+        "signedTransactions null, unsigned transactions": (
+            "history", {"hasMore": False, "revision": "r", "signedTransactions": None, "transactions": [fake]},
+            "signedTransactions is null"),
+        "signedTransactions an object": (
+            "history", {"hasMore": False, "revision": "r", "signedTransactions": {}, "transactions": [fake]},
+            "signedTransactions is an object"),
+        "unsigned transactions beside signed ones": (
+            "history", {"hasMore": False, "revision": "r", "signedTransactions": [good], "transactions": [fake]},
+            "RECEIPT_E_UNSIGNED_MEMBER"),
+        "unsigned transaction_info only": ("info", {"transaction_info": fake}, "signedTransactionInfo is absent"),
+        "statuses with unsigned renewal_info": (
+            "statuses", {"data": [{"lastTransactions": [{"status": 1, "originalTransactionId": "2000000000000001",
+                                                         "transaction_info": fake, "renewal_info": {}}]}]},
+            "signedTransactionInfo is absent"),
+        "notification history of unsigned payloads": (
+            "notifications", {"hasMore": False, "notificationHistory": [{"payload": {"notificationType": "REFUND"}}]},
+            "signedPayload is absent"),
+        "hasMore: 1": ("history", {"hasMore": 1, "revision": "r", "signedTransactions": [good]},
+                       "hasMore is a number, not a boolean"),
+        "appAppleId: 'hi'": ("history", {"hasMore": False, "appAppleId": "hi", "signedTransactions": [good]},
+                             "appAppleId is a string, not an integer"),
+        "a renewal info under signedTransactions": (
+            "history", {"hasMore": False, "revision": "r", "signedTransactions": [renewal]},
+            "RECEIPT_E_WRONG_PAYLOAD_KIND"),
+        "a transaction of another id than asked": (
+            "info", {"signedTransactionInfo": mint_jws.sign(transaction("2000000000000777"), chains)},
+            "RECEIPT_E_NOT_WHAT_WAS_ASKED"),
+    }
+
+
+def ask(client, call):
+    if call == "history":
+        return list(client.iter_transaction_history("2000000000000001"))
+    if call == "info":
+        return client.get_transaction_info("2000000000000002")
+    if call == "statuses":
+        return client.get_all_subscription_statuses("2000000000000001")
+    return list(client.iter_notification_history({"startDate": NOW_MS - 86_400_000, "endDate": NOW_MS}))
+
+
+def test_only_signed_members_come_out_of_an_answer(ca):
+    for label, (call, document, says) in unsigned_answers(ca).items():
+        with endpoint(answering(document)) as apple:
+            with pytest.raises(ReceiptError) as refused:
+                ask(client_of(apple.url, ca), call)
+            assert says in str(refused.value), (label, str(refused.value))
+
+
+def test_members_outside_apples_model_are_dropped_and_the_rest_typed(ca):
+    token = mint_jws.sign(transaction(), ca[1])
+    document = {"hasMore": False, "revision": "r", "bundleId": BUNDLE_ID, "appAppleId": 1234, "environment": "Sandbox",
+                "signedTransactions": [token], "injected": {"expiresDate": 4102444800000}}
+    with endpoint(answering(document)) as apple:
+        page = client_of(apple.url, ca).get_transaction_history("2000000000000001", None, None)
+    assert "injected" not in page
+    assert page["transactions"][0]["transactionId"] == "2000000000000002"
+    assert page["appAppleId"] == 1234 and page["signedTransactions"] == [token]
+
+
+def test_the_transaction_asked_for_is_the_one_answered(ca):
+    document = {"signedTransactionInfo": mint_jws.sign(transaction("2000000000000002"), ca[1])}
+    with endpoint(answering(document)) as apple:
+        answer = client_of(apple.url, ca).get_transaction_info("2000000000000002")
+    assert answer["transaction_info"]["transactionId"] == "2000000000000002"
+
+
+@pytest.mark.parametrize("cls", [AppStoreServerAPIClient, AsyncAppStoreServerAPIClient])
+def test_no_redirect_is_followed_and_no_token_leaves(ca, cls):
+    with endpoint(answering({"signedTransactionInfo": "x"})) as other:
+        target = other.url.replace("127.0.0.1", "localhost") + "/steal"
+        for code in (301, 302, 303, 307, 308):
+            with endpoint(answering(b"", status=code, headers=[("Location", target)])) as apple:
+                client = client_of(apple.url, ca, cls=cls)
+                with pytest.raises(APIException) as refused:
+                    result = client.get_transaction_info("2000000000000002")
+                    if asyncio.iscoroutine(result):
+                        asyncio.run(result)
+                assert refused.value.http_status_code == code
+        assert other.paths == [] and other.authorizations == []
+
+
+@pytest.mark.parametrize("url, says", [
+    ("http://api.storekit.apple.com", "https"),
+    ("http://10.0.0.1:8080/proxy", "https"),
+    ("https://user:pass@proxy.example/x", "user name"),
+])
+def test_base_urls_that_would_give_the_token_away_are_refused(url, says):
+    with pytest.raises(ReceiptError, match=says):
+        AppStoreServerAPIClient(KEY, KEY_ID, ISSUER_ID, BUNDLE_ID, "sandbox", base_url=url)
+
+
+def test_loopback_http_and_https_base_urls_are_taken():
+    for url in ("http://127.0.0.1:9", "http://localhost:9", "http://[::1]:9", "http://127.1.2.3", "https://proxy.example"):
+        AppStoreServerAPIClient(KEY, KEY_ID, ISSUER_ID, BUNDLE_ID, "sandbox", base_url=url)
+
+
+def test_dot_segments_and_malformed_ids_are_refused_before_sending(ca):
+    with endpoint(answering({})) as apple:
+        client = client_of(apple.url, ca)
+        for value in (".", ".."):
+            with pytest.raises(ReceiptError, match="resolve"):
+                client.look_up_order_id(value)
+            with pytest.raises(ReceiptError, match="resolve"):
+                client.get_status_of_subscription_renewal_date_extensions(value, value)
+        assert apple.paths == []
+    for key_id, issuer_id, says in ((KEY.decode(), ISSUER_ID, "key id"), ("KEY123", ISSUER_ID, "key id"),
+                                    (KEY_ID, "not-a-uuid", "issuer id")):
+        with pytest.raises(ReceiptError, match=says):
+            AppStoreServerAPIClient(KEY, key_id, issuer_id, BUNDLE_ID, "sandbox")
+
+
+def dripping(handler):
+    handler.send_response(200)
+    handler.send_header("Content-Length", "100000")
+    handler.end_headers()
+    handler.wfile.flush()
+    for _ in range(100000):
+        time.sleep(0.5)
+        handler.wfile.write(b" ")
+        handler.wfile.flush()
+
+
+@pytest.mark.parametrize("cls", [AppStoreServerAPIClient, AsyncAppStoreServerAPIClient])
+def test_the_timeout_bounds_the_whole_answer_body_included(ca, cls):
+    with endpoint(dripping) as apple:
+        client = client_of(apple.url, ca, cls=cls, timeout=2)
+        start = time.monotonic()
+        with pytest.raises(APIException) as failed:
+            result = client.get_transaction_info("2000000000000002")
+            if asyncio.iscoroutine(result):
+                asyncio.run(result)
+        elapsed = time.monotonic() - start
+    assert failed.value.http_status_code == 0 and "within 2" in str(failed.value)
+    assert elapsed < 6, elapsed  # urllib's per-read timeout waited 100000 × 0.5 s
+
+
+def test_a_huge_answer_is_not_read_past_the_cap():
+    size = 256 << 20
+
+    def huge(handler):
+        handler.send_response(200)
+        handler.send_header("Content-Length", str(size))
+        handler.end_headers()
+        block = b" " * (1 << 20)
+        for _ in range(size >> 20):
+            handler.wfile.write(block)
+
+    with endpoint(huge) as apple:
+        with pytest.raises(OSError, match="larger than 4194304"):
+            api.default_transport("GET", apple.url + "/x", {}, b"", 30)
+
+
+def test_the_ocsp_transport_follows_no_redirect():
+    from libreceipt.revocation import urllib_ocsp_transport
+    with endpoint(answering(b"answer")) as other:
+        with endpoint(answering(b"", status=302, headers=[("Location", other.url + "/ocsp")])) as responder:
+            status, body = urllib_ocsp_transport(responder.url + "/ocsp", b"query", 5)
+        assert status == 302 and other.paths == []
+
+
+def test_a_forged_jws_on_a_trusted_chain_causes_no_ocsp_query(tmp_path):
+    from libreceipt.revocation import run_queries
+    mint_jws.create_ca(str(tmp_path), ("http://127.0.0.1:9/leaf", "http://127.0.0.1:9/intermediate"))
+    chains = mint_jws.load_ca(str(tmp_path))
+    verifier = Verifier(bundle_id=BUNDLE_ID, apple_root=False, anchors=[(tmp_path / "root.pem").read_bytes()],
+                        environment="sandbox", revocation="hard")
+    asked = []
+
+    def transport(url, body, timeout):
+        asked.append(url)
+        return 500, b""
+
+    forged = mint_jws.sign(transaction(), chains, "payload-changed")  # a trusted x5c, a payload never signed
+    assert run_queries(verifier._handle, forged, transport, 1) == [] and asked == []
+    # The control: the same chain under a signature that verifies is asked about, twice (leaf, intermediate).
+    run_queries(verifier._handle, mint_jws.sign(transaction(), chains), transport, 1)
+    assert sorted(asked) == ["http://127.0.0.1:9/intermediate", "http://127.0.0.1:9/leaf"]
+
+
+# ---------------------------------------------------------------- receipt serve --store
+from test_serve import READ_TOKEN, Server  # noqa: E402
+
+STORE_POLICY = ("--bundle-id", BUNDLE_ID, "--environment", "sandbox")
+
+
+def serve_refusal(*flags, env=None):
+    environment = dict(os.environ, **(env or {}))
+    environment.pop("RECEIPT_READ_TOKEN", None)
+    environment.update(env or {})
+    result = subprocess.run([CLI, "serve", "--port", "0", *map(str, flags)], capture_output=True, text=True, timeout=30,
+                            env=environment)
+    return result.returncode, result.stderr
+
+
+@pytest.mark.parametrize("flags, env, says", [
+    (("--store", "{db}", "--environment", "sandbox"), {"RECEIPT_READ_TOKEN": "t"}, "--bundle-id"),
+    (("--store", "{db}", "--bundle-id", BUNDLE_ID), {"RECEIPT_READ_TOKEN": "t"}, "--environment"),
+    (("--store", "{db}", "--bundle-id", BUNDLE_ID, "--environment", "production"), {"RECEIPT_READ_TOKEN": "t"},
+     "--app-apple-id"),
+    (("--store", "{db}", *STORE_POLICY), {}, "--read-token-file"),
+    (("--store", ":memory:", *STORE_POLICY), {"RECEIPT_READ_TOKEN": "t"}, "outlive"),
+    (("--store", "", *STORE_POLICY), {"RECEIPT_READ_TOKEN": "t"}, "empty"),
+    (("--store", "postgres://receipt:hunter2-secret@127.0.0.1:9/db", *STORE_POLICY), {"RECEIPT_READ_TOKEN": "t"},
+     "--store-password-file"),
+])
+def test_a_store_takes_its_own_apps_data_and_no_secret_from_argv(tmp_path, flags, env, says):
+    flags = [str(tmp_path / "s.db") if flag == "{db}" else flag for flag in flags]
+    code, stderr = serve_refusal(*flags, env=env)
+    assert code == 2 and says in stderr, stderr
+    assert "hunter2-secret" not in stderr
+    assert not (tmp_path / "s.db").exists()
+
+
+def test_reads_need_the_token_and_catch_up_only_for_it(tmp_path):
+    server = Server("--store", tmp_path / "s.db", *STORE_POLICY)
+    try:
+        for path in ("/v1/subscriptions/2000000000000001", "/v1/entitlements?appAccountToken=x"):
+            for token in (None, "wrong", READ_TOKEN[:-1], READ_TOKEN + "x"):
+                status, data, response = server.request("GET", path, token=token)
+                assert status == 401 and response.getheader("WWW-Authenticate") == "Bearer", (path, token, data)
+                assert json.loads(data)["status"] == "UNAUTHORIZED"
+            assert server.request("GET", path)[0] in (200, 404)
+        assert server.request("GET", "/healthz", token=None)[0] == 200
+    finally:
+        assert server.stop() == 0
+    mode = stat.S_IMODE(os.stat(tmp_path / "s.db").st_mode)
+    assert mode == 0o600, oct(mode)
+    for suffix in ("-wal", "-shm"):
+        if (tmp_path / f"s.db{suffix}").exists():
+            assert stat.S_IMODE(os.stat(tmp_path / f"s.db{suffix}").st_mode) == 0o600
+
+
+def test_reads_open_to_all_only_when_said_and_logged(tmp_path):
+    server = Server("--store", tmp_path / "s.db", *STORE_POLICY, "--allow-unauthenticated-reads",
+                    env={"RECEIPT_READ_TOKEN": ""})
+    try:
+        status, data, _ = server.request("GET", "/v1/subscriptions/2000000000000001", token=None)
+        assert status == 404 and b"read token" in data  # no catch-up for an anonymous caller
+    finally:
+        server.stop()
+    assert "--allow-unauthenticated-reads" in server.process.stderr.read()
+
+
+def test_read_tokens_come_from_a_file(tmp_path):
+    (tmp_path / "tokens").write_text("first-token\n\nsecond-token\n")
+    server = Server("--store", tmp_path / "s.db", *STORE_POLICY, "--read-token-file", tmp_path / "tokens",
+                    env={"RECEIPT_READ_TOKEN": ""})
+    try:
+        for token, status in (("first-token", 404), ("second-token", 404), (READ_TOKEN, 401)):
+            assert server.request("GET", "/v1/subscriptions/2000000000000001", token=token)[0] == status, token
+    finally:
+        server.stop()
+
+
+def test_a_notification_of_another_environment_is_refused_for_good(tmp_path, ca):
+    server = Server("--store", tmp_path / "s.db", *STORE_POLICY, "--no-apple-root", "--anchor", ca[0] / "root.pem")
+    try:
+        story = mint_jws.notification_story("2000000000000001", environment="Production")
+        status, data, _ = server.request("POST", "/notifications/v2", mint_jws.sign_notification(story[0][1], ca[1]))
+        assert status == 400 and b"ENVIRONMENT" in data, data
+        status, _, _ = server.request("GET", "/v1/subscriptions/2000000000000001")
+        assert status == 404
+    finally:
+        server.stop()
+    assert "notification refused (400)" in server.process.stderr.read()  # logged at the default level
+
+
+def test_a_notification_whose_revocation_is_unknown_is_sent_again(tmp_path):
+    # The CA names an OCSP responder that is not there: in hard mode the check cannot be made yet.
+    mint_jws.create_ca(str(tmp_path / "ca"), ("http://127.0.0.1:9/leaf", "http://127.0.0.1:9/intermediate"))
+    chains = mint_jws.load_ca(str(tmp_path / "ca"))
+    server = Server("--store", tmp_path / "s.db", *STORE_POLICY, "--no-apple-root", "--anchor",
+                    tmp_path / "ca" / "root.pem", "--revocation", "hard", "--ocsp-timeout", "1")
+    try:
+        story = mint_jws.notification_story("2000000000000001")
+        status, data, _ = server.request("POST", "/notifications/v2", mint_jws.sign_notification(story[0][1], chains))
+        assert status == 503 and b"REVOCATION_UNKNOWN" in data, (status, data)
+    finally:
+        server.stop()
+    assert "notification deferred (503)" in server.process.stderr.read()
