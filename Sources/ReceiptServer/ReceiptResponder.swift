@@ -164,12 +164,21 @@ struct ReceiptResponder: HTTPResponder {
         guard request.method == .get else { return (Self.methodNotAllowed(allow: "GET"), "405") }
         guard let stored else { return Self.noStore() }
         guard reads.caller(of: request.headers) != .refused else { return Self.unauthorized() }
-        guard let token = request.uri.queryParameters.get("appAccountToken"), !token.isEmpty, token.utf8.count <= 64 else {
+        let query = request.uri.queryParameters
+        guard let token = query.get("appAccountToken"), !token.isEmpty, token.utf8.count <= 64 else {
             let refusal = ReceiptError(.invalidArgument, "appAccountToken (a UUID) is required")
             return (Self.json(.badRequest, NotificationEndpoint.refusal(refusal)), "400")
         }
+        let limit = query.get("limit").map { Int($0) ?? 0 } ?? StoreSchema.maxPageTransactions
+        let cursorText = query.get("cursor")
+        let cursor = cursorText.flatMap(StoreCursor.init)
+        guard (1...StoreSchema.maxPageTransactions).contains(limit), cursorText == nil || cursor != nil else {
+            let refusal = ReceiptError(.invalidArgument, "limit is 1 to \(StoreSchema.maxPageTransactions), and cursor "
+                                       + "the next_cursor of an earlier page")
+            return (Self.json(.badRequest, NotificationEndpoint.refusal(refusal)), "400")
+        }
         do {
-            let (status, bytes) = try await stored.entitlements(appAccountToken: token)
+            let (status, bytes) = try await stored.entitlements(appAccountToken: token, cursor: cursor, limit: limit)
             return (Self.json(status, bytes), String(status.code))
         } catch {
             return Self.storeUnavailable(error, context)

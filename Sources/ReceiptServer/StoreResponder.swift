@@ -105,19 +105,23 @@ struct StoreResponder: Sendable {
 
     private func state(of originalTransactionID: String) async throws -> SubscriptionState? {
         let start = ContinuousClock.now
-        let found = try await store.subscriptions([originalTransactionID])
+        let found = try await store.subscriptions([originalTransactionID],
+                                                  transactionsEach: StoreSchema.stateTransactionsPerSubscription)
         metrics.recordStore(operation: "read_subscription", since: start)
         return SubscriptionState(originalTransactionID: originalTransactionID, transactions: Self.decoded(found.transactions),
                                  renewalInfo: Self.decoded(found.renewalInfos).first, at: ReceiptVerifier.currentMilliseconds())
     }
 
-    /// `GET /v1/entitlements?appAccountToken=…`: what the account's stored transactions
-    /// entitle it to now (the entitlements engine, as `receipt entitlements`).
-    func entitlements(appAccountToken: String) async throws -> (HTTPResponse.Status, [UInt8]) {
+    /// `GET /v1/entitlements?appAccountToken=…[&limit=N][&cursor=C]`: what a page of the
+    /// account's stored transactions (at most `limit`, most recently signed first)
+    /// entitles it to now (the entitlements engine, as `receipt entitlements`), and the
+    /// cursor of the next page (`next_cursor`) when there is one.
+    func entitlements(appAccountToken: String, cursor: StoreCursor?, limit: Int) async throws -> (HTTPResponse.Status, [UInt8]) {
         let start = ContinuousClock.now
-        let transactions = Self.decoded(try await store.transactions(appAccountToken: appAccountToken))
+        let page = try await store.transactions(appAccountToken: appAccountToken, after: cursor, limit: limit)
+        let transactions = Self.decoded(page.transactions)
         let subscriptionIDs = Array(Set(transactions.compactMap(\.originalTransactionID))).sorted()
-        let renewals = Self.decoded(try await store.subscriptions(subscriptionIDs).renewalInfos)
+        let renewals = Self.decoded(try await store.subscriptions(subscriptionIDs, transactionsEach: 0).renewalInfos)
         metrics.recordStore(operation: "read_entitlements", since: start)
         let now = ReceiptVerifier.currentMilliseconds()
         let entitlements = try Entitlements.ofUnverified(transactions: transactions, at: now)
@@ -125,14 +129,14 @@ struct StoreResponder: Sendable {
             SubscriptionState(originalTransactionID: subscription.originalTransactionID, transactions: transactions,
                               renewalInfo: renewals.first { $0.originalTransactionID == subscription.originalTransactionID }, at: now)
         }
-        return (.ok, Array(EntitlementsJSON.render(entitlements, states: states).utf8))
+        return (.ok, Array(EntitlementsJSON.render(entitlements, states: states, nextCursor: page.next?.text).utf8))
     }
 
     /// What the store knows of a verifyReceipt request's subscriptions.
     func known(_ subscriptionIDs: [String]) async throws -> KnownSubscriptions? {
         guard !subscriptionIDs.isEmpty else { return nil }
         let start = ContinuousClock.now
-        let found = try await store.subscriptions(subscriptionIDs)
+        let found = try await store.subscriptions(subscriptionIDs, transactionsEach: StoreSchema.maxTransactionsPerSubscription)
         let known = KnownSubscriptions(transactions: Self.decoded(found.transactions), renewalInfos: Self.decoded(found.renewalInfos))
         metrics.recordStore(operation: "read_known", since: start)
         return known

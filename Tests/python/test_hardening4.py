@@ -302,6 +302,7 @@ def test_a_forged_jws_on_a_trusted_chain_causes_no_ocsp_query(tmp_path):
 
 
 # ---------------------------------------------------------------- receipt serve --store
+from test_notifications import new_store, postgres  # noqa: E402,F401 (fixtures: SQLite and PostgreSQL stores)
 from test_serve import READ_TOKEN, Server  # noqa: E402
 
 STORE_POLICY = ("--bundle-id", BUNDLE_ID, "--environment", "sandbox")
@@ -402,3 +403,57 @@ def test_a_notification_whose_revocation_is_unknown_is_sent_again(tmp_path):
     finally:
         server.stop()
     assert "notification deferred (503)" in server.process.stderr.read()
+
+
+WEEK = 7 * 86_400_000
+
+
+def weekly_renewals(count, original="2300000000000000", token="0b1e9a42-0000-4000-8000-00000000abcd"):
+    """`count` DID_RENEW notifications of one weekly subscription, oldest first; the last period covers now."""
+    base = mint_jws.notification_story(original, token)[1][1]
+    start = NOW_MS - (count - 1) * WEEK - 86_400_000
+    bodies = []
+    for index in range(count):
+        notification = json.loads(json.dumps(base))
+        notification["notificationUUID"] = f"aa00d000-0000-4000-8000-{index:012d}"
+        notification["signedDate"] = NOW_MS - 60_000 + index  # signed lately (the test CA is young), in order
+        transaction = notification["data"]["signedTransactionInfo"]
+        transaction.update(transactionId=str(int(original) + 10 + index), webOrderLineItemId=str(int(original) + 50000 + index),
+                           purchaseDate=start + index * WEEK, expiresDate=start + (index + 1) * WEEK,
+                           signedDate=notification["signedDate"])
+        notification["data"]["signedRenewalInfo"]["signedDate"] = notification["signedDate"]
+        notification["data"]["signedRenewalInfo"].pop("gracePeriodExpiresDate", None)
+        bodies.append(notification)
+    return bodies
+
+
+def test_reads_cost_a_page_whatever_the_history_holds(new_store, ca):
+    count = 130  # past the 100 transactions a read hands the core
+    server = Server("--store", new_store(), *STORE_POLICY, "--no-apple-root", "--anchor", ca[0] / "root.pem")
+    token = "0b1e9a42-0000-4000-8000-00000000abcd"
+    try:
+        for notification in weekly_renewals(count, token=token):
+            status, data, _ = server.request("POST", "/notifications/v2", mint_jws.sign_notification(notification, ca[1]))
+            assert status == 200, data
+        status, state = server.json("GET", "/v1/subscriptions/2300000000000000")
+        assert status == 200 and state["status_name"] == "active" and state["transaction_count"] == 100
+        assert state["transaction_info"]["transactionId"] == str(2300000000000000 + 10 + count - 1)
+        periods, cursor, pages = 0, None, 0
+        while True:
+            query = f"/v1/entitlements?appAccountToken={token}&limit=40" + (f"&cursor={cursor}" if cursor else "")
+            status, page = server.json("GET", query)
+            assert status == 200, page
+            periods += sum(subscription["periods"] for subscription in page["subscriptions"])
+            pages += 1
+            if pages == 1:  # the most recently signed first: the first page knows the subscription is active
+                assert page["subscriptions"][0]["active"] is True and page["subscription_states"][0]["entitled"]
+            cursor = page.get("next_cursor")
+            if not cursor:
+                break
+        assert (periods, pages) == (count, 4)
+        status, page = server.json("GET", f"/v1/entitlements?appAccountToken={token}")
+        assert sum(s["periods"] for s in page["subscriptions"]) == 100 and "next_cursor" in page
+        for bad in ("limit=0", "limit=101", "limit=x", "cursor=nonsense", "cursor=12-"):
+            assert server.request("GET", f"/v1/entitlements?appAccountToken={token}&{bad}")[0] == 400, bad
+    finally:
+        server.stop()

@@ -5,7 +5,9 @@ public enum EntitlementsJSON {
     /// `states`: the subscriptions' states from their renewal infos too (SubscriptionState),
     /// written as `subscription_states` when given: a subscription in its grace period is
     /// entitled there while its last period, which is all the entitlements engine sees, has ended.
-    public static func render(_ entitlements: Entitlements, states: [SubscriptionState] = [], indent: Int? = nil) -> String {
+    /// `nextCursor`: where the next page of a paged answer starts (`next_cursor`), when one follows.
+    public static func render(_ entitlements: Entitlements, states: [SubscriptionState] = [], nextCursor: String? = nil,
+                              indent: Int? = nil) -> String {
         var writer = JSONWriter(indent: indent)
         writer.beginObject()
         writer.number("at_ms", entitlements.at)
@@ -47,6 +49,7 @@ public enum EntitlementsJSON {
             }
             writer.endArray()
         }
+        if let nextCursor { writer.string("next_cursor", nextCursor) }
         writer.endObject()
         return writer.string
     }

@@ -17,11 +17,11 @@ struct DeadlineStore: SubscriptionStore {
     func record(transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) async throws {
         try await bounded { try await inner.record(transactions: transactions, renewalInfos: renewalInfos) }
     }
-    func subscriptions(_ originalTransactionIDs: [String]) async throws -> StoredSubscriptions {
-        try await bounded { try await inner.subscriptions(originalTransactionIDs) }
+    func subscriptions(_ originalTransactionIDs: [String], transactionsEach: Int) async throws -> StoredSubscriptions {
+        try await bounded { try await inner.subscriptions(originalTransactionIDs, transactionsEach: transactionsEach) }
     }
-    func transactions(appAccountToken: String) async throws -> [String] {
-        try await bounded { try await inner.transactions(appAccountToken: appAccountToken) }
+    func transactions(appAccountToken: String, after cursor: StoreCursor?, limit: Int) async throws -> StoredPage {
+        try await bounded { try await inner.transactions(appAccountToken: appAccountToken, after: cursor, limit: limit) }
     }
     func setting(_ key: String) async throws -> String? { try await bounded { try await inner.setting(key) } }
     func setSetting(_ key: String, _ value: String) async throws { try await bounded { try await inner.setSetting(key, value) } }

@@ -102,33 +102,32 @@ final class PostgresSubscriptionStore: SubscriptionStore {
         }
     }
 
-    func subscriptions(_ originalTransactionIDs: [String]) async throws -> StoredSubscriptions {
+    func subscriptions(_ originalTransactionIDs: [String], transactionsEach: Int) async throws -> StoredSubscriptions {
         var found = StoredSubscriptions()
         guard !originalTransactionIDs.isEmpty else { return found }
         var binds = PostgresBindings()
         binds.append(originalTransactionIDs)
-        let rows = try await client.query(PostgresQuery(unsafeSQL: StoreSchema.subscriptionsQuery("= ANY($1)"), binds: binds),
-                                          logger: logger)
+        let query = StoreSchema.subscriptionsQuery("= ANY($1)", each: transactionsEach, collate: " COLLATE \"C\"")
+        let rows = try await client.query(PostgresQuery(unsafeSQL: query, binds: binds), logger: logger)
         for try await (kind, jws) in rows.decode((Int32, String).self) {
             if kind == 0 { found.transactions.append(jws) } else { found.renewalInfos.append(jws) }
         }
         return found
     }
 
-    func transactions(appAccountToken: String) async throws -> [String] {
-        try await jws(from: "transactions", where: "app_account_token", in: [appAccountToken.lowercased()])
-    }
-
-    private func jws(from table: String, where column: String, in values: [String]) async throws -> [String] {
-        guard !values.isEmpty else { return [] }
+    func transactions(appAccountToken: String, after cursor: StoreCursor?, limit: Int) async throws -> StoredPage {
         var binds = PostgresBindings()
-        binds.append(values)
-        let rows = try await client.query(
-            PostgresQuery(unsafeSQL: "SELECT jws FROM \(table) WHERE \(column) = ANY($1) ORDER BY signed_date, jws COLLATE \"C\"",
-                          binds: binds), logger: logger)
-        var found: [String] = []
-        for try await jws in rows.decode(String.self) { found.append(jws) }
-        return found
+        binds.append(appAccountToken.lowercased())
+        if let cursor {
+            binds.append(cursor.signedDate)
+            binds.append(cursor.transactionID)
+        }
+        let query = StoreSchema.accountPageQuery(placeholders: Self.placeholders, afterCursor: cursor != nil, limit: limit,
+                                                 collate: " COLLATE \"C\"")
+        let rows = try await client.query(PostgresQuery(unsafeSQL: query, binds: binds), logger: logger)
+        var found: [(Int64, String, String)] = []
+        for try await row in rows.decode((Int64, String, String).self) { found.append(row) }
+        return StoredPage.of(found, limit: limit)
     }
 
     func setting(_ key: String) async throws -> String? {

@@ -137,27 +137,27 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
         }
     }
 
-    func subscriptions(_ originalTransactionIDs: [String]) async throws -> StoredSubscriptions {
+    func subscriptions(_ originalTransactionIDs: [String], transactionsEach: Int) async throws -> StoredSubscriptions {
         var found = StoredSubscriptions()
         guard !originalTransactionIDs.isEmpty else { return found }
         let list = "IN (" + originalTransactionIDs.indices.map { "?\($0 + 1)" }.joined(separator: ", ") + ")"
-        for row in try await reader.query(StoreSchema.subscriptionsQuery(list), originalTransactionIDs.map { .text($0) }) {
+        for row in try await reader.query(StoreSchema.subscriptionsQuery(list, each: transactionsEach),
+                                          originalTransactionIDs.map { .text($0) }) {
             guard let jws = row.column("jws")?.string else { continue }
             if row.column("kind")?.integer == 0 { found.transactions.append(jws) } else { found.renewalInfos.append(jws) }
         }
         return found
     }
 
-    func transactions(appAccountToken: String) async throws -> [String] {
-        try await jws(from: "transactions", where: "app_account_token", in: [appAccountToken.lowercased()])
-    }
-
-    private func jws(from table: String, where column: String, in values: [String]) async throws -> [String] {
-        guard !values.isEmpty else { return [] }
-        let list = values.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
-        return try await reader.query("SELECT jws FROM \(table) WHERE \(column) IN (\(list)) ORDER BY signed_date, jws",
-                                      values.map { .text($0) })
-            .compactMap { $0.column("jws")?.string }
+    func transactions(appAccountToken: String, after cursor: StoreCursor?, limit: Int) async throws -> StoredPage {
+        var binds: [SQLiteData] = [.text(appAccountToken.lowercased())]
+        if let cursor { binds += [.integer(Int(cursor.signedDate)), .text(cursor.transactionID)] }
+        let rows = try await reader.query(StoreSchema.accountPageQuery(placeholders: Self.placeholders, afterCursor: cursor != nil,
+                                                                       limit: limit), binds)
+        return StoredPage.of(rows.map { row in
+            (Int64(row.column("signed_date")?.integer ?? 0), row.column("transaction_id")?.string ?? "",
+             row.column("jws")?.string ?? "")
+        }, limit: limit)
     }
 
     func setting(_ key: String) async throws -> String? {

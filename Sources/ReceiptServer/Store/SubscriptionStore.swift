@@ -22,11 +22,14 @@ protocol SubscriptionStore: Sendable {
     func record(_ notification: ReceivedNotification) async throws -> Bool
     /// Stores transactions and renewal infos learnt otherwise (the App Store Server API).
     func record(transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) async throws
-    /// The signed transactions and renewal infos (JWS, at most one per subscription)
-    /// of these subscriptions, in one read.
-    func subscriptions(_ originalTransactionIDs: [String]) async throws -> StoredSubscriptions
-    /// The signed transactions (JWS) bought with this app account token (lower-cased).
-    func transactions(appAccountToken: String) async throws -> [String]
+    /// The signed transactions (the `transactionsEach` most recently signed of each
+    /// subscription, StoreSchema.maxTransactionsPerSubscription at most) and renewal infos
+    /// (JWS, at most one per subscription) of these subscriptions, in one read.
+    func subscriptions(_ originalTransactionIDs: [String], transactionsEach: Int) async throws -> StoredSubscriptions
+    /// One page of the signed transactions (JWS) bought with this app account token
+    /// (lower-cased), most recently signed first: at most `limit` after `cursor`, and
+    /// the cursor of the next page when there is one.
+    func transactions(appAccountToken: String, after cursor: StoreCursor?, limit: Int) async throws -> StoredPage
     /// The value saved under `key` (a sync's resume point), or nil.
     func setting(_ key: String) async throws -> String?
     func setSetting(_ key: String, _ value: String) async throws
@@ -37,6 +40,42 @@ protocol SubscriptionStore: Sendable {
 struct StoredSubscriptions: Sendable {
     var transactions: [String] = []
     var renewalInfos: [String] = []
+}
+
+/// Where a page of an account's transactions ends: the last row's signing date and
+/// transaction id (rows come most recently signed first). As text: `SIGNEDDATE-ID`.
+public struct StoreCursor: Sendable, Equatable {
+    let signedDate: Int64
+    let transactionID: String
+
+    public init?(_ text: String) {
+        let parts = text.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, let date = Int64(parts[0]), !parts[1].isEmpty, parts[1].utf8.count <= 64,
+              parts[1].utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
+        signedDate = date
+        transactionID = String(parts[1])
+    }
+
+    init(signedDate: Int64, transactionID: String) {
+        self.signedDate = signedDate
+        self.transactionID = transactionID
+    }
+
+    public var text: String { "\(signedDate)-\(transactionID)" }
+}
+
+/// One page of an account's transactions.
+struct StoredPage: Sendable {
+    var transactions: [String] = []
+    var next: StoreCursor?
+
+    /// The page of `rows` (signed date, transaction id, JWS), read with one more than
+    /// `limit` so that the one more says whether another page follows.
+    static func of(_ rows: [(Int64, String, String)], limit: Int) -> StoredPage {
+        let kept = rows.prefix(max(1, limit))
+        return StoredPage(transactions: kept.map(\.2),
+                          next: rows.count > kept.count ? kept.last.map { StoreCursor(signedDate: $0.0, transactionID: $0.1) } : nil)
+    }
 }
 
 /// Opens the store `location` names: a postgres:// URL, or else an SQLite file path.
@@ -73,6 +112,12 @@ enum StoreSchema {
             """,
             "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
         ],
+        // Version 2: the reads' orders as indexes, so that a page or a subscription's latest
+        // transactions are read from the index in order, whatever the history holds.
+        [
+            "CREATE INDEX transactions_by_original_signing ON transactions (original_transaction_id, signed_date, transaction_id)",
+            "CREATE INDEX transactions_by_account_signing ON transactions (app_account_token, signed_date, transaction_id)",
+        ],
     ]
     static var version: Int { migrations.count }
 
@@ -105,16 +150,45 @@ enum StoreSchema {
         """
     }
 
-    /// One read of some subscriptions' transactions (kind 0) and renewal infos (kind 1);
-    /// `list` is the SQL that stands for the ids (`IN (…)`, `= ANY(…)`), used twice.
-    static func subscriptionsQuery(_ list: String) -> String {
-        """
-        SELECT kind, jws FROM (
-          SELECT 0 AS kind, signed_date, jws FROM transactions WHERE original_transaction_id \(list)
-          UNION ALL
-          SELECT 1 AS kind, signed_date, jws FROM renewal_infos WHERE original_transaction_id \(list)
-        ) AS found ORDER BY kind, signed_date
-        """
+    /// The most transactions of one subscription a read hands the core (the most
+    /// recently signed, then the greatest ids), so that a read costs the same whatever a
+    /// subscription's history holds (1,000 monthly renewals are 83 years): its state
+    /// reads the latest 100 (the deciding period is among them), verifyReceipt's merge
+    /// the latest 1,000 (`latest_receipt_info` lists them).
+    static let stateTransactionsPerSubscription = 100
+    static let maxTransactionsPerSubscription = 1000
+    /// The most transactions of an account one page of /v1/entitlements holds.
+    static let maxPageTransactions = 100
+
+    /// One read of some subscriptions' transactions (kind 0; the `each` most recently
+    /// signed of each) and renewal infos (kind 1); `list` is the SQL that stands for the
+    /// ids (`IN (…)`, `= ANY(…)`), used twice; `each` a literal number.
+    static func subscriptionsQuery(_ list: String, each: Int, collate: String = "") -> String {
+        let renewals = "SELECT 1 AS kind, signed_date, jws FROM renewal_infos WHERE original_transaction_id \(list)"
+        let count = max(0, min(each, maxTransactionsPerSubscription))
+        guard count > 0 else { return "SELECT kind, jws FROM (\(renewals)) AS found ORDER BY signed_date" }
+        // The ranks read only the index; the JWS is fetched for the rows kept.
+        return """
+            SELECT kind, jws FROM (
+              SELECT 0 AS kind, kept.signed_date, kept.jws FROM transactions AS kept JOIN (
+                SELECT transaction_id, ROW_NUMBER() OVER (PARTITION BY original_transaction_id
+                  ORDER BY signed_date DESC, transaction_id\(collate) DESC) AS position
+                FROM transactions WHERE original_transaction_id \(list)) AS ranked
+              ON ranked.transaction_id = kept.transaction_id WHERE ranked.position <= \(count)
+              UNION ALL
+              \(renewals)
+            ) AS found ORDER BY kind, signed_date
+            """
+    }
+
+    /// A page of an account's transactions, most recently signed first; with a cursor,
+    /// only rows after it. Placeholders: the token, then (with a cursor) its date and id.
+    static func accountPageQuery(placeholders p: [String], afterCursor: Bool, limit: Int, collate: String = "") -> String {
+        let after = afterCursor ? "AND (signed_date, transaction_id\(collate)) < (\(p[1]), \(p[2])\(collate))" : ""
+        return """
+            SELECT signed_date, transaction_id, jws FROM transactions WHERE app_account_token = \(p[0]) \(after)
+            ORDER BY signed_date DESC, transaction_id\(collate) DESC LIMIT \(max(1, min(limit, maxPageTransactions)) + 1)
+            """
     }
 
     /// A database whose schema is newer than this server's.
