@@ -474,6 +474,7 @@ static int run_table(char **files, int file_count, char **anchors, int anchor_co
         print_ratio("warm/raw", ratio(&operations[WARM], &operations[RAW]), "target <= 0.1");
         print_ratio("cold/raw", ratio(&operations[COLD], &operations[RAW]), "target <= 1.1");
         print_ratio("floor/raw", ratio(&operations[FLOOR], &operations[RAW]), "no warm verifier can go below this");
+        print_ratio("warm/floor", ratio(&operations[WARM], &operations[FLOOR]), "target <= 1.10");
         print_ratio("parse+warm/raw", ratio(&operations[PARSE_WARM], &operations[RAW]), "reading every field too");
         print_ratio("parse+cold/raw", ratio(&operations[PARSE_COLD], &operations[RAW]), "reading every field too");
         EVP_PKEY_CTX_free(floor.verify);

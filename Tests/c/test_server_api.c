@@ -16,12 +16,15 @@
 #include "receipt.h"
 #include "test_files.h"
 
+#define KEY_ID "KEY123ABCD"
+#define ISSUER_ID "57246542-96fe-1a63-e053-0824d011072a"
+
 static receipt_api_credentials_t *credentials(void) {
     size_t length = 0;
     char *pem = read_whole_file("api-key.pem", &length, 1);
     receipt_api_credentials_t *made = NULL;
     receipt_error_t error;
-    assert_int_equal(receipt_api_credentials_new(pem, length, "KEY123ABCD", "57246542-96fe-1a63-e053-0824d011072a", "com.example.minted", &made, &error),
+    assert_int_equal(receipt_api_credentials_new(pem, length, KEY_ID, ISSUER_ID, "com.example.minted", &made, &error),
                      RECEIPT_OK);
     free(pem);
     return made;
@@ -44,7 +47,7 @@ static receipt_api_client_t *client(void) {
     receipt_api_credentials_t *keys = credentials();
     receipt_api_client_t *made = NULL;
     receipt_error_t error;
-    assert_int_equal(receipt_api_client_new(keys, RECEIPT_ENVIRONMENT_SANDBOX, "http://mock.test/", verifier, &made,
+    assert_int_equal(receipt_api_client_new(keys, RECEIPT_ENVIRONMENT_SANDBOX, "http://127.0.0.1:9/", verifier, &made,
                                             &error), RECEIPT_OK);
     /* The client keeps its own references. */
     receipt_api_credentials_free(keys);
@@ -57,21 +60,30 @@ static void test_credentials_and_clients_refuse_what_apple_would(void **state) {
     receipt_api_credentials_t *made = NULL;
     receipt_error_t error;
     const char *garbage = "-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n";
-    assert_int_equal(receipt_api_credentials_new(garbage, strlen(garbage), "K", "I", "B", &made, &error),
+    assert_int_equal(receipt_api_credentials_new(garbage, strlen(garbage), KEY_ID, ISSUER_ID, "B", &made, &error),
                      RECEIPT_E_INVALID_ARGUMENT);
     assert_null(made);
     assert_non_null(strstr(error.detail, "PEM"));
     size_t length = 0;
     char *pem = read_whole_file("api-key.pem", &length, 1);
-    assert_int_equal(receipt_api_credentials_new(pem, length, "  ", "I", "B", &made, &error), RECEIPT_E_INVALID_ARGUMENT);
+    assert_int_equal(receipt_api_credentials_new(pem, length, "  ", ISSUER_ID, "B", &made, &error), RECEIPT_E_INVALID_ARGUMENT);
     assert_non_null(strstr(error.detail, "key id"));
-    assert_int_equal(receipt_api_credentials_new(pem, length, "K", NULL, "B", &made, &error), RECEIPT_OK);
+    /* App Store Connect's forms, checked before any token carries them: the PEM passed as the key
+       id by a mix-up, a short key id, an issuer id that is not a UUID. */
+    const char *wrong_ids[][2] = {{pem, ISSUER_ID}, {"KEY123", ISSUER_ID}, {KEY_ID, "not-a-uuid"}};
+    for (size_t i = 0; i < sizeof wrong_ids / sizeof wrong_ids[0]; i++) {
+        assert_int_equal(receipt_api_credentials_new(pem, length, wrong_ids[i][0], wrong_ids[i][1], "B", &made, &error),
+                         RECEIPT_E_INVALID_ARGUMENT);
+        assert_null(made);
+        assert_non_null(strstr(error.detail, i < 2 ? "key id" : "issuer id"));
+    }
+    assert_int_equal(receipt_api_credentials_new(pem, length, KEY_ID, NULL, "B", &made, &error), RECEIPT_OK);
     receipt_api_client_t *api = NULL;
     /* No issuer id: no token can be made, so no client. */
     assert_int_equal(receipt_api_client_new(made, RECEIPT_ENVIRONMENT_SANDBOX, NULL, NULL, &api, &error),
                      RECEIPT_E_INVALID_ARGUMENT);
     receipt_api_credentials_free(made);
-    assert_int_equal(receipt_api_credentials_new(pem, length, "K", "I", "B", &made, &error), RECEIPT_OK);
+    assert_int_equal(receipt_api_credentials_new(pem, length, KEY_ID, ISSUER_ID, "B", &made, &error), RECEIPT_OK);
     assert_int_equal(receipt_api_client_new(made, RECEIPT_ENVIRONMENT_XCODE, NULL, NULL, &api, &error),
                      RECEIPT_E_INVALID_ARGUMENT);
     assert_int_equal(receipt_api_client_new(made, RECEIPT_ENVIRONMENT_LOCAL_TESTING, NULL, NULL, &api, &error),
@@ -79,6 +91,10 @@ static void test_credentials_and_clients_refuse_what_apple_would(void **state) {
     assert_non_null(strstr(error.detail, "base URL"));
     assert_int_equal(receipt_api_client_new(made, RECEIPT_ENVIRONMENT_SANDBOX, "ftp://x", NULL, &api, &error),
                      RECEIPT_E_INVALID_ARGUMENT);
+    /* The bearer token never travels in clear text but to this machine. */
+    assert_int_equal(receipt_api_client_new(made, RECEIPT_ENVIRONMENT_SANDBOX, "http://api.storekit.apple.com", NULL, &api,
+                                            &error), RECEIPT_E_INVALID_ARGUMENT);
+    assert_non_null(strstr(error.detail, "https"));
     assert_int_equal(receipt_api_client_new(made, RECEIPT_ENVIRONMENT_PRODUCTION, NULL, NULL, &api, &error), RECEIPT_OK);
     receipt_api_exchange_t *exchange = NULL;
     const char *arguments = "{\"transactionId\": \"2000000000000002\"}";
@@ -131,7 +147,7 @@ static void test_requests_are_built_whole_and_checked(void **state) {
                                               &exchange, &error), RECEIPT_OK);
     assert_string_equal(receipt_api_exchange_method(exchange), "GET");
     assert_string_equal(receipt_api_exchange_url(exchange),
-                        "http://mock.test/inApps/v2/history/2000000000000001?startDate=1700000000000"
+                        "http://127.0.0.1:9/inApps/v2/history/2000000000000001?startDate=1700000000000"
                         "&productId=a.b&productId=c%2Bd&sort=ASCENDING&revoked=false");
     const char *authorization = header(exchange, "Authorization");
     assert_non_null(authorization);
@@ -148,7 +164,7 @@ static void test_requests_are_built_whole_and_checked(void **state) {
     assert_int_equal(receipt_api_exchange_new(api, "extend_subscription_renewal_date", body_arguments,
                                               strlen(body_arguments), 3, &exchange, &error), RECEIPT_OK);
     assert_string_equal(receipt_api_exchange_method(exchange), "PUT");
-    assert_string_equal(receipt_api_exchange_url(exchange), "http://mock.test/inApps/v1/subscriptions/extend/2000000000000001");
+    assert_string_equal(receipt_api_exchange_url(exchange), "http://127.0.0.1:9/inApps/v1/subscriptions/extend/2000000000000001");
     assert_string_equal(header(exchange, "Content-Type"), "application/json");
     const uint8_t *body = receipt_api_exchange_body(exchange, &length);
     const char *expected = "{\"extendByDays\":30,\"extendReasonCode\":1,\"requestIdentifier\":\"r-1\"}";
