@@ -211,6 +211,10 @@ receipt_status_t receipt_last_error(receipt_error_t *out_error);
  *    and 10,000 values each (members and items)       RECEIPT_E_LIMIT_EXCEEDED
  *  - JWS x5c: RECEIPT_MAX_CERTIFICATES read           RECEIPT_E_TOO_MANY_CERTIFICATES
  *  - JWS nested in a notification: one level          RECEIPT_E_NESTED_UNREADABLE
+ *  - OCSP answer: 1 MiB, at most 4 certificates       RECEIPT_E_BAD_OCSP_RESPONSE
+ *  - App Store Server API answer: 4 MiB, JSON nesting 16 and 200,000 values,
+ *    10,000 items a list                              RECEIPT_E_INPUT_TOO_LARGE,
+ *                                                     RECEIPT_E_LIMIT_EXCEEDED
  * Real receipts carry 1 (Xcode) to 3 certificates. A verifier also keeps at
  * most 32 validated certificate sets (512 KiB); only sets whose chain
  * validated to a trusted anchor enter it, so refused input never evicts them.

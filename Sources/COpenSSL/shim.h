@@ -242,7 +242,8 @@ enum {
     SHIM_OCSP_BAD_SIGNATURE = 4, /* not signed by the issuer or its delegated OCSP signer */
     SHIM_OCSP_NONCE = 5,         /* the nonce sent is absent or different */
     SHIM_OCSP_NO_STATUS = 6,     /* no SingleResponse for this CertID */
-    SHIM_OCSP_BAD_TIME = 7       /* thisUpdate or nextUpdate unreadable */
+    SHIM_OCSP_BAD_TIME = 7,      /* thisUpdate or nextUpdate unreadable */
+    SHIM_OCSP_TOO_MANY_CERTIFICATES = 8 /* more certificates than SHIM_OCSP_MAX_CERTIFICATES */
 };
 
 /* Reads and checks one OCSP answer for `id_der` (a CertID made by shim_ocsp_request):
@@ -251,6 +252,8 @@ enum {
  * `nonce`, when given, must come back. Fills the certificate's status
  * (V_OCSP_CERTSTATUS_*), revocation reason and instant, thisUpdate and nextUpdate
  * (-1 when absent). Dates are checked by the caller. */
+#define SHIM_OCSP_MAX_CERTIFICATES 4
+
 static inline int shim_ocsp_check(const unsigned char *answer, long length, const unsigned char *id_der, long id_length,
                                   X509 *issuer, STACK_OF(X509) *chain, X509 *anchor, long long now,
                                   const unsigned char *nonce, int nonce_length, int *status, int *reason,
@@ -266,6 +269,12 @@ static inline int shim_ocsp_check(const unsigned char *answer, long length, cons
     if (response_status != OCSP_RESPONSE_STATUS_SUCCESSFUL) { *reason = response_status; result = SHIM_OCSP_UNSUCCESSFUL; goto done; }
     basic = OCSP_response_get1_basic(response);
     if (!basic) { result = SHIM_OCSP_NOT_BASIC; goto done; }
+    /* A responder sends its own certificate, perhaps its issuer: path building over
+       thousands of look-alikes would cost a signature check each. */
+    if (sk_X509_num(OCSP_resp_get0_certs(basic)) > SHIM_OCSP_MAX_CERTIFICATES) {
+        result = SHIM_OCSP_TOO_MANY_CERTIFICATES;
+        goto done;
+    }
     store = X509_STORE_new();
     if (!store || X509_STORE_add_cert(store, anchor) != 1) { result = SHIM_OCSP_BAD_SIGNATURE; goto done; }
     X509_VERIFY_PARAM *param = X509_STORE_get0_param(store);

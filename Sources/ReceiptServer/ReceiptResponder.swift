@@ -153,7 +153,7 @@ struct ReceiptResponder: HTTPResponder {
             return (Self.json(.badRequest, NotificationEndpoint.refusal(refusal)), "400")
         }
         do {
-            let (status, bytes) = try await stored.subscription(id, mayLookUp: caller == .authenticated)
+            let (status, bytes) = try await stored.subscription(id, mayLookUp: caller == .authenticated, logger: context.logger)
             return (Self.json(status, bytes), String(status.code))
         } catch {
             return Self.storeUnavailable(error, context)

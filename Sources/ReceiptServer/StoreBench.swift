@@ -24,10 +24,10 @@ public enum StoreBench {
             let stored = StoreResponder(store: store, notifications: NotificationEndpoint(verifier: verifier),
                                         metrics: ServerMetrics(), catchUp: nil, revocation: RevocationTransport(timeout: .seconds(5)))
             var figures: [(String, Int64)] = []
-            let (status, _) = try await stored.subscription(originalTransactionID, mayLookUp: false)
+            let (status, _) = try await stored.subscription(originalTransactionID, mayLookUp: false, logger: logger)
             guard status == .ok else { throw ReceiptError(.absent, "the store knows no subscription \(originalTransactionID)") }
             figures.append(("subscription_read", try await median(samples, concurrency) {
-                _ = try await stored.subscription(originalTransactionID, mayLookUp: false)
+                _ = try await stored.subscription(originalTransactionID, mayLookUp: false, logger: logger)
             }))
             if let body = verifyReceiptBody {
                 let production = VerifyReceiptEndpoint(environment: .production, verifier: verifier)

@@ -68,7 +68,7 @@ struct StoreResponder: Sendable {
     /// has credentials and the caller may spend them (`mayLookUp`: it gave a read
     /// token): 404 when Apple does not know it either, 503 when too many look-ups run
     /// or the minute's budget is spent, 502 when Apple's answer failed. Otherwise: 404, saying so.
-    func subscription(_ originalTransactionID: String, mayLookUp: Bool) async throws -> (HTTPResponse.Status, [UInt8]) {
+    func subscription(_ originalTransactionID: String, mayLookUp: Bool, logger: Logger) async throws -> (HTTPResponse.Status, [UInt8]) {
         if let state = try await state(of: originalTransactionID) { return (.ok, SubscriptionStateJSON.render(state)) }
         guard mayLookUp else {
             return (.notFound, Self.refusal(ReceiptError(.absent, "no transaction of original transaction id \(originalTransactionID) "
@@ -83,8 +83,11 @@ struct StoreResponder: Sendable {
         do {
             outcome = try await catchUp.fetch(originalTransactionID: originalTransactionID)
         } catch {
+            // The reason (which may name the API's host, or a transport's internals) goes to the log, not the caller.
             metrics.recordCatchUp(outcome: "failed")
-            return (.badGateway, NotificationEndpoint.failure("LOOKUP_FAILED", "the App Store Server API look-up failed: \(error)"))
+            logger.error("App Store Server API look-up of \(originalTransactionID) failed: \(error)")
+            return (.badGateway, NotificationEndpoint.failure("LOOKUP_FAILED", "the App Store Server API look-up failed; "
+                                                              + "the server's log says why"))
         }
         switch outcome {
         case .busy:

@@ -457,3 +457,33 @@ def test_reads_cost_a_page_whatever_the_history_holds(new_store, ca):
             assert server.request("GET", f"/v1/entitlements?appAccountToken={token}&{bad}")[0] == 400, bad
     finally:
         server.stop()
+
+
+def test_serve_shares_ocsp_asks_and_remembers_a_failure(tmp_path):
+    def slow_failure(handler):
+        time.sleep(1)
+        answering(b"", status=500)(handler)
+
+    with endpoint(slow_failure) as responder:
+        mint_jws.create_ca(str(tmp_path / "ca"), (responder.url + "/leaf", responder.url + "/intermediate"))
+        chains = mint_jws.load_ca(str(tmp_path / "ca"))
+        token = mint_jws.sign(transaction(), chains)
+        server = Server("--no-apple-root", "--anchor", tmp_path / "ca" / "root.pem", "--bundle-id", BUNDLE_ID,
+                        "--revocation", "hard", "--ocsp-timeout", "5")
+        try:
+            answers = []
+            threads = [threading.Thread(target=lambda: answers.append(server.json("POST", "/v1/verify", token)))
+                       for _ in range(6)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert [status for status, _ in answers] == [200] * 6
+            assert all(answer["status"] == "RECEIPT_E_REVOCATION_UNKNOWN" for _, answer in answers), answers
+            # Six verifications at once asked once per certificate.
+            assert sorted(responder.paths) == ["/intermediate", "/leaf"], responder.paths
+            # A failure is remembered: asking again at once costs the responder nothing.
+            status, answer = server.json("POST", "/v1/verify", token)
+            assert answer["status"] == "RECEIPT_E_REVOCATION_UNKNOWN" and len(responder.paths) == 2
+        finally:
+            server.stop()

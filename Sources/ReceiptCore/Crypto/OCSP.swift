@@ -92,6 +92,8 @@ enum OCSP {
             throw bad("is not signed by \(issuer.subject) or a responder it delegated (OCSP signing)\(OpenSSLErrors.reason())")
         case Int(SHIM_OCSP_NONCE): throw bad("does not echo the nonce sent")
         case Int(SHIM_OCSP_NO_STATUS): throw bad("speaks of another certificate (no SingleResponse for its CertID)")
+        case Int(SHIM_OCSP_TOO_MANY_CERTIFICATES):
+            throw bad("carries more than \(SHIM_OCSP_MAX_CERTIFICATES) certificates (a responder sends its own and its issuer)")
         default: throw bad("has an unreadable thisUpdate or nextUpdate")
         }
         guard thisUpdate <= nowSeconds + clockSkewSeconds else {

@@ -33,10 +33,15 @@ enum AppStoreDateFormat {
         return milliseconds + offsetHours * 3_600_000
     }
 
-    static func format(_ milliseconds: Int64, suffix: StaticString = "") -> String {
+    /// `separator`: between the date and the time (RFC 3339 writes `T`).
+    static func format(_ milliseconds: Int64, separator: Unicode.Scalar = " ", suffix: StaticString = "") -> String {
         let length = 19 + suffix.utf8CodeUnitCount
-        guard let fields = fixedWidthFields(milliseconds) else { return wideFormat(milliseconds, suffix: suffix) }
-        return String(unsafeUninitializedCapacity: length) { buffer in write(fields, suffix: suffix, into: buffer) }
+        guard let fields = fixedWidthFields(milliseconds) else {
+            return wideFormat(milliseconds, separator: separator, suffix: suffix)
+        }
+        return String(unsafeUninitializedCapacity: length) { buffer in
+            write(fields, separator: separator, suffix: suffix, into: buffer)
+        }
     }
 
     private static func append(_ milliseconds: Int64, suffix: StaticString, to bytes: inout [UInt8]) {
@@ -62,15 +67,16 @@ enum AppStoreDateFormat {
         return (0...9999).contains(all.year) ? all : nil
     }
 
-    private static func wideFormat(_ milliseconds: Int64, suffix: StaticString) -> String {
+    private static func wideFormat(_ milliseconds: Int64, separator: Unicode.Scalar = " ", suffix: StaticString) -> String {
         let (year, month, day, hour, minute, second) = fields(milliseconds)
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2)) "
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))\(Character(separator))"
             + "\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))\(suffix)"
     }
 
     /// Fixed width, written digit by digit: the JSON renderer formats three of
     /// these per date, and interpolation made it the slowest part of rendering.
-    private static func write(_ fields: Fields, suffix: StaticString, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+    private static func write(_ fields: Fields, separator: Unicode.Scalar = " ", suffix: StaticString,
+                              into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
         var at = 0
         func put(_ value: Int64, width: Int) {
             var remaining = value
@@ -84,7 +90,7 @@ enum AppStoreDateFormat {
             buffer[at] = UInt8(ascii: separator)
             at += 1
         }
-        put(fields.year, width: 4); put("-"); put(fields.month, width: 2); put("-"); put(fields.day, width: 2); put(" ")
+        put(fields.year, width: 4); put("-"); put(fields.month, width: 2); put("-"); put(fields.day, width: 2); put(separator)
         put(fields.hour, width: 2); put(":"); put(fields.minute, width: 2); put(":"); put(fields.second, width: 2)
         suffix.withUTF8Buffer { bytes in
             for byte in bytes { buffer[at] = byte; at += 1 }

@@ -18,6 +18,11 @@ public struct StoreLocation: Sendable, CustomStringConvertible {
             guard text != ":memory:", !text.hasPrefix("file:") else {
                 throw ReceiptError(.invalidArgument, "--store \(text): a store must outlive the process; give an SQLite file path")
             }
+            // A mistyped URL (postgress://, mysql://) is no file path, and may hold a password: never shown.
+            guard !text.contains("://") else {
+                throw ReceiptError(.invalidArgument, "--store \(Self.masked(text)): neither an SQLite file path nor a "
+                                   + "postgres:// URL")
+            }
             self.text = text
             self.password = nil
             return
@@ -34,6 +39,13 @@ public struct StoreLocation: Sendable, CustomStringConvertible {
     }
 
     public var description: String { text }
+
+    /// `text` with whatever stands between `://` and `@` after a colon (a URL's password) as `***`.
+    static func masked(_ text: String) -> String {
+        guard let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].lastIndex(of: "@"),
+              let colon = text[scheme.upperBound..<at].firstIndex(of: ":") else { return text }
+        return String(text[..<text.index(after: colon)]) + "***" + String(text[at...])
+    }
     var isPostgres: Bool { PostgresLocation.isPostgres(text) }
 }
 
