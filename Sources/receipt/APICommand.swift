@@ -52,6 +52,9 @@ struct APICommand: AsyncParsableCommand {
     @Option(help: "How many times to send again after a 429 or 5xx.")
     var retries: Int = ServerAPIExchange.defaultRetries
 
+    @Option(help: "Seconds one exchange may take, the whole answer included; then it counts as no answer.")
+    var timeout = 30
+
     @Flag(help: "Pretty-print the JSON.")
     var pretty = false
 
@@ -62,6 +65,7 @@ struct APICommand: AsyncParsableCommand {
         let (client, name, given): (AppStoreServerAPIClient, String, [String: JSONValue])
         do throws(ReceiptError) {
             guard let call else { throw ReceiptError(.invalidArgument, "name a CALL (receipt api --list shows them)") }
+            guard timeout > 0 else { throw ReceiptError(.invalidArgument, "--timeout must be positive") }
             name = try ServerAPICall.named(call).name
             given = try parsedArguments()
             let verifier = try trust.verifier(policy: VerificationPolicy(
@@ -69,7 +73,7 @@ struct APICommand: AsyncParsableCommand {
             client = AppStoreServerAPIClient(try ServerAPIClient(credentials: try credentials.credentials(),
                                                                  environment: environment, baseURL: baseUrl,
                                                                  verifier: verifier),
-                                             retries: retries)
+                                             retries: retries, timeout: .seconds(Int64(timeout)))
         } catch {
             throw failOption(error)
         }

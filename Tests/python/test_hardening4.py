@@ -487,3 +487,28 @@ def test_serve_shares_ocsp_asks_and_remembers_a_failure(tmp_path):
             assert answer["status"] == "RECEIPT_E_REVOCATION_UNKNOWN" and len(responder.paths) == 2
         finally:
             server.stop()
+
+
+def cli_api(url, ca, key_file, *arguments):
+    key_file.write_bytes(KEY)
+    environment = dict(os.environ, APPSTORE_ISSUER_ID=ISSUER_ID, APPSTORE_KEY_ID=KEY_ID, APPSTORE_PRIVATE_KEY_FILE=str(key_file),
+                       APPSTORE_BUNDLE_ID=BUNDLE_ID)
+    start = time.monotonic()
+    done = subprocess.run([CLI, "api", *arguments, "--environment", "sandbox", "--base-url", url, "--no-apple-root",
+                           "--anchor", str(ca[0] / "root.pem"), "--retries", "0"],
+                          capture_output=True, text=True, env=environment, timeout=120)
+    return done, time.monotonic() - start
+
+
+def test_the_cli_bounds_the_whole_answer_and_follows_no_redirect(tmp_path, ca):
+    with endpoint(dripping) as apple:
+        done, elapsed = cli_api(apple.url, ca, tmp_path / "key.p8", "get_transaction_info", "transactionId=2000000000000002",
+                                "--timeout", "2")
+    assert done.returncode == 3 and "no whole answer within 2" in done.stderr, done.stderr
+    assert elapsed < 8, elapsed  # AsyncHTTPClient's own timeout ends at the head: the drip would last 14 hours
+    with endpoint(answering({"signedTransactionInfo": "x"})) as other:
+        target = other.url.replace("127.0.0.1", "localhost") + "/steal"
+        with endpoint(answering(b"", status=302, headers=[("Location", target)])) as apple:
+            done, _ = cli_api(apple.url, ca, tmp_path / "key.p8", "get_transaction_info", "transactionId=2000000000000002")
+        assert done.returncode == 1 and "HTTP 302" in done.stderr, done.stderr
+        assert other.paths == []

@@ -92,7 +92,8 @@ def exchange(method, url, headers, body, timeout, max_bytes, plain_http="loopbac
             raise OSError(f"the answer ended {response.length} bytes before its Content-Length")
         return response.status, dict(response.getheaders()), b"".join(chunks)
     except (OSError, http.client.HTTPException) as failure:
-        if expired.is_set() and not isinstance(failure, AnswerTooLarge):
+        # The deadline passed, as the timer's shutdown or as a socket timeout, whichever came first.
+        if (expired.is_set() or isinstance(failure, TimeoutError)) and not isinstance(failure, AnswerTooLarge):
             raise NoWholeAnswer(f"no whole answer within {timeout} s") from None
         if isinstance(failure, http.client.HTTPException):
             raise OSError(f"not an HTTP answer: {failure}") from None
