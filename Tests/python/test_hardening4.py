@@ -512,3 +512,21 @@ def test_the_cli_bounds_the_whole_answer_and_follows_no_redirect(tmp_path, ca):
             done, _ = cli_api(apple.url, ca, tmp_path / "key.p8", "get_transaction_info", "transactionId=2000000000000002")
         assert done.returncode == 1 and "HTTP 302" in done.stderr, done.stderr
         assert other.paths == []
+
+
+def test_no_frame_of_an_exception_holds_the_bearer_token(ca):
+    seen = []
+
+    def refuse(handler):
+        seen.append(handler.headers.get("Authorization", "")[7:])
+        answering({"errorCode": 4040010, "errorMessage": "Transaction id not found."}, status=404)(handler)
+
+    with endpoint(refuse) as apple:
+        with pytest.raises(APIException) as refused:
+            client_of(apple.url, ca).get_transaction_info("2000000000000002")
+    frames, trace = [], refused.value.__traceback__
+    while trace:  # libreceipt's frames (this test's own holds `seen`)
+        if "libreceipt" in trace.tb_frame.f_code.co_filename:
+            frames.append(repr(trace.tb_frame.f_locals))
+        trace = trace.tb_next
+    assert seen and seen[0] and len(frames) >= 2 and not any(seen[0] in frame for frame in frames)

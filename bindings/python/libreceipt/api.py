@@ -398,6 +398,7 @@ class AppStoreServerAPIClient(_Client):
                 status, answer_headers, answer = self._transport(method, url, headers, body, self._timeout)
             except Exception as failure:  # no answer: the exchange decides (it retries all but POST)
                 status, answer_headers, answer = 0, {}, str(failure).encode("utf-8", "replace")
+            del headers  # the bearer token: not in this frame's locals when an error reporter captures them
             action, value = exchange.handle(status, answer_headers, answer)
             if action == "send":
                 time.sleep(value)
@@ -441,6 +442,7 @@ class AsyncAppStoreServerAPIClient(_Client):
                 status, answer_headers, answer = await self._send(method, url, headers, body)
             except Exception as failure:
                 status, answer_headers, answer = 0, {}, str(failure).encode("utf-8", "replace")
+            del headers  # the bearer token, as in AppStoreServerAPIClient._pages
             action, value = await asyncio.to_thread(exchange.handle, status, answer_headers, answer)
             if action == "send":
                 await asyncio.sleep(value)
