@@ -32,7 +32,8 @@ public enum ReceiptServer {
         }
         var catchUp: StoreCatchUp?
         if let store, let api = settings.serverAPI {
-            catchUp = StoreCatchUp(client: AppStoreServerAPIClient(api), store: store, callsPerMinute: settings.lookupCallsPerMinute)
+            catchUp = StoreCatchUp(client: AppStoreServerAPIClient(api, timeout: .seconds(StoreCatchUp.exchangeSeconds)),
+                                   store: store, callsPerMinute: settings.lookupCallsPerMinute)
         }
         // NIO's singleton group when it runs Swift concurrency too; otherwise (tests, or a
         // caller that started tasks first) a group of our own, and handlers hop to the pool.

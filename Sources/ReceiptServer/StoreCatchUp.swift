@@ -20,6 +20,11 @@ struct StoreCatchUp: Sendable {
 
     /// At most this many pages of one transaction history (Apple's pages hold 20).
     static let maxHistoryPages = 500
+    /// A look-up, every call and retry of it, ends within this many seconds (a caller
+    /// waits on it): an API that trickles its answers holds a request no longer.
+    static let lookUpSeconds = 20
+    /// Each exchange of a look-up, head and body, within this many seconds.
+    static let exchangeSeconds: Int64 = 10
 
     enum Outcome: Sendable {
         case stored(rows: Int)
@@ -29,21 +34,26 @@ struct StoreCatchUp: Sendable {
         case busy
     }
 
-    /// A subscription's whole transaction history and its status, into the store.
-    /// Look-ups of one id at a time are joined; a miss is remembered for ten minutes.
+    /// A subscription's whole transaction history and its status, into the store,
+    /// within `lookUpSeconds`. Look-ups of one id at a time are joined; a miss is
+    /// remembered for ten minutes.
     func fetch(originalTransactionID id: String) async throws -> Outcome {
         try await limiter.run(id) {
-            var rows = 0
-            do {
-                // Both calls' first pages were taken from the budget; later pages each take one, or end the history.
-                rows += try await pull("get_transaction_history", ["transactionId": .string(id)], maxPages: Self.maxHistoryPages,
-                                       budgeted: true)
-                rows += try await pull("get_all_subscription_statuses", ["transactionId": .string(id)], maxPages: 1)
-            } catch let error as ServerAPIError where error.failure.httpStatus == 404 {
-                return .unknown
-            }
-            return .stored(rows: rows)
+            try await ReceiptServer.withDeadline(seconds: Self.lookUpSeconds) { try await lookUp(id) }
         }
+    }
+
+    private func lookUp(_ id: String) async throws -> Outcome {
+        var rows = 0
+        do {
+            // Both calls' first pages were taken from the budget; later pages each take one, or end the history.
+            rows += try await pull("get_transaction_history", ["transactionId": .string(id)], maxPages: Self.maxHistoryPages,
+                                   budgeted: true)
+            rows += try await pull("get_all_subscription_statuses", ["transactionId": .string(id)], maxPages: 1)
+        } catch let error as ServerAPIError where error.failure.httpStatus == 404 {
+            return .unknown
+        }
+        return .stored(rows: rows)
     }
 
     /// Every page of `call` into the store; the rows written.

@@ -530,3 +530,20 @@ def test_no_frame_of_an_exception_holds_the_bearer_token(ca):
             frames.append(repr(trace.tb_frame.f_locals))
         trace = trace.tb_next
     assert seen and seen[0] and len(frames) >= 2 and not any(seen[0] in frame for frame in frames)
+
+
+def test_a_catch_up_look_up_ends_within_its_deadline(tmp_path, ca):
+    (tmp_path / "key.p8").write_bytes(KEY)
+    with endpoint(dripping) as apple:
+        server = Server("--store", tmp_path / "s.db", *STORE_POLICY, "--no-apple-root", "--anchor", ca[0] / "root.pem",
+                        "--api-private-key-file", tmp_path / "key.p8", "--api-key-id", KEY_ID, "--api-issuer-id", ISSUER_ID,
+                        "--api-environment", "sandbox", "--api-base-url", apple.url)
+        try:
+            start = time.monotonic()
+            status, answer = server.json("GET", "/v1/subscriptions/2000000000000100", timeout=60)
+            elapsed = time.monotonic() - start
+        finally:
+            server.stop()
+    # An API that trickles its answer held a look-up (and its caller) for 4 x 30 s and more.
+    assert status == 502 and answer["status"] == "LOOKUP_FAILED" and apple.url not in json.dumps(answer), answer
+    assert elapsed < 30, elapsed
