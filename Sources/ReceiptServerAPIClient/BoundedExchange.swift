@@ -47,8 +47,7 @@ public enum BoundedExchange {
                 let body: ByteBuffer
                 do {
                     body = try await response.body.collect(upTo: maxBytes)
-                } catch let error as NIOTooManyBytesError {
-                    _ = error
+                } catch is NIOTooManyBytesError {
                     throw Failure.tooLarge(maxBytes: maxBytes)
                 }
                 return Answer(status: Int(response.status.code), headers: response.headers, body: Array(buffer: body))

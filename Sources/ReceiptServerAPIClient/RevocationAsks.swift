@@ -40,9 +40,5 @@ actor RevocationAsks {
         return outcome
     }
 
-    static func monotonicSeconds() -> Int64 { NIODeadline.now().uptimeNanoseconds.toSeconds }
-}
-
-private extension UInt64 {
-    var toSeconds: Int64 { Int64(self / 1_000_000_000) }
+    static func monotonicSeconds() -> Int64 { Int64(NIODeadline.now().uptimeNanoseconds / 1_000_000_000) }
 }

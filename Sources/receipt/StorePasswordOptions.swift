@@ -19,14 +19,10 @@ struct StorePasswordOptions: ParsableArguments {
             }
         } ?? environment["PGPASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
         var passFile: String?
-        if password == nil, PostgresURLScheme.matches(text) {
+        if password == nil, StoreLocation.isPostgres(text) {
             let path = environment["PGPASSFILE"] ?? environment["HOME"].map { $0 + "/.pgpass" }
             passFile = path.flatMap { try? InputFile.read($0) }.map { String(decoding: $0, as: UTF8.self) }
         }
         return try StoreLocation(text, password: password, passFile: passFile)
     }
-}
-
-enum PostgresURLScheme {
-    static func matches(_ text: String) -> Bool { text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") }
 }

@@ -193,10 +193,10 @@ public enum LocalVerifyReceipt {
     static func isAutoRenewable(_ purchase: InAppPurchase) -> Bool { purchase.expiresDate != nil }
 }
 
-/// Comparing a request's shared secret with the app's, in time that does not
-/// depend on where they differ.
-enum SharedSecret {
-    static func matchesAny(_ candidate: String?, of secrets: [String]) -> Bool {
+/// Comparing a request's secret (a verifyReceipt shared secret, `receipt serve`'s
+/// read tokens) with the ones accepted, in time that does not depend on where they differ.
+public enum SharedSecret {
+    public static func matchesAny(_ candidate: String?, of secrets: [String]) -> Bool {
         guard let candidate else { return false }
         var matched = false
         for secret in secrets { matched = equal(Array(candidate.utf8), Array(secret.utf8)) || matched }

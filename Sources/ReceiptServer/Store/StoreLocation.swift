@@ -14,7 +14,7 @@ public struct StoreLocation: Sendable, CustomStringConvertible {
     /// text of a PGPASSFILE (looked up when no password is given).
     public init(_ text: String, password: String?, passFile: String?) throws(ReceiptError) {
         guard !text.isEmpty else { throw ReceiptError(.invalidArgument, "--store is empty: give an SQLite file path or a postgres:// URL") }
-        guard PostgresLocation.isPostgres(text) else {
+        guard Self.isPostgres(text) else {
             guard text != ":memory:", !text.hasPrefix("file:") else {
                 throw ReceiptError(.invalidArgument, "--store \(text): a store must outlive the process; give an SQLite file path")
             }
@@ -39,6 +39,9 @@ public struct StoreLocation: Sendable, CustomStringConvertible {
     }
 
     public var description: String { text }
+
+    /// Whether `text` names a PostgreSQL database (else an SQLite file).
+    public static func isPostgres(_ text: String) -> Bool { PostgresLocation.isPostgres(text) }
 
     /// `text` with whatever stands between `://` and `@` after a colon (a URL's password) as `***`.
     static func masked(_ text: String) -> String {
