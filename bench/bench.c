@@ -725,6 +725,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--profile-build")) profile = 7;
         else if (!strcmp(argv[i], "--profile-jws-warm")) profile = 8;
         else if (!strcmp(argv[i], "--profile-jws-floor")) profile = 9;
+        else if (!strcmp(argv[i], "--profile-floor")) profile = 10;
         else if (file_count < 256) files[file_count++] = argv[i];
     }
     if (file_count == 0) { fprintf(stderr, "usage: bench [--threads|--memory] [--anchor CERT]... FILE...\n"); return 2; }
@@ -734,7 +735,7 @@ int main(int argc, char **argv) {
     }
     if (scaling) return run_scaling(files, file_count);
     if (jws) return run_jws(files, file_count, anchors, anchor_count);
-    if (profile >= 8) { /* JWS: a fixed loop for callgrind */
+    if (profile == 8 || profile == 9) { /* JWS: a fixed loop for callgrind */
         jws_subject_t j = {.token = read_file(files[0])};
         while (j.token.length && j.token.bytes[j.token.length - 1] == '\n') j.token.length--;
         for (size_t k = 0, dots = 0; k < j.token.length && dots < 2; k++) if (j.token.bytes[k] == '.') j.dots[dots++] = k;
@@ -752,6 +753,8 @@ int main(int argc, char **argv) {
             receipt_parse(s.file.bytes, s.file.length, &s.receipt, NULL);
             s.raw_store = raw_store_for(&s);
         }
+        floor_t floor;
+        if (profile == 10 && !floor_for(&s, &floor)) { fprintf(stderr, "cannot set up the signature floor\n"); return 1; }
         const char *count = getenv("BENCH_ITERATIONS");
         int iterations = count ? atoi(count) : 500;
         for (int i = 0; i < iterations; i++) {
@@ -761,6 +764,7 @@ int main(int argc, char **argv) {
             else if (profile == 4) verify_warm(&s);
             else if (profile == 5) raw_openssl(&s);
             else if (profile == 6) c_walk(&s.file);
+            else if (profile == 10) signature_floor(&floor);
             else receipt_verifier_free(new_verifier(s.anchors, s.anchor_count));
         }
         return 0;

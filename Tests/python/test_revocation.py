@@ -80,8 +80,8 @@ class CA:
             revocation_time=now - datetime.timedelta(days=1) if status == ocsp.OCSPCertStatus.REVOKED else None,
             revocation_reason=x509.ReasonFlags.key_compromise if status == ocsp.OCSPCertStatus.REVOKED else None)
         builder = builder.responder_id(ocsp.OCSPResponderEncoding.HASH, responder or issuer)
-        for certificate in extra_certs:
-            builder = builder.certificates([certificate])
+        if extra_certs:
+            builder = builder.certificates(list(extra_certs))
         return builder.sign(signer_key, hashes.SHA256()).public_bytes(serialization.Encoding.DER)
 
     def good_answers(self, **changes):
@@ -207,6 +207,33 @@ def test_a_wrong_answer_never_counts_as_good(ca, wrong):
     assert ("HTTP 500" if status == 500 else "the OCSP answer") in outcomes[ca.urls[0]]
     verification = verifier.verify_jws(ca.token)
     assert not verification.valid and verification.status_name == "RECEIPT_E_REVOCATION_UNKNOWN", step(verification)
+
+
+def der(tag, *contents):
+    """One DER element (definite length) around `contents`."""
+    body = b"".join(contents)
+    size = len(body).to_bytes((len(body).bit_length() + 7) // 8 or 1, "big")
+    return bytes([tag]) + (size if len(body) < 128 else bytes([0x80 | len(size)]) + size) + body
+
+
+@pytest.mark.parametrize("certificates", ["1,200 copies of a real one", "5 that are not certificates"])
+def test_an_answer_with_more_than_4_certificates_is_refused_before_any_is_decoded(ca, certificates):
+    # OpenSSL decodes every certificate of an answer before it can be counted (half a
+    # second for 2,000); the core counts them first by their headers. Five elements
+    # that are no certificate at all show the count comes first: decoded, they would
+    # make the answer "not a DER OCSPResponse".
+    if certificates == "5 that are not certificates":
+        basic = der(0x30, der(0x30), der(0x30), der(0x03, b"\x00"), der(0xA0, der(0x30, *[der(0x30)] * 5)))
+        basic_oid = bytes.fromhex("06092b0601050507300101")  # id-pkix-ocsp-basic
+        answer = der(0x30, der(0x0A, b"\x00"), der(0xA0, der(0x30, basic_oid, der(0x04, basic))))
+    else:
+        answer = ca.answer(ca.leaf, ca.intermediate, ca.intermediate_key, extra_certs=[ca.intermediate] * 1200)
+    answers = ca.good_answers()
+    answers[ca.urls[0]] = answer
+    verifier = ca.verifier("hard", Recording(answers))
+    outcomes = dict(verifier.check_revocation(ca.token))
+    assert "carries more than 4 certificates" in outcomes[ca.urls[0]], outcomes
+    assert verifier.verify_jws(ca.token).status_name == "RECEIPT_E_REVOCATION_UNKNOWN"
 
 
 def test_a_delegated_responder_with_ocsp_signing_is_accepted(ca):

@@ -75,6 +75,9 @@ enum OCSP {
         guard !answer.isEmpty, answer.count <= 1 << 20 else {
             throw ReceiptError(.badOCSPResponse, "an OCSP answer of \(answer.count) bytes (1 byte to 1 MiB are read)")
         }
+        guard try !carriesMoreCertificates(than: Int(SHIM_OCSP_MAX_CERTIFICATES), answer: answer) else {
+            throw tooManyCertificates
+        }
         guard let stack = shim_x509_stack_new() else { throw ReceiptError(.noMemory, "no memory for a certificate stack") }
         defer { shim_x509_stack_free(stack) }
         for certificate in chain { _ = shim_x509_stack_push(stack, certificate.pointer) }
@@ -92,8 +95,7 @@ enum OCSP {
             throw bad("is not signed by \(issuer.subject) or a responder it delegated (OCSP signing)\(OpenSSLErrors.reason())")
         case Int(SHIM_OCSP_NONCE): throw bad("does not echo the nonce sent")
         case Int(SHIM_OCSP_NO_STATUS): throw bad("speaks of another certificate (no SingleResponse for its CertID)")
-        case Int(SHIM_OCSP_TOO_MANY_CERTIFICATES):
-            throw bad("carries more than \(SHIM_OCSP_MAX_CERTIFICATES) certificates (a responder sends its own and its issuer)")
+        case Int(SHIM_OCSP_TOO_MANY_CERTIFICATES): throw tooManyCertificates
         default: throw bad("has an unreadable thisUpdate or nextUpdate")
         }
         guard thisUpdate <= nowSeconds + clockSkewSeconds else {
@@ -109,6 +111,10 @@ enum OCSP {
         default: .unknown
         }
         return Answer(status: certificateStatus, thisUpdate: thisUpdate, nextUpdate: nextUpdate >= 0 ? nextUpdate : nil)
+    }
+
+    private static var tooManyCertificates: ReceiptError {
+        bad("carries more than \(SHIM_OCSP_MAX_CERTIFICATES) certificates (a responder sends its own and its issuer)")
     }
 
     private static func bad(_ what: String) -> ReceiptError {
