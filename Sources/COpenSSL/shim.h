@@ -9,6 +9,7 @@
 #include <openssl/evp.h>
 #include <openssl/objects.h>
 #include <openssl/ocsp.h>
+#include <openssl/sha.h>
 #include <time.h>
 #include <openssl/pem.h>
 #include <openssl/rand.h>
@@ -30,31 +31,58 @@ static inline X509 *shim_x509_stack_at(const STACK_OF(X509) *stack, int index) {
     return sk_X509_value(stack, index);
 }
 
-/* RSA PKCS #1 v1.5 verification of a digest with an EVP_PKEY's RSA key. The
- * low-level RSA_verify is deprecated in OpenSSL 3, but EVP_DigestVerify builds a
- * provider context on every call, which costs as much as a warm verification.
+/* RSA PKCS #1 v1.5 verification of a digest with an RSA key (from shim_rsa_key).
+ * The low-level RSA_verify is deprecated in OpenSSL 3, but EVP_DigestVerify builds
+ * a provider context on every call, which costs as much as a warm verification.
  * Returns 1 when the signature is valid. */
 static inline int shim_rsa_verify_digest(int digest_nid, const unsigned char *digest, unsigned digest_length,
                                          const unsigned char *signature, unsigned signature_length,
-                                         const EVP_PKEY *key) {
+                                         const RSA *rsa) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-    const RSA *rsa = EVP_PKEY_get0_RSA(key);
-    int result = rsa ? RSA_verify(digest_nid, digest, digest_length, signature, signature_length, (RSA *)rsa) : -1;
+    int result = RSA_verify(digest_nid, digest, digest_length, signature, signature_length, (RSA *)rsa);
 #pragma GCC diagnostic pop
     return result;
 }
 
-/* 1 when the RSA key's public exponent is 65537 (F4), 0 for any other, -1 when
- * the key is not RSA: read before any arithmetic with the key. */
-static inline int shim_rsa_exponent_is_f4(const EVP_PKEY *key) {
+/* The RSA key of `key`, NULL when it is not RSA, with its modulus size and
+ * whether its public exponent is 65537 (F4): the shape a verifier checks before
+ * any arithmetic. One call, since EVP_PKEY_get_base_id and each EVP_PKEY_get0_RSA
+ * take libcrypto's locks, on every verdict's path. */
+static inline const RSA *shim_rsa_key(const EVP_PKEY *key, int *bits, int *exponent_is_f4) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
     const RSA *rsa = EVP_PKEY_get0_RSA(key);
-    const BIGNUM *e = rsa ? RSA_get0_e(rsa) : NULL;
+    if (rsa) {
+        const BIGNUM *e = RSA_get0_e(rsa);
+        *bits = RSA_bits(rsa);
+        *exponent_is_f4 = e && BN_is_word(e, RSA_F4);
+    }
 #pragma GCC diagnostic pop
-    return e ? BN_is_word(e, RSA_F4) : -1;
+    return rsa;
 }
+
+/* SHA-1 or SHA-256 of `data` into `out` (20 or 32 bytes) with the low-level
+ * functions, deprecated in OpenSSL 3 like RSA_verify above and for the same
+ * reason: EVP_Digest allocates a context and SHA256() fetches the algorithm from
+ * a provider on every call, 3,000 instructions that a warm verdict would pay. */
+static inline void shim_sha_digest(int sha256, const unsigned char *data, size_t length, unsigned char *out) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    if (sha256) {
+        SHA256_CTX context;
+        SHA256_Init(&context);
+        SHA256_Update(&context, data, length);
+        SHA256_Final(out, &context);
+    } else {
+        SHA_CTX context;
+        SHA1_Init(&context);
+        SHA1_Update(&context, data, length);
+        SHA1_Final(out, &context);
+    }
+#pragma GCC diagnostic pop
+}
+
 
 /* ES256 (ECDSA over P-256 with SHA-256) of a digest with an EVP_PKEY's EC key,
  * the signature given as r||s of 32 bytes each (RFC 7518 §3.4). Returns 1 when

@@ -48,7 +48,7 @@ public func receipt_verify(_ verifier: OpaquePointer?, _ receipt: OpaquePointer?
     outResult?.pointee = nil
     do throws(ReceiptError) {
         let checker = try required(object(verifier, as: ReceiptVerifier.self))
-        let result = checker.verify(try required(parsedReceipt(receipt)))
+        let result = checker.verify(try required(parsedReceipt(receipt)), details: outResult != nil)
         if let outResult { outResult.pointee = handle(VerificationReport(result)) }
         return reportVerdict(result, nil)
     } catch {
@@ -65,7 +65,7 @@ public func receipt_verify_bytes(_ verifier: OpaquePointer?, _ data: UnsafeRawPo
         let checker = try required(object(verifier, as: ReceiptVerifier.self))
         guard data != nil || length == 0 else { throw nullArgument }
         let result = try checker.verify(encoded: UnsafeBufferPointer(start: data?.assumingMemoryBound(to: UInt8.self),
-                                                                    count: length))
+                                                                    count: length), details: outResult != nil)
         if let outResult { outResult.pointee = handle(VerificationReport(result)) }
         return reportVerdict(result, outError)
     } catch {

@@ -39,6 +39,38 @@ struct RealReceiptVerificationTests {
         }
     }
 
+    /// A caller that keeps only the verdict (`details: false`, C `receipt_verify_bytes`
+    /// without a result) gets the same steps, outcomes and failures; only the details
+    /// that each verdict would write for steps that pass go unwritten (the markers'
+    /// come with the cached chain, written once).
+    @Test(arguments: Fixtures.receiptFiles)
+    func aVerdictWithoutDetailsIsTheSameVerdict(file: String) throws {
+        let bytes = try Fixtures.bytes("receipts/" + file)
+        let receipt = try Receipt.parse(bytes)
+        let policies = [VerificationPolicy(bundleID: receipt.bundleID, applicationVersion: receipt.applicationVersion),
+                        VerificationPolicy(bundleID: "com.example.other", applicationVersion: "0")]
+        for trust in [TrustOptions.appleRoot, .xcodeStoreKit] {
+            for policy in policies {
+                let verifier = ReceiptVerifier(trust: trust, policy: policy)
+                let full = verifier.verify(receipt)
+                let bare = try bytes.withUnsafeBufferPointer { (buffer) throws(ReceiptError) in
+                    try verifier.verify(encoded: buffer, details: false)
+                }
+                #expect(bare.status == full.status)
+                #expect(bare.firstFailure == full.firstFailure)
+                #expect(bare.steps.map(\.step) == full.steps.map(\.step))
+                #expect(bare.steps.map(\.outcome.name) == full.steps.map(\.outcome.name))
+                for (plain, detailed) in zip(bare.steps, full.steps) {
+                    if case .failed = detailed.outcome { #expect(plain.outcome == detailed.outcome) }
+                    if case .passed = plain.outcome, [.signature, .chain, .bundleID, .applicationVersion].contains(plain.step) {
+                        #expect(plain.outcome.detail.isEmpty, "\(plain.step.rawValue)")
+                    }
+                }
+                if full.isValid { #expect(!(full.outcome(of: .signature)?.detail.isEmpty ?? true)) }
+            }
+        }
+    }
+
     @Test(arguments: [("arv__hannes_mac_mindnode_receipt.der", "6c4008b5945e"),
                       ("arv__mindnode_mac_sha256_receipt.der", "f8ffc21e9182")])
     func knownDevicesMatchAndOthersDoNot(file: String, device: String) throws {

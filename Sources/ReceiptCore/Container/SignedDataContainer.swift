@@ -24,17 +24,36 @@ struct SignedDataContainer: Sendable, Equatable {
     /// Each certificate's encoding, in receipt order. More than `limit` is refused
     /// before any is looked at: no genuine receipt carries more than three.
     func certificateRanges(in bytes: UnsafeBufferPointer<UInt8>, limit: Int) throws(ReceiptError) -> [Range<Int>] {
+        var ranges: [Range<Int>] = []
+        ranges.reserveCapacity(3)  // what genuine receipts carry: one allocation, not three
+        try walkCertificates(in: bytes, limit: limit) { ranges.append($0) }
+        return ranges
+    }
+
+    /// From the first certificate's start to the last one's end, nil when there is
+    /// none: what a verifier's cache knows a bag by, found without an array.
+    func certificateSpan(in bytes: UnsafeBufferPointer<UInt8>, limit: Int) throws(ReceiptError) -> Range<Int>? {
+        var first: Int?, last = 0
+        try walkCertificates(in: bytes, limit: limit) { range in
+            if first == nil { first = range.lowerBound }
+            last = range.upperBound
+        }
+        return first.map { $0..<last }
+    }
+
+    private func walkCertificates(in bytes: UnsafeBufferPointer<UInt8>, limit: Int,
+                                  _ body: (Range<Int>) -> Void) throws(ReceiptError) {
         var reader = BERReader(bytes: bytes, range: certificateSet, maxDepth: maxDepth,
                                indefiniteEnds: isBER ? IndefiniteEndMemo() : nil)
-        var ranges: [Range<Int>] = []
+        var count = 0
         while let certificate = try? reader.next() {
-            guard ranges.count < limit else {
+            guard count < limit else {
                 throw ReceiptError(.tooManyCertificates, at: certificate.start,
                                    "more than \(limit) certificates; genuine receipts carry 1 to 3")
             }
-            ranges.append(certificate.encodedRange)
+            count += 1
+            body(certificate.encodedRange)
         }
-        return ranges
     }
 }
 

@@ -22,13 +22,13 @@ public enum ContentFingerprint {
 extension SignedPayload {
     /// SHA-256 of `header.payload` as signed (ContentFingerprint).
     public var fingerprint: [UInt8] {
-        jws.token.withUnsafeBufferPointer { Digest.digest(UnsafeBufferPointer(rebasing: $0[jws.signingInput]), Digest.sha256Algorithm) }
+        jws.token.withUnsafeBufferPointer { Digest.of(UnsafeBufferPointer(rebasing: $0[jws.signingInput]), .sha256) }
     }
 }
 
 extension Receipt {
     /// SHA-256 of the signed payload (ContentFingerprint).
-    public var fingerprint: [UInt8] { Digest.digest(storage.payload, Digest.sha256Algorithm) }
+    public var fingerprint: [UInt8] { Digest.of(storage.payload, .sha256) }
 }
 
 /// A verification result's fingerprint, hashed when first asked for rather than on

@@ -1,25 +1,21 @@
 internal import COpenSSL
 
 enum Digest {
-    /// Fetched once: OpenSSL 3 otherwise looks the implementation up again on every use.
-    nonisolated(unsafe) static let sha1Algorithm = EVP_MD_fetch(nil, "SHA1", nil)
-    nonisolated(unsafe) static let sha256Algorithm = EVP_MD_fetch(nil, "SHA256", nil)
-
     static func sha1(_ bytes: [UInt8]) -> [UInt8] {
-        bytes.withUnsafeBufferPointer { digest($0, sha1Algorithm) }
+        bytes.withUnsafeBufferPointer { of($0, .sha1) }
     }
 
     static func sha256(_ bytes: [UInt8]) -> [UInt8] {
-        bytes.withUnsafeBufferPointer { digest($0, sha256Algorithm) }
+        bytes.withUnsafeBufferPointer { of($0, .sha256) }
     }
 
-    static func digest(_ bytes: UnsafeBufferPointer<UInt8>, _ algorithm: OpaquePointer?) -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var written: UInt32 = 0
-        let ok = EVP_Digest(bytes.baseAddress, bytes.count, &output, &written, algorithm, nil)
-        // A digest of memory we hold cannot fail short of the library being broken;
-        // an empty result then fails every comparison, which is closed, not open.
-        guard ok == 1 else { return [] }
-        return Array(output[0..<Int(written)])
+    /// Through libcrypto's low-level functions (shim_sha_digest says why): no EVP
+    /// context to allocate and no provider to consult, on the path of every verdict.
+    static func of(_ bytes: UnsafeBufferPointer<UInt8>, _ algorithm: DigestAlgorithm) -> [UInt8] {
+        let length = algorithm == .sha1 ? Int(SHA_DIGEST_LENGTH) : Int(SHA256_DIGEST_LENGTH)
+        return [UInt8](unsafeUninitializedCapacity: length) { output, count in
+            shim_sha_digest(algorithm == .sha256 ? 1 : 0, bytes.baseAddress, bytes.count, output.baseAddress)
+            count = length
+        }
     }
 }

@@ -2,7 +2,7 @@ internal import COpenSSL
 
 /// RSA PKCS #1 v1.5 verification of the receipt signature with the signer's key.
 ///
-/// The digest is computed with a pre-fetched algorithm and checked on the key
+/// The digest is computed with libcrypto's one-shot function and checked on the key
 /// itself (shim_rsa_verify_digest says why not EVP_DigestVerify). The key's shape
 /// is checked first: RSA's cost grows with the modulus and the public exponent,
 /// and both come from a certificate anyone can make, while this step runs before
@@ -19,24 +19,28 @@ enum SignatureCheck {
     /// used instead of hashing again when the signer's digest is SHA-256.
     static func verify(_ signature: UnsafeBufferPointer<UInt8>, over message: UnsafeBufferPointer<UInt8>,
                        digest: DigestAlgorithm, certificate: X509Certificate, sha256: [UInt8]? = nil) throws(ReceiptError) {
-        defer { OpenSSLErrors.clear() }
-        guard let key = X509_get0_pubkey(certificate.pointer), EVP_PKEY_get_base_id(key) == EVP_PKEY_RSA else {
+        var modulusBits: Int32 = 0, exponentIsF4: Int32 = 0
+        guard let key = X509_get0_pubkey(certificate.pointer),
+              let rsa = shim_rsa_key(key, &modulusBits, &exponentIsF4) else {
+            OpenSSLErrors.clear()  // EVP_PKEY_get0_RSA says on the queue that the key is not RSA
             throw ReceiptError(.unsupportedSignature, "the signing key of \(certificate.subject) is not RSA")
         }
-        let bits = Int(EVP_PKEY_get_bits(key))
+        let bits = Int(modulusBits)
         guard allowedModulusBits.contains(bits) else {
             throw ReceiptError(.keyRefused, "the RSA key of \(certificate.subject) has a \(bits)-bit modulus; receipts are "
                                + "signed with \(allowedModulusBits.lowerBound) to \(allowedModulusBits.upperBound) bits")
         }
-        guard shim_rsa_exponent_is_f4(key) == 1 else {
+        guard exponentIsF4 == 1 else {
             throw ReceiptError(.keyRefused, "the RSA key of \(certificate.subject) has a public exponent other than 65537, "
                                + "which Apple never uses")
         }
-        let (algorithm, nid) = digest == .sha1 ? (Digest.sha1Algorithm, NID_sha1) : (Digest.sha256Algorithm, NID_sha256)
-        let hash = digest == .sha256 ? sha256 ?? Digest.digest(message, algorithm) : Digest.digest(message, algorithm)
-        guard !hash.isEmpty else { throw ReceiptError(.cryptoFailure, "the \(digest.name) digest failed\(OpenSSLErrors.reason())") }
-        let valid = shim_rsa_verify_digest(nid, hash, UInt32(hash.count), signature.baseAddress, UInt32(signature.count), key)
+        let hash = digest == .sha256 ? sha256 ?? Digest.of(message, .sha256) : Digest.of(message, .sha1)
+        let nid = digest == .sha1 ? NID_sha1 : NID_sha256
+        let valid = shim_rsa_verify_digest(nid, hash, UInt32(hash.count), signature.baseAddress, UInt32(signature.count), rsa)
         guard valid == 1 else {
+            // Only a mismatch leaves errors on the thread's queue; a verdict that passes
+            // pays nothing to clear it (ERR_clear_error walks the whole queue).
+            OpenSSLErrors.clear()
             throw ReceiptError(.signatureInvalid, "RSA/\(digest.name) signature by \(certificate.subject) does not match the payload")
         }
     }

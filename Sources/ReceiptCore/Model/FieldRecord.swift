@@ -14,33 +14,49 @@ extension FieldRecord {
         guard field.scope == scope else {
             throw ReceiptError(.unknownField, "field \(field.rawValue) (\(field.name)) belongs to the other scope")
         }
-        let value = stored(field.slot)
-        guard value.isPresent else { throw ReceiptError(.absent, "\(field.name) (\(field.rawValue)) is not present") }
+        guard let value = presentValue(field) else {
+            throw ReceiptError(.absent, "\(field.name) (\(field.rawValue)) is not present")
+        }
         return value
     }
 
+    /// The value of `field`, nil when absent or of the other scope: what the typed
+    /// accessors read, without making the error (and its text) that `storedValue` would.
+    @inline(__always)
+    func presentValue(_ field: ReceiptField) -> StoredValue? {
+        guard field.scope == scope else { return nil }
+        let value = stored(field.slot)
+        return value.isPresent ? value : nil
+    }
+
     func string(_ field: ReceiptField) -> String? {
-        guard field.kind == .string, let value = try? storedValue(field) else { return nil }
+        guard field.kind == .string, let value = presentValue(field) else { return nil }
         return storage.string(value)
     }
 
     func integer(_ field: ReceiptField) -> Int64? {
-        guard field.kind == .integer, let value = try? storedValue(field) else { return nil }
+        guard field.kind == .integer, let value = presentValue(field) else { return nil }
         return value.number
     }
 
     func boolean(_ field: ReceiptField) -> Bool? {
-        guard field.kind == .boolean, let value = try? storedValue(field) else { return nil }
+        guard field.kind == .boolean, let value = presentValue(field) else { return nil }
         return value.number != 0
     }
 
     func date(_ field: ReceiptField) -> ReceiptDate? {
-        guard field.kind == .date, let value = try? storedValue(field) else { return nil }
+        guard field.kind == .date, let value = presentValue(field) else { return nil }
         return ReceiptDate(text: storage.string(value), millisecondsSince1970: value.number)
     }
 
+    /// A date's instant alone, without the String of its text that `date` makes.
+    func dateMilliseconds(_ field: ReceiptField) -> Int64? {
+        guard field.kind == .date, let value = presentValue(field) else { return nil }
+        return value.number
+    }
+
     func bytes(_ field: ReceiptField) -> [UInt8]? {
-        guard let value = try? storedValue(field) else { return nil }
+        guard let value = presentValue(field) else { return nil }
         return Array(storage.payloadBytes(offset: value.valueOffset, length: value.valueLength))
     }
 

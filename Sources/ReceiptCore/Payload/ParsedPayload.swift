@@ -4,8 +4,9 @@ enum PayloadScope {
     case everything
     /// The app's own attributes only, which is all a verdict reads. The in_app
     /// attributes are skipped unread, so their errors surface only in a full parse.
-    /// The receipt borrows the input and its strings are not NUL-terminated, so it
-    /// must not outlive the call that parsed it (ReceiptVerifier.verify(encoded:)).
+    /// The receipt borrows the input and its strings are not NUL-terminated, and it
+    /// keeps no raw attribute offsets, so it must not outlive the call that parsed it
+    /// (ReceiptVerifier.verify(encoded:)).
     case verdictFields
 }
 

@@ -20,7 +20,8 @@ struct PayloadBuilder: ~Copyable {
         self.limits = limits
         result = try ParsedPayload()
         // Every attribute takes at least 11 bytes; reserving for that avoids regrowth.
-        _ = result.appAttributeOffsets.reserve(min(payload.count / 11, 64))
+        // A verdict's receipt never lists its raw attributes: it keeps no offsets.
+        if scope == .everything { _ = result.appAttributeOffsets.reserve(min(payload.count / 11, 64)) }
     }
 
     consuming func finish() -> ParsedPayload { result }
@@ -34,7 +35,9 @@ struct PayloadBuilder: ~Copyable {
         var attributes = top.children(of: set)
         while let element = try attributes.next() {
             let attribute = try readCounted(element, in: attributes)
-            guard result.appAttributeOffsets.append(UInt32(attribute.start)) else { throw ParsedPayload.outOfMemory }
+            if scope == .everything {
+                guard result.appAttributeOffsets.append(UInt32(attribute.start)) else { throw ParsedPayload.outOfMemory }
+            }
             guard let entry = fields.entry(type: attribute.type, in: .app) else { continue }
             if entry.kind == .purchases {
                 if scope == .everything { try readPurchase(attribute, in: attributes) }

@@ -46,14 +46,19 @@ enum CanonicalForm {
                                    + "not signed by the StoreKit Testing certificate must be DER")
             }
         } else {
+            // The signer's issuer Name is skipped too: the signer was found by it, byte for
+            // byte, in a certificate whose DER was checked when its bag was decoded.
             try requireDER(encoded, 0..<encoded.count, depth: 0, maxDepth: container.maxDepth,
-                           skipping: container.certificateSet)
+                           skipping: container.certificateSet, checkedName: signer.issuer)
         }
-        guard same(encoded, container.version, [BERTag.integer, 1, 1]) else {
+        guard isIntegerOne(encoded, container.version) else {
             throw ReceiptError(.notCanonical, at: container.version.lowerBound, "SignedData.version is not 1")
         }
-        let digest = Array(encoded[signer.digestAlgorithm])
-        guard digest.count < 0x80, same(encoded, container.digestAlgorithms, [BERTag.set, UInt8(digest.count)] + digest) else {
+        // The SET holds the signer's AlgorithmIdentifier, byte for byte, and nothing else.
+        let digest = signer.digestAlgorithm, set = container.digestAlgorithms
+        guard digest.count < 0x80, set.count == digest.count + 2, encoded[set.lowerBound] == BERTag.set,
+              encoded[set.lowerBound + 1] == UInt8(digest.count),
+              encoded[(set.lowerBound + 2)..<set.upperBound].elementsEqual(encoded[digest]) else {
             throw ReceiptError(.notCanonical, at: container.digestAlgorithms.lowerBound,
                                "SignedData.digestAlgorithms does not hold exactly the signer's digest algorithm")
         }
@@ -65,39 +70,43 @@ enum CanonicalForm {
         guard !container.hasCRLs else {
             throw ReceiptError(.notCanonical, "SignedData carries crls [1]; receipts carry none")
         }
-        guard same(encoded, signer.version, [BERTag.integer, 1, 1]) else {
+        guard isIntegerOne(encoded, signer.version) else {
             throw ReceiptError(.notCanonical, at: signer.version.lowerBound, "SignerInfo.version is not 1")
         }
-        for (range, name) in [(signer.digestAlgorithm, "digestAlgorithm"), (signer.signatureAlgorithm, "signatureAlgorithm")] {
-            // SEQUENCE { OID, NULL }: the OID's length octet (the fourth) leaves room for exactly the NULL.
-            guard range.count >= 6, same(encoded, (range.upperBound - 2)..<range.upperBound, [BERTag.null, 0]),
-                  encoded[range.lowerBound + 3] == range.count - 6 else {
-                throw ReceiptError(.notCanonical, at: range.lowerBound, "SignerInfo.\(name) does not have NULL parameters")
-            }
-        }
+        try requireNullParameters(encoded, signer.digestAlgorithm, "digestAlgorithm")
+        try requireNullParameters(encoded, signer.signatureAlgorithm, "signatureAlgorithm")
         guard !signer.hasTrailingFields else {
             throw ReceiptError(.notCanonical, at: signer.signature.upperBound,
                                "the SignerInfo goes on after its signature (unsigned attributes or junk)")
         }
     }
 
+    /// SEQUENCE { OID, NULL }: the OID's length octet (the fourth) leaves room for exactly the NULL.
+    private static func requireNullParameters(_ encoded: UnsafeBufferPointer<UInt8>, _ range: Range<Int>,
+                                              _ name: StaticString) throws(ReceiptError) {
+        guard range.count >= 6, encoded[range.upperBound - 2] == BERTag.null, encoded[range.upperBound - 1] == 0,
+              encoded[range.lowerBound + 3] == range.count - 6 else {
+            throw ReceiptError(.notCanonical, at: range.lowerBound, "SignerInfo.\(name) does not have NULL parameters")
+        }
+    }
+
     /// A certificate must be DER, as X.509 requires; checked once per new bag.
     static func checkDER(certificate: UnsafeBufferPointer<UInt8>, maxDepth: Int) throws(ReceiptError) {
         do throws(ReceiptError) {
-            try requireDER(certificate, 0..<certificate.count, depth: 0, maxDepth: maxDepth, skipping: nil)
+            try requireDER(certificate, 0..<certificate.count, depth: 0, maxDepth: maxDepth, skipping: nil, checkedName: nil)
         } catch {
             throw error.asVerdict(.notCanonical, "a certificate")
         }
     }
 
     /// Every element in `range`, and those inside constructed ones (but for the
-    /// content range `skipping`), is DER: a definite length in its shortest form, and
+    /// content range `skipping` and the element `checkedName`), is DER: a definite length in its shortest form, and
     /// no constructed OCTET STRING (X.690 §10). Primitive contents are not entered:
     /// the payload's is signed, and that is the signature's business. Headers are
     /// read as everywhere else: BERElement's fast path, and BERReader for the rest,
     /// which also names what is malformed.
     private static func requireDER(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, depth: Int, maxDepth: Int,
-                                   skipping: Range<Int>?) throws(ReceiptError) {
+                                   skipping: Range<Int>?, checkedName: Range<Int>?) throws(ReceiptError) {
         guard depth <= maxDepth else {
             throw ReceiptError(.nestingTooDeep, at: range.lowerBound, "elements nest deeper than \(maxDepth) levels")
         }
@@ -116,8 +125,9 @@ enum CanonicalForm {
                 throw notDER(element, "a length not in its shortest form")
             }
             guard element.tag != BERTag.constructedOctetString else { throw notDER(element, "a constructed OCTET STRING") }
-            if element.tag & 0x20 != 0 && element.contentRange != skipping {
-                try requireDER(bytes, element.contentRange, depth: depth + 1, maxDepth: maxDepth, skipping: skipping)
+            if element.tag & 0x20 != 0 && element.contentRange != skipping && element.encodedRange != checkedName {
+                try requireDER(bytes, element.contentRange, depth: depth + 1, maxDepth: maxDepth, skipping: skipping,
+                               checkedName: checkedName)
             }
             position = element.end
         }
@@ -132,7 +142,9 @@ enum CanonicalForm {
         ReceiptError(.notCanonical, at: element.start, "not DER: \(what)")
     }
 
-    private static func same(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ expected: [UInt8]) -> Bool {
-        SignedDataReader.equals(bytes, range, expected)
+    /// INTEGER 1, the only version either structure may have (compared in place: no array per check).
+    private static func isIntegerOne(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        range.count == 3 && bytes[range.lowerBound] == BERTag.integer && bytes[range.lowerBound + 1] == 1
+            && bytes[range.lowerBound + 2] == 1
     }
 }

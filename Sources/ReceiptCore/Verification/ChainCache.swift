@@ -12,7 +12,16 @@ final class ChainCache: Sendable {
 
     private struct Entry {
         let bag: CertificateBag
-        var chains: [Int: ValidatedChain] = [:]
+        /// By signer index: one or two per bag, so a scan beats hashing on every verdict.
+        var chains: [(signer: Int, chain: ValidatedChain)] = []
+
+        mutating func remember(_ chain: ValidatedChain, signer: Int) {
+            if let index = chains.firstIndex(where: { $0.signer == signer }) {
+                chains[index].chain = chain
+            } else {
+                chains.append((signer, chain))
+            }
+        }
     }
 
     private struct State {
@@ -37,7 +46,9 @@ final class ChainCache: Sendable {
     }
 
     func chain(_ bag: CertificateBag, signer: Int) -> ValidatedChain? {
-        let found = state.withLock { state in state.entries.first { $0.bag === bag }?.chains[signer] }
+        let found = state.withLock { state in
+            state.entries.first { $0.bag === bag }?.chains.first { $0.signer == signer }?.chain
+        }
         if found == nil { misses.wrappingAdd(1, ordering: .relaxed) } else { hits.wrappingAdd(1, ordering: .relaxed) }
         return found
     }
@@ -47,14 +58,14 @@ final class ChainCache: Sendable {
     func remember(_ chain: ValidatedChain, _ bag: CertificateBag, signer: Int) {
         state.withLock { state in
             if let index = state.entries.firstIndex(where: { $0.bag.bytes == bag.bytes }) {
-                state.entries[index].chains[signer] = chain
+                state.entries[index].remember(chain, signer: signer)
                 return
             }
             guard bag.bytes.count <= Self.maxBytes else { return }
             while state.entries.count >= Self.maxEntries || state.bytes + bag.bytes.count > Self.maxBytes {
                 state.bytes -= state.entries.removeFirst().bag.bytes.count
             }
-            state.entries.append(Entry(bag: bag, chains: [signer: chain]))
+            state.entries.append(Entry(bag: bag, chains: [(signer, chain)]))
             state.bytes += bag.bytes.count
         }
     }

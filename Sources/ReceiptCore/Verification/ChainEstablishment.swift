@@ -7,10 +7,10 @@ extension ReceiptVerifier {
     func establishChain(_ signed: SignedReceipt, _ receipt: Receipt) throws(ReceiptError) -> ValidatedChain {
         let (_, signerIndex) = try signed.signer.get()
         let bag = try signed.bag.get()
-        guard let created = receipt.receiptCreationDate else {
+        guard let created = receipt.dateMilliseconds(.receiptCreationDate) else {
             throw ReceiptError(.noCreationDate, "no receipt_creation_date (12): the chain cannot be evaluated at it")
         }
-        let seconds = floorDivide(created.millisecondsSince1970, 1000)
+        let seconds = floorDivide(created, 1000)
         if let cached = cache.chain(bag, signer: signerIndex), cached.holds(atEpochSeconds: seconds) {
             return cached
         }

@@ -27,6 +27,16 @@ protocol PolicyContext {
     /// The instant the chain was evaluated at, as the report names it.
     var chainInstant: String { get }
     var nowMilliseconds: Int64 { get }
+    /// False when the caller keeps only the verdict (C `receipt_verify_bytes` without a
+    /// result): then steps that pass or are skipped carry no detail. A failure's error
+    /// always carries its own.
+    var reportsDetails: Bool { get }
+}
+
+extension PolicyContext {
+    /// `text` when the caller reads details, otherwise "" without building it: formatting
+    /// dates and joining names costs about as much as the rest of a warm verdict.
+    func detail(_ text: @autoclosure () -> String) -> String { reportsDetails ? text() : "" }
 }
 
 /// A policy both formats run as it is (bundle id, version, environment, chain
@@ -83,8 +93,10 @@ struct VerificationContext: PolicyContext {
     let settings: VerificationPolicy
     let signed: SignedReceipt
     let chain: Result<ValidatedChain, ReceiptError>
-    let nowMilliseconds: Int64
-    var chainInstant: String { receipt.receiptCreationDate.map { RFC3339Format.utc($0.millisecondsSince1970) } ?? "?" }
+    let reportsDetails: Bool
+    /// Read only by the expiration step, for the few receipts that expire: the clock is read then.
+    var nowMilliseconds: Int64 { settings.nowMilliseconds ?? ReceiptVerifier.currentMilliseconds() }
+    var chainInstant: String { receipt.dateMilliseconds(.receiptCreationDate).map(RFC3339Format.utc) ?? "?" }
 }
 
 /// Runs a check and turns its success text or its error into an outcome.

@@ -53,9 +53,11 @@ public final class ReceiptVerifier: Sendable {
     /// the checks read: every check `verify(_:)` makes, without typing the
     /// purchases. Throws when the bytes are not an app receipt; purchase
     /// attributes go unread, so their errors surface only in `Receipt.parse`.
-    public func verify(encoded bytes: UnsafeBufferPointer<UInt8>,
-                       limits: ParseLimits = .default) throws(ReceiptError) -> VerificationResult {
-        verify(try ReceiptParser.parse(bytes, limits: limits, scope: .verdictFields))
+    /// `details: false` (for a caller that keeps only the verdict) leaves the details of
+    /// steps that pass or are skipped empty; a failed step's error keeps its detail.
+    public func verify(encoded bytes: UnsafeBufferPointer<UInt8>, limits: ParseLimits = .default,
+                       details: Bool = true) throws(ReceiptError) -> VerificationResult {
+        verify(try ReceiptParser.parse(bytes, limits: limits, scope: .verdictFields), details: details)
     }
 
     /// The same, for bytes in an array.
@@ -70,14 +72,14 @@ public final class ReceiptVerifier: Sendable {
         ReceiptRevocationScope(),
     ]
 
-    public func verify(_ receipt: Receipt) -> VerificationResult {
+    public func verify(_ receipt: Receipt, details: Bool = true) -> VerificationResult {
         let signed = SignedReceipt.read(receipt, cache: cache)
         let chain = Result { () throws(ReceiptError) in try establishChain(signed, receipt) }
         // A SHA-256 signature hashes the payload anyway: that digest is the fingerprint too.
         // Otherwise the fingerprint waits until someone asks for it (FingerprintSource).
         let sha256 = (try? signed.signer.get())?.info.digest == .sha256 ? receipt.fingerprint : nil
         let context = VerificationContext(receipt: receipt, sha256: sha256, settings: policy, signed: signed, chain: chain,
-                                          nowMilliseconds: policy.nowMilliseconds ?? Self.currentMilliseconds())
+                                          reportsDetails: details)
         let steps = Self.policies.map { StepResult(step: $0.step, outcome: $0.outcome(in: context)) }
         return VerificationResult(steps: steps, anchor: try? chain.get().anchorName,
                                   fingerprint: sha256.map(FingerprintSource.init(known:)) ?? FingerprintSource(later: receipt))

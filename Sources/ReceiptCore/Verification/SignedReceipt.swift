@@ -15,11 +15,14 @@ struct SignedReceipt {
         }
         let bag = Result { () throws(ReceiptError) -> CertificateBag in
             do throws(ReceiptError) {
-                let ranges = try receipt.container.certificateRanges(in: encoded, limit: ParseLimits.maxCertificates)
-                guard let first = ranges.first, let last = ranges.last else { return CertificateBag.empty }
-                let span = UnsafeBufferPointer(rebasing: encoded[first.lowerBound..<last.upperBound])
+                let limit = ParseLimits.maxCertificates
+                guard let whole = try receipt.container.certificateSpan(in: encoded, limit: limit) else {
+                    return CertificateBag.empty
+                }
+                let span = UnsafeBufferPointer(rebasing: encoded[whole])
                 if let known = cache.bag(matching: span) { return known }
-                return try CertificateBag.decode(span, ranges: ranges.map { ($0.lowerBound - first.lowerBound)..<($0.upperBound - first.lowerBound) },
+                let ranges = try receipt.container.certificateRanges(in: encoded, limit: limit)
+                return try CertificateBag.decode(span, ranges: ranges.map { ($0.lowerBound - whole.lowerBound)..<($0.upperBound - whole.lowerBound) },
                                                  signer: try info.get(), signerBytes: encoded,
                                                  maxDepth: receipt.container.maxDepth, known: cache.known)
             } catch {

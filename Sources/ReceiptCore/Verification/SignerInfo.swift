@@ -42,12 +42,13 @@ struct SignerInfo {
         let digestAlgorithm = try fields.next(expecting: BERTag.sequence, "SignerInfo.digestAlgorithm")
         let digestOID = try algorithm(digestAlgorithm, in: fields, "SignerInfo.digestAlgorithm")
         let digest: DigestAlgorithm
-        switch digestOID {
-        case ObjectIdentifiers.sha1: digest = .sha1
-        case ObjectIdentifiers.sha256: digest = .sha256
-        default:
+        if same(bytes, digestOID, ObjectIdentifiers.sha1) {
+            digest = .sha1
+        } else if same(bytes, digestOID, ObjectIdentifiers.sha256) {
+            digest = .sha256
+        } else {
             throw ReceiptError(.unsupportedDigest, at: identifier.end,
-                               "digest algorithm \(dotted(digestOID)) is not SHA-1 or SHA-256")
+                               "digest algorithm \(dotted(Array(bytes[digestOID]))) is not SHA-1 or SHA-256")
         }
         guard let next = try fields.next() else {
             throw ReceiptError(.truncated, at: first.end, "SignerInfo ends before its signature algorithm")
@@ -59,25 +60,32 @@ struct SignerInfo {
         var rest = fields
         let signatureOID = try algorithm(next, in: fields, "SignerInfo.signatureAlgorithm")
         let expected = digest == .sha1 ? ObjectIdentifiers.sha1WithRSAEncryption : ObjectIdentifiers.sha256WithRSAEncryption
-        guard signatureOID == ObjectIdentifiers.rsaEncryption || signatureOID == expected else {
+        let plainRSA = same(bytes, signatureOID, ObjectIdentifiers.rsaEncryption)
+        guard plainRSA || same(bytes, signatureOID, expected) else {
             throw ReceiptError(.unsupportedDigest, at: next.start,
-                               "signature algorithm \(dotted(signatureOID)) does not match RSA with \(digest.name)")
+                               "signature algorithm \(dotted(Array(bytes[signatureOID]))) does not match RSA with \(digest.name)")
         }
         let signature = try rest.next(expecting: BERTag.octetString, "SignerInfo.signature")
         return SignerInfo(issuer: issuer.encodedRange, serialNumber: serial.encodedRange, digest: digest,
                           signature: signature.contentRange, version: version.encodedRange,
                           digestAlgorithm: digestAlgorithm.encodedRange, signatureAlgorithm: next.encodedRange,
-                          signatureAlgorithmNamesDigest: signatureOID != ObjectIdentifiers.rsaEncryption,
+                          signatureAlgorithmNamesDigest: !plainRSA,
                           hasTrailingFields: !rest.isAtEnd)
     }
 
-    private static func algorithm(_ element: BERElement, in reader: BERReader, _ what: String) throws(ReceiptError) -> [UInt8] {
+    /// Where the OID of an AlgorithmIdentifier is: compared in place, since a verdict
+    /// reads two of them and a copy each would be an allocation each.
+    private static func algorithm(_ element: BERElement, in reader: BERReader, _ what: String) throws(ReceiptError) -> Range<Int> {
         guard element.tag == BERTag.sequence else {
             throw ReceiptError(.unexpectedTag, at: element.start, "\(what) is not an AlgorithmIdentifier")
         }
         var parts = reader.children(of: element)
         let oid = try parts.next(expecting: BERTag.objectIdentifier, what)
-        return Array(reader.bytes[oid.contentRange])
+        return oid.contentRange
+    }
+
+    private static func same(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ oid: [UInt8]) -> Bool {
+        SignedDataReader.equals(bytes, range, oid)
     }
 
     static func dotted(_ oid: [UInt8]) -> String {

@@ -62,10 +62,19 @@ public struct VerificationResult: Sendable {
         self.steps = steps
         self.anchor = anchor
         fingerprintSource = fingerprint
+        var first = ReceiptStatus.ok
+        for entry in steps {  // by reference: copying each outcome out would retain its text
+            if case .failed(let error) = entry.outcome {
+                first = error.status
+                break
+            }
+        }
+        status = first
     }
 
-    /// The first failure's status, or `.ok` when nothing failed.
-    public var status: ReceiptStatus { steps.first { $0.outcome.status != .ok }?.outcome.status ?? .ok }
+    /// The first failure's status, or `.ok` when nothing failed. Worked out once: a
+    /// verdict-only caller reads nothing else.
+    public let status: ReceiptStatus
     public var isValid: Bool { status == .ok }
     /// The first failing step's error, nil when nothing failed.
     public var firstFailure: ReceiptError? {

@@ -12,6 +12,7 @@ struct JWSContext: PolicyContext {
     let chain: Result<ValidatedChain, ReceiptError>
     let chainInstant: String
     let nowMilliseconds: Int64
+    let reportsDetails = true
     let verifier: ReceiptVerifier
     /// 0 for the JWS the caller passed; 1 for a JWS nested in a notification,
     /// whose own nested members are not followed.

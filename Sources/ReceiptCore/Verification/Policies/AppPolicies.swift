@@ -14,7 +14,7 @@ struct BundleIDPolicy: CommonPolicy {
             return .skipped("this kind of document names no bundle id")
         }
         return sameText(context.claims.bundleID, oneOf: expected, "bundle_id", .bundleMismatch,
-                        unset: "no expected bundle id was given")
+                        unset: "no expected bundle id was given", in: context)
     }
 }
 
@@ -28,7 +28,7 @@ struct ApplicationVersionPolicy: CommonPolicy {
         }
         return sameText(context.claims.applicationVersion, oneOf: context.settings.applicationVersion.map { [$0] } ?? [],
                         "application_version",
-                        .versionMismatch, unset: "no expected application version was given")
+                        .versionMismatch, unset: "no expected application version was given", in: context)
     }
 }
 
@@ -47,21 +47,23 @@ struct DeviceHashPolicy: ReceiptPolicy {
             guard Digest.sha1(identifier + opaque + bundle) == expected else {
                 throw ReceiptError(.deviceMismatch, "SHA-1 over the \(identifier.count)-byte device identifier does not match attribute 5")
             }
-            return "SHA-1 over the \(identifier.count)-byte device identifier matches"
+            return context.detail("SHA-1 over the \(identifier.count)-byte device identifier matches")
         }
     }
 }
 
 /// Byte-for-byte UTF-8 equality: Unicode equivalence would let a different bundle id pass.
-/// Passes when `actual` is one of `expected`, byte for byte; skipped when nothing is expected.
-private func sameText(_ actual: String?, oneOf expected: [String], _ name: String, _ status: ReceiptStatus,
-                      unset: String) -> StepOutcome {
+/// Passes when `actual` is one of `expected`, byte for byte; skipped when nothing is expected
+/// (and then `actual`, a string made from the payload, is never made).
+private func sameText(_ actual: @autoclosure () -> String?, oneOf expected: [String], _ name: String, _ status: ReceiptStatus,
+                      unset: String, in context: some PolicyContext) -> StepOutcome {
     guard !expected.isEmpty else { return .skipped(unset) }
     return checked { () throws(ReceiptError) in
-        guard let actual, expected.contains(where: { Array($0.utf8) == Array(actual.utf8) }) else {
+        let actual = actual()
+        guard let actual, expected.contains(where: { $0.utf8.elementsEqual(actual.utf8) }) else {
             throw ReceiptError(status, "\(name) is \(quoted(actual)), expected \(expected.map(quoted).joined(separator: " or "))")
         }
-        return quoted(actual)
+        return context.detail(quoted(actual))
     }
 }
 

@@ -12,7 +12,7 @@ struct ChainPolicy: CommonPolicy {
     func judge(_ context: some PolicyContext) -> StepOutcome {
         switch context.chain {
         case .success(let chain):
-            .passed("to the \(chain.anchorName) at \(context.chainInstant)")
+            .passed(context.detail("to the \(chain.anchorName) at \(context.chainInstant)"))
         case .failure(let error):
             .failed(error)
         }

@@ -17,7 +17,7 @@ struct EnvironmentPolicy: CommonPolicy {
                 throw ReceiptError(.environmentMismatch, "\(claims.environmentField) is \(quoted(text)); "
                                    + "\(required.rawValue) requires \(claims.environmentValues(required).joined(separator: " or "))")
             }
-            return quoted(text)
+            return context.detail(quoted(text))
         }
     }
 }

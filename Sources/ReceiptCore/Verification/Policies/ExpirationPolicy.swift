@@ -13,7 +13,7 @@ struct ExpirationPolicy: ReceiptPolicy {
             guard context.nowMilliseconds < expires.millisecondsSince1970 else {
                 throw ReceiptError(.receiptExpired, "expiration_date \(RFC3339Format.utc(expires.millisecondsSince1970)) is past")
             }
-            return "expires \(RFC3339Format.utc(expires.millisecondsSince1970))"
+            return context.detail("expires \(RFC3339Format.utc(expires.millisecondsSince1970))")
         }
     }
 }

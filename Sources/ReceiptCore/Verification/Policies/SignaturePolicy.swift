@@ -20,7 +20,7 @@ struct SignaturePolicy: ReceiptPolicy {
             try SignatureCheck.verify(UnsafeBufferPointer(rebasing: receipt.storage.encoded[signerInfo.signature]),
                                       over: receipt.storage.payload, digest: signerInfo.digest, certificate: signer,
                                       sha256: context.sha256)
-            return "RSA with \(signerInfo.digest.name) by \(signer.subject)"
+            return context.detail("RSA with \(signerInfo.digest.name) by \(signer.subject)")
         }
     }
 }
