@@ -952,11 +952,15 @@ receipt_status_t receipt_entitlements_json(const receipt_t *receipt, const recei
  * signedDate over the earlier. Each purchase entry gains "source": "receipt"
  * or "signed_transaction". A transaction's "type" gives its kind; revocationDate
  * makes it "cancelled"; offerType 1 with offerDiscountType FREE_TRIAL is a
- * trial, offerType 1 otherwise an introductory offer.
+ * trial, offerType 1 otherwise an introductory offer. A notification counts as
+ * the transaction it carries. A renewal info among the tokens (or carried by a
+ * notification) that names a billing grace period (gracePeriodExpiresDate)
+ * keeps its subscription's last period active until then: that entry and its
+ * subscription gain "in_grace_period": true, and "ends_at_ms" is the grace end.
  * verifier, catalog_json and flags as for receipt_entitlements_json().
  * Errors (detail in out_error, which may be NULL, naming the token's index):
- * RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_INVALID_ARGUMENT (a payload that is not a
- * transaction, unknown flags, no verifier without the flag, more than
+ * RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_INVALID_ARGUMENT (a payload that is neither
+ * a transaction nor a renewal info, unknown flags, no verifier without the flag, more than
  * 1,000,000 tokens); a token's decoding status (100-199); the first failing
  * verdict (200-299); RECEIPT_E_BAD_JSON (catalog).
  * Thread-safety: as receipt_verify_jws().

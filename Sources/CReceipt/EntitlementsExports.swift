@@ -66,10 +66,10 @@ public func receipt_entitlements_signed_json(_ receipt: OpaquePointer?, _ transa
         let parsed = parsedReceipt(receipt)
         let entitlements: Entitlements
         if let checker {
-            entitlements = try Entitlements.of(transactions: signed, receipt: parsed.map { ($0, checker.verify($0)) },
+            entitlements = try Entitlements.of(payloads: signed, receipt: parsed.map { ($0, checker.verify($0)) },
                                                at: atMilliseconds, catalog: catalog)
         } else {
-            entitlements = try Entitlements.ofUnverified(transactions: payloads, receipt: parsed, at: atMilliseconds,
+            entitlements = try Entitlements.ofUnverified(payloads: payloads, receipt: parsed, at: atMilliseconds,
                                                          catalog: catalog)
         }
         try writeJSON(EntitlementsJSON.render(entitlements, indent: indent), out, outLength)

@@ -8,7 +8,8 @@ struct EntitlementsCommand: ParsableCommand {
         discussion: """
             Give one customer's receipt (at most one), StoreKit 2 signed transactions (JWS), or both: \
             a transaction in both, or twice, counts once. A notification counts as the transaction it \
-            carries. \
+            carries. A renewal info (or a notification's) names a billing grace period: until it ends, \
+            the subscription's last period stays active, as Apple grants it. \
             Exit status: 0 printed; 1 something did not verify; 2 unusable input or arguments.
             """)
 
@@ -63,11 +64,11 @@ struct EntitlementsCommand: ParsableCommand {
         let names = transactions.map(\.file) + (receipt.map { [$0.file] } ?? [])
         do throws(ReceiptError) {
             if let verifier {
-                entitlements = try Entitlements.of(transactions: transactions.map { ($0.payload, verifier.verify(jws: $0.payload)) },
+                entitlements = try Entitlements.of(payloads: transactions.map { ($0.payload, verifier.verify(jws: $0.payload)) },
                                                    receipt: receipt.map { ($0.receipt, verifier.verify($0.receipt)) },
                                                    at: instant, catalog: products, names: names)
             } else {
-                entitlements = try Entitlements.ofUnverified(transactions: transactions.map(\.payload), receipt: receipt?.receipt,
+                entitlements = try Entitlements.ofUnverified(payloads: transactions.map(\.payload), receipt: receipt?.receipt,
                                                              at: instant, catalog: products, names: names)
             }
         } catch {

@@ -48,6 +48,30 @@ struct SubscriptionStateTests {
         #expect(state([period(0)], at: -1)?.status == .expired)  // not yet started: nothing covers the instant
     }
 
+    /// A customer in a billing grace period is entitled in the state and in the
+    /// entitlements alike: the last period stays active until the grace ends, and only it.
+    @Test func aGracePeriodIsActiveInEntitlementsToo() throws {
+        let two = [period(0), period(1)]
+        let inGrace = try #require(state(two, renewal(signed: 1, grace: 66 * Self.day, retry: true), at: 61 * Self.day))
+        #expect(inGrace.isEntitled)
+        let ends = SubscriptionState.gracePeriodEnds([inGrace])
+        #expect(ends == ["1000": 66 * Self.day])
+        let plain = try Entitlements.ofUnverified(transactions: two, at: 61 * Self.day)
+        #expect(plain.activeProductIDs.isEmpty)
+        let granted = try Entitlements.ofUnverified(transactions: two, at: 61 * Self.day, gracePeriodEnds: ends)
+        #expect(granted.activeProductIDs == ["m"])
+        #expect(granted.subscriptions.first?.isActive == true && granted.subscriptions.first?.isInGracePeriod == true)
+        #expect(granted.purchases.map(\.isActive) == [false, true])  // the earlier period stays ended
+        #expect(granted.purchases.last?.endsAt == 66 * Self.day)
+        // Past the grace period, or for a refunded last period, nothing is granted.
+        #expect(try Entitlements.ofUnverified(transactions: two, at: 67 * Self.day, gracePeriodEnds: ends).activeProductIDs.isEmpty)
+        let refunded = [period(0), period(1, signed: 5, revoked: 40 * Self.day)]
+        #expect(try Entitlements.ofUnverified(transactions: refunded, at: 61 * Self.day, gracePeriodEnds: ends)
+            .activeProductIDs.isEmpty)
+        // Expired (no grace period in the renewal info): no end is given.
+        #expect(SubscriptionState.gracePeriodEnds([try #require(state(two, renewal(signed: 1), at: 61 * Self.day))]).isEmpty)
+    }
+
     @Test func theLatestSigningOfATransactionCountsWhateverTheOrder() {
         let plain = period(1, signed: 1), refunded = period(1, signed: 2, revoked: 40 * Self.day)
         for order in [[period(0), plain, refunded], [refunded, period(0), plain], [plain, refunded, period(0)]] {

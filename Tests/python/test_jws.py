@@ -312,14 +312,46 @@ def test_entitlements_refuse_what_did_not_verify(jws_ca):
     with pytest.raises(libreceipt.ReceiptError) as caught:
         libreceipt.entitlements(at, [good, bad], verifier=verifier)
     assert caught.value.name == "RECEIPT_E_SIGNATURE_INVALID"
+    # A renewal info only names grace periods: alone it entitles to nothing, and it must verify too.
     renewal = mint_jws.sign(mint_jws.example_payload("renewal_info"), chains)
+    assert libreceipt.entitlements(at, [renewal], verifier=verifier)["purchases"] == []
+    forged = mint_jws.sign(mint_jws.example_payload("renewal_info"), chains, "payload-changed")
     with pytest.raises(libreceipt.ReceiptError) as caught:
-        libreceipt.entitlements(at, [renewal], verifier=verifier)
-    assert caught.value.name == "RECEIPT_E_INVALID_ARGUMENT" and "renewal_info" in caught.value.detail
+        libreceipt.entitlements(at, [good, forged], verifier=verifier)
+    assert caught.value.name == "RECEIPT_E_SIGNATURE_INVALID" and "signed payload 1" in caught.value.detail
+    app_transaction = mint_jws.sign({"receiptType": "Sandbox", "bundleId": "com.example.minted", "applicationVersion": "1",
+                                     "receiptCreationDate": at, "originalApplicationVersion": "1",
+                                     "originalPurchaseDate": at, "signedDate": at}, chains)
+    with pytest.raises(libreceipt.ReceiptError) as caught:
+        libreceipt.entitlements(at, [app_transaction], verifier=verifier)
+    assert caught.value.name == "RECEIPT_E_INVALID_ARGUMENT"
     with pytest.raises(libreceipt.ReceiptError) as caught:
         libreceipt.entitlements(at, [good])  # no verifier and not unverified
     assert caught.value.name == "RECEIPT_E_INVALID_ARGUMENT"
     assert libreceipt.entitlements(at, [bad], unverified=True)["purchases"][0]["source"] == "signed_transaction"
+
+
+def test_a_billing_grace_period_keeps_the_last_period_active(jws_ca):
+    # The story's subscription: the third period ended 5 days ago, its renewal failed into a
+    # 16-day grace period (Apple's status 4). Entitled, in the entitlements as in the state.
+    root, chains = jws_ca
+    story = mint_jws.notification_story()
+    transactions = {n["data"]["signedTransactionInfo"]["transactionId"]: n["data"]["signedTransactionInfo"] for _, n in story}
+    renewal = story[-1][1]["data"]["signedRenewalInfo"]
+    tokens = [mint_jws.sign(t, chains) for t in transactions.values()]
+    verifier = libreceipt.Verifier(apple_root=False, anchors=[root.read_bytes()])
+    at = int(mint_jws.NOW.timestamp() * 1000)
+    lapsed = libreceipt.entitlements(at, tokens, verifier=verifier)
+    assert lapsed["active_product_ids"] == [] and not lapsed["subscriptions"][0]["active"]
+    granted = libreceipt.entitlements(at, tokens + [mint_jws.sign(renewal, chains)], verifier=verifier)
+    assert granted["active_product_ids"] == ["com.example.minted.monthly"]
+    assert granted["subscriptions"][0]["active"] and granted["subscriptions"][0]["in_grace_period"]
+    assert granted["subscriptions"][0]["expires_at_ms"] == renewal["gracePeriodExpiresDate"]
+    assert [p.get("in_grace_period", False) for p in granted["purchases"]].count(True) == 1
+    # After the grace period: nothing.
+    later = libreceipt.entitlements(renewal["gracePeriodExpiresDate"], tokens + [mint_jws.sign(renewal, chains)],
+                                    verifier=verifier)
+    assert later["active_product_ids"] == []
 
 
 def test_offer_types_map_to_trial_and_intro(jws_ca):

@@ -315,10 +315,12 @@ def test_entitlements_agree_with_the_cli_on_the_same_data(tmp_path, news_ca, tes
     finally:
         server.stop()
     assert status == 200
-    # The same three transactions, as the store holds them (latest signing of each), through the CLI.
+    # The same three transactions and the renewal info, as the store holds them (latest signing
+    # of each), through the CLI.
     files = []
-    for index, token in enumerate(sorted(row[0] for row in table(path, "SELECT jws FROM transactions"))):
-        files.append(tmp_path / f"tx{index}.jws")
+    stored = table(path, "SELECT jws FROM transactions") + table(path, "SELECT jws FROM renewal_infos")
+    for index, token in enumerate(sorted(row[0] for row in stored)):
+        files.append(tmp_path / f"jws{index}.jws")
         files[-1].write_text(token)
     cli = subprocess.run([CLI, "entitlements", "--anchor", news_ca[0] / "root.pem", "--no-apple-root",
                           "--at", rfc3339(served["at_ms"]), *map(str, files)], capture_output=True, text=True, timeout=60)
@@ -327,8 +329,9 @@ def test_entitlements_agree_with_the_cli_on_the_same_data(tmp_path, news_ca, tes
     key = lambda purchase: purchase["transaction_id"]
     assert sorted(served["purchases"], key=key) == sorted(ours["purchases"], key=key)
     assert served["subscriptions"] == ours["subscriptions"]
-    assert served["active_product_ids"] == ours["active_product_ids"] == []
-    # What the engine cannot see (the grace period), the state adds.
+    # The subscription is in its billing grace period: entitled in every part of the answer.
+    assert served["active_product_ids"] == ours["active_product_ids"] == ["com.example.minted.monthly"]
+    assert served["subscriptions"][0]["active"] is True and served["subscriptions"][0]["in_grace_period"] is True
     assert served["subscription_states"] == [{"original_transaction_id": ORIGINAL, "product_id": "com.example.minted.monthly",
                                               "status": 4, "status_name": "grace_period", "entitled": True}]
     assert state["entitled"] is True

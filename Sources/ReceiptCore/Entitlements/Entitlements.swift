@@ -24,6 +24,10 @@ public struct PurchaseStatus: Sendable {
     public let endsAt: Int64?
     /// Nil when the purchase is active at the instant.
     public let inactiveReason: InactiveReason?
+    /// The latest period of a subscription whose renewal failed, active because Apple's
+    /// billing grace period (the renewal info's gracePeriodExpiresDate) still runs:
+    /// `endsAt` is then the grace period's end.
+    public var inGracePeriod = false
 
     public var isActive: Bool { inactiveReason == nil }
 }
@@ -42,6 +46,7 @@ public struct SubscriptionStatus: Sendable {
     public var expiresAt: Int64? { latest?.endsAt }
     public var isInTrialPeriod: Bool { latest?.purchase.isTrialPeriod == true }
     public var isInIntroOfferPeriod: Bool { latest?.purchase.isInIntroOfferPeriod == true }
+    public var isInGracePeriod: Bool { latest?.inGracePeriod == true }
 }
 
 /// What a receipt entitles its owner to at one instant (docs/FORMAT.md §3–§4).
@@ -98,9 +103,13 @@ public struct Entitlements: Sendable {
     /// A notification counts as the transaction it carries (`data.signedTransactionInfo`,
     /// which its verification covers). `names`: what errors call each transaction and
     /// the receipt (file names, say), in that order; by default their index.
+    ///
+    /// `gracePeriodEnds`: original transaction id → the end of the billing grace period
+    /// its renewal info names (SubscriptionState.gracePeriodEnds): until then, the latest
+    /// period of that subscription stays active though it has ended, as Apple grants it.
     public static func of(transactions: [(SignedPayload, VerificationResult)], receipt: (Receipt, VerificationResult)? = nil,
                           at instant: Int64, catalog: ProductCatalog = ProductCatalog(),
-                          names: [String] = []) throws(ReceiptError) -> Entitlements {
+                          names: [String] = [], gracePeriodEnds: [String: Int64] = [:]) throws(ReceiptError) -> Entitlements {
         for (index, (_, verification)) in transactions.enumerated() where !verification.isValid {
             throw ReceiptError(verification.status, "entitlements of \(inputName(index, names, "signed transaction \(index)")) "
                                + "that did not verify (\(verification.status.name))")
@@ -110,14 +119,14 @@ public struct Entitlements: Sendable {
                                + "that did not verify (\(verification.status.name))")
         }
         return try ofUnverified(transactions: transactions.map(\.0), receipt: receipt?.0, at: instant, catalog: catalog,
-                                names: names)
+                                names: names, gracePeriodEnds: gracePeriodEnds)
     }
 
     /// The same without verification: only for payloads verified some other way.
     /// A payload that neither is nor carries a transaction is `RECEIPT_E_INVALID_ARGUMENT`.
     public static func ofUnverified(transactions: [SignedPayload], receipt: Receipt? = nil, at instant: Int64,
-                                    catalog: ProductCatalog = ProductCatalog(),
-                                    names: [String] = []) throws(ReceiptError) -> Entitlements {
+                                    catalog: ProductCatalog = ProductCatalog(), names: [String] = [],
+                                    gracePeriodEnds: [String: Int64] = [:]) throws(ReceiptError) -> Entitlements {
         var signed: [PurchaseFacts] = []
         for (index, payload) in transactions.enumerated() {
             guard let facts = payload.carriedTransaction().flatMap(PurchaseFacts.init(transaction:)) else {
@@ -127,7 +136,8 @@ public struct Entitlements: Sendable {
             }
             signed.append(facts)
         }
-        return of(deduplicated(receipt.map { $0.purchases.map(PurchaseFacts.init) } ?? [], signed), at: instant, catalog: catalog)
+        return of(deduplicated(receipt.map { $0.purchases.map(PurchaseFacts.init) } ?? [], signed), at: instant, catalog: catalog,
+                  gracePeriodEnds: gracePeriodEnds)
     }
 
     /// The caller's name for input `index` when it gave one, else `fallback`.
@@ -149,8 +159,10 @@ public struct Entitlements: Sendable {
         return fromReceipt.filter { $0.transactionID.map { latestSigned[$0] == nil } ?? true } + keptSigned
     }
 
-    static func of(_ purchases: [PurchaseFacts], at instant: Int64, catalog: ProductCatalog) -> Entitlements {
-        let statuses = purchases.map { judge($0, at: instant, catalog: catalog) }
+    static func of(_ purchases: [PurchaseFacts], at instant: Int64, catalog: ProductCatalog,
+                   gracePeriodEnds: [String: Int64] = [:]) -> Entitlements {
+        var statuses = purchases.map { judge($0, at: instant, catalog: catalog) }
+        extendGracePeriods(&statuses, gracePeriodEnds, at: instant)
         var order: [String] = []
         var groups: [String: [PurchaseStatus]] = [:]
         for status in statuses where status.kind == .autoRenewable {
@@ -205,6 +217,27 @@ public struct Entitlements: Sendable {
             }
         }
         return PurchaseStatus(purchase: purchase, kind: kind, endsAt: end, inactiveReason: reason)
+    }
+
+    /// Makes the latest period of each subscription in a grace period at `instant` active
+    /// until the grace period ends: only the subscription's latest period (by its end,
+    /// refunded ones included, so a refunded last period grants nothing), and only when
+    /// it has ended: the failed renewal after it is what the grace covers.
+    private static func extendGracePeriods(_ statuses: inout [PurchaseStatus], _ ends: [String: Int64], at instant: Int64) {
+        for (originalTransactionID, graceEnd) in ends where instant < graceEnd {
+            let periods = statuses.indices.filter {
+                statuses[$0].kind == .autoRenewable
+                    && (statuses[$0].purchase.originalTransactionID ?? statuses[$0].purchase.transactionID) == originalTransactionID
+            }
+            let expiries = periods.map { statuses[$0].purchase.expiresDate ?? .min }
+            guard let best = expiries.indices.max(by: { expiries[$0] < expiries[$1] }) else { continue }
+            let latest = periods[best]
+            guard statuses[latest].inactiveReason == .expired, let ended = statuses[latest].endsAt, ended < graceEnd else { continue }
+            var extended = PurchaseStatus(purchase: statuses[latest].purchase, kind: .autoRenewable, endsAt: graceEnd,
+                                          inactiveReason: nil)
+            extended.inGracePeriod = true
+            statuses[latest] = extended
+        }
     }
 
     /// Active over [start, end): a period needs both ends to give anything.

@@ -23,6 +23,7 @@ public enum EntitlementsJSON {
             writer.string("original_transaction_id", subscription.originalTransactionID)
             ifPresent(subscription.productID) { writer.string("product_id", $0) }
             writer.bool("active", subscription.isActive)
+            writer.bool("in_grace_period", subscription.isInGracePeriod)
             ifPresent(subscription.expiresAt) { writer.number("expires_at_ms", $0) }
             writer.bool("is_trial_period", subscription.isInTrialPeriod)
             writer.bool("is_in_intro_offer_period", subscription.isInIntroOfferPeriod)
@@ -62,6 +63,7 @@ public enum EntitlementsJSON {
         if let kind = status.kind { writer.string("kind", kind.rawValue) } else { writer.null("kind") }
         writer.bool("active", status.isActive)
         if let reason = status.inactiveReason { writer.string("inactive_reason", reason.rawValue) }
+        if status.inGracePeriod { writer.bool("in_grace_period", true) }
         ifPresent(status.purchase.purchaseDate) { writer.number("purchase_date_ms", $0) }
         ifPresent(status.endsAt) { writer.number("ends_at_ms", $0) }
         ifPresent(status.purchase.quantity) { writer.number("quantity", $0) }

@@ -38,6 +38,23 @@ public struct SubscriptionState: Sendable {
     /// continues to have access").
     public var isEntitled: Bool { status == .active || status == .gracePeriod }
 
+    /// Original transaction id → the end of the grace period each of `states` is in, for
+    /// Entitlements (`gracePeriodEnds`), so that both say the same of a customer in grace.
+    public static func gracePeriodEnds(_ states: [SubscriptionState]) -> [String: Int64] {
+        var ends: [String: Int64] = [:]
+        for state in states where state.status == .gracePeriod {
+            if let end = state.renewalInfo?.date("gracePeriodExpiresDate") { ends[state.originalTransactionID] = end }
+        }
+        return ends
+    }
+
+    /// The same from any mix of payloads (transactions, renewal infos, notifications), for
+    /// each subscription their transactions name.
+    public static func gracePeriodEnds(payloads: [SignedPayload], at instant: Int64) -> [String: Int64] {
+        let subscriptions = Set(payloads.compactMap { $0.carriedTransaction()?.originalTransactionID }).sorted()
+        return gracePeriodEnds(subscriptions.compactMap { SubscriptionState(originalTransactionID: $0, payloads: payloads, at: instant) })
+    }
+
     /// Nil when no transaction is known (a renewal info alone says nothing about
     /// access). Transactions of other subscriptions are ignored.
     public init?(originalTransactionID: String, transactions: [SignedPayload], renewalInfo: SignedPayload?, at instant: Int64) {
