@@ -1296,7 +1296,8 @@ typedef struct receipt_api_step {
 
 /*
  * Takes the answer to the current request: its HTTP status (0 when the
- * transport failed), its Retry-After header (NULL when absent) and body, and
+ * transport failed), its Retry-After header (NULL when absent; Apple's instant
+ * in milliseconds since 1970, delay-seconds or an HTTP-date) and body, and
  * fills *out_step. A 2xx answer whose signed members do not all verify, or that
  * is not JSON, is not a step: the call returns that failure's status (for
  * example RECEIPT_E_SIGNATURE_INVALID, RECEIPT_E_BUNDLE_MISMATCH), the detail

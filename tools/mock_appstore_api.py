@@ -19,6 +19,8 @@ DIR/mock.pid, and returns at once (`kill "$(cat DIR/mock.pid)"` stops it, and so
 The customer: original transaction 2000000000000001 with --transactions renewals (45 by
 default), 20 a page. Transaction ids that script a behaviour, once per server run:
     9000000000000429  first a 429 with Retry-After: 1, then as the customer
+    9000000000003600  first a 429 whose Retry-After is Apple's form, an instant in milliseconds
+                      since 1970 an hour ahead, then as the customer
     9000000000000500  first a 500 (GENERAL_INTERNAL_RETRYABLE), then as the customer
     9000000000000666  history whose second page holds one tampered transaction
     any other unknown id: 404 with TRANSACTION_ID_NOT_FOUND (4040010)
@@ -47,6 +49,7 @@ import mint_jws  # noqa: E402
 
 ORIGINAL_ID = "2000000000000001"
 RATE_LIMITED, FAILING, TAMPERED = "9000000000000429", "9000000000000500", "9000000000000666"
+LIMITED_FOR_AN_HOUR = "9000000000003600"
 PAGE = 20
 NOTIFICATIONS, NOTIFICATION_PAGE = 12, 5
 APP_APPLE_ID = 1234567890
@@ -151,11 +154,15 @@ class Mock:
     def answer(self, method, path, query, body):
         """(HTTP status, headers, JSON answer or None)."""
         customer = self.customer
-        known = {t["transactionId"] for t in customer.transactions} | {ORIGINAL_ID, RATE_LIMITED, FAILING, TAMPERED}
+        known = ({t["transactionId"] for t in customer.transactions}
+                 | {ORIGINAL_ID, RATE_LIMITED, FAILING, TAMPERED, LIMITED_FOR_AN_HOUR})
         parts = path.strip("/").split("/")
         transaction_id = parts[-1] if parts[-1].isdigit() else None
         if transaction_id == RATE_LIMITED and self.first_time(transaction_id):
             return 429, {"Retry-After": "1"}, {"errorCode": 4290000, "errorMessage": "Rate limit exceeded."}
+        if transaction_id == LIMITED_FOR_AN_HOUR and self.first_time(transaction_id):
+            until = int(time.time() * 1000) + 3_600_000
+            return 429, {"Retry-After": str(until)}, {"errorCode": 4290000, "errorMessage": "Rate limit exceeded."}
         if transaction_id == FAILING and self.first_time(transaction_id):
             return 500, {}, {"errorCode": 5000001, "errorMessage": "An unknown error occurred. Please try again."}
         not_found = (404, {}, {"errorCode": 4040010, "errorMessage": "Transaction id not found."})
@@ -181,7 +188,7 @@ class Mock:
             return 200, {}, {"signedAppTransactionInfo": customer.sign(customer.app_transaction())}
         if path.startswith("/inApps/v1/transactions/") and len(parts) == 4 and method == "GET":
             match = [t for t in customer.transactions
-                     if t["transactionId"] == transaction_id or transaction_id in (RATE_LIMITED, FAILING, TAMPERED)]
+                     if t["transactionId"] == transaction_id or transaction_id in (RATE_LIMITED, FAILING, TAMPERED, LIMITED_FOR_AN_HOUR)]
             if not match:
                 return not_found
             # The scripted ids stand for a transaction of their own: Apple answers the transaction asked for.

@@ -69,13 +69,19 @@ struct ServerAPIRulesTests {
         #expect(SignedMembers.decodedName(of: "transactions") == nil)
     }
 
-    @Test func retryAfterIsSecondsOrAnHTTPDate() {
+    @Test func retryAfterIsApplesInstantInMillisecondsSecondsOrAnHTTPDate() {
         let now: Int64 = 1_445_412_480  // Wed, 21 Oct 2015 07:28:00 GMT
         #expect(RetryAfter.milliseconds("120", nowSeconds: now) == 120_000)
         #expect(RetryAfter.milliseconds(" 3 ", nowSeconds: now) == 3000)
         #expect(RetryAfter.milliseconds("Wed, 21 Oct 2015 07:28:30 GMT", nowSeconds: now) == 30_000)
         #expect(RetryAfter.milliseconds("Wed, 21 Oct 2015 07:27:00 GMT", nowSeconds: now) == 0)
         #expect(RetryAfter.milliseconds("99999999999", nowSeconds: now) == RetryAfter.maxSeconds * 1000)
+        // Apple's form: when the quota returns, in milliseconds since 1970.
+        #expect(RetryAfter.milliseconds("1445412480250", nowSeconds: now) == 250)
+        #expect(RetryAfter.milliseconds("1445416080000", nowSeconds: now) == 3_600_000)  // the next hour
+        #expect(RetryAfter.milliseconds("1445412470000", nowSeconds: now) == 0)  // already past
+        #expect(RetryAfter.milliseconds("9445412480000", nowSeconds: now) == RetryAfter.maxSeconds * 1000)
+        #expect(RetryAfter.milliseconds("1234567890123456789", nowSeconds: now) == nil)  // 19 digits: unreadable
         for unreadable in ["", "-1", "1.5", "soon", "Wed, 32 Oct 2015 07:28:00 GMT", "Wed, 21 Oct 2015 07:28:00 PST"] {
             #expect(RetryAfter.milliseconds(unreadable, nowSeconds: now) == nil, "\(unreadable)")
         }

@@ -137,6 +137,20 @@ def test_429_waits_for_retry_after_then_succeeds(mock, client, monkeypatch):
     assert len(new_requests(mock, before)) == 2
 
 
+def test_a_429_until_the_next_hour_is_not_waited_for(mock, client, monkeypatch):
+    # Apple's Retry-After: the instant the quota returns, in milliseconds since 1970. An hour
+    # is longer than the client waits (60 s): no retry, and the exception says how long.
+    waits = []
+    monkeypatch.setattr(api.time, "sleep", waits.append)
+    mock[3].reset()
+    before = len(mock[3]())
+    with pytest.raises(APIException) as limited:
+        client.get_transaction_info("9000000000003600")
+    assert limited.value.http_status_code == 429 and limited.value.raw_api_error == 4290000
+    assert 3590 <= limited.value.retry_after <= 3601  # from the clock's whole second
+    assert waits == [] and len(new_requests(mock, before)) == 1
+
+
 def test_500_is_sent_again_then_succeeds(mock, client, monkeypatch):
     waits = []
     monkeypatch.setattr(api.time, "sleep", waits.append)

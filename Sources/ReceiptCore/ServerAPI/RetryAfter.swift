@@ -1,16 +1,25 @@
-/// The HTTP `Retry-After` header (RFC 9110 §10.2.3): delay-seconds, or an
+/// The `Retry-After` header in every form it comes in: the App Store Server API's
+/// (an instant, in milliseconds since 1970: Apple's limits are per hour, so it names
+/// when the hour's quota returns), and HTTP's (RFC 9110 §10.2.3): delay-seconds, or an
 /// IMF-fixdate such as `Wed, 21 Oct 2015 07:28:00 GMT`.
 enum RetryAfter {
     /// Longer waits are read as this: a day.
     static let maxSeconds: Int64 = 86_400
 
+    /// A number of this many digits or more is an instant in milliseconds (2001 on), not
+    /// a delay: no server asks for a wait of 31,000 years.
+    static let instantDigits = 13
+
     /// The wait in milliseconds from `nowSeconds`; nil when absent or unreadable;
-    /// 0 for a date already past.
+    /// 0 for an instant already past.
     static func milliseconds(_ header: String?, nowSeconds: Int64) -> Int64? {
         guard let header else { return nil }
         let text = trimmed(header)
-        if !text.isEmpty, text.utf8.count <= 12, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let seconds = Int64(text) {
-            return min(seconds, maxSeconds) * 1000
+        if !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let number = Int64(text) {
+            if text.utf8.count >= instantDigits {
+                return max(0, min(number - nowSeconds * 1000, maxSeconds * 1000))
+            }
+            return min(number, maxSeconds) * 1000
         }
         guard let date = imfFixdate(text) else { return nil }
         return max(0, min(date - nowSeconds, maxSeconds)) * 1000
