@@ -29,8 +29,17 @@ struct ServerAPIRulesTests {
         #expect(normalized["revoked"] == .bool(false))
         #expect(normalized["version"] == .string("v2"))
         #expect(normalized["revision"] == nil)
+        // Apple documents plain millisecond times for the history: 0 is "from the beginning".
+        let fromTheStart = try history.normalize(["transactionId": .string("1"), "startDate": .number("0"),
+                                                  "endDate": .number("86400000")])
+        #expect(fromTheStart["startDate"] == .number("0") && fromTheStart["endDate"] == .number("86400000"))
+        // Notification history keeps Apple's window: nothing before the App Store.
+        #expect(throws: ReceiptError.self) {
+            _ = try ServerAPICall.named("get_notification_history").normalize(["startDate": .number("86400000"),
+                                                                              "endDate": .number("1700000000000")])
+        }
         let refusals: [([String: JSONValue], String)] = [
-            (["transactionId": .string("1"), "startDate": .number("86400000")], "startDate must be milliseconds"),
+            (["transactionId": .string("1"), "startDate": .number("-1")], "startDate must be milliseconds since 1970, from 0"),
             (["transactionId": .string("1"), "productType": .array(Array(repeating: .string("CONSUMABLE"), count: 5))],
              "1 to 4 values"),
             (["transactionId": .string("1"), "version": .string("v3")], "version must be one of v1, v2"),

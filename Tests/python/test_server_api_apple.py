@@ -80,7 +80,9 @@ def test_the_same_calls_put_the_same_requests_on_the_wire(mock, both):
              ("get_refund_history", (ORIGINAL, None)),
              ("get_transaction_info", ("2000000000000100",)),
              ("look_up_order_id", ("MK5TTTVWJH",)),
-             ("get_app_transaction_info", (ORIGINAL,))]
+             ("get_app_transaction_info", (ORIGINAL,)),
+             # Apple's defaults (history v1) and a start "from the beginning" (0), which Apple documents
+             ("get_transaction_history", (ORIGINAL, None, TransactionHistoryRequest(startDate=0, endDate=86_400_000)))]
     for name, arguments in calls:
         before = len(mock[3]())
         getattr(apple, name)(*arguments)
@@ -100,7 +102,8 @@ def test_answers_decode_to_what_apples_verifier_decodes(mock, both):
     apple_page = apple.get_transaction_history(ORIGINAL, None, TransactionHistoryRequest(),
                                                apple_api.GetTransactionHistoryVersion.V2)
     apple_decoded = [verifier.verify_and_decode_signed_transaction(token) for token in apple_page.signedTransactions]
-    our_page = ours.get_transaction_history(ORIGINAL, None, TransactionHistoryRequest())
+    our_page = ours.get_transaction_history(ORIGINAL, None, TransactionHistoryRequest(),
+                                            apple_api.GetTransactionHistoryVersion.V2)
     assert our_page["signedTransactions"] == apple_page.signedTransactions
     assert [t["transactionId"] for t in our_page["transactions"]] == [t.transactionId for t in apple_decoded]
     assert [t["expiresDate"] for t in our_page["transactions"]] == [t.expiresDate for t in apple_decoded]

@@ -111,8 +111,8 @@ extension ServerAPICall {
         ServerAPICall("get_notification_history", "POST", "/inApps/v1/notifications/history", paging: .paginationToken,
                       body: .json, [
                           .query("paginationToken", .identifier(maxLength: 4096)),
-                          .body("startDate", .epochMilliseconds, required: true),
-                          .body("endDate", .epochMilliseconds, required: true),
+                          .body("startDate", .appStoreEraMilliseconds, required: true),
+                          .body("endDate", .appStoreEraMilliseconds, required: true),
                           .body("notificationType", .names(notificationTypes)),
                           .body("notificationSubtype", .names(notificationSubtypes)),
                           .body("transactionId", .transactionID),

@@ -36,8 +36,12 @@ struct ServerAPIValueKind: Sendable {
     static let uuid = Self(shape: .uuid)
     /// A BCP 47 locale such as `en-US`.
     static let locale = Self(shape: .locale)
-    /// An instant in milliseconds since 1970, at or after 2008-01-01 (no App Store before).
-    static let epochMilliseconds = Self(shape: .epochMilliseconds)
+    /// An instant in milliseconds since 1970, any from 0 ("from the beginning") on, as
+    /// Apple documents transaction history's startDate and endDate.
+    static let epochMilliseconds = Self(shape: .epochMilliseconds, range: 0...latestMilliseconds)
+    /// The same from 2008-01-01 on (no App Store before): notification history, whose
+    /// window Apple keeps to recent days and refuses earlier starts.
+    static let appStoreEraMilliseconds = Self(shape: .epochMilliseconds, range: earliestMilliseconds...latestMilliseconds)
     static func integer(_ range: ClosedRange<Int64>) -> Self { Self(shape: .integer, range: range) }
     static let bool = Self(shape: .bool)
     /// Free text (UTF-8) of at most `maxCharacters` characters.
@@ -57,6 +61,8 @@ struct ServerAPIValueKind: Sendable {
 
     /// The App Store opened on 2008-07-10; no date Apple keeps is earlier than 2008.
     static let earliestMilliseconds: Int64 = 1_199_145_600_000
+    /// The last millisecond of 2999.
+    static let latestMilliseconds: Int64 = 32_503_679_999_999
     static let maxIdentifierBytes = 256
 
     /// The value to send for `value`, or an error that names `name`.
@@ -91,8 +97,9 @@ struct ServerAPIValueKind: Sendable {
             return .string(text)
         case .epochMilliseconds:
             let number = try Self.integer(value, name: name)
-            guard number >= Self.earliestMilliseconds, number < 32_503_680_000_000 else {
-                throw Self.refused(name, "milliseconds since 1970, from 2008 to 2999", value)
+            guard range.contains(number) else {
+                let from = range.lowerBound == 0 ? "from 0" : "from 2008"
+                throw Self.refused(name, "milliseconds since 1970, \(from) to 2999", value)
             }
             return .number(String(number))
         case .integer:

@@ -252,7 +252,7 @@ class _Calls:
                             dict(_members(notification_history_request), paginationToken=pagination_token))
 
     def get_transaction_history(self, any_transaction_id, revision, transaction_history_request,
-                                version=GetTransactionHistoryVersion.V2):
+                                version=GetTransactionHistoryVersion.V1):  # Apple's library's default
         return self._invoke("get_transaction_history",
                             _history_arguments(any_transaction_id, revision, transaction_history_request, version))
 
