@@ -733,7 +733,8 @@ typedef enum receipt_jws_type {
     RECEIPT_JWS_TRANSACTION = 1,     /* JWSTransactionDecodedPayload */
     RECEIPT_JWS_RENEWAL_INFO = 2,    /* JWSRenewalInfoDecodedPayload */
     RECEIPT_JWS_NOTIFICATION = 3,    /* ResponseBodyV2DecodedPayload */
-    RECEIPT_JWS_APP_TRANSACTION = 4  /* JWSAppTransactionDecodedPayload */
+    RECEIPT_JWS_APP_TRANSACTION = 4, /* JWSAppTransactionDecodedPayload */
+    RECEIPT_JWS_REALTIME_REQUEST = 5 /* DecodedRealtimeRequestBody (Retention Messaging) */
 } receipt_jws_type_t;
 
 /*

@@ -93,6 +93,7 @@ public func receipt_jws_type(_ jws: OpaquePointer?) -> receipt_jws_type_t {
     case .renewalInfo: RECEIPT_JWS_RENEWAL_INFO
     case .notification: RECEIPT_JWS_NOTIFICATION
     case .appTransaction: RECEIPT_JWS_APP_TRANSACTION
+    case .realtimeRequest: RECEIPT_JWS_REALTIME_REQUEST
     case .unknown, nil: RECEIPT_JWS_UNKNOWN
     }
 }

@@ -206,6 +206,48 @@ def test_app_apple_id_is_required_in_production(jws_ca):
     assert anchored(root, app_apple_id=1).verify_jws(token).status_name == "RECEIPT_E_APP_APPLE_ID_MISMATCH"
 
 
+def realtime_request(environment="Sandbox", app_apple_id=1234567890):
+    """Retention Messaging's DecodedRealtimeRequestBody, as Apple documents it."""
+    return {"originalTransactionId": "2000000000000001", "appAppleId": app_apple_id,
+            "productId": "com.example.minted.monthly", "userLocale": "en-US",
+            "requestIdentifier": "3db5c98d-8acf-4e29-831e-8e1f82f9f6e9",
+            "signedDate": int(mint_jws.NOW.timestamp() * 1000), "environment": environment}
+
+
+def test_a_realtime_request_is_its_own_kind_with_environment_and_app_checks(jws_ca):
+    root, chains = jws_ca
+    token = mint_jws.sign(realtime_request(), chains)
+    assert libreceipt.decode_jws_unverified(token).type == "realtime_request"
+    result = anchored(root, environment="sandbox", bundle_id="com.example.minted").verify_jws(token)
+    assert result.valid, result.to_json()
+    assert result.step("environment").outcome == "passed"
+    assert result.step("bundle_id").outcome == "skipped"  # a realtime request names its app by Apple id only
+    assert anchored(root, environment="production").verify_jws(token).status_name == "RECEIPT_E_ENVIRONMENT_MISMATCH"
+    production = mint_jws.sign(realtime_request("Production"), chains)
+    assert anchored(root, environment="production", app_apple_id=1234567890).verify_jws(production).valid
+    assert anchored(root, environment="production", app_apple_id=1).verify_jws(production).status_name == \
+        "RECEIPT_E_APP_APPLE_ID_MISMATCH"
+
+
+@pytest.mark.parametrize("purchase_id, environment", [("SANDBOX_b9fc7c9b-8b3a-4d6d-9d7d-0f2f1c1e5a11", "sandbox"),
+                                                      ("b9fc7c9b-8b3a-4d6d-9d7d-0f2f1c1e5a11", "production")])
+def test_an_external_purchase_token_takes_its_environment_from_the_token(jws_ca, purchase_id, environment):
+    # Apple's rule: an EXTERNAL_PURCHASE_TOKEN notification names no environment; an
+    # externalPurchaseId starting with SANDBOX is the sandbox's, any other production's.
+    root, chains = jws_ca
+    signed = int(mint_jws.NOW.timestamp() * 1000)
+    notification = {"notificationType": "EXTERNAL_PURCHASE_TOKEN", "subtype": "UNREPORTED",
+                    "notificationUUID": "6f1f4a2e-0000-4000-8000-0000000000e1", "version": "2.0", "signedDate": signed,
+                    "externalPurchaseToken": {"externalPurchaseId": purchase_id, "tokenCreationDate": signed,
+                                              "appAppleId": 1234567890, "bundleId": "com.example.minted"}}
+    token = mint_jws.sign(notification, chains)
+    other = "production" if environment == "sandbox" else "sandbox"
+    right = anchored(root, environment=environment, app_apple_id=1234567890, bundle_id="com.example.minted")
+    assert right.verify_jws(token).valid, right.verify_jws(token).to_json()
+    wrong = anchored(root, environment=other, app_apple_id=1234567890).verify_jws(token)
+    assert wrong.status_name == "RECEIPT_E_ENVIRONMENT_MISMATCH" and "externalPurchaseId" in wrong.step("environment").detail
+
+
 def test_renewal_info_skips_the_bundle_step(jws_ca):
     root, chains = jws_ca
     token = mint_jws.sign(mint_jws.example_payload("renewal_info"), chains)

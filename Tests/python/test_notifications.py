@@ -304,6 +304,28 @@ def test_unknown_subscription_and_bad_ids(tmp_path, news_ca, test_ca):
         server.stop()
 
 
+@pytest.mark.parametrize("purchase_id, stored", [("SANDBOX_b9fc7c9b-8b3a-4d6d-9d7d-0f2f1c1e5a11", True),
+                                                 ("b9fc7c9b-8b3a-4d6d-9d7d-0f2f1c1e5a11", False)])
+def test_an_external_purchase_token_is_stored_by_the_sandbox_store_only_when_sandbox(
+        tmp_path, mint_jws, news_ca, test_ca, now, purchase_id, stored):
+    # EXTERNAL_PURCHASE_TOKEN names no environment: Apple takes it from the id's SANDBOX prefix.
+    path = tmp_path / "store.db"
+    server = store_server(tmp_path, news_ca, test_ca, store=path)
+    notification = {"notificationType": "EXTERNAL_PURCHASE_TOKEN", "subtype": "UNREPORTED",
+                    "notificationUUID": "6f1f4a2e-0000-4000-8000-0000000000e2", "version": "2.0", "signedDate": now,
+                    "externalPurchaseToken": {"externalPurchaseId": purchase_id, "tokenCreationDate": now,
+                                              "appAppleId": 1234567890, "bundleId": "com.example.minted"}}
+    try:
+        status, answer = post(server, json.dumps({"signedPayload": mint_jws.sign(notification, news_ca[1])}))
+    finally:
+        server.stop()
+    if stored:
+        assert status == 200, answer
+        assert table(path, "SELECT notification_type FROM notifications") == [("EXTERNAL_PURCHASE_TOKEN",)]
+    else:  # a production token at a sandbox store: another app's data, never stored
+        assert status == 400 and answer["status"] == "RECEIPT_E_ENVIRONMENT_MISMATCH", answer
+
+
 def test_entitlements_agree_with_the_cli_on_the_same_data(tmp_path, news_ca, test_ca, story, new_store):
     path = new_store()
     server = store_server(tmp_path, news_ca, test_ca, store=path)

@@ -109,7 +109,16 @@ public final class SignedPayload: Sendable {
     }
 
     public var bundleID: String? { firstText(kind.paths.bundleID) }
-    public var environmentName: String? { firstText(kind.paths.environment) }
+    /// An EXTERNAL_PURCHASE_TOKEN notification names no environment; Apple's rule (its
+    /// verifier's) takes it from the token: an externalPurchaseId that starts with
+    /// `SANDBOX` is the sandbox's, any other production's.
+    public var environmentName: String? {
+        if let named = firstText(kind.paths.environment) { return named }
+        guard kind == .notification, let token = firstText([Self.externalPurchaseID]) else { return nil }
+        return token.hasPrefix("SANDBOX") ? "Sandbox" : "Production"
+    }
+
+    static let externalPurchaseID: MemberPath = "externalPurchaseToken.externalPurchaseId"
     public var appAppleID: Int64? { firstText(kind.paths.appAppleID).flatMap { Int64($0) } }
 
     // A transaction's identity, for entitlements and de-duplication.

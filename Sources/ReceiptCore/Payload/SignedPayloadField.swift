@@ -24,9 +24,16 @@ public enum SignedPayloadField {
         case .renewalInfo: renewalInfo
         case .notification: notification
         case .appTransaction: appTransaction
+        case .realtimeRequest: realtimeRequest
         case .unknown: []
         }
     }
+
+    /// Retention Messaging's DecodedRealtimeRequestBody.
+    static let realtimeRequest: [(path: MemberPath, kind: SignedFieldKind)] = [
+        ("originalTransactionId", .string), ("appAppleId", .integer), ("productId", .string), ("userLocale", .string),
+        ("requestIdentifier", .string), ("signedDate", .date), ("environment", .string),
+    ]
 
     static let transaction: [(path: MemberPath, kind: SignedFieldKind)] = [
         ("appAccountToken", .string), ("appTransactionId", .string), ("bundleId", .string), ("currency", .string),

@@ -9,6 +9,9 @@ public enum SignedPayloadKind: String, Sendable, CaseIterable {
     case notification
     /// JWSAppTransactionDecodedPayload (`AppTransaction`).
     case appTransaction = "app_transaction"
+    /// DecodedRealtimeRequestBody: the App Store asking a Retention Messaging endpoint
+    /// which message to show (Apple's `verify_and_decode_realtime_request`).
+    case realtimeRequest = "realtime_request"
     case unknown
 
     /// Decided by one member each kind always has and the others never do.
@@ -19,6 +22,8 @@ public enum SignedPayloadKind: String, Sendable, CaseIterable {
             self = .transaction
         } else if members["receiptCreationDate"] != nil || members["receiptType"] != nil {
             self = .appTransaction
+        } else if members["requestIdentifier"] != nil && members["userLocale"] != nil {
+            self = .realtimeRequest
         } else if members["autoRenewStatus"] != nil || members["autoRenewProductId"] != nil {
             self = .renewalInfo
         } else {
@@ -57,6 +62,9 @@ struct SignedPayloadPaths: Sendable {
             appAppleID: ["data.appAppleId", "summary.appAppleId", "externalPurchaseToken.appAppleId", "appData.appAppleId"],
             nestedJWS: [("data.signedTransactionInfo", .transaction), ("data.signedRenewalInfo", .renewalInfo),
                         ("appData.signedAppTransactionInfo", .appTransaction)]),
+        // A realtime request names its app by Apple id only, no bundle id.
+        .realtimeRequest: SignedPayloadPaths(signingDate: "signedDate", bundleID: [], environment: ["environment"],
+                                             appAppleID: ["appAppleId"], nestedJWS: []),
         .unknown: SignedPayloadPaths(signingDate: "signedDate", bundleID: [], environment: [], appAppleID: [], nestedJWS: []),
     ]
 }

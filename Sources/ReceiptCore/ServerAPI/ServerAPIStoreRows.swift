@@ -67,7 +67,7 @@ public struct ServerAPIStoreRows: Sendable {
             } catch {
                 throw ReceiptError(error.status, "\(path): \(error.detail)")
             }
-        case .appTransaction, .unknown:
+        case .appTransaction, .realtimeRequest, .unknown:
             break
         }
     }

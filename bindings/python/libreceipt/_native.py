@@ -127,7 +127,7 @@ class BatchPurchaseStruct(ctypes.Structure):
 EXCHANGE_ACTIONS = ("send", "accepted", "rejected", "unavailable")
 ENTITLEMENTS_UNVERIFIED = 2
 ENVIRONMENTS = {"production": 0, "sandbox": 1, "xcode": 2, "local-testing": 3}
-JWS_TYPES = ("unknown", "transaction", "renewal_info", "notification", "app_transaction")
+JWS_TYPES = ("unknown", "transaction", "renewal_info", "notification", "app_transaction", "realtime_request")
 NEXT_STEPS = ("accept", "retry_in_sandbox", "retry_in_production", "retry_later", "reject")
 
 _handle_out = ctypes.POINTER(ctypes.c_void_p)

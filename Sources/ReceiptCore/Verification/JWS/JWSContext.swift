@@ -28,6 +28,11 @@ extension SignedPayload: SignedClaims {
     var environment: (ReceiptEnvironment?, text: String?) {
         (ReceiptEnvironment(signedName: environmentName), environmentName)
     }
-    var environmentField: String { kind.paths.environment.first?.description ?? "environment" }
+    var environmentField: String {
+        if kind == .notification, firstText(kind.paths.environment) == nil, firstText([Self.externalPurchaseID]) != nil {
+            return "\(Self.externalPurchaseID)'s prefix"
+        }
+        return kind.paths.environment.first?.description ?? "environment"
+    }
     func environmentValues(_ environment: ReceiptEnvironment) -> [String] { [environment.signedName] }
 }
