@@ -419,3 +419,16 @@ def test_cli_entitlements_reads_receipts_and_jws(jws_ca, test_ca, minted, tmp_pa
     assert sources["1000000009"] == "signed_transaction" and sources["1000000000"] == "receipt"
     untrusted = cli("entitlements", path, "--at", "2024-03-15T12:00:00Z")
     assert untrusted.returncode == 1 and b"RECEIPT_E_CHAIN_UNTRUSTED" in untrusted.stderr
+
+
+def test_bad_arguments_are_value_errors_as_apples_library_raises():
+    # Code written against Apple's library catches ValueError for bad input.
+    with pytest.raises(ValueError):
+        libreceipt.decode_jws_unverified("not.a.jws")  # a ReceiptError
+    with pytest.raises(ValueError):
+        libreceipt.decode_jws_unverified(42)  # the wrong type: a TypeError too
+    with pytest.raises(TypeError):
+        libreceipt.decode_jws_unverified(42)
+    with pytest.raises(ValueError):
+        libreceipt.Verifier(app_apple_id="123")
+    assert issubclass(libreceipt.ReceiptError, ValueError) and issubclass(libreceipt.ArgumentTypeError, TypeError)

@@ -18,10 +18,10 @@ import ctypes
 import datetime
 
 from . import _native
-from ._errors import ReceiptError, _check, _take_json, _take_string
+from ._errors import ArgumentTypeError, ReceiptError, _check, _take_json, _take_string
 from ._native import lib
 
-__all__ = ["Receipt", "Purchase", "Purchases", "ReceiptDate", "RawAttribute", "ReceiptError", "Verifier", "Verification", "Step",
+__all__ = ["Receipt", "Purchase", "Purchases", "ReceiptDate", "RawAttribute", "ReceiptError", "ArgumentTypeError", "Verifier", "Verification", "Step",
            "JWS", "decode_jws_unverified", "entitlements", "subscription_state", "appstore", "library_version", "__version__"]
 
 

@@ -6,12 +6,13 @@ from types import TracebackType
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Type, Union, overload
 
 from . import appstore as appstore
+from ._errors import ArgumentTypeError as ArgumentTypeError
 from ._errors import ReceiptError as ReceiptError
 from .jws import JWS as JWS, decode_jws_unverified as decode_jws_unverified, entitlements as entitlements
 from .jws import subscription_state as subscription_state
 from .verification import Buffer, Step as Step, Verification as Verification, Verifier as Verifier
 
-__all__ = ["Receipt", "Purchase", "Purchases", "ReceiptDate", "RawAttribute", "ReceiptError", "Verifier",
+__all__ = ["Receipt", "Purchase", "Purchases", "ReceiptDate", "RawAttribute", "ReceiptError", "ArgumentTypeError", "Verifier",
            "Verification", "Step", "JWS", "decode_jws_unverified", "entitlements", "subscription_state", "appstore", "library_version",
            "__version__"]
 __version__: str

@@ -2,12 +2,14 @@
 import ctypes
 
 from . import _native
-from ._native import lib
+from ._native import ArgumentTypeError, lib  # noqa: F401 (ArgumentTypeError: exported from here)
 
 
-class ReceiptError(Exception):
+class ReceiptError(ValueError):
     """A libreceipt failure: `status` (int), `name` (e.g. "RECEIPT_E_TRUNCATED"),
-    `detail` (where and why), and `offset` (a byte offset into the decoded input, or None)."""
+    `detail` (where and why), and `offset` (a byte offset into the decoded input, or None).
+    A ValueError, as Apple's library raises for bad input, so code written against it
+    that catches ValueError catches this too."""
 
     def __init__(self, status, detail="", offset=None):
         self.status = status

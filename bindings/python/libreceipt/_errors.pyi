@@ -1,6 +1,6 @@
 from typing import Optional
 
-class ReceiptError(Exception):
+class ReceiptError(ValueError):
     """A libreceipt failure."""
     status: int
     name: str
@@ -8,3 +8,5 @@ class ReceiptError(Exception):
     detail: str
     offset: Optional[int]
     def __init__(self, status: int, detail: str = ..., offset: Optional[int] = ...) -> None: ...
+
+class ArgumentTypeError(TypeError, ValueError): ...

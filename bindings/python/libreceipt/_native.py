@@ -3,6 +3,12 @@ import ctypes
 import ctypes.util
 import os
 
+
+class ArgumentTypeError(TypeError, ValueError):
+    """An argument of the wrong type: a TypeError, and a ValueError for callers of
+    Apple's library, which catch ValueError for every bad argument."""
+
+
 c_char_p_p = ctypes.POINTER(ctypes.c_char_p)
 c_ubyte_p = ctypes.POINTER(ctypes.c_ubyte)
 
@@ -225,12 +231,12 @@ def input_bytes(data):
     if isinstance(data, str):
         if data and not data.lstrip().startswith(("MI", "MII")) and ("/" in data[:1] or data.endswith(
                 (".der", ".b64", ".receipt", ".txt"))):
-            raise TypeError(f"a str is read as base64 receipt text, and {data[:60]!r} looks like a path: "
+            raise ArgumentTypeError(f"a str is read as base64 receipt text, and {data[:60]!r} looks like a path: "
                             f"use Receipt.from_file(path) to read a file")
         return data.encode("ascii", "replace")
     if isinstance(data, (bytes, bytearray, memoryview)):
         return bytes(data)
-    raise TypeError(f"expected the receipt as bytes (raw DER/BER or base64) or str (base64), "
+    raise ArgumentTypeError(f"expected the receipt as bytes (raw DER/BER or base64) or str (base64), "
                     f"got {type(data).__name__}")
 
 
@@ -240,7 +246,7 @@ def jws_bytes(token):
         return token.encode("utf-8")
     if isinstance(token, (bytes, bytearray, memoryview)):
         return bytes(token)
-    raise TypeError(f"expected a compact JWS as str or bytes, got {type(token).__name__}")
+    raise ArgumentTypeError(f"expected a compact JWS as str or bytes, got {type(token).__name__}")
 
 
 def text_argument(value, name):
@@ -248,7 +254,7 @@ def text_argument(value, name):
     if value is None:
         return None
     if not isinstance(value, str):
-        raise TypeError(f"{name}: expected str, got {type(value).__name__}")
+        raise ArgumentTypeError(f"{name}: expected str, got {type(value).__name__}")
     return value.encode("utf-8")
 
 
@@ -263,7 +269,7 @@ def epoch_milliseconds(value, name):
                              f"e.g. datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)")
         return int(value.timestamp() * 1000)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name}: expected a timezone-aware datetime or epoch milliseconds (int), "
+        raise ArgumentTypeError(f"{name}: expected a timezone-aware datetime or epoch milliseconds (int), "
                         f"got {type(value).__name__}")
     return value
 

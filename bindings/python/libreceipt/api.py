@@ -26,7 +26,7 @@ import time
 import uuid
 
 from . import _http, _native
-from ._errors import _check, _take_string
+from ._errors import ArgumentTypeError, _check, _take_string
 from ._native import lib
 
 __all__ = ["AppStoreServerAPIClient", "AsyncAppStoreServerAPIClient", "APIException", "APIError",
@@ -148,7 +148,7 @@ class _Credentials:
         if isinstance(signing_key, str):
             signing_key = signing_key.encode()
         if not isinstance(signing_key, (bytes, bytearray)):
-            raise TypeError(f"signing_key: expected the PEM as bytes, got {type(signing_key).__name__}")
+            raise ArgumentTypeError(f"signing_key: expected the PEM as bytes, got {type(signing_key).__name__}")
         self._handle = ctypes.c_void_p()
         error = _native.ErrorStruct()
         _check(lib.receipt_api_credentials_new(bytes(signing_key), len(signing_key),
@@ -509,7 +509,7 @@ class IntroductoryOfferEligibilitySignatureCreator(_JWSCreator):
 
     def create_signature(self, product_id, allow_introductory_offer, transaction_id):
         if not isinstance(allow_introductory_offer, bool):
-            raise TypeError("allow_introductory_offer: expected bool")
+            raise ArgumentTypeError("allow_introductory_offer: expected bool")
         error = _native.ErrorStruct()
         return _signed(lambda out, length: lib.receipt_api_introductory_offer_eligibility(
             self._credentials._handle, _native.text_argument(product_id, "product_id"),

@@ -21,6 +21,7 @@ import ctypes
 
 import pyarrow as pa
 
+from ._native import ArgumentTypeError
 from .batch import PURCHASE_FIELDS, RECEIPT_FIELDS, verify_buffers
 
 _RECEIPT_TYPES = {"valid": "boolean", "status": "string", "bundle_id": "string", "application_version": "string",
@@ -55,7 +56,7 @@ def _schema(df, column, extra, keep_column=True):
     from pyspark.sql.types import BinaryType, StringType
     kind = df.schema[column].dataType
     if not isinstance(kind, (BinaryType, StringType)):
-        raise TypeError(f"{column}: expected a binary (DER) or string (base64) column, got {kind.simpleString()}")
+        raise ArgumentTypeError(f"{column}: expected a binary (DER) or string (base64) column, got {kind.simpleString()}")
     kept = [name for name in df.columns if keep_column or name != column]
     clash = [name for name in extra if name in kept]
     if clash:

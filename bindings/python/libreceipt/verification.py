@@ -2,7 +2,7 @@
 import ctypes
 
 from . import _native
-from ._errors import ReceiptError, _check, _take_json
+from ._errors import ArgumentTypeError, ReceiptError, _check, _take_json
 from ._native import lib
 
 
@@ -127,7 +127,7 @@ class Verifier:
             _check(lib.receipt_verifier_builder_set_trust(builder, trust))
             for anchor in anchors:
                 if not isinstance(anchor, (bytes, bytearray, memoryview)):
-                    raise TypeError(f"anchors: expected DER or PEM bytes, got {type(anchor).__name__}")
+                    raise ArgumentTypeError(f"anchors: expected DER or PEM bytes, got {type(anchor).__name__}")
                 anchor = bytes(anchor)
                 error = _native.ErrorStruct()
                 status = lib.receipt_verifier_builder_add_anchor(builder, anchor, len(anchor), ctypes.byref(error))
@@ -140,7 +140,7 @@ class Verifier:
                     builder, _native.text_argument(application_version, "application_version")))
             if device_id is not None:
                 if not isinstance(device_id, (bytes, bytearray, memoryview)):
-                    raise TypeError(f"device_id: expected bytes, got {type(device_id).__name__}")
+                    raise ArgumentTypeError(f"device_id: expected bytes, got {type(device_id).__name__}")
                 device_id = bytes(device_id)
                 _check(lib.receipt_verifier_builder_set_device_id(builder, device_id, len(device_id)))
             if now is not None:
@@ -151,7 +151,7 @@ class Verifier:
                 _check(lib.receipt_verifier_builder_set_environment(builder, _native.ENVIRONMENTS[environment]))
             if app_apple_id is not None:
                 if isinstance(app_apple_id, bool) or not isinstance(app_apple_id, int):
-                    raise TypeError(f"app_apple_id: expected int, got {type(app_apple_id).__name__}")
+                    raise ArgumentTypeError(f"app_apple_id: expected int, got {type(app_apple_id).__name__}")
                 _check(lib.receipt_verifier_builder_set_app_apple_id(builder, app_apple_id))
             if revocation not in _native.REVOCATION_MODES:
                 raise ValueError(f"revocation: expected one of {sorted(_native.REVOCATION_MODES)}, got {revocation!r}")
@@ -168,7 +168,7 @@ class Verifier:
         """A Verification report for a parsed Receipt (for bytes, use verify_bytes)."""
         from . import Receipt
         if not isinstance(receipt, Receipt):
-            raise TypeError(f"verify() takes a Receipt, got {type(receipt).__name__}; "
+            raise ArgumentTypeError(f"verify() takes a Receipt, got {type(receipt).__name__}; "
                             f"for a receipt's bytes use verify_bytes(data)")
         out = ctypes.c_void_p()
         status = lib.receipt_verify(self._handle, receipt._handle_or_raise(), ctypes.byref(out))
