@@ -770,6 +770,22 @@ receipt_status_t receipt_verify_jws(const receipt_verifier_t *verifier, const vo
                                     receipt_jws_t **out_jws, receipt_verification_t **out_result,
                                     receipt_error_t *out_error);
 
+/*
+ * The same, for a JWS of the kind `type` names, as Apple's verifiers take the
+ * kind from the call (verify_and_decode_signed_transaction, ..._renewal_info,
+ * ..._notification, ..._app_transaction, ..._realtime_request): a payload
+ * whose members say another kind is RECEIPT_E_WRONG_PAYLOAD_KIND, and one
+ * whose kind cannot be told from its members (a minimal transaction, say) is
+ * judged as `type` (its bundle id and environment checked where that kind
+ * keeps them). RECEIPT_JWS_UNKNOWN tells the kind from the members, as
+ * receipt_verify_jws() does; a value outside receipt_jws_type_t is
+ * RECEIPT_E_INVALID_ARGUMENT. Outputs, errors and thread-safety as
+ * receipt_verify_jws().
+ */
+receipt_status_t receipt_verify_jws_as(const receipt_verifier_t *verifier, const void *data, size_t length,
+                                       receipt_jws_type_t type, receipt_jws_t **out_jws,
+                                       receipt_verification_t **out_result, receipt_error_t *out_error);
+
 /* Frees a decoded JWS and every string borrowed from it. NULL is a no-op. */
 void receipt_jws_free(receipt_jws_t *jws);
 

@@ -66,11 +66,20 @@ public func receipt_verify_jws(_ verifier: OpaquePointer?, _ data: UnsafeRawPoin
                                _ outJWS: UnsafeMutablePointer<OpaquePointer?>?,
                                _ outResult: UnsafeMutablePointer<OpaquePointer?>?,
                                _ outError: UnsafeMutablePointer<receipt_error_t>?) -> receipt_status_t {
+    receipt_verify_jws_as(verifier, data, length, RECEIPT_JWS_UNKNOWN, outJWS, outResult, outError)
+}
+
+@c @implementation
+public func receipt_verify_jws_as(_ verifier: OpaquePointer?, _ data: UnsafeRawPointer?, _ length: Int,
+                                  _ type: receipt_jws_type_t,
+                                  _ outJWS: UnsafeMutablePointer<OpaquePointer?>?,
+                                  _ outResult: UnsafeMutablePointer<OpaquePointer?>?,
+                                  _ outError: UnsafeMutablePointer<receipt_error_t>?) -> receipt_status_t {
     outJWS?.pointee = nil
     outResult?.pointee = nil
     do throws(ReceiptError) {
         let checker = try required(object(verifier, as: ReceiptVerifier.self))
-        let (payload, result) = try checker.verify(jws: try inputBytes(data, length))
+        let (payload, result) = try checker.verify(jws: try inputBytes(data, length), as: try payloadKind(type))
         let jws = outJWS == nil ? nil : JWSHandle(payload)
         let report = outResult == nil ? nil : VerificationReport(result)
         if let jws { outJWS?.pointee = handle(jws) }
@@ -84,6 +93,19 @@ public func receipt_verify_jws(_ verifier: OpaquePointer?, _ data: UnsafeRawPoin
 @c @implementation
 public func receipt_jws_free(_ jws: OpaquePointer?) {
     release(jws, as: JWSHandle.self)
+}
+
+/// The kind a caller names; RECEIPT_JWS_UNKNOWN: told from the members.
+private func payloadKind(_ type: receipt_jws_type_t) throws(ReceiptError) -> SignedPayloadKind? {
+    switch type {
+    case RECEIPT_JWS_UNKNOWN: nil
+    case RECEIPT_JWS_TRANSACTION: .transaction
+    case RECEIPT_JWS_RENEWAL_INFO: .renewalInfo
+    case RECEIPT_JWS_NOTIFICATION: .notification
+    case RECEIPT_JWS_APP_TRANSACTION: .appTransaction
+    case RECEIPT_JWS_REALTIME_REQUEST: .realtimeRequest
+    default: throw ReceiptError(.invalidArgument, "JWS type \(type.rawValue) is not a receipt_jws_type_t")
+    }
 }
 
 @c @implementation

@@ -432,3 +432,28 @@ def test_bad_arguments_are_value_errors_as_apples_library_raises():
     with pytest.raises(ValueError):
         libreceipt.Verifier(app_apple_id="123")
     assert issubclass(libreceipt.ReceiptError, ValueError) and issubclass(libreceipt.ArgumentTypeError, TypeError)
+
+
+def test_an_x5c_ending_in_a_reissue_of_the_anchor_chains_to_the_anchor():
+    # A root renewed with new dates keeps its name and key; Apple's verifier chains the
+    # intermediate to the pinned root by signature, whatever copy the token carries.
+    import datetime
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    year = datetime.timedelta(days=365)
+    root_name = "libreceipt reissued-root test"
+    root, root_key, inter, leaf, leaf_key = mint_jws.make_chain(root_name)
+    reissue = mint_jws.certificate(root_name, root_name, root_key.public_key(), root_key, mint_jws.NOW - 2 * year,
+                                   mint_jws.NOW + 30 * year, True)
+    assert reissue.public_bytes(serialization.Encoding.DER) != root.public_bytes(serialization.Encoding.DER)
+    verifier = libreceipt.Verifier(apple_root=False, anchors=[mint_jws.pem(root)])
+    token = mint_jws.sign(mint_jws.example_payload(), {"good": ([leaf, inter, reissue], leaf_key)})
+    result = verifier.verify_jws(token)
+    assert result.valid, result.to_json()
+    assert "re-issue" in result.step("chain").detail and "same subject and key" in result.step("chain").detail
+    # The same name with another key is no re-issue: untrusted.
+    other_key = ec.generate_private_key(ec.SECP384R1())
+    impostor = mint_jws.certificate(root_name, root_name, other_key.public_key(), other_key, mint_jws.NOW - year,
+                                    mint_jws.NOW + year, True)
+    forged = mint_jws.sign(mint_jws.example_payload(), {"good": ([leaf, inter, impostor], leaf_key)})
+    assert verifier.verify_jws(forged).status_name == "RECEIPT_E_CHAIN_UNTRUSTED"

@@ -55,6 +55,16 @@ final class X509Certificate: @unchecked Sendable {
     /// The subject in OpenSSL's one-line form, for details that name a certificate.
     let subject: String
 
+    /// Whether this certificate names the same subject with the same public key as
+    /// `other`: a re-issue of it (a root renewed with new dates keeps both), so that
+    /// what `other` signed, this one's key signed.
+    func isReissue(of other: X509Certificate) -> Bool {
+        defer { OpenSSLErrors.clear() }
+        guard let mine = X509_get0_pubkey(pointer), let theirs = X509_get0_pubkey(other.pointer) else { return false }
+        return X509_NAME_cmp(X509_get_subject_name(pointer), X509_get_subject_name(other.pointer)) == 0
+            && EVP_PKEY_eq(mine, theirs) == 1
+    }
+
     static func subject(of certificate: OpaquePointer) -> String {
         guard let name = X509_get_subject_name(certificate),
               let line = X509_NAME_oneline(name, nil, 0) else { return "(unnamed)" }

@@ -160,6 +160,8 @@ _signatures.update({
                                             ctypes.POINTER(ErrorStruct)]),
     "receipt_verify_jws": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, _handle_out, _handle_out,
                                           ctypes.POINTER(ErrorStruct)]),
+    "receipt_verify_jws_as": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int, _handle_out,
+                                             _handle_out, ctypes.POINTER(ErrorStruct)]),
     "receipt_jws_decode_unverified": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t, _handle_out,
                                                      ctypes.POINTER(ErrorStruct)]),
     "receipt_jws_free": (None, [ctypes.c_void_p]),

@@ -80,12 +80,20 @@ def decode_jws_unverified(token):
     return JWS(out)
 
 
-def verify_jws(verifier_handle, token):
+def verify_jws(verifier_handle, token, kind=None):
     """(JWS, verification handle) for Verifier.verify_jws; raises when unreadable (the
-    detail comes from receipt_last_error, which spares a receipt_error_t per call)."""
+    detail comes from receipt_last_error, which spares a receipt_error_t per call).
+    `kind`: one of JWS_TYPES that the payload must be (taken from the call, as Apple's
+    verifiers do), or None to tell it from the members."""
     data = _native.jws_bytes(token)
     jws, result = ctypes.c_void_p(), ctypes.c_void_p()
-    status = lib.receipt_verify_jws(verifier_handle, data, len(data), ctypes.byref(jws), ctypes.byref(result), None)
+    if kind is None:
+        status = lib.receipt_verify_jws(verifier_handle, data, len(data), ctypes.byref(jws), ctypes.byref(result), None)
+    else:
+        if kind not in _native.JWS_TYPES[1:]:
+            raise ValueError(f"kind: one of {', '.join(_native.JWS_TYPES[1:])}, not {kind!r}")
+        status = lib.receipt_verify_jws_as(verifier_handle, data, len(data), _native.JWS_TYPES.index(kind),
+                                           ctypes.byref(jws), ctypes.byref(result), None)
     if not result:
         _check(status)
         raise ReceiptError(status)

@@ -187,16 +187,19 @@ class Verifier:
             _check(status, error)
         return Verification(out)
 
-    def verify_jws(self, token):
+    def verify_jws(self, token, kind=None):
         """A Verification report of a StoreKit 2 JWS (compact form, str or bytes): header,
         ES256 signature, chain at its signedDate, markers, bundle id, environment, app
         Apple id, and a notification's nested JWS. `.payload` is the payload as signed, once
         valid (it raises otherwise; `.unverified_payload` names what it is).
+        `kind` ("transaction", "renewal_info", "notification", "app_transaction",
+        "realtime_request"): what the payload must be, as Apple's verifiers take it from the
+        call; another kind is RECEIPT_E_WRONG_PAYLOAD_KIND. None: told from the members.
         Raises ReceiptError when the token is not a readable JWS."""
         from .jws import verify_jws
         if self.revocation != "off":
             self.check_revocation(token)
-        jws, handle = verify_jws(self._handle, token)
+        jws, handle = verify_jws(self._handle, token, kind)
         return Verification(handle, jws)
 
     def check_revocation(self, token):

@@ -73,10 +73,19 @@ extension ReceiptVerifier {
         let last = bag.certificates.count - 1
         let pin = PinnedAnchor.enabled(by: trust, for: .jws).first { $0.sha256 == bag.fingerprints[last] }
         let anchor: X509Certificate
+        var untrusted = bag.certificates
+        var reissued = false
         if pin != nil, bag.isSelfIssued(last) {
             anchor = bag.certificates[last]
         } else if let added = customAnchors.first(where: { $0.der == bag.certificates[last].der }) {
             anchor = added
+        } else if bag.certificates.count > 1, let added = customAnchors.first(where: { bag.certificates[last].isReissue(of: $0) }) {
+            // x5c ends in a re-issue of an added anchor (same subject and key, other bytes), as
+            // Apple's test chains do: the chain is the intermediate signed by the anchor's key,
+            // built to the anchor itself, never to the copy the token brought.
+            anchor = added
+            untrusted.removeLast()
+            reissued = true
         } else {
             let hint = bag.certificates.count == 1
                 ? "; an Xcode-signed JWS verifies only against the certificate Xcode exports, passed as an anchor"
@@ -85,7 +94,7 @@ extension ReceiptVerifier {
                                + "Apple Root CA - G3 (pinned\(trust.contains(.appleRoot) ? "" : ", not enabled")) "
                                + "nor an added anchor\(hint)")
         }
-        let chain = try ChainValidation.validate(leaf: bag.certificates[0], untrusted: bag.certificates,
+        let chain = try ChainValidation.validate(leaf: bag.certificates[0], untrusted: untrusted,
                                                  anchors: [anchor], atEpochSeconds: seconds)
         guard chain.count == bag.certificates.count else {
             throw ReceiptError(.unexpectedCertificates, "the verified chain has \(chain.count) certificates; x5c has \(bag.certificates.count)")
@@ -98,7 +107,8 @@ extension ReceiptVerifier {
         } else {
             markers = markerOutcomes(chain, pin: nil)
         }
-        let validated = ValidatedChain(anchorName: pin?.name ?? "added anchor \(anchor.subject)",
+        let anchorName = pin?.name ?? "added anchor \(anchor.subject)" + (reissued ? " (x5c ends in a re-issue of it: same subject and key)" : "")
+        let validated = ValidatedChain(anchorName: anchorName,
                                        notBefore: window.notBefore, notAfter: window.notAfter,
                                        intermediateMarker: markers.0, leafMarker: markers.1)
         cache.remember(validated, bag, signer: Self.jwsChainSlot)
