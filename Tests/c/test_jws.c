@@ -228,6 +228,29 @@ static void test_verify_jws_minted(void **state) {
     free(tampered.text);
 }
 
+/* The kind from the call, as Apple's verify_and_decode_* take it. */
+static void test_verify_jws_as_a_kind(void **state) {
+    (void)state;
+    token_t token = minted("minted.jws"); /* a transaction */
+    receipt_verifier_t *verifier = test_root_verifier();
+    receipt_jws_t *jws = NULL;
+    receipt_error_t error;
+    assert_int_equal(receipt_verify_jws_as(verifier, token.text, token.length, RECEIPT_JWS_TRANSACTION, &jws, NULL,
+                                           &error), RECEIPT_OK);
+    assert_int_equal(receipt_jws_type(jws), RECEIPT_JWS_TRANSACTION);
+    receipt_jws_free(jws);
+    assert_int_equal(receipt_verify_jws_as(verifier, token.text, token.length, RECEIPT_JWS_RENEWAL_INFO, &jws, NULL,
+                                           &error), RECEIPT_E_WRONG_PAYLOAD_KIND);
+    assert_null(jws);
+    assert_non_null(strstr(error.detail, "renewal_info"));
+    assert_int_equal(receipt_verify_jws_as(verifier, token.text, token.length, (receipt_jws_type_t)99, NULL, NULL,
+                                           &error), RECEIPT_E_INVALID_ARGUMENT);
+    assert_int_equal(receipt_verify_jws_as(verifier, token.text, token.length, RECEIPT_JWS_UNKNOWN, NULL, NULL, NULL),
+                     RECEIPT_OK);
+    receipt_verifier_free(verifier);
+    free(token.text);
+}
+
 static void test_builder_app_apple_id_and_environments(void **state) {
     (void)state;
     receipt_verifier_builder_t *builder = NULL;
@@ -419,6 +442,7 @@ int run_jws_tests(void) {
         cmocka_unit_test(test_jws_decode_and_typed_reads),
         cmocka_unit_test(test_jws_null_arguments_and_bad_tokens),
         cmocka_unit_test(test_verify_jws_minted),
+        cmocka_unit_test(test_verify_jws_as_a_kind),
         cmocka_unit_test(test_builder_app_apple_id_and_environments),
         cmocka_unit_test(test_verify_real_jws),
         cmocka_unit_test(test_entitlements_signed_json),

@@ -360,7 +360,7 @@ def test_entitlements_refuse_what_did_not_verify(jws_ca):
     forged = mint_jws.sign(mint_jws.example_payload("renewal_info"), chains, "payload-changed")
     with pytest.raises(libreceipt.ReceiptError) as caught:
         libreceipt.entitlements(at, [good, forged], verifier=verifier)
-    assert caught.value.name == "RECEIPT_E_SIGNATURE_INVALID" and "signed payload 1" in caught.value.detail
+    assert caught.value.name == "RECEIPT_E_SIGNATURE_INVALID" and "renewal info 1" in caught.value.detail
     app_transaction = mint_jws.sign({"receiptType": "Sandbox", "bundleId": "com.example.minted", "applicationVersion": "1",
                                      "receiptCreationDate": at, "originalApplicationVersion": "1",
                                      "originalPurchaseDate": at, "signedDate": at}, chains)

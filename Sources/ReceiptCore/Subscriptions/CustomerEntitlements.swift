@@ -12,7 +12,7 @@ extension Entitlements {
                           names: [String] = []) throws(ReceiptError) -> Entitlements {
         for (index, (payload, verification)) in payloads.enumerated()
         where payload.kind == .renewalInfo && !verification.isValid {
-            let name = names.indices.contains(index) ? names[index] : "signed payload \(index)"
+            let name = names.indices.contains(index) ? names[index] : "signed renewal info \(index)"
             throw ReceiptError(verification.status, "entitlements of \(name) that did not verify (\(verification.status.name))")
         }
         let (transactions, transactionNames) = withoutRenewalInfos(payloads, names: names, kind: \.0.kind)
@@ -35,7 +35,7 @@ extension Entitlements {
     private static func withoutRenewalInfos<Payload>(_ payloads: [Payload], names: [String],
                                                      kind: (Payload) -> SignedPayloadKind) -> ([Payload], [String]) {
         let kept = payloads.indices.filter { kind(payloads[$0]) != .renewalInfo }
-        return (kept.map { payloads[$0] }, kept.map { names.indices.contains($0) ? names[$0] : "signed payload \($0)" })
+        return (kept.map { payloads[$0] }, kept.map { names.indices.contains($0) ? names[$0] : "signed transaction \($0)" })
     }
 
     private static func receiptName(_ names: [String], after count: Int) -> [String] {
