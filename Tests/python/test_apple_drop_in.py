@@ -133,3 +133,42 @@ def test_a_minimal_renewal_info_is_judged_as_the_call_says():
     assert renewal["environment"] == renewal.raw["environment"] == "Sandbox"
     with pytest.raises(AttributeError):
         renewal.environment = "Production"
+
+
+KINDS = {"signedTransaction.json": "transaction", "signedTransactionWithRevocation.json": "transaction",
+         "signedRenewalInfo.json": "renewal_info", "signedNotification.json": "notification",
+         "signedSummaryNotification.json": "notification", "signedConsumptionRequestNotification.json": "notification",
+         "signedRescindConsentNotification.json": "notification",
+         "signedExternalPurchaseTokenNotification.json": "notification",
+         "signedExternalPurchaseTokenSandboxNotification.json": "notification",
+         "appTransaction.json": "app_transaction", "decodedRealtimeRequest.json": "realtime_request"}
+
+
+@pytest.mark.parametrize("model", sorted(KINDS))
+def test_apples_2026_payload_samples_decode_as_their_kind(jws_ca, model):
+    # Apple's own samples of every signed payload (2026 members included: advancedCommerceInfo,
+    # revocationType and revocationPercentage, appData, externalPurchaseToken), signed here with
+    # the project's test CA: each decodes as its kind, every documented member of its type.
+    import json
+    import mint_jws
+    import libreceipt
+    _, chains = jws_ca
+    payload = json.loads((RESOURCES / "models" / model).read_text())
+    decoded = libreceipt.decode_jws_unverified(mint_jws.sign(payload, chains))
+    assert decoded.type == KINDS[model]
+    assert decoded.payload == payload
+
+
+@pytest.mark.parametrize("model, environment", [("signedExternalPurchaseTokenNotification.json", "production"),
+                                                ("signedExternalPurchaseTokenSandboxNotification.json", "sandbox")])
+def test_apples_external_purchase_token_samples_take_their_environment_from_the_id(jws_ca, model, environment):
+    import json
+    import mint_jws
+    import libreceipt
+    root, chains = jws_ca
+    payload = json.loads((RESOURCES / "models" / model).read_text())
+    token = mint_jws.sign(payload, chains)
+    app = payload["externalPurchaseToken"]["appAppleId"]
+    verifier = libreceipt.Verifier(apple_root=False, anchors=[root.read_bytes()], environment=environment,
+                                   app_apple_id=app, now=payload["signedDate"])
+    assert verifier.verify_jws(token).step("environment").outcome == "passed"
