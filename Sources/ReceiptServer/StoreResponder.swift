@@ -127,15 +127,11 @@ struct StoreResponder: Sendable {
         let renewals = Self.decoded(try await store.subscriptions(subscriptionIDs, transactionsEach: 0).renewalInfos)
         metrics.recordStore(operation: "read_entitlements", since: start)
         let now = ReceiptVerifier.currentMilliseconds()
-        var entitlements = try Entitlements.ofUnverified(transactions: transactions, at: now)
+        // The renewal infos name the grace periods: a customer in one is entitled in both halves of the answer.
+        let entitlements = try Entitlements.ofUnverified(payloads: transactions + renewals, at: now)
         let states = entitlements.subscriptions.compactMap { subscription in
             SubscriptionState(originalTransactionID: subscription.originalTransactionID, transactions: transactions,
                               renewalInfo: renewals.first { $0.originalTransactionID == subscription.originalTransactionID }, at: now)
-        }
-        // A customer in a billing grace period is entitled in both halves of the answer.
-        let graceEnds = SubscriptionState.gracePeriodEnds(states)
-        if !graceEnds.isEmpty {
-            entitlements = try Entitlements.ofUnverified(transactions: transactions, at: now, gracePeriodEnds: graceEnds)
         }
         return (.ok, Array(EntitlementsJSON.render(entitlements, states: states, nextCursor: page.next?.text).utf8))
     }
