@@ -47,6 +47,10 @@ public struct SubscriptionStatus: Sendable {
     public var isInTrialPeriod: Bool { latest?.purchase.isTrialPeriod == true }
     public var isInIntroOfferPeriod: Bool { latest?.purchase.isInIntroOfferPeriod == true }
     public var isInGracePeriod: Bool { latest?.inGracePeriod == true }
+    /// The subscription this one replaced, as its latest period that names one says.
+    public var previousOriginalTransactionID: String? {
+        periods.last { $0.purchase.previousOriginalTransactionID != nil }?.purchase.previousOriginalTransactionID
+    }
 }
 
 /// What a receipt entitles its owner to at one instant (docs/FORMAT.md §3–§4).
@@ -70,11 +74,12 @@ public struct Entitlements: Sendable {
     public var nonConsumables: [PurchaseStatus] { purchases.filter { $0.kind == .nonConsumable && $0.isActive } }
 
     /// Consumables still in the receipt (Apple drops them once finished), with total
-    /// quantity per product id; cancelled ones are left out.
+    /// quantity per product id; refunded units are left out (all of a fully refunded
+    /// purchase, the refunded units of a prorated refund).
     public var consumableQuantities: [String: Int64] {
         purchases.filter { $0.kind == .consumable && $0.inactiveReason == .consumed }
             .reduce(into: [:]) { totals, status in
-                totals[status.purchase.productID ?? "", default: 0] += status.purchase.quantity ?? 1
+                totals[status.purchase.productID ?? "", default: 0] += status.purchase.heldQuantity
             }
     }
 
@@ -194,7 +199,9 @@ public struct Entitlements: Sendable {
         let start = purchase.purchaseDate
         var end: Int64?
         let reason: InactiveReason?
-        if purchase.isCancelled {
+        // A consumable partly refunded (1 of 3) still delivered the units it holds; any
+        // other revocation takes the whole purchase back, as StoreKit's entitlements do.
+        if purchase.isCancelled && !(kind == .consumable && purchase.heldQuantity > 0) {
             reason = .cancelled
         } else {
             switch kind {

@@ -13,11 +13,25 @@ public struct PurchaseFacts: Sendable {
     public let productID: String?
     public let transactionID: String?
     public let originalTransactionID: String?
+    /// The original transaction id of the subscription this one replaced (Apple's
+    /// `previousOriginalTransactionId`: a switch between a standalone subscription and a
+    /// subscription bundle, or a migration). Nil for receipts.
+    public let previousOriginalTransactionID: String?
     /// Epoch milliseconds.
     public let purchaseDate: Int64?
     public let expiresDate: Int64?
-    /// Refunded, cancelled or revoked: counts as never purchased.
+    /// Refunded, cancelled or revoked, wholly or in part (cancellation_date, revocationDate).
+    /// Counts as never purchased, but for the units a partial refund of a consumable left
+    /// (Entitlements.judge).
     public let isCancelled: Bool
+    /// Apple's `revocationType` of a signed transaction, as written: REFUND_FULL,
+    /// REFUND_PRORATED or FAMILY_REVOKE. Nil for receipts, which carry none.
+    public let revocationType: String?
+    /// The share of the purchase refunded or revoked, in Apple's milliunits (100000 is all):
+    /// 0 when not revoked; a prorated refund's `revocationPercentage`; all of it for every
+    /// other revocation, and for a prorated one whose percentage is absent or out of range
+    /// (fail closed: what cannot be read grants nothing).
+    public let refundedShare: Int64
     public let quantity: Int64?
     public let isTrialPeriod: Bool
     public let isInIntroOfferPeriod: Bool
@@ -31,9 +45,12 @@ public struct PurchaseFacts: Sendable {
         productID = purchase.productID
         transactionID = purchase.transactionID
         originalTransactionID = purchase.originalTransactionID
+        previousOriginalTransactionID = nil
         purchaseDate = purchase.purchaseDate?.millisecondsSince1970
         expiresDate = purchase.expiresDate?.millisecondsSince1970
         isCancelled = purchase.cancellationDate != nil
+        revocationType = nil
+        refundedShare = isCancelled ? Self.whole : 0
         quantity = purchase.quantity
         isTrialPeriod = purchase.isTrialPeriod == true
         isInIntroOfferPeriod = purchase.isInIntroOfferPeriod == true
@@ -48,13 +65,41 @@ public struct PurchaseFacts: Sendable {
         productID = payload.string("productId")
         transactionID = payload.string("transactionId")
         originalTransactionID = payload.string("originalTransactionId")
+        previousOriginalTransactionID = payload.string("previousOriginalTransactionId")
         purchaseDate = payload.date("purchaseDate")
         expiresDate = payload.date("expiresDate")
         isCancelled = payload.date("revocationDate") != nil
+        revocationType = payload.string("revocationType")
+        refundedShare = Self.share(revoked: isCancelled, type: revocationType, percentage: payload.integer("revocationPercentage"))
         quantity = payload.integer("quantity")
         (isTrialPeriod, isInIntroOfferPeriod) = payload.introductoryOffer
         statedKind = payload.string("type").flatMap(ProductKind.init(transactionType:))
         signedDate = payload.signingDate
+    }
+
+    /// 100%, in Apple's milliunits.
+    public static let whole: Int64 = 100_000
+
+    static func share(revoked: Bool, type: String?, percentage: Int64?) -> Int64 {
+        guard revoked else { return 0 }
+        guard type == "REFUND_PRORATED", let percentage, (0...whole).contains(percentage) else { return whole }
+        return percentage
+    }
+
+    /// Units of `quantity` (1 when absent) that the refund took back. Apple's percentage
+    /// applies to the whole quantity (1 of 3 refunded is 33.333%) and is rounded to a
+    /// milliunit, so a unit counts as refunded once its share less that rounding is
+    /// reached: any part of a unit refunded takes the unit back, and 1 of 3 stays 1.
+    public var refundedQuantity: Int64 {
+        let units = min(max(quantity ?? 1, 1), 1_000_000)  // Apple sells at most 10 at once; bounded for the arithmetic
+        // ceil((units × share − units / 2) / whole), in integers: each unit's share may be off by half a milliunit.
+        let numerator = 2 * units * refundedShare - units
+        return numerator <= 0 ? 0 : min(units, (numerator + 2 * Self.whole - 1) / (2 * Self.whole))
+    }
+
+    /// Units the purchase still holds after any refund.
+    public var heldQuantity: Int64 {
+        isCancelled ? min(max(quantity ?? 1, 1), 1_000_000) - refundedQuantity : quantity ?? 1
     }
 }
 

@@ -28,6 +28,7 @@ public enum EntitlementsJSON {
             writer.bool("is_trial_period", subscription.isInTrialPeriod)
             writer.bool("is_in_intro_offer_period", subscription.isInIntroOfferPeriod)
             writer.number("periods", Int64(subscription.periods.count))
+            ifPresent(subscription.previousOriginalTransactionID) { writer.string("previous_original_transaction_id", $0) }
             writer.endObject()
         }
         writer.endArray()
@@ -67,10 +68,20 @@ public enum EntitlementsJSON {
         ifPresent(status.purchase.purchaseDate) { writer.number("purchase_date_ms", $0) }
         ifPresent(status.endsAt) { writer.number("ends_at_ms", $0) }
         ifPresent(status.purchase.quantity) { writer.number("quantity", $0) }
+        writeRevocation(of: status.purchase, into: &writer)
         writer.string("source", status.purchase.source.rawValue)
         writer.endObject()
     }
 
+
+    /// How much of a refunded or revoked purchase went back: Apple's `revocationType`, the
+    /// share in milliunits (for revenue figures) and the units. Nothing for a purchase not revoked.
+    static func writeRevocation(of purchase: PurchaseFacts, into writer: inout JSONWriter) {
+        guard purchase.isCancelled else { return }
+        ifPresent(purchase.revocationType) { writer.string("revocation_type", $0) }
+        writer.number("refunded_share_milliunits", purchase.refundedShare)
+        writer.number("refunded_quantity", purchase.refundedQuantity)
+    }
 
     public static func catalog(_ text: String) throws(ReceiptError) -> ProductCatalog {
         let document = try JSONValue.parse(text)

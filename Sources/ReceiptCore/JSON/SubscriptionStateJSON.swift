@@ -4,7 +4,9 @@
 /// payload beside it under its snake-case name (`transaction_info`, `renewal_info`,
 /// as the App Store Server API tier adds them), and what the state adds:
 /// `status_name`, `entitled`, `at_ms`, `transaction_count`, `pending_renewal_info`
-/// in verifyReceipt's shape.
+/// in verifyReceipt's shape, `previous_original_transaction_id` when the subscription
+/// replaced another, and for a revoked latest period `revocation_type`,
+/// `refunded_share_milliunits` and `refunded_quantity`.
 public enum SubscriptionStateJSON {
     public static func render(_ state: SubscriptionState, indent: Int? = nil) -> [UInt8] {
         var writer = JSONWriter(indent: indent)
@@ -15,6 +17,11 @@ public enum SubscriptionStateJSON {
         writer.bool("entitled", state.isEntitled)
         writer.number("at_ms", state.at)
         writer.number("transaction_count", Int64(state.transactions.count))
+        ifPresent(state.previousOriginalTransactionID) { writer.string("previous_original_transaction_id", $0) }
+        // A revoked subscription: how (refund, prorated refund, Family Sharing) and how much.
+        if let facts = PurchaseFacts(transaction: state.latestTransaction) {
+            EntitlementsJSON.writeRevocation(of: facts, into: &writer)
+        }
         writer.string("signedTransactionInfo", state.latestTransaction.compactSerialization)
         writer.raw("transaction_info", state.latestTransaction.payloadBytes)
         if let renewal = state.renewalInfo {

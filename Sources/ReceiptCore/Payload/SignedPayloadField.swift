@@ -11,6 +11,8 @@ public enum SignedFieldKind: String, Sendable {
     case stringArray = "string_array"
     /// A string that is a compact JWS itself.
     case jws
+    /// An array of objects, whose members the table types under `name[].member`.
+    case objectArray = "object_array"
 }
 
 /// Every member Apple documents for each signed payload, with its type (App Store
@@ -44,8 +46,19 @@ public enum SignedPayloadField {
         ("revocationType", .string), ("revocationPercentage", .integer), ("signedDate", .date),
         ("storefront", .string), ("storefrontId", .string), ("subscriptionGroupIdentifier", .string),
         ("transactionId", .string), ("transactionReason", .string), ("type", .string),
-        ("webOrderLineItemId", .string), ("advancedCommerceInfo", .object),
-    ]
+        ("webOrderLineItemId", .string), ("billingPlanType", .string),
+        // The subscription this one replaced: a standalone one and a subscription bundle, either way.
+        ("previousOriginalTransactionId", .string),
+        // A 12-month commitment paid monthly (App Store Server API 1.21).
+        ("commitmentInfo", .object), ("commitmentInfo.billingPeriodNumber", .integer),
+        ("commitmentInfo.commitmentExpiresDate", .date), ("commitmentInfo.commitmentPrice", .integer),
+        ("commitmentInfo.totalBillingPeriods", .integer),
+    ] + advancedCommerce("advancedCommerceInfo", [
+        ("estimatedTax", .integer), ("taxExclusivePrice", .integer), ("taxRate", .string),
+        ("items[].refunds", .objectArray), ("items[].refunds[].refundAmount", .integer),
+        ("items[].refunds[].refundDate", .date), ("items[].refunds[].refundReason", .string),
+        ("items[].refunds[].refundType", .string), ("items[].revocationDate", .date),
+    ])
 
     static let renewalInfo: [(path: MemberPath, kind: SignedFieldKind)] = [
         ("appAccountToken", .string), ("appTransactionId", .string), ("autoRenewProductId", .string),
@@ -54,8 +67,31 @@ public enum SignedPayloadField {
         ("isInBillingRetryPeriod", .boolean), ("offerDiscountType", .string), ("offerIdentifier", .string),
         ("offerPeriod", .string), ("offerType", .integer), ("originalTransactionId", .string),
         ("priceIncreaseStatus", .integer), ("productId", .string), ("recentSubscriptionStartDate", .date),
-        ("renewalDate", .date), ("renewalPrice", .integer), ("signedDate", .date), ("advancedCommerceInfo", .object),
-    ]
+        ("renewalDate", .date), ("renewalPrice", .integer), ("signedDate", .date),
+        ("renewalBillingPlanType", .string),
+        ("commitmentInfo", .object), ("commitmentInfo.commitmentAutoRenewProductId", .string),
+        ("commitmentInfo.commitmentAutoRenewStatus", .integer),
+        ("commitmentInfo.commitmentRenewalBillingPlanType", .string),
+        ("commitmentInfo.commitmentRenewalDate", .date), ("commitmentInfo.commitmentRenewalPrice", .integer),
+    ] + advancedCommerce("advancedCommerceInfo", [
+        ("consistencyToken", .string), ("items[].priceIncreaseInfo", .object),
+        ("items[].priceIncreaseInfo.dependentSKUs", .stringArray), ("items[].priceIncreaseInfo.price", .integer),
+        ("items[].priceIncreaseInfo.status", .string),
+    ])
+
+    /// Advanced Commerce's transaction and renewal info under `root`: the members both
+    /// share (descriptors, items with their offer, period, reference, tax code) and `own`.
+    private static func advancedCommerce(_ root: String,
+                                         _ own: [(path: String, kind: SignedFieldKind)]) -> [(path: MemberPath, kind: SignedFieldKind)] {
+        let shared: [(path: String, kind: SignedFieldKind)] = [
+            ("descriptors", .object), ("descriptors.description", .string), ("descriptors.displayName", .string),
+            ("items", .objectArray), ("items[].SKU", .string), ("items[].description", .string),
+            ("items[].displayName", .string), ("items[].price", .integer), ("items[].offer", .object),
+            ("items[].offer.period", .string), ("items[].offer.periodCount", .integer), ("items[].offer.price", .integer),
+            ("items[].offer.reason", .string), ("period", .string), ("requestReferenceId", .string), ("taxCode", .string),
+        ]
+        return [(MemberPath(root), .object)] + (shared + own).map { (MemberPath(root + "." + $0.path), $0.kind) }
+    }
 
     static let notification: [(path: MemberPath, kind: SignedFieldKind)] = [
         ("notificationType", .string), ("subtype", .string), ("notificationUUID", .string), ("version", .string),
@@ -89,6 +125,7 @@ public enum SignedPayloadField {
         case (.integer, .number(let text)): Int64(text) != nil
         case (.date, .number): value.epochMilliseconds != nil
         case (.stringArray, .array(let items)): items.allSatisfy { $0.stringValue != nil }
+        case (.objectArray, .array(let items)): items.allSatisfy { if case .object = $0 { true } else { false } }
         default: false
         }
     }
@@ -96,11 +133,20 @@ public enum SignedPayloadField {
     /// Checks every documented member present in `payload` against its kind.
     static func check(_ payload: JSONValue, as kind: SignedPayloadKind) throws(ReceiptError) {
         for (path, fieldKind) in fields(of: kind) {
-            guard let value = payload.member(at: path), value != .null else { continue }
-            guard conforms(value, to: fieldKind) else {
-                throw ReceiptError(.badField, "\(path) is \(value.kindName); Apple documents it as \(fieldKind.rawValue)")
+            if !path.eachElement {  // most paths: one look-up, nothing allocated
+                guard let value = payload.member(at: path), value != .null else { continue }
+                guard conforms(value, to: fieldKind) else { throw mistyped(path.description, value, fieldKind) }
+                continue
+            }
+            guard payload[path.components[0]] != nil else { continue }
+            for (value, at) in payload.members(at: path) where value != .null {
+                guard conforms(value, to: fieldKind) else { throw mistyped(at, value, fieldKind) }
             }
         }
+    }
+
+    private static func mistyped(_ path: String, _ value: JSONValue, _ kind: SignedFieldKind) -> ReceiptError {
+        ReceiptError(.badField, "\(path) is \(value.kindName); Apple documents it as \(kind.rawValue)")
     }
 }
 
@@ -108,10 +154,13 @@ public enum SignedPayloadField {
 public struct MemberPath: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
     public let description: String
     let components: [String]
+    /// Whether a component names each element of an array (`items[]`): see JSONValue.members(at:).
+    let eachElement: Bool
 
     public init(_ text: String) {
         description = text
         components = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        eachElement = components.contains { $0.hasSuffix("[]") }
     }
 
     public init(stringLiteral text: String) { self.init(text) }
@@ -126,6 +175,31 @@ extension JSONValue {
             current = next
         }
         return current
+    }
+
+    /// Every member at a path whose `name[]` components stand for each element of an
+    /// array (`items[].price`), with its concrete path (`items[1].price`) for messages.
+    /// What is absent, or not an array or object where the path needs one, gives nothing:
+    /// the table types that member itself. The walk is bounded by the value's size,
+    /// which JSONLimits.signedData bounds.
+    func members(at path: MemberPath) -> [(value: JSONValue, path: String)] {
+        var found: [(value: JSONValue, path: String)] = [(self, "")]
+        for name in path.components {
+            let each = name.hasSuffix("[]")
+            let key = each ? String(name.dropLast(2)) : name
+            var next: [(value: JSONValue, path: String)] = []
+            for (value, at) in found {
+                guard let member = value[key] else { continue }
+                let named = at.isEmpty ? key : at + "." + key
+                if !each {
+                    next.append((member, named))
+                } else if case .array(let elements) = member {
+                    next += elements.enumerated().map { ($1, "\(named)[\($0)]") }
+                }
+            }
+            found = next
+        }
+        return found
     }
 
     /// The member at a dotted path (`data.bundleId`), or nil. A name without a dot is

@@ -34,6 +34,12 @@ public struct SubscriptionState: Sendable {
     public let latestTransaction: SignedPayload
     public let renewalInfo: SignedPayload?
 
+    /// The subscription this one replaced (`previousOriginalTransactionId` of the latest
+    /// transaction that names one): a standalone subscription and a subscription bundle, either way.
+    public var previousOriginalTransactionID: String? {
+        transactions.last { $0.string("previousOriginalTransactionId") != nil }?.string("previousOriginalTransactionId")
+    }
+
     /// Entitled at the instant: active, or in a grace period (Apple: "the customer
     /// continues to have access").
     public var isEntitled: Bool { status == .active || status == .gracePeriod }
