@@ -38,8 +38,11 @@ deps:
 test-deps:
 	@scripts/install-deps.sh test
 
+# Apple's library in the release whose test files test_apple_suite.py classifies, case by case
+# (httpx: what its asyncio client imports).
 venv:
-	@scripts/install-venv.sh $(VENV) pyspark pyarrow "pandas<3" app-store-server-library
+	@scripts/install-venv.sh $(VENV) pyspark pyarrow "pandas<3" "app-store-server-library==3.1.2" httpx
+	@scripts/fetch-apple-tests.sh $(VENV) $(OUT)/apple-tests
 
 build: lib cli
 

@@ -1284,6 +1284,24 @@ receipt_status_t receipt_api_exchange_new(const receipt_api_client_t *client, co
                                           const char *arguments_json, size_t length, int retries,
                                           receipt_api_exchange_t **out_exchange, receipt_error_t *out_error);
 
+/*
+ * Production->sandbox fallback, opt-in: when the production exchange's call names
+ * a transaction (transactionId or originalTransactionId in its path) and Apple's
+ * production answers 404 with TRANSACTION_ID_NOT_FOUND (4040010) or
+ * ORIGINAL_TRANSACTION_ID_NOT_FOUND (4040005) before any page, the next step is
+ * SEND with the same call to `sandbox` (delay 0), and the answer, its signed
+ * members verified by the sandbox client's verifier, carries
+ * "answered_by": "sandbox". App Review buys in the sandbox against a production
+ * backend. A call that names no transaction never falls back. Call it before
+ * the first _handle. The exchange keeps its own reference to `sandbox`.
+ * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_INVALID_ARGUMENT (the exchange is
+ * not production, `sandbox` is not a sandbox client or is for another bundle id,
+ * or an answer was already handled).
+ */
+receipt_status_t receipt_api_exchange_fall_back_to_sandbox(receipt_api_exchange_t *exchange,
+                                                           const receipt_api_client_t *sandbox,
+                                                           receipt_error_t *out_error);
+
 /* The request to send now. Borrowed, valid until the next _handle,
  * _next_page or _free; NULL for NULL. Headers: Authorization (Bearer),
  * Accept, User-Agent, and Content-Type when there is a body. The body may be

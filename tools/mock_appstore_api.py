@@ -24,6 +24,8 @@ default), 20 a page. Transaction ids that script a behaviour, once per server ru
     9000000000000500  first a 500 (GENERAL_INTERNAL_RETRYABLE), then as the customer
     9000000000000666  history whose second page holds one tampered transaction
     any other unknown id: 404 with TRANSACTION_ID_NOT_FOUND (4040010)
+The Advanced Commerce API's calls (/advancedCommerce/v1/...) answer with the customer's latest
+transaction (revoked by revoke_subscription) and, for a subscription, its renewal info.
 GET /__requests lists the requests received (method, path, query, JSON body, token claims);
 POST /__reset makes the scripted behaviours happen once more.
 
@@ -233,6 +235,8 @@ class Mock:
         if path.startswith("/inApps/v1/subscriptions/extend/"):
             return 200, {}, {"originalTransactionId": transaction_id, "webOrderLineItemId": "2000000000000999",
                              "success": True, "effectiveDate": customer.now}
+        if path.startswith("/advancedCommerce/v1/") and method == "POST":
+            return self.advanced_commerce(parts, transaction_id, known, body)
         if path.startswith("/inApps/") and method in ("PUT", "DELETE", "POST"):
             return 200, {}, None
         if path.endswith("/image/list"):
@@ -242,6 +246,24 @@ class Mock:
         if path.startswith("/inApps/"):
             return 200, {}, {}
         return 404, {}, None
+
+
+    def advanced_commerce(self, parts, transaction_id, known, body):
+        """The Advanced Commerce API: the subscription (or transaction) after the change. A body
+        without requestInfo.requestReferenceId is Apple's 400."""
+        customer = self.customer
+        if not isinstance(body.get("requestInfo"), dict) or "requestReferenceId" not in body["requestInfo"]:
+            return 400, {}, {"errorCode": 4000000, "errorMessage": "requestInfo.requestReferenceId is required."}
+        if transaction_id not in known:
+            return 404, {}, {"errorCode": 4040010, "errorMessage": "Transaction id not found."}
+        latest = dict(customer.transactions[-1])
+        if parts[2:4] == ["subscription", "revoke"]:
+            latest.update(revocationDate=customer.now, revocationReason=0,
+                          revocationType="REFUND_FULL" if body.get("refundType") == "FULL" else "REFUND_PRORATED")
+        answer = {"signedTransactionInfo": customer.sign(latest)}
+        if parts[2] == "subscription":
+            answer["signedRenewalInfo"] = customer.sign(customer.renewal_info())
+        return 200, {}, answer
 
 
 def make_handler(mock):

@@ -155,6 +155,15 @@ func exchangeHandle(_ exchange: OpaquePointer?) -> ServerAPIExchangeHandle? {
 }
 
 @c @implementation
+public func receipt_api_exchange_fall_back_to_sandbox(_ exchange: OpaquePointer?, _ sandbox: OpaquePointer?,
+                                                      _ outError: UnsafeMutablePointer<receipt_error_t>?) -> receipt_status_t {
+    reportingErrors(outError) { () throws(ReceiptError) in
+        let state = try required(exchangeHandle(exchange))
+        try state.exchange.fallBack(to: try required(object(sandbox, as: ServerAPIClient.self)))
+    }
+}
+
+@c @implementation
 public func receipt_api_exchange_method(_ exchange: OpaquePointer?) -> UnsafePointer<CChar>? {
     exchangeHandle(exchange)?.method.cString
 }

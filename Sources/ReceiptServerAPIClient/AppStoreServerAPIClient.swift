@@ -15,18 +15,22 @@ public final class AppStoreServerAPIClient: Sendable {
     public let httpClient: HTTPClient
     public let retries: Int
     public let timeout: TimeAmount
+    /// Asked when production does not know a call's transaction (ServerAPIExchange.fallBack(to:)); opt-in.
+    public let sandboxFallback: ServerAPIClient?
 
     /// `httpClient` defaults to one that follows no redirect (BoundedExchange);
     /// pass your own for a proxy, TLS settings or connection limits, and make it
     /// refuse redirects too (`redirectConfiguration: .disallow`): a followed
     /// redirect carries the bearer token to the host it names. `timeout` bounds
-    /// each whole exchange, body included.
+    /// each whole exchange, body included. `sandboxFallback`, for a production `api`: the
+    /// sandbox client a call that names a transaction production does not know goes to.
     public init(_ api: ServerAPIClient, httpClient: HTTPClient = BoundedExchange.noRedirects, retries: Int = ServerAPIExchange.defaultRetries,
-                timeout: TimeAmount = .seconds(30)) {
+                timeout: TimeAmount = .seconds(30), sandboxFallback: ServerAPIClient? = nil) {
         self.api = api
         self.httpClient = httpClient
         self.retries = retries
         self.timeout = timeout
+        self.sandboxFallback = sandboxFallback
     }
 
     /// Made from what App Store Connect gives (the key's PEM, key id, issuer id, bundle id).
@@ -52,6 +56,7 @@ public final class AppStoreServerAPIClient: Sendable {
                 do {
                     var exchange = try ServerAPIExchange(client: api, call: try ServerAPICall.named(name),
                                                          arguments: arguments, retries: retries)
+                    if let sandboxFallback { try exchange.fallBack(to: sandboxFallback) }
                     while true {
                         let (status, retryAfter, body) = await send(exchange.request)
                         switch try exchange.handle(httpStatus: status, retryAfter: retryAfter, body: body) {

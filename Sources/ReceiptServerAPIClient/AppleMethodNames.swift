@@ -134,4 +134,34 @@ extension AppStoreServerAPIClient {
     public func finishTransaction(transactionId: String) async throws {
         _ = try await call("finish_transaction", ["transactionId": .string(transactionId)])
     }
+
+    // The Advanced Commerce API: `request` is Apple's request body (requestInfo and the call's members).
+
+    public func cancelSubscription(transactionId: String, request: [String: JSONValue]) async throws -> JSONValue {
+        try await advancedCommerce("cancel_subscription", transactionId, request)
+    }
+
+    public func revokeSubscription(transactionId: String, request: [String: JSONValue]) async throws -> JSONValue {
+        try await advancedCommerce("revoke_subscription", transactionId, request)
+    }
+
+    public func requestTransactionRefund(transactionId: String, request: [String: JSONValue]) async throws -> JSONValue {
+        try await advancedCommerce("request_transaction_refund", transactionId, request)
+    }
+
+    public func changeSubscriptionMetadata(transactionId: String, request: [String: JSONValue]) async throws -> JSONValue {
+        try await advancedCommerce("change_subscription_metadata", transactionId, request)
+    }
+
+    public func changeSubscriptionPrice(transactionId: String, request: [String: JSONValue]) async throws -> JSONValue {
+        try await advancedCommerce("change_subscription_price", transactionId, request)
+    }
+
+    public func migrateSubscription(transactionId: String, request: [String: JSONValue]) async throws -> JSONValue {
+        try await advancedCommerce("migrate_subscription", transactionId, request)
+    }
+
+    private func advancedCommerce(_ name: String, _ transactionId: String, _ request: [String: JSONValue]) async throws -> JSONValue {
+        try await call(name, request.merging(["transactionId": .string(transactionId)]) { $1 })
+    }
 }

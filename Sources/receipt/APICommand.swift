@@ -44,6 +44,12 @@ struct APICommand: AsyncParsableCommand {
     @Option(help: "Send to this URL instead of Apple's host (a mock, a proxy).")
     var baseUrl: String?
 
+    @Flag(help: "Production only: a call naming a transaction production does not know goes once to the sandbox; the answer then says \"answered_by\": \"sandbox\".")
+    var sandboxFallback = false
+
+    @Option(help: "With --sandbox-fallback: the sandbox's URL instead of Apple's (a mock, a proxy).")
+    var sandboxBaseUrl: String?
+
     @OptionGroup var trust: TrustOptionGroup
 
     @Option(help: "The app's Apple id, which production notifications and app transactions must name.")
@@ -73,7 +79,8 @@ struct APICommand: AsyncParsableCommand {
             client = AppStoreServerAPIClient(try ServerAPIClient(credentials: try credentials.credentials(),
                                                                  environment: environment, baseURL: baseUrl,
                                                                  verifier: verifier),
-                                             retries: retries, timeout: .seconds(Int64(timeout)))
+                                             retries: retries, timeout: .seconds(Int64(timeout)),
+                                             sandboxFallback: try sandboxClient())
         } catch {
             throw failOption(error)
         }
@@ -95,6 +102,21 @@ struct APICommand: AsyncParsableCommand {
             printToStandardError("receipt api: \(name): \(error)")
             throw ExitCode(error.status == .invalidArgument ? unusableInputExitCode : 1)
         }
+    }
+
+    /// The sandbox client of --sandbox-fallback (its verifier expects the sandbox), or nil.
+    private func sandboxClient() throws(ReceiptError) -> ServerAPIClient? {
+        guard sandboxFallback else {
+            guard sandboxBaseUrl == nil else { throw ReceiptError(.invalidArgument, "--sandbox-base-url needs --sandbox-fallback") }
+            return nil
+        }
+        guard environment == .production else {
+            throw ReceiptError(.invalidArgument, "--sandbox-fallback is for --environment production")
+        }
+        let credentials = try credentials.credentials()
+        let verifier = try trust.verifier(policy: VerificationPolicy(bundleID: credentials.bundleID, environment: .sandbox,
+                                                                     appAppleID: appAppleId))
+        return try ServerAPIClient(credentials: credentials, environment: .sandbox, baseURL: sandboxBaseUrl, verifier: verifier)
     }
 
     /// --json, then NAME=VALUE (a repeated name becomes a list). Values stay text:

@@ -110,7 +110,8 @@ static void test_credentials_and_clients_refuse_what_apple_would(void **state) {
 
 static void test_calls_and_error_names(void **state) {
     (void)state;
-    assert_int_equal(receipt_api_call_count(), 30); /* Apple's library, 3.1.2: 30 methods */
+    /* Apple's library, 3.1.2: 30 methods; the Advanced Commerce API: 6 more */
+    assert_int_equal(receipt_api_call_count(), 36);
     int seen_history = 0;
     for (size_t i = 0; i < receipt_api_call_count(); i++) {
         seen_history |= strcmp(receipt_api_call_name(i), "get_transaction_history") == 0;
@@ -299,6 +300,76 @@ static void test_answers_are_verified_paged_and_retried(void **state) {
     free(tampered);
 }
 
+/* Production->sandbox fallback: production's TRANSACTION_ID_NOT_FOUND sends the same call to
+ * the sandbox client, whose verifier reads the answer, which says who answered. */
+static void test_production_falls_back_to_the_sandbox_when_asked(void **state) {
+    (void)state;
+    char *good = read_whole_file("minted.jws", NULL, 1);
+    receipt_api_client_t *sandbox = client();
+    receipt_api_credentials_t *keys = credentials();
+    receipt_api_client_t *production = NULL;
+    receipt_error_t error;
+    assert_int_equal(receipt_api_client_new(keys, RECEIPT_ENVIRONMENT_PRODUCTION, NULL, NULL, &production, &error),
+                     RECEIPT_OK);
+    receipt_api_exchange_t *exchange = NULL;
+    receipt_api_step_t step;
+    const char *arguments = "{\"transactionId\": \"2000000000000001\"}";
+    const char *missing = "{\"errorCode\": 4040010, \"errorMessage\": \"Transaction id not found.\"}";
+    assert_int_equal(receipt_api_exchange_new(production, "get_transaction_history", arguments, strlen(arguments), 2,
+                                              &exchange, &error), RECEIPT_OK);
+    assert_non_null(strstr(receipt_api_exchange_url(exchange), "https://api.storekit.apple.com/"));
+    assert_int_equal(receipt_api_exchange_fall_back_to_sandbox(exchange, sandbox, &error), RECEIPT_OK);
+    assert_int_equal(receipt_api_exchange_handle(exchange, 404, NULL, missing, strlen(missing), &step, &error), RECEIPT_OK);
+    assert_int_equal(step.action, RECEIPT_API_SEND);
+    assert_int_equal(step.delay_ms, 0);
+    assert_non_null(strstr(receipt_api_exchange_url(exchange), "http://127.0.0.1:9/inApps/v2/history/2000000000000001"));
+    char *first = page("rev-1", 0, good, good);
+    assert_int_equal(receipt_api_exchange_handle(exchange, 200, NULL, first, strlen(first), &step, &error), RECEIPT_OK);
+    assert_int_equal(step.action, RECEIPT_API_ANSWERED);
+    assert_non_null(strstr(receipt_api_exchange_answer(exchange, NULL), "\"answered_by\":\"sandbox\""));
+    /* Once an answer came, the fallback cannot be set any more. */
+    assert_int_equal(receipt_api_exchange_fall_back_to_sandbox(exchange, sandbox, &error), RECEIPT_E_INVALID_ARGUMENT);
+    receipt_api_exchange_free(exchange);
+
+    /* Without the fallback, production's answer stands. */
+    assert_int_equal(receipt_api_exchange_new(production, "get_transaction_info", arguments, strlen(arguments), 2,
+                                              &exchange, &error), RECEIPT_OK);
+    assert_int_equal(receipt_api_exchange_handle(exchange, 404, NULL, missing, strlen(missing), &step, &error), RECEIPT_OK);
+    assert_int_equal(step.action, RECEIPT_API_FAILED);
+    assert_int_equal(step.api_error, 4040010);
+    receipt_api_exchange_free(exchange);
+
+    /* Only from production, only to the sandbox, only for the same app. */
+    assert_int_equal(receipt_api_exchange_new(sandbox, "get_transaction_info", arguments, strlen(arguments), 2,
+                                              &exchange, &error), RECEIPT_OK);
+    assert_int_equal(receipt_api_exchange_fall_back_to_sandbox(exchange, sandbox, &error), RECEIPT_E_INVALID_ARGUMENT);
+    assert_non_null(strstr(error.detail, "from a production client to a sandbox one"));
+    receipt_api_exchange_free(exchange);
+    assert_int_equal(receipt_api_exchange_new(production, "get_transaction_info", arguments, strlen(arguments), 2,
+                                              &exchange, &error), RECEIPT_OK);
+    assert_int_equal(receipt_api_exchange_fall_back_to_sandbox(exchange, production, &error), RECEIPT_E_INVALID_ARGUMENT);
+    size_t length = 0;
+    char *pem = read_whole_file("api-key.pem", &length, 1);
+    receipt_api_credentials_t *other_keys = NULL;
+    assert_int_equal(receipt_api_credentials_new(pem, length, KEY_ID, ISSUER_ID, "com.example.other", &other_keys, &error),
+                     RECEIPT_OK);
+    receipt_api_client_t *other = NULL;
+    assert_int_equal(receipt_api_client_new(other_keys, RECEIPT_ENVIRONMENT_SANDBOX, NULL, NULL, &other, &error), RECEIPT_OK);
+    assert_int_equal(receipt_api_exchange_fall_back_to_sandbox(exchange, other, &error), RECEIPT_E_INVALID_ARGUMENT);
+    assert_non_null(strstr(error.detail, "com.example.other"));
+    assert_int_equal(receipt_api_exchange_fall_back_to_sandbox(exchange, NULL, &error), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_api_exchange_fall_back_to_sandbox(NULL, sandbox, &error), RECEIPT_E_NULL_ARGUMENT);
+    receipt_api_exchange_free(exchange);
+    receipt_api_client_free(other);
+    receipt_api_credentials_free(other_keys);
+    receipt_api_credentials_free(keys);
+    receipt_api_client_free(production);
+    receipt_api_client_free(sandbox);
+    free(pem);
+    free(first);
+    free(good);
+}
+
 static void test_signed_requests(void **state) {
     (void)state;
     receipt_api_credentials_t *keys = credentials();
@@ -333,6 +404,7 @@ int run_server_api_tests(void) {
         cmocka_unit_test(test_calls_and_error_names),
         cmocka_unit_test(test_requests_are_built_whole_and_checked),
         cmocka_unit_test(test_answers_are_verified_paged_and_retried),
+        cmocka_unit_test(test_production_falls_back_to_the_sandbox_when_asked),
         cmocka_unit_test(test_signed_requests),
     };
     return cmocka_run_group_tests_name("receipt C ABI: App Store Server API", tests, NULL, NULL);

@@ -32,8 +32,14 @@ APPLE_METHODS = sorted(name for name, member in inspect.getmembers(apple_api.App
                        if callable(member) and not name.startswith("_"))
 
 
+# The Advanced Commerce API's calls: in Apple's Rust port and open pull requests, not in the Python 3.1.2 release.
+ADVANCED_COMMERCE = {"cancel_subscription", "revoke_subscription", "request_transaction_refund",
+                     "change_subscription_metadata", "change_subscription_price", "migrate_subscription"}
+
+
 def test_every_method_of_apples_client_is_ours_with_its_arguments():
-    assert sorted(api.CALLS) == APPLE_METHODS
+    assert sorted(set(api.CALLS) - ADVANCED_COMMERCE) == APPLE_METHODS
+    assert ADVANCED_COMMERCE <= set(api.CALLS)
     for name in APPLE_METHODS:
         apple_parameters = list(inspect.signature(getattr(apple_api.AppStoreServerAPIClient, name)).parameters)
         for ours in (api.AppStoreServerAPIClient, api.AsyncAppStoreServerAPIClient):
@@ -156,7 +162,8 @@ def test_the_readme_table_names_every_method_of_apples_client():
     import re
     readme = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text()
     rows = re.findall(r"^\| `(\w+)` \| `(\w+)` \| `(GET|POST|PUT|DELETE) (/\S+)`", readme, re.M)
-    assert sorted(row[0] for row in rows) == APPLE_METHODS
+    assert sorted(row[0] for row in rows if row[0] not in ADVANCED_COMMERCE) == APPLE_METHODS
+    assert {row[0] for row in rows if row[3].startswith("/advancedCommerce/")} == ADVANCED_COMMERCE
     swift = (pathlib.Path(__file__).resolve().parents[2] / "Sources" / "ReceiptServerAPIClient" /
              "AppleMethodNames.swift").read_text()
     assert all(f"public func {row[1]}(" in swift for row in rows)

@@ -66,6 +66,20 @@ public struct ServerAPISuccess: Sendable {
         }
     }
 
+    /// The same answer marked with the environment that gave it (`answered_by`), after a
+    /// production→sandbox fallback. Apple's models have no such member, so none came on the wire.
+    func answeredBy(_ environment: ReceiptEnvironment) -> ServerAPISuccess {
+        guard case .object(var members) = document else { return self }
+        members["answered_by"] = .string(environment.rawValue)
+        return ServerAPISuccess(document: .object(members), hasMore: hasMore, nextPage: nextPage)
+    }
+
+    private init(document: JSONValue, hasMore: Bool, nextPage: (name: String, value: JSONValue)?) {
+        self.document = document
+        self.hasMore = hasMore
+        self.nextPage = nextPage
+    }
+
     /// The document as compact JSON (members in name order).
     public var json: String {
         var writer = JSONWriter()

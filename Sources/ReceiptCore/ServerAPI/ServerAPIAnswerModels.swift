@@ -26,11 +26,20 @@ extension ServerAPICall {
         Member("responseTimeThreshold", .integer), Member("successRateThreshold", .integer),
     ]))
 
+    /// The Advanced Commerce API's answers: the transaction and, for a subscription, its renewal info after the change.
+    private static let advancedCommerceAnswer: ServerAPIAnswerShape = .object([
+        Member("signedTransactionInfo", .signed(.transaction), required: true),
+        Member("signedRenewalInfo", .signed(.renewalInfo)),
+    ])
+
     static let answerModels: [String: ServerAPIAnswerShape] = [
         "get_transaction_info": .object([
             Member("signedTransactionInfo", .signed(.transaction, sameTransactionAs: "transactionId"), required: true),
         ]),
         "get_transaction_history": .object(transactionPage),
+        "cancel_subscription": advancedCommerceAnswer, "revoke_subscription": advancedCommerceAnswer,
+        "request_transaction_refund": advancedCommerceAnswer, "change_subscription_metadata": advancedCommerceAnswer,
+        "change_subscription_price": advancedCommerceAnswer, "migrate_subscription": advancedCommerceAnswer,
         "get_refund_history": .object(transactionPage),
         // OrderLookupResponse: status 1 (invalid order id) comes with no transactions.
         "look_up_order_id": .object([

@@ -53,6 +53,13 @@ public struct ServerAPICall: Sendable {
         self.crossCheck = crossCheck
     }
 
+    /// Whether the call names a transaction in its path (transactionId or
+    /// originalTransactionId): a call that production may not know because the
+    /// purchase was made in the sandbox (ServerAPIExchange.fallBack(to:)).
+    public var asksByTransactionID: Bool {
+        parameters.contains { $0.place == .path && $0.member.kind.shape == .transactionID }
+    }
+
     /// Every argument name this call takes, in the order Apple documents them.
     public var argumentNames: [String] { parameters.map(\.member.name) }
 

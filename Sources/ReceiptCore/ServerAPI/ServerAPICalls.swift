@@ -4,6 +4,7 @@
 /// documentation and the validators of its library.
 extension ServerAPICall {
     public static let all: [ServerAPICall] = transactionCalls + subscriptionCalls + notificationCalls + messagingCalls
+        + advancedCommerceCalls
 
     static let productTypes = ["AUTO_RENEWABLE", "NON_RENEWABLE", "CONSUMABLE", "NON_CONSUMABLE"]
     static let notificationTypes = [

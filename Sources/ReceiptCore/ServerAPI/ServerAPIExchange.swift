@@ -13,6 +13,13 @@
 ///
 /// Paging stops at `maxPages`, and when Apple repeats a cursor, so that a server
 /// that always says `hasMore` cannot keep a caller looping.
+///
+/// Production→sandbox fallback, opt-in (`fallBack(to:)`): when production answers
+/// that it does not know the transaction a call names (404, TRANSACTION_ID_NOT_FOUND
+/// or ORIGINAL_TRANSACTION_ID_NOT_FOUND) before any page, the same call goes once to the
+/// sandbox client, whose verifier expects the sandbox; its answer says
+/// `"answered_by": "sandbox"`. App Review buys in the sandbox against a production
+/// backend, which is why Apple suggests it.
 public struct ServerAPIExchange: Sendable {
     public enum Action: Sendable {
         /// Send `request` after `delayMilliseconds`.
@@ -27,8 +34,12 @@ public struct ServerAPIExchange: Sendable {
     public static let defaultMaxDelayMilliseconds: Int64 = 60_000
     public static let defaultMaxPages = 100_000
 
-    public let client: ServerAPIClient
+    /// The client whose request this is: the sandbox's after a fallback.
+    public private(set) var client: ServerAPIClient
     public let call: ServerAPICall
+    /// Whether the sandbox was asked after production did not know the transaction.
+    public private(set) var fellBackToSandbox = false
+    private var sandboxFallback: ServerAPIClient?
     public private(set) var request: ServerAPIRequest
     /// Pages answered so far.
     public private(set) var pages = 0
@@ -55,6 +66,28 @@ public struct ServerAPIExchange: Sendable {
         request = try client.request(call, arguments: arguments, nowSeconds: nowSeconds)
     }
 
+    /// Apple's codes for "no such transaction" (ServerAPIErrorCode), the ones a fallback answers.
+    static let transactionNotFound: Set<Int64> = [4040005, 4040010]
+
+    /// Asks `sandbox` when production does not know the transaction (see above): for a
+    /// production exchange, before its first answer, with a sandbox client of the same
+    /// app. A call that names no transaction in its path never falls back.
+    public mutating func fallBack(to sandbox: ServerAPIClient) throws(ReceiptError) {
+        guard client.environment == .production, sandbox.environment == .sandbox else {
+            throw ReceiptError(.invalidArgument, "a fallback goes from a production client to a sandbox one; "
+                               + "got \(client.environment.rawValue) to \(sandbox.environment.rawValue)")
+        }
+        guard sandbox.credentials.bundleID == client.credentials.bundleID else {
+            throw ReceiptError(.invalidArgument, "the sandbox client is for bundle id \(quoted(sandbox.credentials.bundleID)), "
+                               + "not \(quoted(client.credentials.bundleID))")
+        }
+        guard pages == 0, retriesDone == 0 else {
+            throw ReceiptError(.invalidArgument, "a fallback is set before the first answer")
+        }
+        // A call that names no transaction has nothing production could miss: it never falls back.
+        sandboxFallback = call.asksByTransactionID ? sandbox : nil
+    }
+
     /// What to do after the HTTP answer to `request`. HTTP status 0 means the
     /// request got no answer (`body` may say why).
     public mutating func handle(httpStatus: Int, retryAfter: String? = nil, body: [UInt8],
@@ -71,8 +104,17 @@ public struct ServerAPIExchange: Sendable {
                 retriesDone = 0
                 pages += 1
                 next = success.nextPage
-                return .answered(success)
+                return .answered(fellBackToSandbox ? success.answeredBy(.sandbox) : success)
             case .failure(let refused):
+                if let sandbox = sandboxFallback, pages == 0, refused.httpStatus == 404,
+                   let code = refused.errorCode, Self.transactionNotFound.contains(code) {
+                    sandboxFallback = nil
+                    fellBackToSandbox = true
+                    client = sandbox
+                    retriesDone = 0
+                    request = try client.request(call, arguments: arguments, nowSeconds: nowSeconds)
+                    return .send(request, delayMilliseconds: 0)
+                }
                 guard refused.isRetryable else { return .failed(refused) }
                 failure = refused
             }

@@ -10,7 +10,7 @@
 struct ServerAPIValueKind: Sendable {
     enum Shape: Sendable {
         case transactionID, identifier, uuid, locale, epochMilliseconds, integer, bool, text, names, httpsURL,
-             storefront, png, list, object
+             storefront, currency, png, list, object
     }
 
     /// The list element's kind, boxed so that a kind can hold a kind.
@@ -52,6 +52,8 @@ struct ServerAPIValueKind: Sendable {
     static let httpsURL = Self(shape: .httpsURL)
     /// An ISO 3166-1 alpha-3 storefront code such as `USA`.
     static let storefront = Self(shape: .storefront)
+    /// An ISO 4217 currency code such as `USD`.
+    static let currency = Self(shape: .currency)
     /// Base64 of a PNG file (the body of upload_image).
     static let png = Self(shape: .png)
     static func list(_ element: ServerAPIValueKind, max: Int) -> Self {
@@ -125,10 +127,11 @@ struct ServerAPIValueKind: Sendable {
                 throw Self.refused(name, "an https URL", value)
             }
             return .string(text)
-        case .storefront:
+        case .storefront, .currency:
             let text = try Self.text(value, name: name)
             guard text.utf8.count == 3, text.utf8.allSatisfy({ (0x41...0x5A).contains($0) }) else {
-                throw Self.refused(name, "an ISO 3166-1 alpha-3 code such as USA", value)
+                throw Self.refused(name, shape == .storefront ? "an ISO 3166-1 alpha-3 code such as USA"
+                                                               : "an ISO 4217 code such as USD", value)
             }
             return .string(text)
         case .png:

@@ -326,6 +326,7 @@ _api_signatures = {
     "receipt_api_exchange_error_message": (ctypes.c_char_p, [ctypes.c_void_p]),
     "receipt_api_exchange_next_page": (ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int), _error_out]),
     "receipt_api_exchange_free": (None, [ctypes.c_void_p]),
+    "receipt_api_exchange_fall_back_to_sandbox": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, _error_out]),
     "receipt_api_promotional_offer_signature": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p,
                                                                ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64,
                                                                *_owned_out, _error_out]),

@@ -166,12 +166,14 @@ class _Credentials:
 class _Exchange:
     """One call as libreceipt's loop: the request to send, and what each answer means."""
 
-    def __init__(self, client, call, arguments, retries):
+    def __init__(self, client, call, arguments, retries, sandbox=None):
         text = json.dumps(arguments).encode()
         self._handle = ctypes.c_void_p()
         error = _native.ErrorStruct()
         _check(lib.receipt_api_exchange_new(client, call.encode(), text, len(text), retries,
                                             ctypes.byref(self._handle), ctypes.byref(error)), error)
+        if sandbox is not None:
+            _check(lib.receipt_api_exchange_fall_back_to_sandbox(self._handle, sandbox, ctypes.byref(error)), error)
 
     def __del__(self):
         if getattr(self, "_handle", None):
@@ -329,6 +331,29 @@ class _Calls:
         return self._invoke("finish_transaction", {"transactionId": transaction_id}, returns=False)
 
     # Pages, followed to the end: each yields the verified payloads, not the pages.
+    # The Advanced Commerce API (Apple's request models: AdvancedCommerceSubscriptionCancelRequest, ...).
+    def cancel_subscription(self, transaction_id, subscription_cancel_request):
+        return self._advanced_commerce("cancel_subscription", transaction_id, subscription_cancel_request)
+
+    def revoke_subscription(self, transaction_id, subscription_revoke_request):
+        return self._advanced_commerce("revoke_subscription", transaction_id, subscription_revoke_request)
+
+    def request_transaction_refund(self, transaction_id, request_refund_request):
+        return self._advanced_commerce("request_transaction_refund", transaction_id, request_refund_request)
+
+    def change_subscription_metadata(self, transaction_id, subscription_change_metadata_request):
+        return self._advanced_commerce("change_subscription_metadata", transaction_id,
+                                       subscription_change_metadata_request)
+
+    def change_subscription_price(self, transaction_id, subscription_price_change_request):
+        return self._advanced_commerce("change_subscription_price", transaction_id, subscription_price_change_request)
+
+    def migrate_subscription(self, transaction_id, subscription_migrate_request):
+        return self._advanced_commerce("migrate_subscription", transaction_id, subscription_migrate_request)
+
+    def _advanced_commerce(self, call, transaction_id, request):
+        return self._invoke(call, dict(_members(request), transactionId=transaction_id))
+
     def iter_transaction_history(self, any_transaction_id, transaction_history_request=None,
                                  version=GetTransactionHistoryVersion.V2):
         return self._items("get_transaction_history",
@@ -343,32 +368,49 @@ class _Calls:
                            lambda item: item["payload"])
 
 
-class _Client(_Calls):
-    def __init__(self, signing_key, key_id, issuer_id, bundle_id, environment, base_url, verifier, retries,
-                 app_apple_id, timeout):
+class _ClientHandle:
+    """libreceipt's client (credentials, host, verifier) for one environment."""
+
+    def __init__(self, credentials, environment_code, base_url, verifier, bundle_id, app_apple_id):
         from .verification import Verifier
-        self._credentials = _Credentials(signing_key, key_id, issuer_id, bundle_id)
-        environment_code = _environment_code(environment)
         if verifier is None:
             verifier = Verifier(bundle_id=bundle_id, apple_root=True, app_apple_id=app_apple_id,
                                 environment={0: "production", 1: "sandbox", 3: "local-testing"}[environment_code])
         self._verifier = verifier  # the client holds its own reference too; kept for clarity
         self._handle = ctypes.c_void_p()
         error = _native.ErrorStruct()
-        _check(lib.receipt_api_client_new(self._credentials._handle, environment_code,
+        _check(lib.receipt_api_client_new(credentials._handle, environment_code,
                                           _native.text_argument(base_url, "base_url"), verifier._handle,
                                           ctypes.byref(self._handle), ctypes.byref(error)), error)
-        if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
-            raise ValueError(f"retries: expected an int >= 0, got {retries!r}")
-        self._retries, self._timeout = retries, timeout
 
     def __del__(self):
         if getattr(self, "_handle", None):
             lib.receipt_api_client_free(self._handle)
             self._handle = None
 
+
+class _Client(_Calls):
+    def __init__(self, signing_key, key_id, issuer_id, bundle_id, environment, base_url, verifier, retries,
+                 app_apple_id, timeout, sandbox_fallback=False, sandbox_base_url=None, sandbox_verifier=None):
+        self._credentials = _Credentials(signing_key, key_id, issuer_id, bundle_id)
+        environment_code = _environment_code(environment)
+        self._client = _ClientHandle(self._credentials, environment_code, base_url, verifier, bundle_id, app_apple_id)
+        self._handle = self._client._handle
+        if not isinstance(sandbox_fallback, bool):
+            raise ArgumentTypeError(f"sandbox_fallback: expected a bool, got {sandbox_fallback!r}")
+        if sandbox_fallback and environment_code != 0:
+            raise ValueError("sandbox_fallback: only a production client falls back to the sandbox")
+        self._sandbox = _ClientHandle(self._credentials, 1, sandbox_base_url, sandbox_verifier, bundle_id,
+                                      app_apple_id) if sandbox_fallback else None
+        if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+            raise ValueError(f"retries: expected an int >= 0, got {retries!r}")
+        self._retries, self._timeout = retries, timeout
+
     def _exchange(self, call, arguments):
-        return _Exchange(self._handle, call, {k: v for k, v in arguments.items() if v is not None}, self._retries)
+        # libreceipt falls back only for calls that name a transaction in their path.
+        sandbox = self._sandbox._handle if self._sandbox is not None else None
+        return _Exchange(self._handle, call, {k: v for k, v in arguments.items() if v is not None}, self._retries,
+                         sandbox)
 
 
 class AppStoreServerAPIClient(_Client):
@@ -382,12 +424,18 @@ class AppStoreServerAPIClient(_Client):
     transactions). transport(method, url, headers, body, timeout) -> (status, headers, body) sends
     each request (default_transport by default; requests, httpx, a proxy plug in, and must follow
     no redirect); `timeout` bounds each whole exchange, body included. 429 and 5xx are retried
-    `retries` times as Apple asks (Retry-After)."""
+    `retries` times as Apple asks (Retry-After).
+
+    sandbox_fallback (production only, off by default): a call that names a transaction and that
+    production answers TRANSACTION_ID_NOT_FOUND or ORIGINAL_TRANSACTION_ID_NOT_FOUND goes once to the
+    sandbox (sandbox_base_url, sandbox_verifier: as base_url and verifier, for it), and its answer
+    says "answered_by": "sandbox". App Review buys in the sandbox against a production backend."""
 
     def __init__(self, signing_key, key_id, issuer_id, bundle_id, environment, *, base_url=None, verifier=None,
-                 transport=None, retries=3, app_apple_id=None, timeout=30):
+                 transport=None, retries=3, app_apple_id=None, timeout=30, sandbox_fallback=False,
+                 sandbox_base_url=None, sandbox_verifier=None):
         super().__init__(signing_key, key_id, issuer_id, bundle_id, environment, base_url, verifier, retries,
-                         app_apple_id, timeout)
+                         app_apple_id, timeout, sandbox_fallback, sandbox_base_url, sandbox_verifier)
         self._transport = transport or default_transport
 
     def _pages(self, call, arguments):
@@ -424,9 +472,10 @@ class AsyncAppStoreServerAPIClient(_Client):
     `transport` may be an `async def (method, url, headers, body, timeout)` (aiohttp, httpx)."""
 
     def __init__(self, signing_key, key_id, issuer_id, bundle_id, environment, *, base_url=None, verifier=None,
-                 transport=None, retries=3, app_apple_id=None, timeout=30):
+                 transport=None, retries=3, app_apple_id=None, timeout=30, sandbox_fallback=False,
+                 sandbox_base_url=None, sandbox_verifier=None):
         super().__init__(signing_key, key_id, issuer_id, bundle_id, environment, base_url, verifier, retries,
-                         app_apple_id, timeout)
+                         app_apple_id, timeout, sandbox_fallback, sandbox_base_url, sandbox_verifier)
         self._transport = transport
 
     async def _send(self, method, url, headers, body):

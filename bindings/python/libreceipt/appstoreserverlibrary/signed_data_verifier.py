@@ -8,7 +8,8 @@ documents has its documented type, a notification's nested JWS are verified too,
 `enable_online_checks` asks OCSP for the leaf and the intermediate (hard: no answer, no
 verdict). The decoded payload comes back as `DecodedPayload`: Apple's member names as
 attributes (absent ones None, as in Apple's models), enumerations as their raw values,
-which compare equal to Apple's string enumerations."""
+which compare equal to Apple's string enumerations, and `rawX` for each member `x`, as Apple's
+models have them. As Apple's, the app's Apple id is checked in production only."""
 from enum import Enum
 
 from ..verification import Verifier
@@ -60,6 +61,9 @@ class DecodedPayload:
         object.__setattr__(self, "raw", members)
 
     def __getattr__(self, name):
+        if name not in self.raw and name.startswith("raw") and name[3:4].isupper():
+            # Apple's models keep each enumeration's value as sent beside it: rawType for type.
+            return _wrapped(self.raw.get(name[3].lower() + name[4:]))
         return _wrapped(self.raw.get(name))
 
     def __getitem__(self, name):
@@ -94,9 +98,10 @@ class SignedDataVerifier:
             raise ValueError(f"environment: one of {', '.join(_ENVIRONMENTS)}, not {environment!r}")
         if name == "Production" and app_apple_id is None:
             raise ValueError("appAppleId is required when the environment is Production")  # Apple's words
+        # As Apple's verifier, the app's Apple id is checked in production only.
         self._verifier = Verifier(bundle_id=bundle_id, apple_root=False, anchors=list(root_certificates),
                                   environment=_ENVIRONMENTS[name],
-                                  app_apple_id=int(app_apple_id) if app_apple_id is not None else None,
+                                  app_apple_id=int(app_apple_id) if name == "Production" else None,
                                   revocation="hard" if enable_online_checks else "off")
 
     def verify_and_decode_notification(self, signed_payload):
