@@ -8,9 +8,10 @@ struct ServerAPIRulesTests {
     @Test func everyCallHasAUniqueNameAndAbsolutePath() {
         let names = ServerAPICall.all.map(\.name)
         #expect(Set(names).count == names.count)
-        #expect(names.count == 30)
+        #expect(names.count == 36)  // Apple's library's 30 and the Advanced Commerce API's 6
         for call in ServerAPICall.all {
-            #expect(call.pathTemplate.hasPrefix("/inApps/"), "\(call.name)")
+            #expect(call.pathTemplate.hasPrefix("/inApps/") || call.pathTemplate.hasPrefix("/advancedCommerce/v1/"),
+                    "\(call.name)")
             for argument in call.pathTemplate.split(separator: "/") where argument.first == "{" {
                 #expect(call.argumentNames.contains(String(argument.dropFirst().dropLast())), "\(call.name) \(argument)")
             }
@@ -58,6 +59,31 @@ struct ServerAPIRulesTests {
         #expect(throws: ReceiptError.self) {
             _ = try message.normalize(["messageIdentifier": .string("5a2a3e5c-1b0e-4d6f-9b7a-0c1d2e3f4a5b"),
                                        "header": .string(String(repeating: "h", count: 67)), "body": .string("b")])
+        }
+    }
+
+    /// A refusal ends with the error Apple's server answers that argument with, where Apple names
+    /// one; a member inside a body object is not its object's argument.
+    @Test func refusalsNameApplesErrorForTheArgument() throws {
+        let cases: [(String, [String: JSONValue], String?)] = [
+            ("get_transaction_info", ["transactionId": .string("12x")], "(INVALID_TRANSACTION_ID)"),
+            ("get_transaction_history", ["transactionId": .string("1"), "productType": .array([.string("BOOKS")])],
+             "(INVALID_PRODUCT_TYPE)"),
+            ("get_transaction_history", ["transactionId": .string("1"), "sort": .string("UP")], "(INVALID_SORT)"),
+            ("get_transaction_history", ["transactionId": .string("1"), "nonsense": .number("1")], nil),
+            ("upload_message", ["messageIdentifier": .string("5a2a3e5c-1b0e-4d6f-9b7a-0c1d2e3f4a5b"), "header": .string("h"),
+                                "body": .string("b"), "image": .object(["imageIdentifier": .string("x"), "altText": .string("a")])], nil),
+        ]
+        for (name, arguments, suffix) in cases {
+            do {
+                _ = try ServerAPICall.named(name).normalize(arguments)
+                Issue.record("\(name) \(arguments) was taken")
+            } catch {
+                #expect(error.status == .invalidArgument)
+                if let suffix { #expect(error.detail.hasSuffix(suffix), "\(error.detail)") } else {
+                    #expect(!error.detail.hasSuffix(")") || !error.detail.contains("(INVALID"), "\(error.detail)")
+                }
+            }
         }
     }
 

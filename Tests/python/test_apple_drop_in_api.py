@@ -81,3 +81,28 @@ def test_receipt_utility_reads_only_what_verified():
         ReceiptUtility().extract_transaction_id_from_app_receipt("not a receipt")
     with pytest.raises(VerificationException, match="iOS 6|Verification failed"):
         ReceiptUtility().extract_transaction_id_from_transaction_receipt("ewoJInNpZ25hdHVyZSIgPSAiQXBk")
+
+
+@pytest.mark.parametrize("call, arguments, code", [
+    ("get_transaction_info", ("12x",), "INVALID_TRANSACTION_ID"),
+    ("get_transaction_history", ("2000000000000001", None, {"sort": "UP"}), "INVALID_SORT"),
+    ("set_app_account_token", ("2000000000000001", {"appAccountToken": "nope"}), "INVALID_APP_ACCOUNT_TOKEN_UUID_ERROR"),
+    ("extend_subscription_renewal_date", ("2000000000000001", {"extendByDays": 91, "extendReasonCode": 1,
+                                                               "requestIdentifier": "r"}), "INVALID_EXTEND_BY_DAYS"),
+    ("get_transaction_history", ("2000000000000001", None, {"productTypes": ["AUTO_RENEWABLE", "BOOKS"]}),
+     "INVALID_PRODUCT_TYPE"),
+])
+def test_arguments_apple_refuses_raise_apples_exception_before_sending(mock, call, arguments, code):
+    before = len(mock[3]())
+    with pytest.raises(api_client.APIException) as refused:
+        getattr(apple_style_client(mock), call)(*arguments)
+    assert (refused.value.http_status_code, refused.value.api_error) == (400, api_client.APIError[code])
+    assert isinstance(refused.value, ValueError) and refused.value.name == "RECEIPT_E_INVALID_ARGUMENT"
+    assert mock[3]()[before:] == []  # nothing sent
+
+
+def test_an_argument_apple_names_no_error_for_stays_a_receipt_error(mock):
+    from libreceipt import ReceiptError
+    with pytest.raises(ReceiptError) as refused:
+        apple_style_client(mock).get_transaction_history("2000000000000001", None, {"nonsense": 1})
+    assert not isinstance(refused.value, api_client.APIException)

@@ -78,9 +78,27 @@ public struct ServerAPICall: Sendable {
         for parameter in parameters where given[parameter.member.name] == nil || given[parameter.member.name] == .null {
             if let fallback = parameter.defaultValue { given[parameter.member.name] = fallback }
         }
-        let normalized = try ServerAPIMember.normalize(given, members: parameters.map(\.member), within: "")
+        let normalized: [String: JSONValue]
+        do throws(ReceiptError) {
+            normalized = try ServerAPIMember.normalize(given, members: parameters.map(\.member), within: "")
+        } catch {
+            throw Self.namingApplesError(error)
+        }
         try crossCheck.check(normalized)
         return normalized
+    }
+
+    /// `error` ending with the error Apple's server answers its argument with, when
+    /// Apple names one (ServerAPIErrorCode.forArgument): "transactionId must be 1 to 20
+    /// digits (a transaction id); got text \"12x\" (INVALID_TRANSACTION_ID)".
+    private static func namingApplesError(_ error: ReceiptError) -> ReceiptError {
+        // The argument is the detail's first word ("productType[1]" and "productType:" are the
+        // argument's own errors); a member inside a body object ("image.altText") has errors of its own.
+        let word = error.detail.prefix { $0 != " " }
+        let argument = String(word.prefix { $0 != "[" && $0 != ":" })
+        guard error.status == .invalidArgument, !word.contains("."),
+              let name = ServerAPIErrorCode.forArgument[argument] else { return error }
+        return ReceiptError(.invalidArgument, error.detail + " (\(name))")
     }
 
     func arguments(in place: Place) -> [ServerAPIMember] {

@@ -96,5 +96,30 @@ public enum ServerAPIErrorCode {
     public static func name(_ code: Int64) -> String? { names[code] }
 
     /// The codes Apple documents as worth sending again (after a wait).
+    /// The error Apple's server answers a malformed argument with, by the argument's name
+    /// (App Store Server API reference). A refusal before sending ends with it in
+    /// parentheses, as the cross-argument checks' do, so that a binding can raise what
+    /// Apple's library raises for it (Python's drop-in: APIException with this code).
+    public static let forArgument: [String: String] = [
+        "transactionId": "INVALID_TRANSACTION_ID", "originalTransactionId": "INVALID_ORIGINAL_TRANSACTION_ID",
+        "extendByDays": "INVALID_EXTEND_BY_DAYS", "extendReasonCode": "INVALID_EXTEND_REASON_CODE",
+        "requestIdentifier": "INVALID_REQUEST_IDENTIFIER", "paginationToken": "INVALID_PAGINATION_TOKEN",
+        "revision": "INVALID_REQUEST_REVISION", "startDate": "INVALID_START_DATE", "endDate": "INVALID_END_DATE",
+        "notificationType": "INVALID_NOTIFICATION_TYPE", "testNotificationToken": "INVALID_TEST_NOTIFICATION_TOKEN",
+        "sort": "INVALID_SORT", "productType": "INVALID_PRODUCT_TYPE", "productId": "INVALID_PRODUCT_ID",
+        "subscriptionGroupIdentifier": "INVALID_SUBSCRIPTION_GROUP_IDENTIFIER",
+        "inAppOwnershipType": "INVALID_IN_APP_OWNERSHIP_TYPE", "storefrontCountryCodes": "INVALID_STOREFRONT_COUNTRY_CODE",
+        "revoked": "INVALID_REVOKED", "status": "INVALID_STATUS", "accountTenure": "INVALID_ACCOUNT_TENURE",
+        "appAccountToken": "INVALID_APP_ACCOUNT_TOKEN_UUID_ERROR", "consumptionStatus": "INVALID_CONSUMPTION_STATUS",
+        "customerConsented": "INVALID_CUSTOMER_CONSENTED", "deliveryStatus": "INVALID_DELIVERY_STATUS",
+        "lifetimeDollarsPurchased": "INVALID_LIFETIME_DOLLARS_PURCHASED",
+        "lifetimeDollarsRefunded": "INVALID_LIFETIME_DOLLARS_REFUNDED", "platform": "INVALID_PLATFORM",
+        "playTime": "INVALID_PLAY_TIME", "sampleContentProvided": "INVALID_SAMPLE_CONTENT_PROVIDED",
+        "userStatus": "INVALID_USER_STATUS", "locale": "INVALID_LOCALE", "header": "HEADER_TOO_LONG",
+        "body": "BODY_TOO_LONG", "image": "INVALID_IMAGE", "imageSize": "BAD_REQUEST_IMAGE_SIZE",
+        "bulletPoints": "BAD_REQUEST_TOO_MANY_BULLET_POINTS", "realtimeURL": "BAD_REQUEST_REALTIME_URL",
+        "requestId": "INVALID_REQUEST_ID",
+    ]
+
     public static let retryable: Set<Int64> = [4040002, 4040004, 4040006, 5000001]
 }

@@ -26,7 +26,7 @@ import time
 import uuid
 
 from . import _http, _native
-from ._errors import ArgumentTypeError, _check, _take_string
+from ._errors import ArgumentTypeError, ReceiptError, _check, _take_string
 from ._native import lib
 
 __all__ = ["AppStoreServerAPIClient", "AsyncAppStoreServerAPIClient", "APIException", "APIError",
@@ -64,6 +64,27 @@ class APIException(Exception):
         self.error_message = error_message
         self.retry_after = retry_after
         super().__init__(detail or f"HTTP {http_status_code}")
+
+
+class APIArgumentError(APIException, ReceiptError):
+    """An argument Apple's server would refuse (a transaction id that is not digits, a sort that
+    is neither ASCENDING nor DESCENDING), refused before anything was sent. It is Apple's
+    APIException, with the HTTP status (400) and code Apple's server answers that argument with
+    (`api_error` INVALID_TRANSACTION_ID, ...), and a ReceiptError (a ValueError) naming it."""
+
+    def __init__(self, error, code):
+        ReceiptError.__init__(self, error.status, error.detail, error.offset)
+        self.http_status_code, self.raw_api_error, self.api_error = 400, code, APIError(code)
+        self.error_message, self.retry_after = error.detail, None
+
+    @classmethod
+    def of(cls, error):
+        """`error` as an APIArgumentError when libreceipt named Apple's code for it (its detail
+        ends "(INVALID_TRANSACTION_ID)"), else `error` itself."""
+        name = error.detail.rsplit("(", 1)[-1].rstrip(")") if error.detail.endswith(")") else ""
+        if error.name != "RECEIPT_E_INVALID_ARGUMENT" or name not in APIError.__members__:
+            return error
+        return cls(error, APIError[name].value)
 
 
 _ENVIRONMENTS = {"production": 0, "sandbox": 1, "local-testing": 3, "localtesting": 3}
@@ -170,8 +191,11 @@ class _Exchange:
         text = json.dumps(arguments).encode()
         self._handle = ctypes.c_void_p()
         error = _native.ErrorStruct()
-        _check(lib.receipt_api_exchange_new(client, call.encode(), text, len(text), retries,
-                                            ctypes.byref(self._handle), ctypes.byref(error)), error)
+        try:
+            _check(lib.receipt_api_exchange_new(client, call.encode(), text, len(text), retries,
+                                                ctypes.byref(self._handle), ctypes.byref(error)), error)
+        except ReceiptError as refused:
+            raise APIArgumentError.of(refused) from None
         if sandbox is not None:
             _check(lib.receipt_api_exchange_fall_back_to_sandbox(self._handle, sandbox, ctypes.byref(error)), error)
 

@@ -2,6 +2,7 @@ from enum import Enum, IntEnum
 from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Iterator, Mapping, Optional, Sequence, Tuple, Union
 from uuid import UUID
 
+from ._errors import ReceiptError
 from .verification import Verifier
 
 #: A request model of Apple's library, or a dict with Apple's member names.
@@ -25,6 +26,11 @@ class APIException(Exception):
     retry_after: Optional[float]
     def __init__(self, http_status_code: int, raw_api_error: Optional[int] = ..., error_message: Optional[str] = ...,
                  retry_after: Optional[float] = ..., detail: Optional[str] = ...) -> None: ...
+
+class APIArgumentError(APIException, ReceiptError):
+    def __init__(self, error: ReceiptError, code: int) -> None: ...
+    @classmethod
+    def of(cls, error: ReceiptError) -> ReceiptError: ...
 
 MAX_ANSWER_BYTES: int
 
