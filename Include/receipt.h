@@ -152,8 +152,9 @@ typedef enum receipt_status {
                                              CA:TRUE), or its keyUsage lacks digitalSignature */
     RECEIPT_E_REVOKED = 230,              /* OCSP says a certificate of the chain is revoked ("revocation" step) */
     RECEIPT_E_REVOCATION_UNKNOWN = 231,   /* no fresh OCSP answer for a certificate of the chain, in hard mode */
-    RECEIPT_E_BAD_OCSP_RESPONSE = 232     /* an OCSP answer that is malformed, unsigned, mis-signed, stale,
+    RECEIPT_E_BAD_OCSP_RESPONSE = 232,    /* an OCSP answer that is malformed, unsigned, mis-signed, stale,
                                              from the future, without the nonce sent, or for another certificate */
+    RECEIPT_E_NO_CERTIFICATES = 233       /* a JWS header without x5c: nothing says who signed it */
 } receipt_status_t;
 
 /* The constant's name, e.g. "RECEIPT_E_TRUNCATED", or "RECEIPT_E_UNKNOWN_STATUS"
@@ -707,7 +708,7 @@ receipt_status_t receipt_verification_fingerprint(const receipt_verification_t *
  * judges them, with the same trust, chain cache and step report as receipts:
  *  - header: alg exactly "ES256"; no crit; x5c of 3 certificates (App Store) or
  *    1 (Xcode). RECEIPT_E_ALGORITHM_REFUSED, RECEIPT_E_CRITICAL_UNSUPPORTED,
- *    RECEIPT_E_CERTIFICATE_COUNT.
+ *    RECEIPT_E_CERTIFICATE_COUNT, RECEIPT_E_NO_CERTIFICATES (no x5c at all).
  *  - signature: ES256 by x5c[0] over the ASCII header.payload, exactly 64 bytes
  *    of r||s (RECEIPT_E_BAD_SIGNATURE_ENCODING otherwise; a DER signature too).
  *  - chain: x5c, leaf first, each issued by the next, to Apple Root CA - G3 or

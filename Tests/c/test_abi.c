@@ -98,6 +98,7 @@ static void test_status_names_match_constants(void **state) {
     assert_string_equal(receipt_status_name(RECEIPT_E_NOT_CANONICAL), "RECEIPT_E_NOT_CANONICAL");
     assert_string_equal(receipt_status_name(RECEIPT_E_DUPLICATE_CERTIFICATE), "RECEIPT_E_DUPLICATE_CERTIFICATE");
     assert_string_equal(receipt_status_name(RECEIPT_E_TOO_MANY_CERTIFICATES), "RECEIPT_E_TOO_MANY_CERTIFICATES");
+    assert_string_equal(receipt_status_name(RECEIPT_E_NO_CERTIFICATES), "RECEIPT_E_NO_CERTIFICATES");
     assert_string_equal(receipt_status_name((receipt_status_t)9999), "RECEIPT_E_UNKNOWN_STATUS");
     assert_string_equal(receipt_status_string(RECEIPT_OK), "success");
     assert_string_equal(receipt_status_string((receipt_status_t)9999), "unknown status");

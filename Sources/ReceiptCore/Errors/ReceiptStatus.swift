@@ -80,6 +80,7 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
     case revoked = 230
     case revocationUnknown = 231
     case badOCSPResponse = 232
+    case noCertificates = 233
 
     /// The C constant's name, e.g. `RECEIPT_E_TRUNCATED`; stable, for logs and the CLI.
     public var name: String { staticName.description }
@@ -165,6 +166,7 @@ public enum ReceiptStatus: Int32, Sendable, CaseIterable {
         case .revoked: ("RECEIPT_E_REVOKED", "a certificate of the chain is revoked (OCSP)")
         case .revocationUnknown: ("RECEIPT_E_REVOCATION_UNKNOWN", "no fresh OCSP answer for a certificate of the chain, and revocation is hard")
         case .badOCSPResponse: ("RECEIPT_E_BAD_OCSP_RESPONSE", "an OCSP answer is malformed, unsigned, mis-signed, stale, from the future or for another certificate")
+        case .noCertificates: ("RECEIPT_E_NO_CERTIFICATES", "the JWS header carries no x5c: nothing says who signed it")
         }
     }
 }

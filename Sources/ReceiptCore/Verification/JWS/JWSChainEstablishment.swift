@@ -16,7 +16,7 @@ extension ReceiptVerifier {
     /// decodes no base64 and no certificate.
     func certificateBag(of payload: SignedPayload) throws(ReceiptError) -> CertificateBag {
         let encoded = payload.certificateChain
-        guard !encoded.isEmpty else { throw ReceiptError(.certificateCount, "the JWS header has no x5c") }
+        guard !encoded.isEmpty else { throw ReceiptError(.noCertificates, "the JWS header has no x5c") }
         guard encoded.count <= ParseLimits.maxCertificates else {
             throw ReceiptError(.tooManyCertificates, "x5c holds \(encoded.count) certificates; at most \(ParseLimits.maxCertificates) are read")
         }

@@ -25,6 +25,7 @@ struct JWSHeaderPolicy: JWSPolicy {
                                    + "which this library does not implement")
             }
             let count = payload.certificateChain.count
+            guard count > 0 else { throw ReceiptError(.noCertificates, "the header has no x5c: nothing says who signed it") }
             guard count == 3 || count == 1 else {
                 throw ReceiptError(.certificateCount, "x5c holds \(count) certificates: the App Store sends 3 "
                                    + "(leaf, WWDR G6, Apple Root CA - G3), Xcode 1")

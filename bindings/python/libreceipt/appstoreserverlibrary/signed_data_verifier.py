@@ -126,8 +126,7 @@ class SignedDataVerifier:
             raise VerificationException(VerificationStatus.VERIFICATION_FAILURE, error.name, error.detail) from error
         if not verification.valid:
             failed = next(step for step in verification.steps if step.outcome == "failed")
+            # Any other failure (RECEIPT_E_NO_CERTIFICATES: no x5c at all, say) is Apple's VERIFICATION_FAILURE.
             status = _APPLE_STATUS.get(verification.status_name, VerificationStatus.VERIFICATION_FAILURE)
-            if status == VerificationStatus.INVALID_CHAIN_LENGTH and "x5c" not in verification.jws.header:
-                status = VerificationStatus.VERIFICATION_FAILURE  # Apple's word for no x5c at all
             raise VerificationException(status, verification.status_name, failed.detail)
         return DecodedPayload(verification.payload)
