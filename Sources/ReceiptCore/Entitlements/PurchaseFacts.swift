@@ -91,16 +91,17 @@ public struct PurchaseFacts: Sendable {
     /// milliunit, so a unit counts as refunded once its share less that rounding is
     /// reached: any part of a unit refunded takes the unit back, and 1 of 3 stays 1.
     public var refundedQuantity: Int64 {
-        let units = min(max(quantity ?? 1, 1), 1_000_000)  // Apple sells at most 10 at once; bounded for the arithmetic
         // ceil((units × share − units / 2) / whole), in integers: each unit's share may be off by half a milliunit.
         let numerator = 2 * units * refundedShare - units
         return numerator <= 0 ? 0 : min(units, (numerator + 2 * Self.whole - 1) / (2 * Self.whole))
     }
 
     /// Units the purchase still holds after any refund.
-    public var heldQuantity: Int64 {
-        isCancelled ? min(max(quantity ?? 1, 1), 1_000_000) - refundedQuantity : quantity ?? 1
-    }
+    public var heldQuantity: Int64 { isCancelled ? units - refundedQuantity : quantity ?? 1 }
+
+    /// The quantity a refund is shared over: 1 when absent; Apple sells at most 10 at
+    /// once, and the bound keeps the arithmetic of refundedQuantity in range.
+    private var units: Int64 { min(max(quantity ?? 1, 1), 1_000_000) }
 }
 
 extension ProductKind {

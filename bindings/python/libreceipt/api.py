@@ -354,7 +354,6 @@ class _Calls:
     def finish_transaction(self, transaction_id):
         return self._invoke("finish_transaction", {"transactionId": transaction_id}, returns=False)
 
-    # Pages, followed to the end: each yields the verified payloads, not the pages.
     # The Advanced Commerce API (Apple's request models: AdvancedCommerceSubscriptionCancelRequest, ...).
     def cancel_subscription(self, transaction_id, subscription_cancel_request):
         return self._advanced_commerce("cancel_subscription", transaction_id, subscription_cancel_request)
@@ -378,6 +377,7 @@ class _Calls:
     def _advanced_commerce(self, call, transaction_id, request):
         return self._invoke(call, dict(_members(request), transactionId=transaction_id))
 
+    # Pages, followed to the end: each yields the verified payloads, not the pages.
     def iter_transaction_history(self, any_transaction_id, transaction_history_request=None,
                                  version=GetTransactionHistoryVersion.V2):
         return self._items("get_transaction_history",
