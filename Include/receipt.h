@@ -1241,6 +1241,15 @@ const char *receipt_api_call_name(size_t index);
  * Static storage. */
 const char *receipt_api_error_name(int64_t error_code);
 
+/* Apple's name for why its verifier refuses signed data, for a libreceipt
+ * status: "OK", "INVALID_APP_IDENTIFIER" (bundle or app Apple id),
+ * "INVALID_ENVIRONMENT", "INVALID_CHAIN_LENGTH", "INVALID_CERTIFICATE",
+ * "RETRYABLE_VERIFICATION_FAILURE" (revocation unknown), and for any other status
+ * (an unknown one too) "VERIFICATION_FAILURE": VerificationStatus in Apple's
+ * Python library, VerificationError in its Swift one, so that bindings answer
+ * as Apple's verifier would. Never NULL; static storage; thread-safe. */
+const char *receipt_api_apple_verification_status(receipt_status_t status);
+
 /* The error codes Apple's library names, in increasing order, for bindings
  * that make an enumeration: index 0 to receipt_api_error_count() - 1; 0 past
  * the end. */
@@ -1381,12 +1390,16 @@ void receipt_api_exchange_free(receipt_api_exchange_t *exchange);
  *
  * receipt_api_promotional_offer_v2 (transaction_id may be NULL),
  * receipt_api_introductory_offer_eligibility and
- * receipt_api_advanced_commerce_request (request_json: a JSON object, put in
- * the claim "request" as base64 of exactly these bytes): compact JWS, header
+ * receipt_api_advanced_commerce_request (request_json: one of Apple's in-app
+ * requests, by its "operation": CREATE_ONE_TIME_CHARGE, CREATE_SUBSCRIPTION,
+ * MODIFY_SUBSCRIPTION or REACTIVATE_SUBSCRIPTION, with version "1", requestInfo
+ * and that model's members, checked as Apple's models check them; put in the
+ * claim "request" as base64 of exactly these bytes): compact JWS, header
  * alg ES256, kid, typ JWT; claims the feature's own, then bid, iss, aud, iat
  * and a new random nonce. They need credentials with an issuer id.
  * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_INVALID_ARGUMENT (naming the
- * argument); RECEIPT_E_BAD_JSON, RECEIPT_E_NOT_AN_OBJECT for request_json.
+ * argument, or the request's member at fault: "items[0].displayName must
+ * be 1 to 30 characters"); RECEIPT_E_BAD_JSON, RECEIPT_E_NOT_AN_OBJECT for request_json.
  */
 receipt_status_t receipt_api_promotional_offer_signature(const receipt_api_credentials_t *credentials,
                                                          const char *product_identifier,

@@ -124,6 +124,17 @@ public func receipt_api_error_name(_ code: Int64) -> UnsafePointer<CChar>? {
     errorNames[code].map { UnsafePointer($0) }
 }
 
+/// Apple's verifier statuses as static C strings, made once.
+nonisolated(unsafe) let appleVerificationStatusNames: [AppleVerificationStatus: UnsafeMutablePointer<CChar>] =
+    Dictionary(uniqueKeysWithValues: AppleVerificationStatus.allCases.map { ($0, strdup($0.rawValue)!) })
+
+@c @implementation
+public func receipt_api_apple_verification_status(_ status: receipt_status_t) -> UnsafePointer<CChar>? {
+    // A status this library does not know is none Apple names either: its VERIFICATION_FAILURE.
+    let apple = ReceiptStatus(status).map(AppleVerificationStatus.init) ?? .VERIFICATION_FAILURE
+    return appleVerificationStatusNames[apple].map { UnsafePointer($0) }
+}
+
 let errorCodes = ServerAPIErrorCode.names.keys.sorted()
 
 @c @implementation

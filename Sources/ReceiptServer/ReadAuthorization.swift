@@ -2,7 +2,7 @@ import HTTPTypes
 import ReceiptCore
 
 /// Who may read what the store knows of customers (GET /v1/subscriptions,
-/// /v1/entitlements): a caller with one of the bearer tokens the server was
+/// /v1/entitlements, /v1/consent): a caller with one of the bearer tokens the server was
 /// given, compared in constant time (SharedSecret); or anyone, when the operator
 /// said so (--allow-unauthenticated-reads, logged at start). Only a caller with a
 /// token may make the server spend the app's App Store Server API quota (catch-up).

@@ -62,6 +62,8 @@ struct ReceiptResponder: HTTPResponder {
                                                         context: context)
         case "/v1/entitlements":
             (response, status) = try await entitlements(request, context: context)
+        case _ where path.hasPrefix(Self.consentPrefix):
+            (response, status) = try await consent(String(path.dropFirst(Self.consentPrefix.count)), request, context: context)
         case "/healthz" where request.method == .get || request.method == .head:
             (response, status) = (Self.text(.ok, "ok\n"), "200")
         case "/metrics" where request.method == .get:
@@ -160,6 +162,29 @@ struct ReceiptResponder: HTTPResponder {
         }
     }
 
+    static let consentPrefix = "/v1/consent/"
+
+    /// `GET /v1/consent/{appTransactionId}`: whether a RESCIND_CONSENT notification for the app transaction is stored.
+    private func consent(_ id: String, _ request: Request, context: Context) async throws -> (Response, String) {
+        guard request.method == .get else { return (Self.methodNotAllowed(allow: "GET"), "405") }
+        guard let stored else { return Self.noStore() }
+        guard reads.caller(of: request.headers) != .refused else { return Self.unauthorized() }
+        // Apple's app transaction ids are digits; letters, '-', '_' and '.' are let through, other bytes cannot be one.
+        let allowed: (UInt8) -> Bool = { byte in
+            (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte) || byte == 45 || byte == 95 || byte == 46
+        }
+        guard !id.isEmpty, id.utf8.count <= 64, id.utf8.allSatisfy(allowed) else {
+            let refusal = ReceiptError(.invalidArgument, "an app transaction id is at most 64 letters, digits, '-', '_' or '.'")
+            return (Self.json(.badRequest, NotificationEndpoint.refusal(refusal)), "400")
+        }
+        do {
+            let (status, bytes) = try await stored.consent(appTransactionID: id)
+            return (Self.json(status, bytes), String(status.code))
+        } catch {
+            return Self.storeUnavailable(error, context)
+        }
+    }
+
     private func entitlements(_ request: Request, context: Context) async throws -> (Response, String) {
         guard request.method == .get else { return (Self.methodNotAllowed(allow: "GET"), "405") }
         guard let stored else { return Self.noStore() }
@@ -246,6 +271,7 @@ struct ReceiptResponder: HTTPResponder {
         case "/verifyReceipt", "/sandbox/verifyReceipt", "/v1/verify", "/healthz", "/metrics", "/v1/entitlements": path
         case notificationsPath: "notifications"
         case _ where path.hasPrefix(Self.subscriptionsPrefix): "/v1/subscriptions"
+        case _ where path.hasPrefix(Self.consentPrefix): "/v1/consent"
         default: "other"
         }
     }

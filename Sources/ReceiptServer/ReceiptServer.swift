@@ -32,7 +32,9 @@ public enum ReceiptServer {
         }
         var catchUp: StoreCatchUp?
         if let store, let api = settings.serverAPI {
-            catchUp = StoreCatchUp(client: AppStoreServerAPIClient(api, timeout: .seconds(StoreCatchUp.exchangeSeconds)),
+            let fallback = settings.serverAPISandboxFallback
+            catchUp = StoreCatchUp(client: AppStoreServerAPIClient(api, timeout: .seconds(StoreCatchUp.exchangeSeconds),
+                                                                   sandboxFallback: fallback),
                                    store: store, callsPerMinute: settings.lookupCallsPerMinute)
         }
         // NIO's singleton group when it runs Swift concurrency too; otherwise (tests, or a
@@ -132,6 +134,8 @@ public enum ReceiptServer {
     /// Paths the server answers itself, which --notifications-path cannot take.
     public static let reservedPaths = ["/verifyReceipt", "/sandbox/verifyReceipt", "/v1/verify", "/v1/entitlements",
                                        "/healthz", "/metrics"]
+    /// Path prefixes the server answers under, which --notifications-path cannot be under either.
+    public static let reservedPrefixes = ["/v1/subscriptions/", "/v1/consent/"]
 
     /// The server could not listen on its address (in use, not this host's, or a
     /// privileged port): named, for a usage error rather than a bare socket call.

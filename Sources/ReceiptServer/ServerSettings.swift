@@ -35,6 +35,11 @@ public struct ServerSettings: Sendable {
     /// App Store Server API credentials and host, with the server's verifier: subscriptions
     /// no notification told of are looked up there. Nil: they are not.
     public var serverAPI: ServerAPIClient?
+    /// Opt-in, for a production `serverAPI`: the sandbox client a look-up asks when
+    /// production does not know the transaction (App Review buys in the sandbox against
+    /// production servers). Its verifier must require the sandbox. What it answers is
+    /// stored beside production's rows, each JWS saying `"environment": "Sandbox"`.
+    public var serverAPISandboxFallback: ServerAPIClient?
     /// Seconds the store has to open and migrate at start.
     public var storeTimeoutSeconds = 15
     /// Seconds one store operation may take while serving; then the request gets 503
@@ -42,7 +47,7 @@ public struct ServerSettings: Sendable {
     public var storeOperationTimeoutSeconds = 5
     /// Where App Store Server Notifications V2 are posted (the URL set in App Store Connect).
     public var notificationsPath = "/notifications/v2"
-    /// Who may read the store (GET /v1/subscriptions, /v1/entitlements). Closed to all by default.
+    /// Who may read the store (GET /v1/subscriptions, /v1/entitlements, /v1/consent). Closed to all by default.
     public var reads = ReadAuthorization(tokens: [], open: false)
     /// App Store Server API calls catch-up may make in any minute (each look-up is at least two).
     public var lookupCallsPerMinute = 60

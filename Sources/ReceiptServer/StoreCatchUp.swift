@@ -15,7 +15,8 @@ struct StoreCatchUp: Sendable {
     init(client: AppStoreServerAPIClient, store: any SubscriptionStore, callsPerMinute: Int? = nil) {
         self.client = client
         self.store = store
-        limiter = CatchUpLimiter(callsPerMinute: callsPerMinute)
+        limiter = CatchUpLimiter(callsPerMinute: callsPerMinute,
+                                 callsPerLookUp: CatchUpLimiter.callsPerLookUp(sandboxFallback: client.sandboxFallback != nil))
     }
 
     /// At most this many pages of one transaction history (Apple's pages hold 20).
@@ -79,8 +80,9 @@ struct StoreCatchUp: Sendable {
 }
 
 extension ReceiptServer {
-    /// The App Store Server API calls one look-up makes at least.
-    public static var callsPerLookUp: Int { CatchUpLimiter.callsPerLookUp }
+    /// The App Store Server API calls one look-up makes at least (four when production's
+    /// misses are asked of the sandbox too: each of the two calls may be sent twice).
+    public static func callsPerLookUp(sandboxFallback: Bool) -> Int { CatchUpLimiter.callsPerLookUp(sandboxFallback: sandboxFallback) }
 }
 
 /// Keeps look-ups from becoming a way to make the server call Apple without bound:
@@ -92,16 +94,19 @@ actor CatchUpLimiter {
     static let maxConcurrent = 4
     static let missMemorySeconds: Int64 = 600
     static let maxMisses = 10_000
-    /// The calls one look-up needs at least: the history's first page and the status.
-    static let callsPerLookUp = 2
+    /// The calls one look-up needs at least: the history's first page and the status,
+    /// each twice with the sandbox fallback (production's miss, then the sandbox).
+    static func callsPerLookUp(sandboxFallback: Bool) -> Int { sandboxFallback ? 4 : 2 }
+    private let callsPerLookUp: Int
     private var inFlight: [String: Task<StoreCatchUp.Outcome, Error>] = [:]
     private var misses: [String: Int64] = [:]
     private let callsPerMinute: Int?
     /// When each call of the last 60 s was allowed (at most callsPerMinute entries).
     private var recentCalls: [Int64] = []
 
-    init(callsPerMinute: Int?) {
+    init(callsPerMinute: Int?, callsPerLookUp: Int) {
         self.callsPerMinute = callsPerMinute
+        self.callsPerLookUp = callsPerLookUp
     }
 
     /// Takes `calls` from this minute's budget; false, and nothing taken, when it has not that many left.
@@ -118,7 +123,7 @@ actor CatchUpLimiter {
         let now = ReceiptVerifier.currentMilliseconds() / 1000
         if let missed = misses[id], now - missed < Self.missMemorySeconds { return .unknown }
         if let running = inFlight[id] { return try await running.value }
-        guard inFlight.count < Self.maxConcurrent, spend(Self.callsPerLookUp) else { return .busy }
+        guard inFlight.count < Self.maxConcurrent, spend(callsPerLookUp) else { return .busy }
         let task = Task { try await work() }
         inFlight[id] = task
         defer { inFlight[id] = nil }

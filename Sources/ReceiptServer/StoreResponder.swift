@@ -136,6 +136,14 @@ struct StoreResponder: Sendable {
         return (.ok, Array(EntitlementsJSON.render(entitlements, states: states, nextCursor: page.next?.text).utf8))
     }
 
+    /// `GET /v1/consent/{appTransactionId}`: 200 with the consent state (ConsentStateJSON).
+    func consent(appTransactionID: String) async throws -> (HTTPResponse.Status, [UInt8]) {
+        let start = ContinuousClock.now
+        let rescission = try await store.consentRescission(appTransactionID: appTransactionID)
+        metrics.recordStore(operation: "read_consent", since: start)
+        return (.ok, ConsentStateJSON.render(appTransactionID: appTransactionID, rescission: rescission))
+    }
+
     /// What the store knows of a verifyReceipt request's subscriptions.
     func known(_ subscriptionIDs: [String]) async throws -> KnownSubscriptions? {
         guard !subscriptionIDs.isEmpty else { return nil }

@@ -51,12 +51,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Ask OCSP again this many seconds before a cached answer expires.")
     var ocspRefreshBefore = 600
 
-    @Option(help: "Where to keep what App Store Server Notifications tell: an SQLite file (created if absent) or a postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE URL (several servers on one database). Enables the notifications endpoint, GET /v1/subscriptions/{id}, GET /v1/entitlements and current answers on /verifyReceipt.")
+    @Option(help: "Where to keep what App Store Server Notifications tell: an SQLite file (created if absent) or a postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE URL (several servers on one database). Enables the notifications endpoint, GET /v1/subscriptions/{id}, GET /v1/entitlements, GET /v1/consent/{appTransactionId} and current answers on /verifyReceipt.")
     var store: String?
 
     @OptionGroup var storePassword: StorePasswordOptions
 
-    @Option(help: "A file of bearer tokens, one per line, one of which reads of the store (GET /v1/subscriptions, /v1/entitlements) must carry as 'Authorization: Bearer TOKEN'; else $RECEIPT_READ_TOKEN. A --store needs one, or --allow-unauthenticated-reads.")
+    @Option(help: "A file of bearer tokens, one per line, one of which reads of the store (GET /v1/subscriptions, /v1/entitlements, /v1/consent) must carry as 'Authorization: Bearer TOKEN'; else $RECEIPT_READ_TOKEN. A --store needs one, or --allow-unauthenticated-reads.")
     var readTokenFile: String?
 
     @Flag(help: "Let anyone who reaches the server read what the store knows of customers (logged at start). Catch-up from the App Store Server API still needs a token.")
@@ -82,6 +82,12 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "Send App Store Server API calls to this URL instead of Apple's host (a mock, a proxy).")
     var apiBaseUrl: String?
+
+    @Flag(help: "For a production App Store Server API: a look-up production does not know (its TRANSACTION_ID_NOT_FOUND) is asked of the sandbox, whose answer must verify as Sandbox, and stored beside production's rows (App Review buys in the sandbox against production servers). A look-up then counts four calls in --api-calls-per-minute.")
+    var apiSandboxFallback = false
+
+    @Option(help: "Send --api-sandbox-fallback's calls to this URL instead of Apple's sandbox host (a mock, a proxy).")
+    var apiSandboxBaseUrl: String?
 
     @Option(help: "The largest request body in bytes; past it /verifyReceipt answers 21002 and /v1/verify 413.")
     var maxBody = 8 << 20
@@ -163,6 +169,25 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
+    /// --api-sandbox-fallback's client: the same key, Apple's sandbox (or --api-sandbox-base-url),
+    /// and the server's verifier requiring the sandbox. Nil without the flag.
+    private func sandboxFallbackClient(_ keys: ServerAPICredentials, apiEnvironment: ReceiptEnvironment,
+                                       verifier: ReceiptVerifier) throws(ReceiptError) -> ServerAPIClient? {
+        guard apiSandboxFallback else {
+            guard apiSandboxBaseUrl == nil else {
+                throw ReceiptError(.invalidArgument, "--api-sandbox-base-url needs --api-sandbox-fallback")
+            }
+            return nil
+        }
+        guard apiEnvironment == .production else {
+            throw ReceiptError(.invalidArgument, "--api-sandbox-fallback is for a production App Store Server API")
+        }
+        var policy = verifier.policy
+        policy.environment = .sandbox
+        return try ServerAPIClient(credentials: keys, environment: .sandbox, baseURL: apiSandboxBaseUrl,
+                                   verifier: verifier.with(policy: policy))
+    }
+
     private func settings() throws -> ServerSettings {
         do throws(ReceiptError) {
             let workers = self.workers ?? ServerSettings.coreCount
@@ -187,9 +212,10 @@ struct Serve: AsyncParsableCommand {
             settings.ocspRefreshIntervalSeconds = ocspRefreshInterval
             settings.ocspRefreshBeforeSeconds = Int64(ocspRefreshBefore)
             guard notificationsPath.hasPrefix("/"), !ReceiptServer.reservedPaths.contains(notificationsPath),
-                  !notificationsPath.hasPrefix("/v1/subscriptions/") else {
+                  !ReceiptServer.reservedPrefixes.contains(where: notificationsPath.hasPrefix) else {
                 throw ReceiptError(.invalidArgument, "--notifications-path must start with / and not be one of "
-                                   + ReceiptServer.reservedPaths.joined(separator: ", ") + " or under /v1/subscriptions/")
+                                   + ReceiptServer.reservedPaths.joined(separator: ", ") + " or under "
+                                   + ReceiptServer.reservedPrefixes.joined(separator: " or "))
             }
             if let store {
                 settings.store = try storePassword.location(store)
@@ -201,16 +227,22 @@ struct Serve: AsyncParsableCommand {
                 }
                 settings.reads = ReadAuthorization(tokens: tokens, open: allowUnauthenticatedReads)
             }
-            guard apiCallsPerMinute >= ReceiptServer.callsPerLookUp else {
-                throw ReceiptError(.invalidArgument, "--api-calls-per-minute must be at least \(ReceiptServer.callsPerLookUp) (one look-up)")
+            let callsPerLookUp = ReceiptServer.callsPerLookUp(sandboxFallback: apiSandboxFallback)
+            guard apiCallsPerMinute >= callsPerLookUp else {
+                throw ReceiptError(.invalidArgument, "--api-calls-per-minute must be at least \(callsPerLookUp) (one look-up)")
             }
             settings.lookupCallsPerMinute = apiCallsPerMinute
             settings.notificationsPath = notificationsPath
             if apiPrivateKeyFile != nil || ProcessInfo.processInfo.environment["APPSTORE_PRIVATE_KEY_FILE"] != nil {
                 let keys = try APICredentialOptions.credentials(issuerID: apiIssuerId, keyID: apiKeyId, keyFile: apiPrivateKeyFile,
                                                                 bundleID: bundleId.first, flagPrefix: "--api-")
-                settings.serverAPI = try ServerAPIClient(credentials: keys, environment: apiEnvironment ?? environment ?? .production,
+                let apiEnvironment = apiEnvironment ?? environment ?? .production
+                settings.serverAPI = try ServerAPIClient(credentials: keys, environment: apiEnvironment,
                                                          baseURL: apiBaseUrl, verifier: settings.verifier)
+                settings.serverAPISandboxFallback = try sandboxFallbackClient(keys, apiEnvironment: apiEnvironment,
+                                                                              verifier: settings.verifier)
+            } else if apiSandboxFallback || apiSandboxBaseUrl != nil {
+                throw ReceiptError(.invalidArgument, "--api-sandbox-fallback needs App Store Server API credentials (--api-private-key-file)")
             }
             return settings
         } catch {

@@ -132,6 +132,33 @@ struct SubscriptionStateTests {
         #expect(throws: ReceiptError.self) { _ = try ReceivedNotification(period(0), verified: passed) }
     }
 
+    @Test func aRescissionOfConsentNamesTheAppTransactionOrIsRefused() throws {
+        let passed = VerificationResult(steps: [], anchor: nil, fingerprint: FingerprintSource(known: []))
+        func rescission(_ appTransaction: String?, type: String = "RESCIND_CONSENT") throws -> ReceivedNotification {
+            let member = appTransaction.map { #","signedAppTransactionInfo":"\#(jws($0).compactSerialization)""# } ?? ""
+            return try ReceivedNotification(jws(#"{"notificationType":"\#(type)","notificationUUID":"u-2","signedDate":9,"#
+                                                + #""appData":{"bundleId":"b"\#(member)}}"#), verified: passed)
+        }
+        let appTransaction = #"{"appTransactionId":"704289572311","bundleId":"b","receiptType":"Sandbox","signedDate":5}"#
+        let row = try #require(try rescission(appTransaction).consentRescission)
+        #expect(row.appTransactionID == "704289572311" && row.notificationUUID == "u-2" && row.signedDate == 9)
+        #expect(try SignedPayload.decode(row.jws).string("appTransactionId") == "704289572311")
+        // Another notification type carrying an app transaction withdraws nothing.
+        #expect(try rescission(appTransaction, type: "TEST").consentRescission == nil)
+        #expect(throws: ReceiptError.self) { _ = try rescission(nil) }
+        #expect(throws: ReceiptError.self) { _ = try rescission(#"{"bundleId":"b","receiptType":"Sandbox","signedDate":5}"#) }
+        // The later notification's row supersedes the earlier one's.
+        let later = try #require(try ReceivedNotification(jws(#"{"notificationType":"RESCIND_CONSENT","notificationUUID":"u-3","#
+            + #""signedDate":10,"appData":{"signedAppTransactionInfo":"\#(jws(appTransaction).compactSerialization)"}}"#),
+            verified: passed).consentRescission)
+        #expect(later.supersedes(row) && !row.supersedes(later))
+        // The read endpoint's answer, both ways.
+        let read = String(decoding: ConsentStateJSON.render(appTransactionID: "704289572311", rescission: row), as: UTF8.self)
+        #expect(read.contains(#""consent":"rescinded","rescinded_at_ms":9,"notificationUUID":"u-2""#))
+        let none = String(decoding: ConsentStateJSON.render(appTransactionID: "1", rescission: nil), as: UTF8.self)
+        #expect(none == #"{"appTransactionId":"1","consent":"not_rescinded"}"#)
+    }
+
     @Test func verifyReceiptListsTheStoresTransactionsInPurchaseOrder() {
         let receiptEntry = period(0)  // stands for the receipt's own entry of transaction 1000
         let known = [period(2), period(1, signed: 3, revoked: 40 * Self.day)]

@@ -121,6 +121,14 @@ static void test_calls_and_error_names(void **state) {
     assert_string_equal(receipt_api_error_name(4040010), "TRANSACTION_ID_NOT_FOUND");
     assert_string_equal(receipt_api_error_name(4290000), "RATE_LIMIT_EXCEEDED");
     assert_null(receipt_api_error_name(1234));
+    /* Apple's verifier statuses, as the drop-ins answer them. */
+    assert_string_equal(receipt_api_apple_verification_status(RECEIPT_OK), "OK");
+    assert_string_equal(receipt_api_apple_verification_status(RECEIPT_E_BUNDLE_MISMATCH), "INVALID_APP_IDENTIFIER");
+    assert_string_equal(receipt_api_apple_verification_status(RECEIPT_E_ENVIRONMENT_MISMATCH), "INVALID_ENVIRONMENT");
+    assert_string_equal(receipt_api_apple_verification_status(RECEIPT_E_REVOCATION_UNKNOWN),
+                        "RETRYABLE_VERIFICATION_FAILURE");
+    assert_string_equal(receipt_api_apple_verification_status(RECEIPT_E_NO_CERTIFICATES), "VERIFICATION_FAILURE");
+    assert_string_equal(receipt_api_apple_verification_status((receipt_status_t)9999), "VERIFICATION_FAILURE");
     assert_true(receipt_api_error_count() >= 87);
     for (size_t i = 1; i < receipt_api_error_count(); i++) {
         assert_true(receipt_api_error_code(i - 1) < receipt_api_error_code(i));
@@ -393,7 +401,15 @@ static void test_signed_requests(void **state) {
                                                                 &length, &error), RECEIPT_OK);
     receipt_string_free(out);
     assert_int_equal(receipt_api_advanced_commerce_request(keys, "[1]", 3, &out, &length, &error), RECEIPT_E_NOT_AN_OBJECT);
-    assert_int_equal(receipt_api_advanced_commerce_request(keys, "{\"a\": 1}", 8, &out, &length, &error), RECEIPT_OK);
+    /* Only one of Apple's in-app requests is signed; anything else is refused by name. */
+    assert_int_equal(receipt_api_advanced_commerce_request(keys, "{\"a\": 1}", 8, &out, &length, &error),
+                     RECEIPT_E_INVALID_ARGUMENT);
+    assert_non_null(strstr(error.detail, "operation must be one of CREATE_ONE_TIME_CHARGE"));
+    const char *reactivate = "{\"operation\": \"REACTIVATE_SUBSCRIPTION\", \"version\": \"1\", \"transactionId\": \"2000000000000001\","
+                             " \"requestInfo\": {\"requestReferenceId\": \"550e8400-e29b-41d4-a716-446655440004\"}}";
+    assert_int_equal(receipt_api_advanced_commerce_request(keys, reactivate, strlen(reactivate), &out, &length, &error),
+                     RECEIPT_OK);
+    assert_int_equal(strncmp(out, "eyJ", 3), 0);
     receipt_string_free(out);
     receipt_api_credentials_free(keys);
 }

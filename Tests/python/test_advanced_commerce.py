@@ -109,3 +109,85 @@ def test_the_cli_cancels_a_subscription(mock, tmp_path):
     assert answer["transaction_info"]["originalTransactionId"] == ORIGINAL and "renewal_info" in answer
     listed = subprocess.run([CLI, "api", "--list"], capture_output=True, text=True, timeout=60)
     assert all(method in listed.stdout for method, _, _ in CALLS)
+
+
+# ------------------------------------------------- in-app requests (signed for StoreKit)
+
+def apple_in_app_requests():
+    """Apple's four in-app request models, built with Apple's own classes (its package installed)."""
+    pytest.importorskip("appstoreserverlibrary.models.AdvancedCommerceOneTimeChargeCreateRequest",
+                        reason="Apple's app-store-server-library is not installed")
+    import importlib
+
+    def apple(name):  # Apple's model class `name`, from its module of the same name
+        return getattr(importlib.import_module(f"appstoreserverlibrary.models.{name}"), name)
+    info = apple("AdvancedCommerceRequestInfo")(requestReferenceId=uuid.UUID(int=7))
+    offer = apple("AdvancedCommerceOffer")(period=apple("AdvancedCommerceOfferPeriod").P1W, periodCount=2, price=0,
+                                          reason=apple("AdvancedCommerceOfferReason").ACQUISITION)
+    return [
+        apple("AdvancedCommerceOneTimeChargeCreateRequest")(
+            requestInfo=info, currency="USD", taxCode="C003-00-2", storefront="USA",
+            item=apple("AdvancedCommerceOneTimeChargeItem")(SKU="sku.1", description="One report", displayName="Report",
+                                                           price=4990)),
+        apple("AdvancedCommerceSubscriptionCreateRequest")(
+            requestInfo=info, currency="USD", taxCode="C003-00-2", period=apple("AdvancedCommercePeriod").P1M,
+            descriptors=apple("AdvancedCommerceDescriptors")(description="Pro plan", displayName="Pro"),
+            items=[apple("AdvancedCommerceSubscriptionCreateItem")(SKU="sku.pro", description="Pro plan",
+                                                                  displayName="Pro", price=9990, offer=offer)]),
+        apple("AdvancedCommerceSubscriptionModifyInAppRequest")(
+            requestInfo=info, transactionId="2000000000000001", retainBillingCycle=True,
+            changeItems=[apple("AdvancedCommerceSubscriptionModifyChangeItem")(
+                SKU="sku.max", currentSKU="sku.pro", description="Max plan", displayName="Max", price=19990,
+                reason=apple("AdvancedCommerceReason").UPGRADE, effective=apple("AdvancedCommerceEffective").IMMEDIATELY)],
+            periodChange=apple("AdvancedCommerceSubscriptionModifyPeriodChange")(
+                effective=apple("AdvancedCommerceEffective").NEXT_BILL_CYCLE, period=apple("AdvancedCommercePeriod").P1Y)),
+        apple("AdvancedCommerceSubscriptionReactivateInAppRequest")(
+            requestInfo=info, transactionId="2000000000000001",
+            items=[apple("AdvancedCommerceSubscriptionReactivateItem")(SKU="sku.pro")]),
+    ]
+
+
+def signed_request(token):
+    import base64
+    payload = token.split(".")[1]
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    return json.loads(base64.b64decode(claims["request"]))
+
+
+def test_apples_in_app_request_models_sign_as_apples_library_signs_them(mock):
+    from appstoreserverlibrary.jws_signature_creator import AdvancedCommerceAPIInAppSignatureCreator as Apples
+    from libreceipt.api import AdvancedCommerceAPIInAppSignatureCreator as Ours
+    key = mock[1]
+    for request in apple_in_app_requests():
+        theirs = signed_request(Apples(key, KEY_ID, ISSUER_ID, BUNDLE_ID).create_signature(request))
+        ours = signed_request(Ours(key, KEY_ID, ISSUER_ID, BUNDLE_ID).create_signature(request))
+        assert ours == theirs, type(request).__name__
+        assert ours["operation"] in ("CREATE_ONE_TIME_CHARGE", "CREATE_SUBSCRIPTION", "MODIFY_SUBSCRIPTION",
+                                     "REACTIVATE_SUBSCRIPTION") and ours["version"] == "1"
+
+
+ONE_TIME = {"operation": "CREATE_ONE_TIME_CHARGE", "version": "1", "currency": "USD", "taxCode": "C003-00-2",
+            "requestInfo": {"requestReferenceId": str(uuid.UUID(int=7))},
+            "item": {"SKU": "sku.1", "description": "One report", "displayName": "Report", "price": 4990}}
+
+
+@pytest.mark.parametrize("change, says", [
+    ({"operation": "BUY_EVERYTHING"}, "operation must be one of CREATE_ONE_TIME_CHARGE"),
+    ({"operation": None}, "none given"),
+    ({"version": "2"}, "version must be one of 1"),
+    ({"requestInfo": None}, "requestInfo is required"),
+    ({"item": dict(ONE_TIME["item"], displayName="x" * 31)}, "item.displayName must be 1 to 30 characters"),
+    ({"item": dict(ONE_TIME["item"], price=-1)}, "item.price must be an integer from 0"),
+    ({"currency": "usd"}, "currency must be an ISO 4217 code"),
+    ({"items": []}, "items is not a member here"),
+    # Apple's own sample names "transactionId" as the id: its server refuses what is not digits.
+    ({"operation": "REACTIVATE_SUBSCRIPTION", "transactionId": "transactionId", "currency": None, "taxCode": None,
+      "item": None}, "transactionId must be 1 to 20 digits"),
+])
+def test_an_in_app_request_apple_would_refuse_is_not_signed(mock, change, says):
+    from libreceipt.api import AdvancedCommerceAPIInAppSignatureCreator
+    request = {name: value for name, value in dict(ONE_TIME, **change).items() if value is not None}
+    with pytest.raises(ReceiptError) as refused:
+        AdvancedCommerceAPIInAppSignatureCreator(mock[1], KEY_ID, ISSUER_ID, BUNDLE_ID).create_signature(request)
+    assert says in str(refused.value)
+    assert isinstance(refused.value, ValueError)  # what callers of Apple's library catch

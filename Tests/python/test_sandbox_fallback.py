@@ -133,3 +133,55 @@ def test_the_cli_falls_back_when_asked(mock, tmp_path):
     unusable = subprocess.run([CLI, "api", "get_transaction_info", "transactionId=1", "--environment", "sandbox",
                                "--sandbox-fallback"], capture_output=True, text=True, env=environment, timeout=120)
     assert unusable.returncode == 2 and "--sandbox-fallback is for --environment production" in unusable.stderr
+
+
+def serve_looking_up_in(mock, tmp_path, production, *flags):
+    """`receipt serve` with a production store whose look-ups go to `production`."""
+    from test_serve import Server
+    base, key, root, _ = mock
+    (tmp_path / "key.p8").write_bytes(key)
+    (tmp_path / "root.pem").write_bytes(root)
+    return Server("--store", tmp_path / "store.db", "--bundle-id", BUNDLE_ID, "--environment", "production",
+                  "--app-apple-id", "1234567890", "--no-apple-root", "--anchor", tmp_path / "root.pem",
+                  "--api-private-key-file", tmp_path / "key.p8", "--api-key-id", KEY_ID, "--api-issuer-id", ISSUER_ID,
+                  "--api-base-url", production, *flags)
+
+
+@needs_cli
+def test_serve_looks_up_app_reviews_sandbox_purchase_when_asked(mock, tmp_path):
+    base = mock[0]
+    with production_that_knows_nothing() as production:
+        server = serve_looking_up_in(mock, tmp_path, production)
+        try:
+            unknown = server.json("GET", f"/v1/subscriptions/{ORIGINAL}")
+        finally:
+            server.stop()
+        (tmp_path / "fallback").mkdir()
+        server = serve_looking_up_in(mock, tmp_path / "fallback", production, "--api-sandbox-fallback",
+                                     "--api-sandbox-base-url", base)
+        try:
+            status, state = server.json("GET", f"/v1/subscriptions/{ORIGINAL}")
+            metrics = server.request("GET", "/metrics")[1].decode()
+        finally:
+            server.stop()
+    assert unknown[0] == 404 and "neither the store nor the App Store" in unknown[1]["detail"], unknown
+    assert status == 200, state
+    # Stored beside production's rows, and saying where it came from.
+    assert state["transaction_info"]["environment"] == "Sandbox"
+    assert state["transaction_count"] == 45
+    assert 'outcome="stored"' in metrics
+
+
+@needs_cli
+@pytest.mark.parametrize("flags, message", [
+    (["--api-sandbox-fallback", "--api-environment", "sandbox"], "for a production App Store Server API"),
+    (["--api-sandbox-base-url", "http://127.0.0.1:9"], "--api-sandbox-base-url needs --api-sandbox-fallback"),
+    (["--api-sandbox-fallback", "--api-calls-per-minute", "3"], "at least 4"),
+])
+def test_serve_refuses_a_fallback_it_cannot_make(mock, tmp_path, flags, message):
+    (tmp_path / "key.p8").write_bytes(mock[1])
+    result = subprocess.run([CLI, "serve", "--store", str(tmp_path / "s.db"), "--bundle-id", BUNDLE_ID,
+                             "--environment", "production", "--app-apple-id", "1", "--allow-unauthenticated-reads",
+                             "--api-private-key-file", str(tmp_path / "key.p8"), "--api-key-id", KEY_ID,
+                             "--api-issuer-id", ISSUER_ID, *flags], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and message in result.stderr, result.stderr

@@ -138,7 +138,8 @@ def test_original_promotional_offer_signatures_sign_apples_string(mock):
     (apple_jws.IntroductoryOfferEligibilitySignatureCreator, api.IntroductoryOfferEligibilitySignatureCreator,
      ("com.example.monthly", False, "2000000000000100"), "introductory-offer-eligibility"),
     (apple_jws.AdvancedCommerceAPIInAppSignatureCreator, api.AdvancedCommerceAPIInAppSignatureCreator,
-     ({"operation": "CREATE_SUBSCRIPTION", "version": "1", "requestInfo": {"requestReferenceId": "r-1"}},),
+     ({"operation": "REACTIVATE_SUBSCRIPTION", "version": "1", "transactionId": "2000000000000001",
+       "requestInfo": {"requestReferenceId": "550e8400-e29b-41d4-a716-446655440004"}},),
      "advanced-commerce-api"),
 ])
 def test_signed_requests_have_apples_header_and_claims(mock, apple_class, our_class, arguments, audience):

@@ -67,14 +67,16 @@ public enum SignedRequestCreators {
     }
 
     /// An Advanced Commerce API in-app request JWS (audience `advanced-commerce-api`):
-    /// the claim `request` is the base64 of `requestJSON`, exactly as given (a JSON object).
+    /// the claim `request` is the base64 of `requestJSON`, exactly as given: one of Apple's
+    /// in-app requests (its `operation` and that model's members, AdvancedCommerceInAppRequests),
+    /// refused by name otherwise.
     public static func advancedCommerceInAppRequest(_ credentials: ServerAPICredentials, requestJSON: [UInt8],
                                                     issuedAt: Int64? = nil) throws(ReceiptError) -> String {
         guard requestJSON.count <= 1 << 20 else { throw ReceiptError(.inputTooLarge, "the request is over 1 MiB") }
         let request = try requestJSON.withUnsafeBufferPointer { (buffer) throws(ReceiptError) in
             try JSONValue.parse(buffer, limits: JSONLimits(maxDepth: 16, maxValues: 10_000))
         }
-        guard case .object = request else { throw ReceiptError(.notAnObject, "the request is \(request.kindName), not an object") }
+        try AdvancedCommerceInAppRequests.check(request)
         return try sign(credentials, audience: "advanced-commerce-api", issuedAt: issuedAt) { claims in
             claims.string("request", Base64.encode(requestJSON))
         }

@@ -13,6 +13,8 @@ public struct ReceivedNotification: Sendable {
     public let environment: String?
     public let transaction: StoredTransaction?
     public let renewalInfo: StoredRenewalInfo?
+    /// A `RESCIND_CONSENT` notification's row: whose consent was withdrawn, and since when.
+    public let consentRescission: StoredConsentRescission?
 
     /// A verified notification's rows. Refused (`RECEIPT_E_BAD_FIELD`, naming the
     /// member) when the verification did not pass, when it lacks the UUID or type
@@ -50,19 +52,34 @@ public struct ReceivedNotification: Sendable {
                                + "data.signedRenewalInfo of \(renewalInfo.originalTransactionID)")
         }
         originalTransactionID = transaction?.originalTransactionID ?? renewalInfo?.originalTransactionID
+        // Only RESCIND_CONSENT means a withdrawal; its app transaction says whose.
+        if type == Self.rescindConsent {
+            let rescission = try Self.nested("appData.signedAppTransactionInfo", of: notification, kind: .appTransaction) {
+                StoredConsentRescission(notificationUUID: uuid, signedDate: signed, appTransaction: $0)
+            }
+            guard let rescission else {
+                throw ReceiptError(.badField, "a RESCIND_CONSENT notification without appData.signedAppTransactionInfo names no customer")
+            }
+            consentRescission = rescission
+        } else {
+            consentRescission = nil
+        }
     }
 
-    private static func nested<Row>(_ path: String, of notification: SignedPayload,
+    static let rescindConsent = "RESCIND_CONSENT"
+
+    /// The row `row` makes of the JWS at `path` (decoded as `kind`, else by its members), or nil when absent.
+    private static func nested<Row>(_ path: String, of notification: SignedPayload, kind: SignedPayloadKind? = nil,
                                     as row: (SignedPayload) -> Row?) throws(ReceiptError) -> Row? {
         guard let token = notification.string(path) else { return nil }
         let payload: SignedPayload
         do throws(ReceiptError) {
-            payload = try SignedPayload.decode(token)
+            payload = try SignedPayload.decode(token, as: kind)
         } catch {
             throw ReceiptError(error.status, "\(path): \(error.detail)")
         }
         guard let made = row(payload) else {
-            throw ReceiptError(.badField, "\(path) is a \(payload.kind.rawValue) without the ids and signedDate a store keys it by")
+            throw ReceiptError(.badField, "\(path) is a \(payload.kind.rawValue) without the ids and dates a store keys it by")
         }
         return made
     }

@@ -64,3 +64,40 @@ enum StoredOrder {
         candidate.0 != kept.0 ? candidate.0 > kept.0 : kept.1.utf8.lexicographicallyPrecedes(candidate.1.utf8)
     }
 }
+
+/// A customer's consent for the app withdrawn (App Store Server Notifications'
+/// `RESCIND_CONSENT`: a parent or guardian took back the consent a minor's use of the
+/// app needs): keyed by the app transaction's `appTransactionId` (one per customer
+/// and app), with the notification that told it and the signed app transaction it
+/// carried (`appData.signedAppTransactionInfo`). Apple sends no notification that
+/// gives consent back, so one row is the whole state: rescinded since `signedDate`.
+/// Copies converge by the same order as transactions (a later notification wins).
+public struct StoredConsentRescission: Sendable, Equatable {
+    public let appTransactionID: String
+    public let notificationUUID: String
+    /// When the notification was signed: the rescission is known from then.
+    public let signedDate: Int64
+    /// The signed app transaction (JWS), as Apple signed it.
+    public let jws: String
+
+    /// From a verified notification's UUID and date and its verified app transaction;
+    /// nil for another kind of payload or one without `appTransactionId`.
+    init?(notificationUUID: String, signedDate: Int64, appTransaction payload: SignedPayload) {
+        guard payload.kind == .appTransaction, let id = payload.string("appTransactionId"), !id.isEmpty else { return nil }
+        appTransactionID = id
+        self.notificationUUID = notificationUUID
+        self.signedDate = signedDate
+        jws = payload.compactSerialization
+    }
+
+    /// A row read back from a store (verified when it arrived); nil when its JWS no
+    /// longer decodes to an app transaction with an id (a store edited by hand).
+    public init?(storedJWS jws: String, notificationUUID: String, signedDate: Int64) {
+        guard let payload = try? SignedPayload.decode(jws, as: .appTransaction) else { return nil }
+        self.init(notificationUUID: notificationUUID, signedDate: signedDate, appTransaction: payload)
+    }
+
+    public func supersedes(_ other: StoredConsentRescission) -> Bool {
+        StoredOrder.supersedes((signedDate, jws), (other.signedDate, other.jws))
+    }
+}

@@ -23,6 +23,9 @@ struct DeadlineStore: SubscriptionStore {
     func transactions(appAccountToken: String, after cursor: StoreCursor?, limit: Int) async throws -> StoredPage {
         try await bounded { try await inner.transactions(appAccountToken: appAccountToken, after: cursor, limit: limit) }
     }
+    func consentRescission(appTransactionID: String) async throws -> StoredConsentRescission? {
+        try await bounded { try await inner.consentRescission(appTransactionID: appTransactionID) }
+    }
     func setting(_ key: String) async throws -> String? { try await bounded { try await inner.setting(key) } }
     func setSetting(_ key: String, _ value: String) async throws { try await bounded { try await inner.setSetting(key, value) } }
     func close() async throws { try await inner.close() }

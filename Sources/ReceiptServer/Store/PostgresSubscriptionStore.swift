@@ -67,6 +67,15 @@ final class PostgresSubscriptionStore: SubscriptionStore {
             guard fresh else { return false }
             try await Self.write(notification.transaction.map { [$0] } ?? [], notification.renewalInfo.map { [$0] } ?? [],
                                  on: connection, logger: logger)
+            if let rescission = notification.consentRescission {
+                var binds = PostgresBindings()
+                binds.append(rescission.appTransactionID)
+                binds.append(rescission.notificationUUID)
+                binds.append(rescission.signedDate)
+                binds.append(rescission.jws)
+                try await connection.query(PostgresQuery(unsafeSQL: StoreSchema.upsertConsentRescission(
+                    placeholders: Self.placeholders, collate: " COLLATE \"C\""), binds: binds), logger: logger)
+            }
             return true
         }
     }
@@ -128,6 +137,18 @@ final class PostgresSubscriptionStore: SubscriptionStore {
         var found: [(Int64, String, String)] = []
         for try await row in rows.decode((Int64, String, String).self) { found.append(row) }
         return StoredPage.of(found, limit: limit)
+    }
+
+    func consentRescission(appTransactionID: String) async throws -> StoredConsentRescission? {
+        var binds = PostgresBindings()
+        binds.append(appTransactionID)
+        let rows = try await client.query(PostgresQuery(unsafeSQL: StoreSchema.consentRescissionQuery + "$1", binds: binds),
+                                          logger: logger)
+        var found: StoredConsentRescission?
+        for try await (uuid, signed, jws) in rows.decode((String, Int64, String).self) {
+            found = StoredConsentRescission(storedJWS: jws, notificationUUID: uuid, signedDate: signed)
+        }
+        return found
     }
 
     func setting(_ key: String) async throws -> String? {

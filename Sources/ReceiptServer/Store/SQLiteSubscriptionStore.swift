@@ -109,6 +109,12 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
             guard seen.isEmpty else { return false }
             try await Self.write(notification.transaction.map { [$0] } ?? [], notification.renewalInfo.map { [$0] } ?? [],
                                  on: connection)
+            if let rescission = notification.consentRescission {
+                _ = try await connection.query(StoreSchema.upsertConsentRescission(placeholders: Self.placeholders), [
+                    .text(rescission.appTransactionID), .text(rescission.notificationUUID),
+                    .integer(Int(rescission.signedDate)), .text(rescission.jws),
+                ])
+            }
             _ = try await connection.query(StoreSchema.insertNotification(placeholders: Self.placeholders), [
                 .text(notification.notificationUUID), .text(notification.notificationType), Self.optional(notification.subtype),
                 .integer(Int(notification.signedDate)), Self.optional(notification.originalTransactionID),
@@ -158,6 +164,13 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
             (Int64(row.column("signed_date")?.integer ?? 0), row.column("transaction_id")?.string ?? "",
              row.column("jws")?.string ?? "")
         }, limit: limit)
+    }
+
+    func consentRescission(appTransactionID: String) async throws -> StoredConsentRescission? {
+        guard let row = try await reader.query(StoreSchema.consentRescissionQuery + "?1", [.text(appTransactionID)]).first,
+              let uuid = row.column("notification_uuid")?.string, let signed = row.column("signed_date")?.integer,
+              let jws = row.column("jws")?.string else { return nil }
+        return StoredConsentRescission(storedJWS: jws, notificationUUID: uuid, signedDate: Int64(signed))
     }
 
     func setting(_ key: String) async throws -> String? {

@@ -17,8 +17,8 @@ protocol SubscriptionStore: Sendable {
     /// Creates or upgrades the schema (StoreSchema); throws StoreSchema.TooNew for a
     /// database of a later version. Called once, with `run()` running, before any other call.
     func migrate() async throws
-    /// Stores a notification and what it carries. False when its UUID was stored
-    /// before: nothing is written again.
+    /// Stores a notification and what it carries (a transaction, a renewal info, a
+    /// withdrawal of consent). False when its UUID was stored before: nothing is written again.
     func record(_ notification: ReceivedNotification) async throws -> Bool
     /// Stores transactions and renewal infos learnt otherwise (the App Store Server API).
     func record(transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) async throws
@@ -30,6 +30,8 @@ protocol SubscriptionStore: Sendable {
     /// (lower-cased), most recently signed first: at most `limit` after `cursor`, and
     /// the cursor of the next page when there is one.
     func transactions(appAccountToken: String, after cursor: StoreCursor?, limit: Int) async throws -> StoredPage
+    /// The withdrawal of consent stored for this app transaction id, or nil.
+    func consentRescission(appTransactionID: String) async throws -> StoredConsentRescission?
     /// The value saved under `key` (a sync's resume point), or nil.
     func setting(_ key: String) async throws -> String?
     func setSetting(_ key: String, _ value: String) async throws
@@ -118,6 +120,13 @@ enum StoreSchema {
             "CREATE INDEX transactions_by_original_signing ON transactions (original_transaction_id, signed_date, transaction_id)",
             "CREATE INDEX transactions_by_account_signing ON transactions (app_account_token, signed_date, transaction_id)",
         ],
+        // Version 3: consent withdrawn (RESCIND_CONSENT), one row per app transaction.
+        [
+            """
+            CREATE TABLE consent_rescissions (app_transaction_id TEXT PRIMARY KEY, notification_uuid TEXT NOT NULL,
+              signed_date BIGINT NOT NULL, jws TEXT NOT NULL)
+            """,
+        ],
     ]
     static var version: Int { migrations.count }
 
@@ -141,6 +150,18 @@ enum StoreSchema {
         WHERE (excluded.signed_date, excluded.jws\(collate)) > (renewal_infos.signed_date, renewal_infos.jws\(collate))
         """
     }
+
+    static func upsertConsentRescission(placeholders p: [String], collate: String = "") -> String {
+        """
+        INSERT INTO consent_rescissions (app_transaction_id, notification_uuid, signed_date, jws)
+        VALUES (\(p[0]), \(p[1]), \(p[2]), \(p[3]))
+        ON CONFLICT (app_transaction_id) DO UPDATE SET notification_uuid = excluded.notification_uuid,
+          signed_date = excluded.signed_date, jws = excluded.jws
+        WHERE (excluded.signed_date, excluded.jws\(collate)) > (consent_rescissions.signed_date, consent_rescissions.jws\(collate))
+        """
+    }
+
+    static let consentRescissionQuery = "SELECT notification_uuid, signed_date, jws FROM consent_rescissions WHERE app_transaction_id = "
 
     static func insertNotification(placeholders p: [String]) -> String {
         """

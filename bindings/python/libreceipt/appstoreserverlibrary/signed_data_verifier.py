@@ -14,6 +14,7 @@ from enum import Enum
 
 from ..verification import Verifier
 from .._errors import ReceiptError
+from .._native import lib
 
 
 class VerificationStatus(Enum):
@@ -38,15 +39,11 @@ class VerificationException(Exception):
         self.detail = detail
 
 
-# libreceipt's verdicts as Apple's statuses; any other failure is VERIFICATION_FAILURE.
-_APPLE_STATUS = {
-    "RECEIPT_E_BUNDLE_MISMATCH": VerificationStatus.INVALID_APP_IDENTIFIER,
-    "RECEIPT_E_APP_APPLE_ID_MISMATCH": VerificationStatus.INVALID_APP_IDENTIFIER,
-    "RECEIPT_E_ENVIRONMENT_MISMATCH": VerificationStatus.INVALID_ENVIRONMENT,
-    "RECEIPT_E_CERTIFICATE_COUNT": VerificationStatus.INVALID_CHAIN_LENGTH,
-    "RECEIPT_E_BAD_CERTIFICATE": VerificationStatus.INVALID_CERTIFICATE,
-    "RECEIPT_E_REVOCATION_UNKNOWN": VerificationStatus.RETRYABLE_VERIFICATION_FAILURE,
-}
+def _apple_status(status):
+    """Apple's VerificationStatus for a libreceipt status number (the core's table)."""
+    name = lib.receipt_api_apple_verification_status(status).decode()
+    return VerificationStatus.__members__.get(name, VerificationStatus.VERIFICATION_FAILURE)
+
 
 _ENVIRONMENTS = {"Production": "production", "Sandbox": "sandbox", "Xcode": "xcode", "LocalTesting": "local-testing"}
 
@@ -123,10 +120,8 @@ class SignedDataVerifier:
         try:
             verification = self._verifier.verify_jws(token, kind)
         except ReceiptError as error:  # not a readable JWS, or one of another kind
-            raise VerificationException(VerificationStatus.VERIFICATION_FAILURE, error.name, error.detail) from error
+            raise VerificationException(_apple_status(error.status), error.name, error.detail) from error
         if not verification.valid:
             failed = next(step for step in verification.steps if step.outcome == "failed")
-            # Any other failure (RECEIPT_E_NO_CERTIFICATES: no x5c at all, say) is Apple's VERIFICATION_FAILURE.
-            status = _APPLE_STATUS.get(verification.status_name, VerificationStatus.VERIFICATION_FAILURE)
-            raise VerificationException(status, verification.status_name, failed.detail)
+            raise VerificationException(_apple_status(verification.status), verification.status_name, failed.detail)
         return DecodedPayload(verification.payload)
