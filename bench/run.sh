@@ -84,6 +84,10 @@ echo "== receipt serve under wrk, against the in-process warm rate on one core (
 if [ ${#real[@]} -gt 0 ]; then bench/bench_serve.sh ${real[0]}; else bench/bench_serve.sh $out/minted-4.der $out/ca/root.pem; fi
 
 echo
+echo "== receipt serve --retention-rules: realtime requests under wrk against their composition floor (target >= 0.85x)"
+bench/bench_realtime.sh $out/jws-ca
+
+echo
 echo "== receipt serve --store: notifications ingested/s, and reads under wrk against their composition floors (target >= 0.85x)"
 RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python python3 bench/bench_store.py $out
 

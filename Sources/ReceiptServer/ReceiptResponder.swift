@@ -22,6 +22,9 @@ struct ReceiptResponder: HTTPResponder {
     let notificationsPath: String
     /// Who may read the store.
     let reads: ReadAuthorization
+    /// Retention Messaging's realtime endpoint, when the server has rules.
+    let retention: RetentionEndpoint?
+    let retentionPath: String
 
     init(settings: ServerSettings, metrics: ServerMetrics, store: (any SubscriptionStore)?, catchUp: StoreCatchUp?) {
         // The App Store endpoints judge the environment themselves (21007, 21008):
@@ -42,6 +45,8 @@ struct ReceiptResponder: HTTPResponder {
                                             metrics: metrics, catchUp: catchUp, revocation: revocation) }
         notificationsPath = settings.notificationsPath
         reads = settings.reads
+        retention = settings.retention
+        retentionPath = settings.retentionPath
     }
 
     func respond(to request: Request, context: Context) async throws -> Response {
@@ -57,6 +62,8 @@ struct ReceiptResponder: HTTPResponder {
             (response, status) = try await verify(request)
         case notificationsPath:
             (response, status) = try await notification(request, context: context)
+        case retentionPath where retention != nil:
+            (response, status) = try await realtime(request, context: context)
         case _ where path.hasPrefix(Self.subscriptionsPrefix):
             (response, status) = try await subscription(String(path.dropFirst(Self.subscriptionsPrefix.count)), request,
                                                         context: context)
@@ -140,6 +147,23 @@ struct ReceiptResponder: HTTPResponder {
         }
         let (status, bytes) = await stored.receive(body: body, logger: context.logger)
         return (Self.json(status, bytes), String(status.code))
+    }
+
+    /// Retention Messaging: Apple's realtime request in, the rules' answer out (RetentionEndpoint);
+    /// 400 with the reason for a request that does not verify (Apple then shows its default).
+    private func realtime(_ request: Request, context: Context) async throws -> (Response, String) {
+        guard request.method == .post else { return (Self.methodNotAllowed(allow: "POST"), "405") }
+        guard let retention else { return (Self.text(.notFound, "not found\n"), "404") }
+        guard let body = try await readBody(request) else {
+            let refusal = ReceiptError(.inputTooLarge, "the request body is over \(maxBodyBytes) bytes")
+            return (Self.json(.contentTooLarge, NotificationEndpoint.refusal(refusal)), "413")
+        }
+        let reply = retention.answer(body: body)
+        if let refusal = reply.refusal {
+            context.logger.debug("realtime request refused: \(refusal.status.name): \(refusal.detail)")
+            return (Self.json(.badRequest, reply.body), "400")
+        }
+        return (Self.json(.ok, reply.body), "200")
     }
 
     static let subscriptionsPrefix = "/v1/subscriptions/"
@@ -270,6 +294,7 @@ struct ReceiptResponder: HTTPResponder {
         switch path {
         case "/verifyReceipt", "/sandbox/verifyReceipt", "/v1/verify", "/healthz", "/metrics", "/v1/entitlements": path
         case notificationsPath: "notifications"
+        case retentionPath where retention != nil: "retention"
         case _ where path.hasPrefix(Self.subscriptionsPrefix): "/v1/subscriptions"
         case _ where path.hasPrefix(Self.consentPrefix): "/v1/consent"
         default: "other"

@@ -45,6 +45,10 @@ public struct ServerSettings: Sendable {
     /// Seconds one store operation may take while serving; then the request gets 503
     /// (21005 on /verifyReceipt) rather than waiting on a database that has gone away.
     public var storeOperationTimeoutSeconds = 5
+    /// Retention Messaging's realtime endpoint (the rules and the offer key); nil: not served.
+    public var retention: RetentionEndpoint?
+    /// Where Apple posts realtime requests (the realtime URL set with `receipt api configure_realtime_url`).
+    public var retentionPath = "/retention/realtime"
     /// Where App Store Server Notifications V2 are posted (the URL set in App Store Connect).
     public var notificationsPath = "/notifications/v2"
     /// Who may read the store (GET /v1/subscriptions, /v1/entitlements, /v1/consent). Closed to all by default.

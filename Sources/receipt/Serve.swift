@@ -89,6 +89,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Send --api-sandbox-fallback's calls to this URL instead of Apple's sandbox host (a mock, a proxy).")
     var apiSandboxBaseUrl: String?
 
+    @Option(help: "Retention Messaging: a rules file (JSON; README's 'Retention Messaging' section) with which the server answers Apple's realtime requests at --retention-path. Promotional offers in it are signed with the App Store Server API key (--api-private-key-file).")
+    var retentionRules: String?
+
+    @Option(help: "The path Apple posts Retention Messaging realtime requests to (the realtime URL given with receipt api configure_realtime_url).")
+    var retentionPath = "/retention/realtime"
+
     @Option(help: "The largest request body in bytes; past it /verifyReceipt answers 21002 and /v1/verify 413.")
     var maxBody = 8 << 20
 
@@ -188,6 +194,27 @@ struct Serve: AsyncParsableCommand {
                                    verifier: verifier.with(policy: policy))
     }
 
+    /// --retention-rules: the realtime endpoint, verifying with the server's verifier and
+    /// signing offers with the App Store Server API key when the rules offer any.
+    private func configureRetention(_ settings: inout ServerSettings) throws(ReceiptError) {
+        guard let retentionRules else { return }
+        guard retentionPath.hasPrefix("/"), retentionPath != notificationsPath,
+              !ReceiptServer.reservedPaths.contains(retentionPath),
+              !ReceiptServer.reservedPrefixes.contains(where: retentionPath.hasPrefix) else {
+            throw ReceiptError(.invalidArgument, "--retention-path must start with / and be no other endpoint's path")
+        }
+        let rules = try optionFile("--retention-rules", retentionRules) { (bytes) throws(ReceiptError) in
+            try RetentionRules(json: bytes)
+        }
+        do throws(ReceiptError) {
+            settings.retention = try RetentionEndpoint(verifier: settings.verifier, rules: rules,
+                                                       offerCredentials: settings.serverAPI?.credentials)
+        } catch {
+            throw ReceiptError(error.status, "--retention-rules \(retentionRules): \(error.detail) (--api-private-key-file)")
+        }
+        settings.retentionPath = retentionPath
+    }
+
     private func settings() throws -> ServerSettings {
         do throws(ReceiptError) {
             let workers = self.workers ?? ServerSettings.coreCount
@@ -244,6 +271,7 @@ struct Serve: AsyncParsableCommand {
             } else if apiSandboxFallback || apiSandboxBaseUrl != nil {
                 throw ReceiptError(.invalidArgument, "--api-sandbox-fallback needs App Store Server API credentials (--api-private-key-file)")
             }
+            try configureRetention(&settings)
             return settings
         } catch {
             throw failOption(error)

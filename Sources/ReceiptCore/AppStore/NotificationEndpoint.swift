@@ -31,16 +31,7 @@ public struct NotificationEndpoint: Sendable {
     public func read(body: [UInt8]) -> Reading {
         let payload: SignedPayload
         do throws(ReceiptError) {
-            let document = try body.withUnsafeBufferPointer { (bytes) throws(ReceiptError) in
-                try JSONValue.parse(bytes, limits: Self.bodyLimits)
-            }
-            guard case .object = document else {
-                throw ReceiptError(.notAnObject, "the body is JSON but not an object")
-            }
-            guard let token = document["signedPayload"]?.stringValue else {
-                throw ReceiptError(.badField, "the body has no \"signedPayload\" string")
-            }
-            payload = try SignedPayload.decode(token)
+            payload = try SignedPayload.decode(try Self.signedPayload(in: body))
         } catch {
             return Reading(notification: .failure(error), revocationPending: nil)
         }
@@ -53,6 +44,21 @@ public struct NotificationEndpoint: Sendable {
         } catch {
             return Reading(notification: .failure(error), revocationPending: pending ? payload : nil)
         }
+    }
+
+    /// The JWS of Apple's body `{"signedPayload": "<JWS>"}` (notifications and realtime
+    /// requests alike), or why the body is not that.
+    static func signedPayload(in body: [UInt8]) throws(ReceiptError) -> String {
+        let document = try body.withUnsafeBufferPointer { (bytes) throws(ReceiptError) in
+            try JSONValue.parse(bytes, limits: Self.bodyLimits)
+        }
+        guard case .object = document else {
+            throw ReceiptError(.notAnObject, "the body is JSON but not an object")
+        }
+        guard let token = document["signedPayload"]?.stringValue else {
+            throw ReceiptError(.badField, "the body has no \"signedPayload\" string")
+        }
+        return token
     }
 
     /// The body of a 200: `{"notificationUUID": …, "stored": true}`, or false for a

@@ -1,0 +1,98 @@
+/// Retention Messaging's realtime requests as a server receives them: Apple's body
+/// `{"signedPayload": "<JWS>"}` in, verified as a realtime request (its kind from the
+/// endpoint, as Apple's `verify_and_decode_realtime_request`: anchor, app Apple id,
+/// environment, revocation), and Apple's realtime response out (`RealtimeResponseBody`:
+/// `message`, `alternateProduct` or `promotionalOffer`), chosen by RetentionRules for the
+/// request's product and locale. Apple waits about 700 ms: an answer is the verification,
+/// a look-up among the rules, and for an offer one signature; answers that do not depend
+/// on the request are rendered once, when the endpoint is made.
+///
+/// Immutable and safe to share across threads.
+public struct RetentionEndpoint: Sendable {
+    public let verifier: ReceiptVerifier
+    public let rules: RetentionRules
+    /// The in-app purchase key that signs promotional offers; required when a rule offers one.
+    let offerCredentials: ServerAPICredentials?
+    /// The bytes of each answer that is the same for every request, by rule (nil: signed per request).
+    private let rendered: [RetentionRules.Answer: [UInt8]]
+
+    public init(verifier: ReceiptVerifier, rules: RetentionRules, offerCredentials: ServerAPICredentials?) throws(ReceiptError) {
+        guard offerCredentials != nil || !rules.signsOffers else {
+            throw ReceiptError(.invalidArgument, "the retention rules offer promotional offers: the in-app purchase key that "
+                               + "signs them is needed")
+        }
+        self.verifier = verifier
+        self.rules = rules
+        self.offerCredentials = offerCredentials
+        var rendered: [RetentionRules.Answer: [UInt8]] = [:]
+        for answer in rules.rules.map(\.answer) + [rules.defaultAnswer].compactMap({ $0 }) {
+            if case .promotionalOffer = answer { continue }
+            rendered[answer] = Self.render(answer, offerSignature: nil)
+        }
+        self.rendered = rendered
+    }
+
+    /// What answering a body gave: the response body, or why the request is refused
+    /// (the server answers 400 with the refusal, and Apple shows its default).
+    public struct Reply: Sendable {
+        public let body: [UInt8]
+        public let refusal: ReceiptError?
+        /// The verified request, when it verified.
+        public let request: SignedPayload?
+    }
+
+    public func answer(body: [UInt8]) -> Reply {
+        let request: SignedPayload
+        do throws(ReceiptError) {
+            let token = try NotificationEndpoint.signedPayload(in: body)
+            let (payload, result) = try verifier.verify(jws: token, as: .realtimeRequest)
+            if let failure = result.firstFailure { throw failure }
+            request = payload
+        } catch {
+            return Reply(body: NotificationEndpoint.refusal(error), refusal: error, request: nil)
+        }
+        guard let chosen = rules.answer(productID: request.productID, locale: request.string("userLocale")) else {
+            return Reply(body: Array("{}".utf8), refusal: nil, request: request)
+        }
+        if let bytes = rendered[chosen] { return Reply(body: bytes, refusal: nil, request: request) }
+        do throws(ReceiptError) {
+            return Reply(body: Self.render(chosen, offerSignature: try offerSignature(for: chosen, request: request)),
+                         refusal: nil, request: request)
+        } catch {
+            return Reply(body: NotificationEndpoint.refusal(error), refusal: error, request: request)
+        }
+    }
+
+    /// A promotional offer V2 JWS for the customer: the offer's product (else the one
+    /// the request is about) and the customer's original transaction id.
+    private func offerSignature(for answer: RetentionRules.Answer, request: SignedPayload) throws(ReceiptError) -> String? {
+        guard case .promotionalOffer(_, let offer, let product) = answer, let offerCredentials else { return nil }
+        guard let productID = product ?? request.productID else {
+            throw ReceiptError(.badField, "the realtime request names no productId, and the offer's rule none either")
+        }
+        return try SignedRequestCreators.promotionalOfferV2(offerCredentials, productID: productID, offerIdentifier: offer,
+                                                            transactionID: request.originalTransactionID)
+    }
+
+    /// Apple's RealtimeResponseBody for `answer`.
+    static func render(_ answer: RetentionRules.Answer, offerSignature: String?) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        switch answer {
+        case .message(let message):
+            writer.beginObject("message")
+            writer.string("messageIdentifier", message)
+        case .alternateProduct(let message, let product):
+            writer.beginObject("alternateProduct")
+            writer.string("messageIdentifier", message)
+            writer.string("productId", product)
+        case .promotionalOffer(let message, _, _):
+            writer.beginObject("promotionalOffer")
+            writer.string("messageIdentifier", message)
+            writer.string("promotionalOfferSignatureV2", offerSignature ?? "")
+        }
+        writer.endObject()
+        writer.endObject()
+        return writer.bytes
+    }
+}
