@@ -114,6 +114,19 @@ struct BadInputTests {
         #expect(parseStatus(Array("-----BEGIN PKCS7-----\nMIIB\n-----END PKCS7-----\n".utf8)) == .unsupportedFormat)
     }
 
+    @Test func aWrapperInsteadOfTheReceiptSaysWhatToPass() throws {
+        let base64 = "MII" + String(repeating: "A", count: 17)
+        for (input, says) in [(#"{"receipt-data": "\#(base64)", "password": "x"}"#, "POST it to /verifyReceipt"),
+                              ("\"\(base64)\"\n", "remove the quotes")] {
+            do {
+                _ = try Receipt.parse(Array(input.utf8))
+                Issue.record("\(input) parsed as a receipt")
+            } catch {
+                #expect(error.status == .unsupportedFormat && error.detail.contains(says), "\(error)")
+            }
+        }
+    }
+
     @Test func randomBinary() {
         #expect(parseStatus([0x00, 0x01, 0xFE]) == .notAReceipt)
     }

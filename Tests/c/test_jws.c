@@ -148,6 +148,12 @@ static void test_jws_null_arguments_and_bad_tokens(void **state) {
     assert_int_equal(receipt_jws_decode_unverified("e30.e30.!!", 10, &jws, &error), RECEIPT_E_BAD_BASE64URL);
     assert_int_equal(error.offset, 8);
     assert_int_equal(receipt_jws_decode_unverified("e30.bnVsbA.", 11, &jws, &error), RECEIPT_E_NOT_AN_OBJECT);
+    /* A wrapper handed over instead of the JWS is named, with what to pass. */
+    const char *body = "{\"signedPayload\": \"e30.e30.\"}";
+    assert_int_equal(receipt_jws_decode_unverified(body, strlen(body), &jws, &error), RECEIPT_E_NOT_A_JWS);
+    assert_non_null(strstr(error.detail, "pass its signedPayload member"));
+    assert_int_equal(receipt_jws_decode_unverified("Bearer e30.e30.", 15, &jws, &error), RECEIPT_E_NOT_A_JWS);
+    assert_non_null(strstr(error.detail, "remove \"Bearer \""));
     assert_null(jws);
 
     int64_t value;

@@ -325,6 +325,10 @@ def serve_refusal(*flags, env=None):
     (("--store", "{db}", *STORE_POLICY), {}, "--read-token-file"),
     (("--store", ":memory:", *STORE_POLICY), {"RECEIPT_READ_TOKEN": "t"}, "outlive"),
     (("--store", "", *STORE_POLICY), {"RECEIPT_READ_TOKEN": "t"}, "empty"),
+    # A mistyped URL never becomes an SQLite file of that name.
+    (("--store", "postgres:/receipt@127.0.0.1/db", *STORE_POLICY), {"RECEIPT_READ_TOKEN": "t"}, "neither an SQLite file path"),
+    (("--store", "postgress://receipt@127.0.0.1/db", *STORE_POLICY), {"RECEIPT_READ_TOKEN": "t"}, "neither an SQLite file path"),
+    (("--store", "sqlite:/var/lib/store.db", *STORE_POLICY), {"RECEIPT_READ_TOKEN": "t"}, "neither an SQLite file path"),
     (("--store", "postgres://receipt:hunter2-secret@127.0.0.1:9/db", *STORE_POLICY), {"RECEIPT_READ_TOKEN": "t"},
      "--store-password-file"),
 ])

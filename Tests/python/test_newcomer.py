@@ -1,5 +1,6 @@
 """What a newcomer met on day one (issue: newcomer and Spark fixes): CLI edges, binding edges,
 tools that say what they made. Each test fails on the build before its fix."""
+import base64
 import datetime
 import json
 import os
@@ -78,6 +79,22 @@ def test_a_jws_with_a_typo_gets_a_jws_error_at_its_byte(jws_ca, tmp_path):
         result = run("verify", path, "--anchor", root, "--no-apple-root")
         assert result.returncode == 2
         assert "RECEIPT_E_BAD_BASE64URL" in result.stderr and f"(at byte {at})" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("wrap, says", [
+    (lambda token, der: json.dumps({"signedPayload": token}), "body: pass its signedPayload member"),
+    (lambda token, der: json.dumps({"receipt-data": base64.b64encode(der).decode()}), "a verifyReceipt request: POST it"),
+    (lambda token, der: json.dumps({"signedTransactionInfo": token}), "an App Store Server API answer"),
+    (lambda token, der: "Bearer " + token, "remove \"Bearer \""),
+    (lambda token, der: json.dumps(token), "remove the quotes"),
+    (lambda token, der: json.dumps(base64.b64encode(der).decode()), "remove the quotes"),
+])
+def test_a_wrapper_handed_over_instead_of_signed_data_is_named(jws_ca, minted, tmp_path, wrap, says):
+    root, chains = jws_ca
+    path = tmp_path / "input.txt"
+    path.write_text(wrap(mint_jws.sign(mint_jws.example_payload(), chains), minted["der"].read_bytes()))
+    result = run("verify", path, "--anchor", root, "--no-apple-root")
+    assert result.returncode == 2 and says in result.stderr, result.stderr
 
 
 def test_a_text_file_is_neither_a_receipt_nor_a_jws(tmp_path):

@@ -247,6 +247,18 @@ def test_garbage_bodies_are_refused_by_name(tmp_path, news_ca, test_ca, body):
         server.stop()
 
 
+def test_a_bare_jws_or_a_json_string_posted_as_the_body_is_named(tmp_path, news_ca, test_ca, story):
+    token = json.loads(story[0][2])["signedPayload"]
+    server = store_server(tmp_path, news_ca, test_ca)
+    try:
+        bare = post(server, token.encode())
+        quoted = post(server, json.dumps(token).encode())
+    finally:
+        server.stop()
+    assert bare[0] == 400 and "the body is a bare JWS; Apple posts {\"signedPayload\"" in bare[1]["detail"], bare
+    assert quoted[0] == 400 and "the body is a JSON string; Apple posts" in quoted[1]["detail"], quoted
+
+
 def test_only_post_on_the_notifications_path_and_a_configurable_path(tmp_path, news_ca, test_ca, story):
     server = store_server(tmp_path, news_ca, test_ca, "--notifications-path", "/apple/hooks")
     try:

@@ -49,11 +49,20 @@ public struct NotificationEndpoint: Sendable {
     /// The JWS of Apple's body `{"signedPayload": "<JWS>"}` (notifications and realtime
     /// requests alike), or why the body is not that.
     static func signedPayload(in body: [UInt8]) throws(ReceiptError) -> String {
-        let document = try body.withUnsafeBufferPointer { (bytes) throws(ReceiptError) in
-            try JSONValue.parse(bytes, limits: Self.bodyLimits)
+        let wrapping = "Apple posts {\"signedPayload\": \"<JWS>\"}: wrap it so"
+        let document: JSONValue
+        do throws(ReceiptError) {
+            document = try body.withUnsafeBufferPointer { (bytes) throws(ReceiptError) in
+                try JSONValue.parse(bytes, limits: Self.bodyLimits)
+            }
+        } catch {
+            // A bare JWS posted as the body is the commonest mistake: say so, not where JSON broke.
+            guard body.withUnsafeBufferPointer({ InputForm.looksLikeJWS($0) }) else { throw error }
+            throw ReceiptError(error.status, "the body is a bare JWS; \(wrapping)")
         }
         guard case .object = document else {
-            throw ReceiptError(.notAnObject, "the body is JSON but not an object")
+            throw ReceiptError(.notAnObject, document.stringValue != nil ? "the body is a JSON string; \(wrapping)"
+                                                                         : "the body is JSON but not an object")
         }
         guard let token = document["signedPayload"]?.stringValue else {
             throw ReceiptError(.badField, "the body has no \"signedPayload\" string")

@@ -37,6 +37,10 @@ struct CompactJWS {
             throw ReceiptError(.emptyInput, "the input is empty or only whitespace")
         }
         let token = UnsafeBufferPointer(rebasing: input[first...last])
+        // A JWS starts "eyJ": anything else may be a wrapper someone passed instead.
+        if token.first != UInt8(ascii: "e"), let mistake = InputShape.mistake(in: token) {
+            throw ReceiptError(.notAJWS, at: first, mistake)
+        }
         var dots: [Int] = []
         var searched = 0
         while dots.count <= 2, searched < token.count,

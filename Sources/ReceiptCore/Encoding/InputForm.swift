@@ -76,11 +76,20 @@ enum InputForm {
             throw ReceiptError(.unsupportedFormat, at: offset,
                                "PEM armour\(via); pass the raw DER bytes or the bare base64 body")
         }
+        if !decodedFromBase64, let mistake = InputShape.mistake(in: trimmed(input, from: offset)) {
+            throw ReceiptError(.unsupportedFormat, at: offset, mistake)
+        }
         if !decodedFromBase64 && looksLikeJWS(input) {
             throw ReceiptError(.unsupportedFormat, at: offset,
                                "a JWS (StoreKit 2 signed data), not an app receipt: verify it as a JWS "
                                + "(C receipt_verify_jws, Python Verifier.verify_jws, CLI receipt verify reads both)")
         }
+    }
+
+    /// `input` from `offset` without its trailing whitespace.
+    private static func trimmed(_ input: UnsafeBufferPointer<UInt8>, from offset: Int) -> UnsafeBufferPointer<UInt8> {
+        let end = (input.lastIndex { !Base64.isWhitespace($0) } ?? offset) + 1
+        return UnsafeBufferPointer(rebasing: input[offset..<max(offset, end)])
     }
 
     private static func isText(_ input: UnsafeBufferPointer<UInt8>) -> Bool {

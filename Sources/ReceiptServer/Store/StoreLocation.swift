@@ -18,8 +18,8 @@ public struct StoreLocation: Sendable, CustomStringConvertible {
             guard text != ":memory:", !text.hasPrefix("file:") else {
                 throw ReceiptError(.invalidArgument, "--store \(text): a store must outlive the process; give an SQLite file path")
             }
-            // A mistyped URL (postgress://, mysql://) is no file path, and may hold a password: never shown.
-            guard !text.contains("://") else {
+            // A mistyped URL (postgress://, mysql://, postgres:/db) is no file path, and may hold a password: never shown.
+            guard !text.contains("://"), !Self.looksLikeURL(text) else {
                 throw ReceiptError(.invalidArgument, "--store \(Self.masked(text)): neither an SQLite file path nor a "
                                    + "postgres:// URL")
             }
@@ -39,6 +39,17 @@ public struct StoreLocation: Sendable, CustomStringConvertible {
     }
 
     public var description: String { text }
+
+    /// `scheme:/…` (`postgres:/db`, `sqlite:/x`) or `postgres…:` anything: a URL mistyped, not a file path.
+    static func looksLikeURL(_ text: String) -> Bool {
+        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else { return false }
+        let scheme = text[..<colon]
+        guard scheme.first?.isLetter == true,
+              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "." || $0 == "-") }) else {
+            return false
+        }
+        return text[text.index(after: colon)...].hasPrefix("/") || scheme.lowercased().hasPrefix("postgres")
+    }
 
     /// Whether `text` names a PostgreSQL database (else an SQLite file).
     public static func isPostgres(_ text: String) -> Bool { PostgresLocation.isPostgres(text) }
