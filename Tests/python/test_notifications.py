@@ -292,6 +292,27 @@ def test_a_store_that_cannot_be_opened_is_a_usage_error(tmp_path):
     assert result.returncode == 2 and "cannot open the store" in result.stderr, result.stderr
 
 
+@pytest.mark.parametrize("mistake, says", [
+    ("user", "refused user nobody_here"),
+    ("database", "database no_such_db does not exist"),
+    ("port", "nothing listens at 127.0.0.1:"),
+])
+def test_a_postgresql_mistake_is_named_at_once_in_one_line(postgres, mistake, says):
+    base, name = str(postgres).rsplit("/", 1)
+    scheme, rest = base.split("://")
+    user, address = rest.split("@")
+    location = {"user": f"{scheme}://nobody_here@{address}/{name}", "database": f"{base}/no_such_db",
+                "port": f"{scheme}://{user}@127.0.0.1:{postgres_cluster.free_port()}/{name}"}[mistake]
+    started = time.monotonic()
+    result = subprocess.run([CLI, "serve", "--store", location, *STORE_POLICY], capture_output=True, text=True,
+                            timeout=60, env=READ_TOKEN_ENVIRONMENT)
+    assert result.returncode == 2 and says in result.stderr, result.stderr
+    assert time.monotonic() - started < 10  # not the 15 s start-up deadline
+    # One line that names the store and the cause; none of the driver's chatter.
+    assert [line for line in result.stderr.splitlines() if line.strip()] == [
+        line for line in result.stderr.splitlines() if "cannot open the store" in line], result.stderr
+
+
 def test_a_store_of_a_newer_schema_is_refused(tmp_path):
     path = tmp_path / "newer.db"
     with sqlite3.connect(path) as connection:

@@ -10,11 +10,13 @@ import ReceiptCore
 final class PostgresSubscriptionStore: SubscriptionStore {
     private let client: PostgresClient
     private let logger: Logger
+    private let location: PostgresLocation
     static let placeholders = ["$1", "$2", "$3", "$4", "$5", "$6"]
 
-    private init(client: PostgresClient, logger: Logger) {
+    private init(client: PostgresClient, logger: Logger, location: PostgresLocation) {
         self.client = client
         self.logger = logger
+        self.location = location
     }
 
     /// A client for `location` (see PostgresLocation); `run()` must run for it to connect.
@@ -23,14 +25,20 @@ final class PostgresSubscriptionStore: SubscriptionStore {
                                                          password: location.password, database: location.database,
                                                          tls: .disable)
         configuration.options.maximumConnections = 16
-        return PostgresSubscriptionStore(client: PostgresClient(configuration: configuration, backgroundLogger: logger),
-                                         logger: logger)
+        // The driver's connection chatter (info) only with --verbose; its warnings and errors always.
+        var driverLogger = logger
+        if driverLogger.logLevel > .debug { driverLogger.logLevel = .warning }
+        return PostgresSubscriptionStore(client: PostgresClient(configuration: configuration, backgroundLogger: driverLogger),
+                                         logger: driverLogger, location: location)
     }
 
     func run() async { await client.run() }
 
     /// Creates or upgrades the schema; servers starting together take turns (an advisory lock).
+    /// Throws a PostgresProblem naming the cause when the database cannot be reached.
     func migrate() async throws {
+        // One connection first, so that a mistake is named at once (PostgresProblem), not after the pool's retries.
+        try await PostgresProblem.probe(location, logger: logger)
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(7352841)", logger: logger)
             try await connection.query("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)", logger: logger)
