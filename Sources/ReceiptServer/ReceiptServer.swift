@@ -80,6 +80,12 @@ public enum ReceiptServer {
             try await ownGroup?.shutdownGracefully()
             try await store?.close()
             throw ListenError(host: settings.host, port: settings.port, reason: String(cString: strerror(error.errnoCode)))
+        } catch let error where error is SocketAddressError || error is SocketAddressError.UnknownHost {
+            // --host is neither an address nor a name that resolves (999.1.1.1, a typo).
+            try await ownGroup?.shutdownGracefully()
+            try await store?.close()
+            throw ListenError(host: settings.host, port: settings.port,
+                              reason: "\(settings.host) is neither an IP address nor a host name that resolves")
         }
         try await ownGroup?.shutdownGracefully()
         try await store?.close()

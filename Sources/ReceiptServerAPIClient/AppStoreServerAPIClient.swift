@@ -89,7 +89,7 @@ public final class AppStoreServerAPIClient: Sendable {
                                                         maxBytes: ServerAPIAnswer.maxBodyBytes)
             return (answer.status, answer.headers.first(name: "Retry-After"), answer.body)
         } catch {
-            return (0, nil, Array("\(error)".utf8))
+            return (0, nil, Array(BoundedExchange.reason(error).utf8))
         }
     }
 }

@@ -1,6 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// The one way this package's transports (the App Store Server API, OCSP)
 /// carry a request: to the origin the core named and nowhere else, within one
@@ -33,6 +37,30 @@ public enum BoundedExchange {
             case .deadline(let seconds): "no whole answer within \(seconds) s"
             case .tooLarge(let maxBytes): "the answer is larger than \(maxBytes) bytes"
             }
+        }
+    }
+
+    /// Why an exchange got no answer, in words (NIO's own descriptions nest and leave
+    /// parentheses open): refused, host not found, reset, a deadline, a TLS failure.
+    public static func reason(_ error: any Error) -> String {
+        switch error {
+        case let failure as Failure:
+            return failure.description
+        case let io as IOError:
+            return String(cString: strerror(io.errnoCode)).lowercased()
+        case let connection as NIOConnectionError:
+            if connection.connectionErrors.isEmpty, connection.dnsAError != nil || connection.dnsAAAAError != nil {
+                return "host \(connection.host) not found"
+            }
+            return connection.connectionErrors.first.map { reason($0.error) } ?? "cannot connect to \(connection.host)"
+        case is SocketAddressError, is SocketAddressError.UnknownHost:
+            return "host not found"
+        case let client as HTTPClientError where client == .remoteConnectionClosed:
+            return "the server closed the connection"
+        case let client as HTTPClientError where client == .connectTimeout:
+            return "no connection within the timeout"
+        default:
+            return "\(error)"
         }
     }
 

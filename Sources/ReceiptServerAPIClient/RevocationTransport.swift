@@ -68,7 +68,7 @@ public struct RevocationTransport: Sendable {
             status = answer.status
             body = answer.body
         } catch {
-            return .unanswered("\(query.url): \(error)")
+            return .unanswered("\(query.url): \(BoundedExchange.reason(error))")
         }
         do throws(ReceiptError) {
             return .accepted(try verifier.acceptRevocationAnswer(query, httpStatus: status, body: body))

@@ -7,9 +7,12 @@ struct ReceiptCommand: AsyncParsableCommand {
         commandName: "receipt",
         abstract: "Parse and verify App Store receipts.",
         discussion: """
-            Exit status: 0 success; 1 the receipt did not verify (verify, entitlements) or the \
-            App Store refused it (appstore-verify); 2 unusable input or arguments (the status \
-            name and detail go to stderr); 3 no usable answer from the App Store (appstore-verify).
+            Exit status, the same for every subcommand: 0 success; 1 a verdict or a refusal (the \
+            receipt or JWS did not verify: verify, entitlements; the App Store or the App Store \
+            Server API said no: appstore-verify, api, sync; bench: the input does not verify); 2 \
+            unusable input, arguments, files or store (the status name and detail go to stderr; \
+            serve exits 2 for anything it cannot start with); 3 no usable answer from Apple, or \
+            one that may pass later (appstore-verify, api, sync: run again).
             """,
         version: ReceiptVersion.string.description,
         subcommands: [Inspect.self, Verify.self, EntitlementsCommand.self, AppStoreVerify.self, APICommand.self,

@@ -2,6 +2,7 @@ import ArgumentParser
 import Logging
 import ReceiptCore
 import ReceiptServer
+import ReceiptServerAPIClient
 
 /// `receipt sync`: fills a `receipt serve` store from the App Store Server API (the
 /// notification history since a date, then the affected transaction histories).
@@ -17,7 +18,8 @@ struct SyncCommand: AsyncParsableCommand {
             of each subscription it named. Every signed member is verified as the server verifies notifications. \
             Progress goes to stderr. Interrupted, run it again with the same --since: it resumes where it stopped \
             (its position is kept in the store). Safe beside a running server on the same store. \
-            Exit status: 0 done; 1 Apple refused, or an answer did not verify; 2 unusable arguments or store.
+            Exit status: 0 done; 1 Apple refused, or an answer did not verify; 2 unusable arguments or store; \
+            3 no answer (or one that may pass later: 429, 5xx), as receipt api.
             """)
 
     @Option(help: "The store: an SQLite file or a postgres:// URL, as receipt serve --store.")
@@ -76,6 +78,10 @@ struct SyncCommand: AsyncParsableCommand {
         } catch let error as ReceiptError {
             printToStandardError("receipt sync: \(error.status.name): \(error.detail) (run again with the same --since to resume)")
             throw ExitCode(1)
+        } catch let refused as ServerAPIError {
+            // As `receipt api`: no answer, or a refusal that may pass later, is 3; Apple's refusal 1.
+            printToStandardError("receipt sync: \(refused.failure.summary) (run again with the same --since to resume)")
+            throw ExitCode(refused.failure.httpStatus == 0 || refused.failure.isRetryable ? APICommand.noAnswerExitCode : 1)
         } catch {
             printToStandardError("receipt sync: \(error) (run again with the same --since to resume)")
             throw ExitCode(1)

@@ -49,6 +49,14 @@ def test_serve_on_a_taken_port_names_it_and_exits_2():
     assert "bind(descriptor" not in result.stderr
 
 
+def test_serve_on_a_host_that_is_no_address_names_it_and_exits_2():
+    result = subprocess.run([CLI, "serve", "--host", "999.1.1.1", "--port", "0"], capture_output=True, text=True,
+                            timeout=30)
+    assert result.returncode == 2, result.stderr
+    assert "cannot listen on 999.1.1.1:0: 999.1.1.1 is neither an IP address nor a host name" in result.stderr
+    assert "SocketAddressError" not in result.stderr
+
+
 def test_serve_help_gives_one_default_for_workers():
     text = run("serve", "--help").stdout
     workers = text[text.index("--workers"):text.index("--max-connections")]

@@ -694,3 +694,19 @@ def test_subscription_state_in_python_matches_the_server(tmp_path, news_ca, test
     with pytest.raises(libreceipt.ReceiptError) as absent:
         libreceipt.subscription_state("1999", tokens, served["at_ms"], verifier=verifier)
     assert absent.value.name == "RECEIPT_E_ABSENT"
+
+
+def test_sync_with_no_answer_exits_3_as_api_does_and_says_why(tmp_path, api_mock):
+    _, key, root, _ = api_mock
+    since = rfc3339(int(time.time() * 1000) - DAY)
+    common = ["--environment", "sandbox", "--base-url", f"http://127.0.0.1:{postgres_cluster.free_port()}",
+              "--private-key-file", str(key), "--key-id", API_KEY_ID, "--issuer-id", API_ISSUER_ID,
+              "--bundle-id", API_BUNDLE_ID, "--anchor", str(root), "--no-apple-root"]
+    synced = subprocess.run([CLI, "sync", "--store", str(tmp_path / "s.db"), "--since", since, *common],
+                            capture_output=True, text=True, timeout=120)
+    asked = subprocess.run([CLI, "api", "get_transaction_info", "transactionId=1", "--retries", "0", *common],
+                           capture_output=True, text=True, timeout=120)
+    assert synced.returncode == asked.returncode == 3, (synced.stderr, asked.stderr)
+    for stderr in (synced.stderr, asked.stderr):
+        assert "connection refused" in stderr and "HTTP 0" not in stderr, stderr
+        assert stderr.count("(") == stderr.count(")"), stderr

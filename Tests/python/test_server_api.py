@@ -446,3 +446,12 @@ def test_the_c_example_pulls_a_history_with_libcurl(mock, tmp_path):
                               capture_output=True, text=True, timeout=60)
     assert tampered.returncode == 1 and "signedTransactions[3]" in tampered.stderr
     assert len(tampered.stdout.splitlines()) == 20
+
+
+@needs_cli
+def test_a_number_typed_on_the_command_line_is_quoted_as_typed(mock, tmp_path):
+    refused = run_cli(mock, "api", "extend_subscription_renewal_date", f"originalTransactionId={ORIGINAL}",
+                      "extendByDays=100", "extendReasonCode=1", "requestIdentifier=r-1", key_file=tmp_path / "key.p8")
+    assert refused.returncode == 2, refused.stderr
+    assert "extendByDays must be an integer from 1 to 90; got 100 (INVALID_EXTEND_BY_DAYS)" in refused.stderr
+    assert "a string" not in refused.stderr

@@ -120,6 +120,8 @@ public struct ServerAPIFailure: Sendable, Equatable {
 
     /// One line for logs and exceptions.
     public var summary: String {
+        // Status 0 is no answer at all: the message says why, with no HTTP status to show.
+        guard httpStatus != 0 else { return errorMessage ?? "no answer" }
         var text = "HTTP \(httpStatus)"
         if let errorCode { text += ", error \(errorCode)" + (errorName.map { " \($0)" } ?? "") }
         if let errorMessage { text += ": \(errorMessage)" }

@@ -192,8 +192,18 @@ struct ServerAPIValueKind: Sendable {
     }
 
     private static func refused(_ name: String, _ expected: String, _ value: JSONValue) -> ReceiptError {
-        ReceiptError(.invalidArgument, "\(name) must be \(expected); got \(value.kindName)"
-                     + (value.stringValue.map { " \(quoted(String($0.prefix(64))))" } ?? ""))
+        ReceiptError(.invalidArgument, "\(name) must be \(expected); got \(given(value))")
+    }
+
+    /// What was given, as a person typed it: a number as itself (from the command line it
+    /// arrives as text), other text quoted, anything else by its kind.
+    private static func given(_ value: JSONValue) -> String {
+        switch value {
+        case .number(let digits): return digits
+        case .string(let text) where Int64(text) != nil: return text
+        case .string(let text): return quoted(String(text.prefix(64)))
+        default: return value.kindName
+        }
     }
 }
 
