@@ -73,11 +73,13 @@ struct ReceiptResponder: HTTPResponder {
             (response, status) = try await consent(String(path.dropFirst(Self.consentPrefix.count)), request, context: context)
         case "/healthz" where request.method == .get || request.method == .head:
             (response, status) = (Self.text(.ok, "ok\n"), "200")
+        case "/readyz" where request.method == .get || request.method == .head:
+            (response, status) = await readiness(context: context)
         case "/metrics" where request.method == .get:
             let exposition = metrics.exposition(cache: verdict.verifier.cacheStatistics,
                                                 revocation: verdict.verifier.revocationCacheStatistics)
             (response, status) = (Self.response(.ok, contentType: "text/plain; version=0.0.4; charset=utf-8", exposition), "200")
-        case "/healthz", "/metrics":
+        case "/healthz", "/readyz", "/metrics":
             (response, status) = (Self.methodNotAllowed(allow: "GET"), "405")
         default:
             (response, status) = (Self.text(.notFound, "not found\n"), "404")
@@ -234,6 +236,22 @@ struct ReceiptResponder: HTTPResponder {
         }
     }
 
+    /// `/readyz`: 200 when the server can do its work now (the store, when it has one, answers
+    /// within `readinessSeconds`), else 503 saying what is missing; `/healthz` only says it is alive.
+    private func readiness(context: Context) async -> (Response, String) {
+        guard let stored else { return (Self.text(.ok, "ready\n"), "200") }
+        do {
+            try await ReceiptServer.withDeadline(seconds: Self.readinessSeconds) { try await stored.store.ping() }
+            return (Self.text(.ok, "ready\n"), "200")
+        } catch {
+            context.logger.warning("not ready: the store does not answer: \(error)")
+            return (Self.json(.serviceUnavailable, NotificationEndpoint.failure("STORE_UNAVAILABLE",
+                                                                                "the store does not answer; the log says why")), "503")
+        }
+    }
+
+    static let readinessSeconds = 2
+
     /// A read the store could not serve (gone away, past its deadline): 503, for the caller to ask again.
     private static func storeUnavailable(_ error: any Error, _ context: Context) -> (Response, String) {
         context.logger.error("store read failed: \(error)")
@@ -292,7 +310,7 @@ struct ReceiptResponder: HTTPResponder {
     /// grow the metrics without bound.
     func endpointLabel(_ path: String) -> String {
         switch path {
-        case "/verifyReceipt", "/sandbox/verifyReceipt", "/v1/verify", "/healthz", "/metrics", "/v1/entitlements": path
+        case "/verifyReceipt", "/sandbox/verifyReceipt", "/v1/verify", "/healthz", "/readyz", "/metrics", "/v1/entitlements": path
         case notificationsPath: "notifications"
         case retentionPath where retention != nil: "retention"
         case _ where path.hasPrefix(Self.subscriptionsPrefix): "/v1/subscriptions"

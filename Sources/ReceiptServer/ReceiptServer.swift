@@ -139,7 +139,7 @@ public enum ReceiptServer {
 
     /// Paths the server answers itself, which --notifications-path cannot take.
     public static let reservedPaths = ["/verifyReceipt", "/sandbox/verifyReceipt", "/v1/verify", "/v1/entitlements",
-                                       "/healthz", "/metrics"]
+                                       "/healthz", "/readyz", "/metrics"]
     /// Path prefixes the server answers under, which --notifications-path cannot be under either.
     public static let reservedPrefixes = ["/v1/subscriptions/", "/v1/consent/"]
 

@@ -110,6 +110,9 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Log every refused request's reason (why a body got 21002) on standard error.")
     var verbose = false
 
+    @Flag(help: "Check the configuration (options, files, keys, rules, and that the store can be reached) and exit: 0 usable, 2 not, naming why. Creates and changes nothing.")
+    var checkConfig = false
+
     /// Called by main before any task starts (see ReceiptServer.runConcurrencyOnEventLoops).
     func prepareThreads() {
         ReceiptServer.runConcurrencyOnEventLoops(workers: workers ?? ServerSettings.coreCount)
@@ -122,6 +125,17 @@ struct Serve: AsyncParsableCommand {
         logger.logLevel = verbose ? .debug : .info
         if settings.store != nil, settings.reads.open {
             logger.warning("--allow-unauthenticated-reads: anyone who reaches this server may read what the store knows of customers")
+        }
+        for warning in settings.startupWarnings { logger.warning("\(warning)") }
+        if checkConfig {
+            do {
+                for line in try await ReceiptServer.checkConfiguration(settings, logger: logger) { print(line) }
+                print("configuration ok")
+                return
+            } catch let error as ReceiptServer.StoreOpenError {
+                printToStandardError("receipt: \(error)")
+                throw ExitCode(unusableInputExitCode)
+            }
         }
         let host = settings.host
         do {

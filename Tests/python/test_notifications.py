@@ -710,3 +710,37 @@ def test_sync_with_no_answer_exits_3_as_api_does_and_says_why(tmp_path, api_mock
     for stderr in (synced.stderr, asked.stderr):
         assert "connection refused" in stderr and "HTTP 0" not in stderr, stderr
         assert stderr.count("(") == stderr.count(")"), stderr
+
+
+def test_readyz_follows_the_store_and_healthz_only_life(postgres):
+    with postgres_cluster.cluster() as url:  # its own cluster: this test stops it
+        server = Server("--store", url, *STORE_POLICY)
+        try:
+            assert server.request("GET", "/readyz")[0] == 200
+            url.stop()  # the database goes away under the running server
+            status, data, _ = server.request("GET", "/readyz", timeout=30)
+            assert status == 503 and json.loads(data)["status"] == "STORE_UNAVAILABLE", data
+            assert server.request("GET", "/healthz")[0] == 200
+        finally:
+            server.stop()
+
+
+@pytest.mark.parametrize("store, code, says", [
+    ("{tmp}/store.db", 0, "configuration ok"),
+    ("{tmp}/missing-dir/store.db", 2, "does not exist or is not writable"),
+])
+def test_check_config_reaches_the_store_and_changes_nothing(tmp_path, store, code, says):
+    location = store.format(tmp=tmp_path)
+    result = subprocess.run([CLI, "serve", "--store", location, *STORE_POLICY, "--check-config"], capture_output=True,
+                            text=True, timeout=60, env=READ_TOKEN_ENVIRONMENT)
+    assert result.returncode == code and says in result.stdout + result.stderr, (result.stdout, result.stderr)
+    assert not (tmp_path / "store.db").exists()  # checked, not created
+
+
+def test_start_up_warns_of_what_refuses_or_accepts_more_than_meant():
+    result = subprocess.run([CLI, "serve", "--port", "0", "--check-config"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "no --app-apple-id: every production JWS" in result.stderr and "no --bundle-id" in result.stderr
+    quiet = subprocess.run([CLI, "serve", "--port", "0", "--check-config", "--bundle-id", "com.example.app",
+                            "--environment", "sandbox"], capture_output=True, text=True, timeout=60)
+    assert quiet.returncode == 0 and "warning" not in quiet.stderr, quiet.stderr

@@ -28,5 +28,6 @@ struct DeadlineStore: SubscriptionStore {
     }
     func setting(_ key: String) async throws -> String? { try await bounded { try await inner.setting(key) } }
     func setSetting(_ key: String, _ value: String) async throws { try await bounded { try await inner.setSetting(key, value) } }
+    func ping() async throws { try await bounded { try await inner.ping() } }
     func close() async throws { try await inner.close() }
 }

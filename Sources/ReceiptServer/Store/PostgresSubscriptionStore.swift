@@ -174,6 +174,8 @@ final class PostgresSubscriptionStore: SubscriptionStore {
             """, logger: logger)
     }
 
+    func ping() async throws { try await client.query("SELECT 1", logger: logger) }
+
     func close() async throws {}
 }
 

@@ -185,6 +185,8 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
         }
     }
 
+    func ping() async throws { _ = try await reader.query("SELECT 1", []) }
+
     func close() async throws {
         for reader in readers { try await reader.close() }
         try await writer.close()

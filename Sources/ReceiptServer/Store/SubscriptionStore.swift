@@ -35,6 +35,8 @@ protocol SubscriptionStore: Sendable {
     /// The value saved under `key` (a sync's resume point), or nil.
     func setting(_ key: String) async throws -> String?
     func setSetting(_ key: String, _ value: String) async throws
+    /// Answers when the database does (one trivial read): /readyz.
+    func ping() async throws
     func close() async throws
 }
 
