@@ -22,6 +22,8 @@ struct ReceiptResponder: HTTPResponder {
     let notificationsPath: String
     /// Who may read the store.
     let reads: ReadAuthorization
+    /// Whether each request is logged (--access-log).
+    let accessLog: Bool
     /// Retention Messaging's realtime endpoint, when the server has rules.
     let retention: RetentionEndpoint?
     let retentionPath: String
@@ -45,6 +47,7 @@ struct ReceiptResponder: HTTPResponder {
                                             metrics: metrics, catchUp: catchUp, revocation: revocation) }
         notificationsPath = settings.notificationsPath
         reads = settings.reads
+        accessLog = settings.accessLog
         retention = settings.retention
         retentionPath = settings.retentionPath
     }
@@ -85,6 +88,15 @@ struct ReceiptResponder: HTTPResponder {
             (response, status) = (Self.text(.notFound, "not found\n"), "404")
         }
         metrics.record(endpoint: endpointLabel(path), status: status, since: start)
+        if accessLog {
+            // The path only: a query may carry an app account token.
+            let elapsed = (ContinuousClock.now - start).components
+            let milliseconds = elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000
+            context.logger.info("\(request.method) \(path) \(response.status.code) \(milliseconds) ms", metadata: [
+                "method": "\(request.method)", "path": "\(path)", "status": "\(response.status.code)",
+                "milliseconds": "\(milliseconds)",
+            ])
+        }
         return response
     }
 

@@ -53,6 +53,8 @@ public struct ServerSettings: Sendable {
     public var notificationsPath = "/notifications/v2"
     /// Who may read the store (GET /v1/subscriptions, /v1/entitlements, /v1/consent). Closed to all by default.
     public var reads = ReadAuthorization(tokens: [], open: false)
+    /// A line per request at info (method, path without its query, status, milliseconds); off by default.
+    public var accessLog = false
     /// App Store Server API calls catch-up may make in any minute (each look-up is at least two).
     public var lookupCallsPerMinute = 60
 

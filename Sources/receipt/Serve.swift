@@ -107,8 +107,17 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a whole request may take to arrive, from the connection's opening or its previous response; then the connection is closed.")
     var requestTimeout = 30
 
-    @Flag(help: "Log every refused request's reason (why a body got 21002) on standard error.")
+    @Flag(help: "Log every refused request's reason (why a body got 21002) on standard error (--log-level debug).")
     var verbose = false
+
+    @Option(help: "The log's form on standard error: text (a line per event) or json (an object per line, for log collectors).")
+    var logFormat: LogFormat = .text
+
+    @Option(help: "The least severe log level written: trace, debug, info, notice, warning, error or critical (default info; --verbose is debug).")
+    var logLevel: Logger.Level?
+
+    @Flag(help: "Log one line per request (method, path without its query, status, milliseconds) at info.")
+    var accessLog = false
 
     @Flag(help: "Check the configuration (options, files, keys, rules, and that the store can be reached) and exit: 0 usable, 2 not, naming why. Creates and changes nothing.")
     var checkConfig = false
@@ -120,9 +129,12 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try settings()
-        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        let json = logFormat == .json
+        LoggingSystem.bootstrap { label -> any LogHandler in
+            json ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
+        }
         var logger = Logger(label: "receipt.serve")
-        logger.logLevel = verbose ? .debug : .info
+        logger.logLevel = logLevel ?? (verbose ? .debug : .info)
         if settings.store != nil, settings.reads.open {
             logger.warning("--allow-unauthenticated-reads: anyone who reaches this server may read what the store knows of customers")
         }
@@ -274,6 +286,7 @@ struct Serve: AsyncParsableCommand {
             }
             settings.lookupCallsPerMinute = apiCallsPerMinute
             settings.notificationsPath = notificationsPath
+            settings.accessLog = accessLog
             if apiPrivateKeyFile != nil || ProcessInfo.processInfo.environment["APPSTORE_PRIVATE_KEY_FILE"] != nil {
                 let keys = try APICredentialOptions.credentials(issuerID: apiIssuerId, keyID: apiKeyId, keyFile: apiPrivateKeyFile,
                                                                 bundleID: bundleId.first, flagPrefix: "--api-")
@@ -300,3 +313,10 @@ extension Substring {
         return String(drop(while: isSpace).reversed().drop(while: isSpace).reversed())
     }
 }
+
+/// `--log-format`.
+enum LogFormat: String, ExpressibleByArgument {
+    case text, json
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

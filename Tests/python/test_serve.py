@@ -587,3 +587,26 @@ def test_bad_flags_exit_2(tmp_path):
         result = subprocess.run([CLI, "serve", *flags], capture_output=True, text=True, timeout=10)
         assert result.returncode == 2, flags
         assert result.stderr.strip()
+
+
+def test_json_logs_and_an_access_log_for_log_collectors():
+    quiet = ("--bundle-id", "com.example.app", "--environment", "sandbox")
+    server = Server("--log-format", "json", "--access-log", *quiet)
+    try:
+        assert server.request("GET", "/healthz")[0] == 200
+        assert server.request("GET", "/v1/entitlements?appAccountToken=secret-token")[0] == 503
+    finally:
+        server.stop()
+    lines = [json.loads(line) for line in server.process.stderr.read().splitlines() if line.strip()]  # each line JSON
+    assert lines and all({"time", "level", "label", "message"} <= set(line) for line in lines), lines
+    access = {(line["method"], line["path"], line["status"]) for line in lines if "path" in line}
+    assert access == {("GET", "/healthz", "200"), ("GET", "/v1/entitlements", "503")}, lines
+    assert "secret-token" not in json.dumps(lines)  # a query may carry an account token: never logged
+    # Above the level asked for, nothing; without --access-log, no request lines.
+    for flags in (("--log-level", "warning", "--access-log"), ()):
+        server = Server("--log-format", "json", *flags, *quiet)
+        try:
+            assert server.request("GET", "/healthz")[0] == 200
+        finally:
+            server.stop()
+        assert "/healthz" not in server.process.stderr.read()
