@@ -169,7 +169,9 @@ def create_ca(directory, ocsp=(None, None)):
 
 def index_line(cert, revoked_at=None):
     """One line of an `openssl ocsp` index (the `openssl ca` database format)."""
-    expiry = cert.not_valid_after_utc.strftime("%y%m%d%H%M%SZ")
+    # not_valid_after_utc is cryptography 42's; Debian's python3-cryptography (38) has the naive UTC one.
+    expiry = getattr(cert, "not_valid_after_utc", None) or cert.not_valid_after
+    expiry = expiry.strftime("%y%m%d%H%M%SZ")
     revoked = revoked_at.strftime("%y%m%d%H%M%SZ") if revoked_at else ""
     subject = "/" + "/".join(f"{a.oid._name if a.oid._name != 'countryName' else 'C'}={a.value}"
                              .replace("organizationName", "O").replace("commonName", "CN") for a in cert.subject)
