@@ -76,11 +76,21 @@ install: build
 	install -m 755 $(OUT)/bin/receipt $(DESTDIR)$(PREFIX)/bin/receipt
 	install -d $(DESTDIR)$(PREFIX)/share/libreceipt
 	install -m 644 Tests/valgrind-swift.supp $(DESTDIR)$(PREFIX)/share/libreceipt/valgrind-swift.supp
+	# Completions and the man page, both made from the argument parser, so they say what --help says.
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d $(DESTDIR)$(PREFIX)/share/man/man1
+	$(OUT)/bin/receipt --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/receipt
+	$(OUT)/bin/receipt --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_receipt
+	$(OUT)/bin/receipt --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/receipt.fish
+	$(OUT)/bin/receipt --experimental-dump-help | python3 tools/make_manpage.py $(VERSION) \
+	  > $(DESTDIR)$(PREFIX)/share/man/man1/receipt.1
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/libreceipt.so.1 $(DESTDIR)$(PREFIX)/lib/libreceipt.so \
 	      $(DESTDIR)$(PREFIX)/include/receipt.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/receipt.pc \
-	      $(DESTDIR)$(PREFIX)/bin/receipt $(DESTDIR)$(PREFIX)/share/libreceipt/valgrind-swift.supp
+	      $(DESTDIR)$(PREFIX)/bin/receipt $(DESTDIR)$(PREFIX)/share/libreceipt/valgrind-swift.supp \
+	      $(DESTDIR)$(PREFIX)/share/bash-completion/completions/receipt $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_receipt \
+	      $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/receipt.fish $(DESTDIR)$(PREFIX)/share/man/man1/receipt.1
 
 test: check-layers test-swift check-embeddable test-c memcheck test-python test-install test-examples test-wheel test-readme sanitize
 	@echo "make test: all suites passed"
@@ -186,7 +196,13 @@ test-install: build test-c
 	  > $(OUT)/install-test/example.out
 	grep -q '^bundle id: com.example.minted$$' $(OUT)/install-test/example.out
 	grep -q '^VALID$$' $(OUT)/install-test/example.out
-	@echo "test-install: the C example, built with receipt.pc's rpath, ran against the installed copy with no LD_LIBRARY_PATH"
+	bash -n $(OUT)/install-test/share/bash-completion/completions/receipt
+	grep -q 'serve' $(OUT)/install-test/share/zsh/site-functions/_receipt
+	grep -q 'retention-rules' $(OUT)/install-test/share/fish/vendor_completions.d/receipt.fish
+	groff -man -Tutf8 -ww -z $(OUT)/install-test/share/man/man1/receipt.1 2>&1 | { ! grep . ; }
+	for sub in inspect verify entitlements appstore-verify api offer serve sync bench; do \
+	  grep -q "^.SS \"receipt $$sub\"" $(OUT)/install-test/share/man/man1/receipt.1 || { echo "receipt.1 lacks $$sub"; exit 1; }; done
+	@echo "test-install: the C example, built with receipt.pc's rpath, ran against the installed copy with no LD_LIBRARY_PATH; completions parse and receipt.1 renders with every subcommand"
 
 clean:
 	rm -rf $(OUT) .build examples/c/print_receipt examples/c/verify_jws  # the venv lives in $(OUT) too

@@ -4,7 +4,8 @@
 #   scripts/install-deps.sh test    and what the tests need: cmocka, valgrind, readelf, openssl, bc,
 #                                   a Java runtime (Spark), wrk (the server's load bench), libcurl (the C example of the
 #                                   App Store Server API), PostgreSQL (the server's store, tested in a throwaway
-#                                   cluster the tests start), and python3-venv for the tests' virtual environment
+#                                   cluster the tests start), groff (the man page), and python3-venv for the tests'
+#                                   virtual environment
 # The Swift toolchain itself must already be on PATH. Safe to run again: it installs
 # nothing that is present.
 set -euo pipefail
@@ -22,6 +23,7 @@ if [ "$scope" = test ]; then
   command -v java >/dev/null || missing+=(openjdk-17-jre-headless)  # Spark, for libreceipt.spark's tests
   command -v wrk >/dev/null || missing+=(wrk)  # make bench's load row on `receipt serve`
   command -v curl >/dev/null || missing+=(curl)  # README's notification loop
+  command -v groff >/dev/null || missing+=(groff-base)  # test-install renders the man page
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)  # receipt serve's PostgreSQL store, in a throwaway cluster
   [ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -f /usr/include/curl/curl.h ] || missing+=(libcurl4-openssl-dev)  # the C example of the App Store Server API
 fi
