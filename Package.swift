@@ -37,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.0"),
         // …and PostgreSQL, for several servers on one database.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        // TLS to PostgreSQL (sslmode, sslrootcert): postgres-nio's own TLS library.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.36.0"),
         // ReceiptServerAPIClient only (and the CLI's `receipt api`).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
@@ -69,6 +71,7 @@ let package = Package(
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             .product(name: "SQLiteNIO", package: "sqlite-nio"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         // The transport of ReceiptCore's ServerAPIExchange; nothing of the API's rules lives here.
         .target(name: "ReceiptServerAPIClient", dependencies: [

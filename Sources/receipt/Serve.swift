@@ -51,7 +51,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Ask OCSP again this many seconds before a cached answer expires.")
     var ocspRefreshBefore = 600
 
-    @Option(help: "Where to keep what App Store Server Notifications tell: an SQLite file (created if absent) or a postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE URL (several servers on one database). Enables the notifications endpoint, GET /v1/subscriptions/{id}, GET /v1/entitlements, GET /v1/consent/{appTransactionId} and current answers on /verifyReceipt.")
+    @Option(help: "Where to keep what App Store Server Notifications tell: an SQLite file (created if absent) or a postgres://USER@HOST[:PORT]/DATABASE[?sslmode=verify-full&sslrootcert=FILE] URL (several servers on one database; TLS as libpq's sslmode, default prefer). Enables the notifications endpoint, GET /v1/subscriptions/{id}, GET /v1/entitlements, GET /v1/consent/{appTransactionId} and current answers on /verifyReceipt.")
     var store: String?
 
     @OptionGroup var storePassword: StorePasswordOptions

@@ -744,3 +744,52 @@ def test_start_up_warns_of_what_refuses_or_accepts_more_than_meant():
     quiet = subprocess.run([CLI, "serve", "--port", "0", "--check-config", "--bundle-id", "com.example.app",
                             "--environment", "sandbox"], capture_output=True, text=True, timeout=60)
     assert quiet.returncode == 0 and "warning" not in quiet.stderr, quiet.stderr
+
+
+@pytest.fixture(scope="module")
+def tls_postgres(postgres):  # postgres: skipped or failed by name where PostgreSQL is absent
+    with postgres_cluster.cluster(tls=True) as url:
+        yield url
+
+
+def with_options(url, host=None, **options):
+    base = str(url) if host is None else str(url).replace("@127.0.0.1:", f"@{host}:")
+    return base + "?" + "&".join(f"{name}={value}" for name, value in options.items())
+
+
+def serve_check(location):
+    return subprocess.run([CLI, "serve", "--store", location, *STORE_POLICY, "--check-config"], capture_output=True,
+                          text=True, timeout=60, env=READ_TOKEN_ENVIRONMENT)
+
+
+def test_a_store_over_tls_verified_by_its_ca(tmp_path, news_ca, test_ca, story, tls_postgres):
+    verified = with_options(tls_postgres, sslmode="verify-ca", sslrootcert=tls_postgres.ca)
+    checked = serve_check(verified)
+    assert checked.returncode == 0 and "configuration ok" in checked.stdout, checked.stderr
+    full = serve_check(with_options(tls_postgres, host="localhost", sslmode="verify-full", sslrootcert=tls_postgres.ca))
+    assert full.returncode == 0, full.stderr
+    # The pool too: the server takes a notification over TLS (the cluster refuses plain TCP).
+    server = store_server(tmp_path, news_ca, test_ca, store=verified)
+    try:
+        assert post(server, story[0][2])[0] == 200
+        assert state_of(server)["transaction_count"] == 1
+    finally:
+        server.stop()
+
+
+def test_tls_that_cannot_hold_is_named(tmp_path, tls_postgres, postgres):
+    other_ca = tmp_path / "other"
+    other_ca.mkdir()
+    postgres_cluster.make_certificates(str(other_ca))
+    refusals = [
+        (with_options(tls_postgres, sslmode="verify-ca", sslrootcert=other_ca / "ca.crt"),
+         "the server's certificate does not verify against"),
+        (with_options(tls_postgres, sslmode="verify-ca", sslrootcert=tmp_path / "absent.crt"), "sslrootcert"),
+        (with_options(tls_postgres, sslmode="disable"), "it takes only TLS: add sslmode="),  # hostssl only
+        (with_options(postgres, sslmode="require"), "does not offer TLS"),
+        (with_options(postgres, sslmode="verify-everything"), "sslmode is one of disable, prefer, require"),
+        (with_options(postgres, sslcert="x.pem"), "option \"sslcert\" is not one this server reads"),
+    ]
+    for location, says in refusals:
+        result = serve_check(location)
+        assert result.returncode == 2 and says in result.stderr, (location, result.stderr)

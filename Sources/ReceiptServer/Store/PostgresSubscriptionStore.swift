@@ -23,7 +23,7 @@ final class PostgresSubscriptionStore: SubscriptionStore {
     static func make(location: PostgresLocation, logger: Logger) -> PostgresSubscriptionStore {
         var configuration = PostgresClient.Configuration(host: location.host, port: location.port, username: location.user,
                                                          password: location.password, database: location.database,
-                                                         tls: .disable)
+                                                         tls: location.clientTLS)
         configuration.options.maximumConnections = 16
         // The driver's connection chatter (info) only with --verbose; its warnings and errors always.
         var driverLogger = logger
@@ -177,70 +177,4 @@ final class PostgresSubscriptionStore: SubscriptionStore {
     func ping() async throws { try await client.query("SELECT 1", logger: logger) }
 
     func close() async throws {}
-}
-
-/// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE` (or `postgresql://`), as libpq
-/// writes it; user, password and database percent-decoded. No TLS: for a database on
-/// the same host or a private network.
-struct PostgresLocation: Sendable, Equatable {
-    let user: String
-    var password: String?
-    let host: String
-    let port: Int
-    let database: String
-
-    static func isPostgres(_ location: String) -> Bool {
-        location.hasPrefix("postgres://") || location.hasPrefix("postgresql://")
-    }
-
-    init(_ url: String) throws(ReceiptError) {
-        guard let scheme = url.range(of: "://"), Self.isPostgres(url) else {
-            throw ReceiptError(.invalidArgument, "not a postgres:// URL")
-        }
-        let rest = url[scheme.upperBound...]
-        guard let at = rest.lastIndex(of: "@"), let slash = rest[at...].firstIndex(of: "/") else {
-            throw ReceiptError(.invalidArgument, "a PostgreSQL URL is postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE")
-        }
-        let credentials = rest[..<at].split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-        let address = rest[rest.index(after: at)..<slash]
-        let database = rest[rest.index(after: slash)...]
-        guard let userText = credentials.first, !userText.isEmpty, !address.isEmpty, !database.isEmpty,
-              !database.contains("?") else {
-            throw ReceiptError(.invalidArgument, "a PostgreSQL URL is postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (no options)")
-        }
-        user = try Self.percentDecoded(userText)
-        password = try credentials.count > 1 ? Self.percentDecoded(credentials[1]) : nil
-        self.database = try Self.percentDecoded(database)
-        if let colon = address.lastIndex(of: ":"), !address.hasSuffix("]") {
-            guard let number = Int(address[address.index(after: colon)...]), (1...65535).contains(number) else {
-                throw ReceiptError(.invalidArgument, "the PostgreSQL URL's port is not 1...65535")
-            }
-            host = String(address[..<colon])
-            port = number
-        } else {
-            host = String(address)
-            port = 5432
-        }
-    }
-
-    private static func percentDecoded(_ text: Substring) throws(ReceiptError) -> String {
-        var bytes: [UInt8] = []
-        var index = text.utf8.startIndex
-        while index < text.utf8.endIndex {
-            let byte = text.utf8[index]
-            if byte == UInt8(ascii: "%") {
-                let high = text.utf8.index(after: index)
-                guard high < text.utf8.endIndex, text.utf8.index(after: high) < text.utf8.endIndex,
-                      let value = UInt8(String(text[high...text.utf8.index(after: high)]), radix: 16) else {
-                    throw ReceiptError(.invalidArgument, "a '%' in the PostgreSQL URL is not followed by two hex digits")
-                }
-                bytes.append(value)
-                index = text.utf8.index(high, offsetBy: 2)
-            } else {
-                bytes.append(byte)
-                index = text.utf8.index(after: index)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
 }
