@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what is missing from Debian's packages, never anything into a system Python.
-#   scripts/install-deps.sh build   what `make` and `make install` need: OpenSSL headers, pkg-config
+#   scripts/install-deps.sh build   what `make` and `make install` need: OpenSSL headers, pkg-config, and libcurl and
+#                                   zlib (the CLI links Foundation statically; the C example of the API uses libcurl)
 #   scripts/install-deps.sh test    and what the tests need: cmocka, valgrind, readelf, openssl, bc,
-#                                   a Java runtime (Spark), wrk (the server's load bench), libcurl (the C example of the
-#                                   App Store Server API), PostgreSQL (the server's store, tested in a throwaway
+#                                   a Java runtime (Spark), wrk (the server's load bench),
+#                                   PostgreSQL (the server's store, tested in a throwaway
 #                                   cluster the tests start), groff (the man page), and python3-venv for the tests'
 #                                   virtual environment
 # The Swift toolchain itself must already be on PATH. Safe to run again: it installs
@@ -14,6 +15,9 @@ scope=${1:-build}
 missing=()
 [ -f /usr/include/openssl/evp.h ] || missing+=(libssl-dev)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
+# The CLI links Foundation statically (make's --static-swift-stdlib), which links libcurl and zlib.
+[ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -f /usr/include/curl/curl.h ] || missing+=(libcurl4-openssl-dev)
+[ -f /usr/include/zlib.h ] || missing+=(zlib1g-dev)
 if [ "$scope" = test ]; then
   [ -f /usr/include/cmocka.h ] || missing+=(libcmocka-dev)
   command -v openssl >/dev/null || missing+=(openssl)
@@ -25,7 +29,6 @@ if [ "$scope" = test ]; then
   command -v curl >/dev/null || missing+=(curl)  # README's notification loop
   command -v groff >/dev/null || missing+=(groff-base)  # test-install renders the man page
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)  # receipt serve's PostgreSQL store, in a throwaway cluster
-  [ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -f /usr/include/curl/curl.h ] || missing+=(libcurl4-openssl-dev)  # the C example of the App Store Server API
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

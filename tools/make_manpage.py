@@ -49,7 +49,8 @@ def section(command, path, out):
 def main():
     version = sys.argv[1] if len(sys.argv) > 1 else ""
     root = json.load(sys.stdin)["command"]
-    out = [f'.TH RECEIPT 1 "" "libreceipt {escape(version)}" "User Commands"', ".SH NAME",
+    # .ad l: ragged right, as URLs and option values cannot be stretched to justify a line.
+    out = [f'.TH RECEIPT 1 "" "libreceipt {escape(version)}" "User Commands"', ".ad l", ".SH NAME",
            "receipt \\- " + escape(root.get("abstract", "")), ".SH SYNOPSIS", "\\fBreceipt\\fR <subcommand> [options]",
            ".SH DESCRIPTION", escape(root.get("discussion", "")), ".SH SUBCOMMANDS"]
     for sub in root.get("subcommands", []):
