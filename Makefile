@@ -5,10 +5,7 @@ SHELL := /bin/bash
 PREFIX ?= /usr/local
 DESTDIR ?=
 VERSION := $(shell sed -n 's/^\#define RECEIPT_VERSION_STRING "\(.*\)"/\1/p' Include/receipt.h)
-# --static-swift-stdlib: the CLI carries the Swift runtime and Foundation, so that `make install`
-# gives a program that runs where no Swift toolchain is (libreceipt.so.1 links it statically anyway).
-# The same flag for every product, so that the library and the CLI share one build.
-SWIFT_BUILD := swift build -c release --static-swift-stdlib
+SWIFT_BUILD := swift build -c release
 RELEASE := .build/release
 OUT := build
 # Test tools (pytest, cryptography for the test CA, PySpark and pyarrow for libreceipt.spark) live in a virtual environment that

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing from Debian's packages, never anything into a system Python.
 #   scripts/install-deps.sh build   what `make` and `make install` need: OpenSSL headers, pkg-config, and libcurl and
-#                                   zlib (the CLI links Foundation statically; the C example of the API uses libcurl)
+#                                   zlib headers (the C example of the App Store Server API; Foundation's networking)
 #   scripts/install-deps.sh test    and what the tests need: cmocka, valgrind, readelf, openssl, bc,
 #                                   a Java runtime (Spark), wrk (the server's load bench),
 #                                   PostgreSQL (the server's store, tested in a throwaway
@@ -15,7 +15,7 @@ scope=${1:-build}
 missing=()
 [ -f /usr/include/openssl/evp.h ] || missing+=(libssl-dev)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
-# The CLI links Foundation statically (make's --static-swift-stdlib), which links libcurl and zlib.
+# libcurl: the C example of the App Store Server API links it; zlib: Foundation's networking uses it.
 [ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -f /usr/include/curl/curl.h ] || missing+=(libcurl4-openssl-dev)
 [ -f /usr/include/zlib.h ] || missing+=(zlib1g-dev)
 if [ "$scope" = test ]; then
