@@ -1023,6 +1023,28 @@ receipt_status_t receipt_subscription_state_json(const char *original_transactio
                                                  const receipt_verifier_t *verifier, int64_t at_ms, unsigned flags,
                                                  char **out_json, size_t *out_length, receipt_error_t *out_error);
 
+/* ---------------------------------------------------------------- webhooks
+ *
+ * Checks a webhook message `receipt serve --webhook` delivered (or any sender that
+ * signs as the Standard Webhooks specification says): `secret` is the endpoint's
+ * secret as given to the server ("whsec_" + base64); `webhook_id`,
+ * `webhook_timestamp` and `webhook_signature` are the values of the request's
+ * headers of those names; `body`/`body_length` the request body exactly as received.
+ * Passes (RECEIPT_OK) when the timestamp is within `tolerance_seconds` of
+ * `now_seconds` (seconds since the epoch; 0: the system clock; a negative tolerance:
+ * the specification's 300 s) and one of the header's "v1,…" signatures is the
+ * HMAC-SHA256 of "id.timestamp.body" under the secret (compared in constant time).
+ * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_INVALID_ARGUMENT (a secret that is not
+ * whsec_ + base64 of 16 to 256 bytes); RECEIPT_E_BAD_FIELD (an empty or over-long id,
+ * a timestamp that is not seconds, a header without a v1 signature or with more
+ * than 16); RECEIPT_E_SIGNATURE_INVALID (no signature matches, or the timestamp is
+ * out of tolerance: a replayed or delayed message). Nothing is kept; thread-safe;
+ * the caller keeps ownership of every argument.
+ */
+receipt_status_t receipt_webhook_verify(const char *secret, const char *webhook_id, const char *webhook_timestamp,
+                                        const uint8_t *body, size_t body_length, const char *webhook_signature,
+                                        int64_t now_seconds, int64_t tolerance_seconds, receipt_error_t *out_error);
+
 /* ================================================================ opt-in tier
  *
  * Everything above is the stable core, exported under the symbol version

@@ -88,12 +88,15 @@ def start(store, anchors):
     return process, port
 
 
-def ingest(port, bodies, clients=8):
+def ingest(port, bodies, clients=8, posted=None):
+    """Notifications per second; `posted` (a dict), when given, gets when each body was sent."""
     failures = []
 
     def send(part):
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         for body in part:
+            if posted is not None:
+                posted[body] = time.time()
             connection.request("POST", "/notifications/v2", body, {"Content-Type": "application/json"})
             answer = connection.getresponse()
             answer.read()

@@ -92,6 +92,10 @@ echo "== receipt serve --store: notifications ingested/s, and reads under wrk ag
 RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python python3 bench/bench_store.py $out
 
 echo
+echo "== receipt serve --webhook: ingest with two webhooks against without (target >= 0.8x), and notification-to-webhook latency"
+RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python python3 bench/bench_webhooks.py $out
+
+echo
 echo "== Two threads sharing one verifier (warm)"
 $out/bench --threads ${real[0]:-$out/minted-4.der} $([ ${#real[@]} -gt 0 ] || echo --anchor $out/ca/root.pem)
 

@@ -21,6 +21,10 @@ extension ServerSettings {
             warnings.append("no --bundle-id: /v1/verify and /verifyReceipt accept receipts and JWS of any app "
                             + "signed by the anchors")
         }
+        if store != nil, serverAPI == nil {
+            warnings.append("no App Store Server API key (--api-private-key-file): CONSUMPTION_REQUEST refund requests are "
+                            + "stored and POST /v1/consumption takes answers, but none is sent to Apple")
+        }
         return warnings
     }
 }
@@ -48,6 +52,10 @@ extension ReceiptServer {
         }
         if settings.retention != nil { lines.append("Retention Messaging answers at \(settings.retentionPath)") }
         if settings.serverAPI != nil { lines.append("App Store Server API look-ups on (the key was read; Apple is not asked)") }
+        for webhook in settings.webhooks { lines.append("events delivered to \(WebhookURL.shown(webhook.url))") }
+        if let policy = settings.consumptionPolicy {
+            lines.append("CONSUMPTION_REQUEST answered from the policy where the app does not (consent: \(policy.consentCollected))")
+        }
         return lines
     }
 

@@ -28,7 +28,8 @@ struct ReceiptResponder: HTTPResponder {
     let retention: RetentionEndpoint?
     let retentionPath: String
 
-    init(settings: ServerSettings, metrics: ServerMetrics, store: (any SubscriptionStore)?, catchUp: StoreCatchUp?) {
+    init(settings: ServerSettings, metrics: ServerMetrics, store: (any SubscriptionStore)?, catchUp: StoreCatchUp?,
+         wake: WakeSignal?, consumptionWake: WakeSignal?) {
         // The App Store endpoints judge the environment themselves (21007, 21008):
         // a required environment would turn those answers into 21003.
         var policy = settings.verifier.policy
@@ -44,7 +45,8 @@ struct ReceiptResponder: HTTPResponder {
         let revocation = RevocationTransport(timeout: .seconds(Int64(max(1, settings.ocspTimeoutSeconds))))
         self.revocation = revocation
         stored = store.map { StoreResponder(store: $0, notifications: NotificationEndpoint(verifier: settings.verifier),
-                                            metrics: metrics, catchUp: catchUp, revocation: revocation) }
+                                            metrics: metrics, catchUp: catchUp, revocation: revocation, wake: wake,
+                                            consumptionWake: consumptionWake) }
         notificationsPath = settings.notificationsPath
         reads = settings.reads
         accessLog = settings.accessLog
@@ -72,6 +74,11 @@ struct ReceiptResponder: HTTPResponder {
                                                         context: context)
         case "/v1/entitlements":
             (response, status) = try await entitlements(request, context: context)
+        case _ where path.hasPrefix(Self.consumptionPrefix):
+            (response, status) = try await consumption(String(path.dropFirst(Self.consumptionPrefix.count)), request,
+                                                       context: context)
+        case _ where Self.isEventsPath(path):
+            (response, status) = try await events(path, request, context: context)
         case _ where path.hasPrefix(Self.consentPrefix):
             (response, status) = try await consent(String(path.dropFirst(Self.consentPrefix.count)), request, context: context)
         case "/healthz" where request.method == .get || request.method == .head:
@@ -265,27 +272,27 @@ struct ReceiptResponder: HTTPResponder {
     static let readinessSeconds = 2
 
     /// A read the store could not serve (gone away, past its deadline): 503, for the caller to ask again.
-    private static func storeUnavailable(_ error: any Error, _ context: Context) -> (Response, String) {
+    static func storeUnavailable(_ error: any Error, _ context: Context) -> (Response, String) {
         context.logger.error("store read failed: \(error)")
         return (json(.serviceUnavailable, NotificationEndpoint.failure("STORE_UNAVAILABLE", "the store could not be read; ask again")),
                 "503")
     }
 
     /// A read without a token the server accepts: 401, the same for a missing and a wrong one.
-    private static func unauthorized() -> (Response, String) {
+    static func unauthorized() -> (Response, String) {
         var response = json(.unauthorized, NotificationEndpoint.failure(
             "UNAUTHORIZED", "reads need the header Authorization: Bearer TOKEN (the server's --read-token-file)"))
         response.headers[.wwwAuthenticate] = "Bearer"
         return (response, "401")
     }
 
-    private static func noStore() -> (Response, String) {
+    static func noStore() -> (Response, String) {
         return (json(.serviceUnavailable, NotificationEndpoint.failure("NO_STORE", "this server keeps no store: start it with --store FILE")), "503")
     }
 
     /// The body, or nil past maxBodyBytes: refused from Content-Length before any of
     /// it is read, or once that many bytes have arrived.
-    private func readBody(_ request: Request) async throws -> [UInt8]? {
+    func readBody(_ request: Request) async throws -> [UInt8]? {
         if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > maxBodyBytes { return nil }
         do {
             let buffer = try await request.body.collect(upTo: maxBodyBytes)
@@ -298,7 +305,7 @@ struct ReceiptResponder: HTTPResponder {
     /// The receipt's fingerprint (ContentFingerprint) on /verifyReceipt answers.
     static let fingerprintHeader = HTTPField.Name("X-Receipt-Fingerprint")!
 
-    private static func json(_ status: HTTPResponse.Status, _ bytes: [UInt8]) -> Response {
+    static func json(_ status: HTTPResponse.Status, _ bytes: [UInt8]) -> Response {
         response(status, contentType: "application/json", bytes)
     }
 
@@ -312,7 +319,7 @@ struct ReceiptResponder: HTTPResponder {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    private static func methodNotAllowed(allow: String) -> Response {
+    static func methodNotAllowed(allow: String) -> Response {
         var response = text(.methodNotAllowed, "method not allowed; use \(allow)\n")
         response.headers[.allow] = allow
         return response
@@ -327,6 +334,8 @@ struct ReceiptResponder: HTTPResponder {
         case retentionPath where retention != nil: "retention"
         case _ where path.hasPrefix(Self.subscriptionsPrefix): "/v1/subscriptions"
         case _ where path.hasPrefix(Self.consentPrefix): "/v1/consent"
+        case _ where Self.isEventsPath(path): "/v1/events"
+        case _ where path.hasPrefix(Self.consumptionPrefix): "/v1/consumption"
         default: "other"
         }
     }

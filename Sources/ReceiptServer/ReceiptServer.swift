@@ -37,6 +37,8 @@ public enum ReceiptServer {
                                                                    sandboxFallback: fallback),
                                    store: store, callsPerMinute: settings.lookupCallsPerMinute)
         }
+        let wake: WakeSignal? = store != nil && !settings.webhooks.isEmpty ? WakeSignal() : nil
+        let consumptionWake: WakeSignal? = store != nil && settings.serverAPI != nil ? WakeSignal() : nil
         // NIO's singleton group when it runs Swift concurrency too; otherwise (tests, or a
         // caller that started tasks first) a group of our own, and handlers hop to the pool.
         let ownGroup = concurrencyOnEventLoops ? nil : MultiThreadedEventLoopGroup(numberOfThreads: max(1, settings.workers))
@@ -44,7 +46,8 @@ public enum ReceiptServer {
         let limit = TimeAmount.seconds(Int64(max(1, settings.requestTimeoutSeconds)))
         let chunkRefusal = ChunkedBodyLimitHandler.serverRefusal(maxBodyBytes: settings.maxBodyBytes)
         let app = Application(
-            responder: ReceiptResponder(settings: settings, metrics: metrics, store: store, catchUp: catchUp),
+            responder: ReceiptResponder(settings: settings, metrics: metrics, store: store, catchUp: catchUp, wake: wake,
+                                        consumptionWake: consumptionWake),
             server: .http1(configuration: .init(additionalChannelHandlers: [
                 RequestDeadlineHandler(limit: limit), ExpectContinueHandler(maxBodyBytes: settings.maxBodyBytes),
                 ChunkedBodyLimitHandler.Installer(maxBodyBytes: settings.maxBodyBytes, refusal: chunkRefusal),
@@ -67,6 +70,23 @@ public enum ReceiptServer {
                         tasks.cancelAll()
                         throw StoreOpenError(location: location, reason: "\(error)")
                     }
+                }
+                if let store, let wake, let location = settings.store {
+                    do {
+                        try await store.registerWebhooks(settings.webhooks.map(\.url))
+                    } catch {
+                        tasks.cancelAll()
+                        throw StoreOpenError(location: location, reason: "cannot register the webhooks: \(error)")
+                    }
+                    let delivery = WebhookDelivery(store: store, endpoints: settings.webhooks, policy: settings.webhookPolicy,
+                                                   metrics: metrics, logger: logger, wake: wake)
+                    tasks.addTask { await delivery.run(); return false }
+                }
+                if let store, let consumptionWake, let api = settings.serverAPI {
+                    let consumption = ConsumptionDelivery(
+                        store: store, client: AppStoreServerAPIClient(api, timeout: .seconds(StoreCatchUp.exchangeSeconds)),
+                        policy: settings.consumptionPolicy, backoff: settings.webhookPolicy, logger: logger, wake: consumptionWake)
+                    tasks.addTask { await consumption.run(); return false }
                 }
                 if settings.verifier.policy.revocation != .off {
                     tasks.addTask { await refreshRevocation(settings, metrics: metrics, logger: logger); return false }
@@ -139,9 +159,9 @@ public enum ReceiptServer {
 
     /// Paths the server answers itself, which --notifications-path cannot take.
     public static let reservedPaths = ["/verifyReceipt", "/sandbox/verifyReceipt", "/v1/verify", "/v1/entitlements",
-                                       "/healthz", "/readyz", "/metrics"]
+                                       "/healthz", "/readyz", "/metrics", "/v1/events"]
     /// Path prefixes the server answers under, which --notifications-path cannot be under either.
-    public static let reservedPrefixes = ["/v1/subscriptions/", "/v1/consent/"]
+    public static let reservedPrefixes = ["/v1/subscriptions/", "/v1/consent/", "/v1/events/", "/v1/consumption/"]
 
     /// The server could not listen on its address (in use, not this host's, or a
     /// privileged port): named, for a usage error rather than a bare socket call.

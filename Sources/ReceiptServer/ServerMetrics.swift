@@ -33,6 +33,11 @@ final class ServerMetrics: Sendable {
             .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
             .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(50), .milliseconds(250), .seconds(1),
         ]
+        // An event reaches its webhook in milliseconds, or after retries in hours.
+        factory.durationHistogramBuckets[Self.webhookLatency] = [
+            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+            .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5), .seconds(60), .seconds(600), .seconds(3600),
+        ]
         MetricsSystem.bootstrap(factory)
         cacheHits = Self.counter(in: registry, "verifier_cache_hits",
                                  "Verifications that found their certificate chain already validated")
@@ -65,6 +70,23 @@ final class ServerMetrics: Sendable {
     /// (stored, unknown, busy, failed).
     func recordCatchUp(outcome: String) {
         Metrics.Counter(label: "receipt_catch_up_total", dimensions: [("outcome", outcome)]).increment()
+    }
+
+    static let webhookLatency = "receipt_webhook_delivery_latency_seconds"
+
+    /// One webhook attempt by outcome (delivered, timeout, connection_error, http_4xx, http_5xx,
+    /// refused, error) and, when delivered, the time from the event's making to its delivery.
+    func recordWebhookDelivery(outcome: String, createdAt: Int64) {
+        Metrics.Counter(label: "receipt_webhook_deliveries_total", dimensions: [("outcome", outcome)]).increment()
+        guard outcome == "delivered" else { return }
+        let elapsed = max(0, ReceiptVerifier.currentMilliseconds() - createdAt)
+        Metrics.Timer(label: Self.webhookLatency).recordNanoseconds(elapsed * 1_000_000)
+    }
+
+    /// The outbox's deliveries still pending and the age of the oldest (0 when none).
+    func recordWebhookBacklog(count: Int64, oldest: Int64?, now: Int64) {
+        Metrics.Gauge(label: "receipt_webhook_queue_depth").record(count)
+        Metrics.Gauge(label: "receipt_webhook_oldest_pending_age_seconds").record(Double(oldest.map { max(0, now - $0) } ?? 0) / 1000)
     }
 
     /// One store operation's time (record_notification, read_subscription, read_entitlements, read_known),

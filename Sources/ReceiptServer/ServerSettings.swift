@@ -55,6 +55,12 @@ public struct ServerSettings: Sendable {
     public var reads = ReadAuthorization(tokens: [], open: false)
     /// A line per request at info (method, path without its query, status, milliseconds); off by default.
     public var accessLog = false
+    /// Where the store's events are delivered (--webhook, each with its secret), and how.
+    /// With at least one, the server makes the store's endpoints exactly these at start.
+    public var webhooks: [WebhookEndpoint] = []
+    public var webhookPolicy = WebhookPolicy()
+    /// Answers to Apple's CONSUMPTION_REQUEST for requests the app does not answer (--consumption-policy).
+    public var consumptionPolicy: ConsumptionPolicy?
     /// App Store Server API calls catch-up may make in any minute (each look-up is at least two).
     public var lookupCallsPerMinute = 60
 

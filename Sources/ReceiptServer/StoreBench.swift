@@ -22,7 +22,8 @@ public enum StoreBench {
             defer { tasks.cancelAll() }
             try await store.migrate()
             let stored = StoreResponder(store: store, notifications: NotificationEndpoint(verifier: verifier),
-                                        metrics: ServerMetrics(), catchUp: nil, revocation: RevocationTransport(timeout: .seconds(5)))
+                                        metrics: ServerMetrics(), catchUp: nil, revocation: RevocationTransport(timeout: .seconds(5)), wake: nil,
+                                        consumptionWake: nil)
             var figures: [(String, Int64)] = []
             let (status, _) = try await stored.subscription(originalTransactionID, mayLookUp: false, logger: logger)
             guard status == .ok else { throw ReceiptError(.absent, "the store knows no subscription \(originalTransactionID)") }

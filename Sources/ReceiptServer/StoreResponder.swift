@@ -16,6 +16,10 @@ struct StoreResponder: Sendable {
     let catchUp: StoreCatchUp?
     /// Asks OCSP when revocation is on and a notification's chain has no fresh answer.
     let revocation: RevocationTransport
+    /// Wakes the webhook worker when a change was stored; nil without webhooks.
+    let wake: WakeSignal?
+    /// Wakes the consumption worker when an answer was given; nil without App Store Server API credentials.
+    let consumptionWake: WakeSignal?
     /// Refused notifications are logged at the default level, this many a minute at most.
     let refusalLog = RateLimitedLog(perMinute: 20)
 
@@ -55,6 +59,10 @@ struct StoreResponder: Sendable {
             let stored = try await store.record(notification)
             metrics.recordStore(operation: "record_notification", since: start)
             metrics.recordNotification(type: notification.notificationType, outcome: stored ? "stored" : "duplicate")
+            if stored {
+                wake?.signal()
+                if notification.notificationType == ConsumptionOutbox.requestType { consumptionWake?.signal() }
+            }
             return (.ok, NotificationEndpoint.acknowledgement(notification, stored: stored))
         } catch {
             metrics.recordNotification(type: notification.notificationType, outcome: "store_error")
@@ -126,14 +134,8 @@ struct StoreResponder: Sendable {
         let subscriptionIDs = Array(Set(transactions.compactMap(\.originalTransactionID))).sorted()
         let renewals = Self.decoded(try await store.subscriptions(subscriptionIDs, transactionsEach: 0).renewalInfos)
         metrics.recordStore(operation: "read_entitlements", since: start)
-        let now = ReceiptVerifier.currentMilliseconds()
-        // The renewal infos name the grace periods: a customer in one is entitled in both halves of the answer.
-        let entitlements = try Entitlements.ofUnverified(payloads: transactions + renewals, at: now)
-        let states = entitlements.subscriptions.compactMap { subscription in
-            SubscriptionState(originalTransactionID: subscription.originalTransactionID, transactions: transactions,
-                              renewalInfo: renewals.first { $0.originalTransactionID == subscription.originalTransactionID }, at: now)
-        }
-        return (.ok, Array(EntitlementsJSON.render(entitlements, states: states, nextCursor: page.next?.text).utf8))
+        return (.ok, try AccountEntitlementsJSON.render(transactions: transactions, renewalInfos: renewals,
+                                                         at: ReceiptVerifier.currentMilliseconds(), nextCursor: page.next?.text))
     }
 
     /// `GET /v1/consent/{appTransactionId}`: 200 with the consent state (ConsentStateJSON).

@@ -23,24 +23,33 @@ extension ReceiptServer {
 
     public static func sync(storeLocation: StoreLocation, api: ServerAPIClient, since: Int64, until: Int64, logger: Logger,
                             progress: @escaping @Sendable (String) -> Void) async throws -> SyncSummary {
+        try await withStore(storeLocation, logger: logger) { store in
+            let catchUp = StoreCatchUp(client: AppStoreServerAPIClient(api), store: store)
+            return try await sync(catchUp, since: since, until: until, progress: progress)
+        }
+    }
+
+    /// Opens and migrates the store at `location` (within 15 s), runs `work` with it, and
+    /// closes it: the command-line tools' way to a store. StoreOpenError when it cannot be used.
+    static func withStore<T: Sendable>(_ location: StoreLocation, logger: Logger,
+                                       _ work: @escaping @Sendable (any SubscriptionStore) async throws -> T) async throws -> T {
         let store: any SubscriptionStore
         do {
-            store = try await makeSubscriptionStore(location: storeLocation, logger: logger)
+            store = try await makeSubscriptionStore(location: location, logger: logger)
         } catch {
-            throw StoreOpenError(location: storeLocation, reason: "\(error)")
+            throw StoreOpenError(location: location, reason: "\(error)")
         }
-        return try await withThrowingTaskGroup(of: SyncSummary?.self) { tasks in
+        return try await withThrowingTaskGroup(of: T?.self) { tasks in
             tasks.addTask { await store.run(); return nil }
             defer { tasks.cancelAll() }
             do {
                 try await withDeadline(seconds: 15) { try await store.migrate() }
             } catch {
-                throw StoreOpenError(location: storeLocation, reason: "\(error)")
+                throw StoreOpenError(location: location, reason: "\(error)")
             }
-            let catchUp = StoreCatchUp(client: AppStoreServerAPIClient(api), store: store)
-            let summary = try await sync(catchUp, since: since, until: until, progress: progress)
+            let result = try await work(store)
             try await store.close()
-            return summary
+            return result
         }
     }
 

@@ -15,7 +15,7 @@ struct ReceiptCommand: AsyncParsableCommand {
             one that may pass later (appstore-verify, api, sync: run again).
             """,
         version: ReceiptVersion.string.description,
-        subcommands: [Inspect.self, Verify.self, EntitlementsCommand.self, AppStoreVerify.self, APICommand.self,
+        subcommands: [Inspect.self, Verify.self, EntitlementsCommand.self, AppStoreVerify.self, APICommand.self, EventsCommand.self,
                       OfferCommand.self, Serve.self, SyncCommand.self, Bench.self, BenchStore.self]
     )
 

@@ -56,6 +56,8 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var storePassword: StorePasswordOptions
 
+    @OptionGroup var webhooks: WebhookOptions
+
     @Option(help: "A file of bearer tokens, one per line, one of which reads of the store (GET /v1/subscriptions, /v1/entitlements, /v1/consent) must carry as 'Authorization: Bearer TOKEN'; else $RECEIPT_READ_TOKEN. A --store needs one, or --allow-unauthenticated-reads.")
     var readTokenFile: String?
 
@@ -91,6 +93,9 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "Retention Messaging: a rules file (JSON; README's 'Retention Messaging' section) with which the server answers Apple's realtime requests at --retention-path. Promotional offers in it are signed with the App Store Server API key (--api-private-key-file).")
     var retentionRules: String?
+
+    @Option(help: "Answers to Apple's CONSUMPTION_REQUEST (refund requests) for products the app does not answer itself at POST /v1/consumption/{transactionId}: a JSON file (README's 'Consumption requests'), sent with the App Store Server API key (--api-private-key-file).")
+    var consumptionPolicy: String?
 
     @Option(help: "The path Apple posts Retention Messaging realtime requests to (the realtime URL given with receipt api configure_realtime_url).")
     var retentionPath = "/retention/realtime"
@@ -299,6 +304,16 @@ struct Serve: AsyncParsableCommand {
                 throw ReceiptError(.invalidArgument, "--api-sandbox-fallback needs App Store Server API credentials (--api-private-key-file)")
             }
             try configureRetention(&settings)
+            try webhooks.configure(&settings)
+            if let consumptionPolicy {
+                guard settings.store != nil, settings.serverAPI != nil else {
+                    throw ReceiptError(.invalidArgument, "--consumption-policy answers through the App Store Server API: "
+                                       + "give --store and --api-private-key-file")
+                }
+                settings.consumptionPolicy = try optionFile("--consumption-policy", consumptionPolicy) { (bytes) throws(ReceiptError) in
+                    try ConsumptionPolicy(json: bytes)
+                }
+            }
             return settings
         } catch {
             throw failOption(error)

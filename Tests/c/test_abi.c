@@ -26,6 +26,7 @@ int run_server_api_tests(void);   /* test_server_api.c */
 int run_revocation_tests(void);   /* test_revocation.c */
 int run_batch_tests(void); /* test_batch.c */
 int run_subscription_tests(void); /* test_subscriptions.c */
+int run_webhook_tests(void); /* test_webhooks.c */
 
 typedef struct {
     uint8_t *bytes;
@@ -1352,5 +1353,5 @@ int main(void) {
     if (filter && *filter) cmocka_set_test_filter(filter);
     int failed = cmocka_run_group_tests_name("receipt C ABI", tests, NULL, NULL);
     return failed + run_jws_tests() + run_batch_tests() + run_server_api_tests() + run_revocation_tests()
-           + run_subscription_tests();
+           + run_subscription_tests() + run_webhook_tests();
 }

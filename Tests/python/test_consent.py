@@ -104,13 +104,14 @@ def test_consent_reads_need_the_token_and_a_plausible_id(tmp_path, news_ca, test
 
 
 def test_a_store_of_schema_version_2_is_upgraded_in_place(tmp_path, news_ca, test_ca, mint_jws, now):
-    """A store written before consent existed (schema 2: no consent table) gains it at start,
-    keeping what it held."""
+    """A store written before consent existed (schema 2: no consent table, nor the outbox of
+    schema 4) gains them at start, keeping what it held."""
     store = tmp_path / "store.db"
     server = store_server(tmp_path, news_ca, test_ca, store=store)
     server.stop()
     with sqlite3.connect(store) as connection:
-        connection.execute("DROP TABLE consent_rescissions")
+        for table_name in ("consent_rescissions", "events", "webhook_endpoints", "deliveries", "consumption_answers"):
+            connection.execute(f"DROP TABLE {table_name}")
         connection.execute("DELETE FROM schema_version WHERE version > 2")
         connection.execute("INSERT INTO settings (key, value) VALUES ('kept', 'yes')")
     server = store_server(tmp_path, news_ca, test_ca, store=store)
@@ -119,7 +120,8 @@ def test_a_store_of_schema_version_2_is_upgraded_in_place(tmp_path, news_ca, tes
         assert server.json("GET", f"/v1/consent/{APP_TRANSACTION_ID}")[1]["consent"] == "rescinded"
     finally:
         server.stop()
-    assert table(store, "SELECT max(version) FROM schema_version") == [("3",)]
+    assert table(store, "SELECT max(version) FROM schema_version") == [("4",)]
+    assert table(store, "SELECT event_type FROM events") == [("consent.rescinded",)]
     assert table(store, "SELECT value FROM settings WHERE key = 'kept'") == [("yes",)]
 
 

@@ -735,6 +735,8 @@ def test_check_config_reaches_the_store_and_changes_nothing(tmp_path, store, cod
                             text=True, timeout=60, env=READ_TOKEN_ENVIRONMENT)
     assert result.returncode == code and says in result.stdout + result.stderr, (result.stdout, result.stderr)
     assert not (tmp_path / "store.db").exists()  # checked, not created
+    if code == 0:  # a store without an App Store Server API key cannot answer refund requests: said at start
+        assert "CONSUMPTION_REQUEST refund requests are stored" in result.stderr, result.stderr
 
 
 def test_start_up_warns_of_what_refuses_or_accepts_more_than_meant():

@@ -85,6 +85,19 @@ public enum JSONValue: Sendable, Equatable {
         }
     }
 
+    /// The members of a document that must be one object (a rules file, a request body):
+    /// refused past `maxBytes` (`RECEIPT_E_INPUT_TOO_LARGE`) and when it is another kind of
+    /// value (`RECEIPT_E_NOT_AN_OBJECT`), `what` naming it in the detail.
+    public static func object(_ bytes: [UInt8], maxBytes: Int, limits: JSONLimits,
+                              naming what: String) throws(ReceiptError) -> [String: JSONValue] {
+        guard bytes.count <= maxBytes else { throw ReceiptError(.inputTooLarge, "\(what) is over \(maxBytes) bytes") }
+        let document = try bytes.withUnsafeBufferPointer { (buffer) throws(ReceiptError) in try parse(buffer, limits: limits) }
+        guard case .object(let members) = document else {
+            throw ReceiptError(.notAnObject, "\(what) is \(document.kindName), not an object")
+        }
+        return members
+    }
+
     /// One JSON document, exactly: RFC 8259 with UTF-8 checked, no member name twice
     /// in an object (`RECEIPT_E_DUPLICATE_MEMBER`), nesting and the number of values
     /// bounded by `limits` (`RECEIPT_E_NESTING_TOO_DEEP`, `RECEIPT_E_LIMIT_EXCEEDED`).

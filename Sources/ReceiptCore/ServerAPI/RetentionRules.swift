@@ -51,13 +51,8 @@ public struct RetentionRules: Sendable {
 
     /// Reads a rules file; refused, naming the member at fault, when it is not one.
     public init(json bytes: [UInt8]) throws(ReceiptError) {
-        guard bytes.count <= Self.maxBytes else { throw ReceiptError(.inputTooLarge, "the rules file is over \(Self.maxBytes) bytes") }
-        let document = try bytes.withUnsafeBufferPointer { (buffer) throws(ReceiptError) in
-            try JSONValue.parse(buffer, limits: JSONLimits(maxDepth: 8, maxValues: Self.maxRules * 16))
-        }
-        guard case .object(let members) = document else {
-            throw ReceiptError(.notAnObject, "the rules file is \(document.kindName), not an object")
-        }
+        let members = try JSONValue.object(bytes, maxBytes: Self.maxBytes,
+                                           limits: JSONLimits(maxDepth: 8, maxValues: Self.maxRules * 16), naming: "the rules file")
         let checked = try ServerAPIMember.normalize(members, members: Self.file, within: "")
         defaultAnswer = try checked["default"].map { (value) throws(ReceiptError) in try Self.answer(value, at: "default") }
         rules = try (checked["rules"]?.arrayValue ?? []).enumerated().map { (index, rule) throws(ReceiptError) in

@@ -11,6 +11,8 @@ public struct ReceivedNotification: Sendable {
     /// The subscription or purchase it is about, when it carries one.
     public let originalTransactionID: String?
     public let environment: String?
+    /// The notification as Apple signed it (JWS), so that whoever is told of it can check it again.
+    public let signedPayload: String
     public let transaction: StoredTransaction?
     public let renewalInfo: StoredRenewalInfo?
     /// A `RESCIND_CONSENT` notification's row: whose consent was withdrawn, and since when.
@@ -45,6 +47,7 @@ public struct ReceivedNotification: Sendable {
         subtype = notification.string("subtype")
         signedDate = signed
         environment = notification.environmentName
+        signedPayload = notification.compactSerialization
         transaction = try Self.nested("data.signedTransactionInfo", of: notification, as: StoredTransaction.init(verified:))
         renewalInfo = try Self.nested("data.signedRenewalInfo", of: notification, as: StoredRenewalInfo.init(verified:))
         if let transaction, let renewalInfo, transaction.originalTransactionID != renewalInfo.originalTransactionID {

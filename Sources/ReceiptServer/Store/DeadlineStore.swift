@@ -30,4 +30,7 @@ struct DeadlineStore: SubscriptionStore {
     func setSetting(_ key: String, _ value: String) async throws { try await bounded { try await inner.setSetting(key, value) } }
     func ping() async throws { try await bounded { try await inner.ping() } }
     func close() async throws { try await inner.close() }
+    func withStatements<T: Sendable>(transaction: Bool, _ work: @escaping @Sendable (any StoreStatements) async throws -> T) async throws -> T {
+        try await bounded { try await inner.withStatements(transaction: transaction, work) }
+    }
 }

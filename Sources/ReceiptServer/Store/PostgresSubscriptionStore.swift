@@ -11,7 +11,7 @@ final class PostgresSubscriptionStore: SubscriptionStore {
     private let client: PostgresClient
     private let logger: Logger
     private let location: PostgresLocation
-    static let placeholders = ["$1", "$2", "$3", "$4", "$5", "$6"]
+    static let placeholders = StoreDialect.postgres.placeholders(1...6)
 
     private init(client: PostgresClient, logger: Logger, location: PostgresLocation) {
         self.client = client
@@ -50,7 +50,7 @@ final class PostgresSubscriptionStore: SubscriptionStore {
             guard found <= StoreSchema.version else { throw StoreSchema.TooNew(found: found) }
             guard found < StoreSchema.version else { return }
             for version in (found + 1)...StoreSchema.version {
-                for statement in StoreSchema.migrations[version - 1] {
+                for statement in StoreSchema.statements(of: version, .postgres) {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
                 try await connection.query("INSERT INTO schema_version (version) VALUES (\(version))", logger: logger)
@@ -59,64 +59,22 @@ final class PostgresSubscriptionStore: SubscriptionStore {
     }
 
     func record(_ notification: ReceivedNotification) async throws -> Bool {
-        try await client.withTransaction(logger: logger) { connection in
-            var binds = PostgresBindings()
-            binds.append(notification.notificationUUID)
-            binds.append(notification.notificationType)
-            binds.append(notification.subtype)
-            binds.append(notification.signedDate)
-            binds.append(notification.originalTransactionID)
-            binds.append(ReceiptVerifier.currentMilliseconds())
-            let inserted = try await connection.query(
-                PostgresQuery(unsafeSQL: StoreSchema.insertNotification(placeholders: Self.placeholders)
-                              + " RETURNING notification_uuid", binds: binds), logger: logger)
-            var fresh = false
-            for try await _ in inserted { fresh = true }
-            guard fresh else { return false }
-            try await Self.write(notification.transaction.map { [$0] } ?? [], notification.renewalInfo.map { [$0] } ?? [],
-                                 on: connection, logger: logger)
-            if let rescission = notification.consentRescission {
-                var binds = PostgresBindings()
-                binds.append(rescission.appTransactionID)
-                binds.append(rescission.notificationUUID)
-                binds.append(rescission.signedDate)
-                binds.append(rescission.jws)
-                try await connection.query(PostgresQuery(unsafeSQL: StoreSchema.upsertConsentRescission(
-                    placeholders: Self.placeholders, collate: " COLLATE \"C\""), binds: binds), logger: logger)
-            }
-            return true
-        }
+        try await withStatements(transaction: true) { try await StoreWrites.record(notification, on: $0) }
     }
 
     func record(transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) async throws {
-        try await client.withTransaction(logger: logger) { connection in
-            try await Self.write(transactions, renewalInfos, on: connection, logger: logger)
+        try await withStatements(transaction: true) {
+            try await StoreWrites.record(transactions: transactions, renewalInfos: renewalInfos, on: $0)
         }
     }
 
-    private static func write(_ transactions: [StoredTransaction], _ renewalInfos: [StoredRenewalInfo],
-                              on connection: PostgresConnection, logger: Logger) async throws {
-        for row in transactions {
-            var binds = PostgresBindings()
-            binds.append(row.transactionID)
-            binds.append(row.originalTransactionID)
-            binds.append(row.productID)
-            binds.append(row.appAccountToken)
-            binds.append(row.signedDate)
-            binds.append(row.jws)
-            try await connection.query(PostgresQuery(unsafeSQL: StoreSchema.upsertTransaction(placeholders: placeholders,
-                                                                                               collate: " COLLATE \"C\""),
-                                                     binds: binds), logger: logger)
+    func withStatements<T: Sendable>(transaction: Bool,
+                                     _ work: @escaping @Sendable (any StoreStatements) async throws -> T) async throws -> T {
+        let logger = logger
+        guard transaction else {
+            return try await client.withConnection { try await work(PostgresStatements(connection: $0, logger: logger)) }
         }
-        for row in renewalInfos {
-            var binds = PostgresBindings()
-            binds.append(row.originalTransactionID)
-            binds.append(row.signedDate)
-            binds.append(row.jws)
-            try await connection.query(PostgresQuery(unsafeSQL: StoreSchema.upsertRenewalInfo(placeholders: placeholders,
-                                                                                               collate: " COLLATE \"C\""),
-                                                     binds: binds), logger: logger)
-        }
+        return try await client.withTransaction(logger: logger) { try await work(PostgresStatements(connection: $0, logger: logger)) }
     }
 
     func subscriptions(_ originalTransactionIDs: [String], transactionsEach: Int) async throws -> StoredSubscriptions {

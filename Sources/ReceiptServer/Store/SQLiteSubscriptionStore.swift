@@ -21,7 +21,7 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
     private let nextReader = Atomic<Int>(0)
     private let gate = SerialGate()
     static let readerCount = max(2, ServerSettings.coreCount)
-    static let placeholders = ["?1", "?2", "?3", "?4", "?5", "?6"]
+    static let placeholders = StoreDialect.sqlite.placeholders(1...6)
 
     private init(writer: SQLiteConnection, readers: [SQLiteConnection]) {
         self.writer = writer
@@ -76,7 +76,7 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
                 .first?.column("version")?.integer ?? 0
             guard found <= StoreSchema.version else { throw StoreSchema.TooNew(found: found) }
             for version in (found + 1)...max(found + 1, StoreSchema.version) where version <= StoreSchema.version {
-                for statement in StoreSchema.migrations[version - 1] { _ = try await connection.query(statement, []) }
+                for statement in StoreSchema.statements(of: version, .sqlite) { _ = try await connection.query(statement, []) }
                 _ = try await connection.query("INSERT INTO schema_version (version) VALUES (?1)", [.integer(version)])
             }
             _ = try await connection.query("COMMIT", [])
@@ -103,44 +103,20 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
     }
 
     func record(_ notification: ReceivedNotification) async throws -> Bool {
-        try await transaction { connection in
-            let seen = try await connection.query("SELECT 1 FROM notifications WHERE notification_uuid = ?1",
-                                                  [.text(notification.notificationUUID)])
-            guard seen.isEmpty else { return false }
-            try await Self.write(notification.transaction.map { [$0] } ?? [], notification.renewalInfo.map { [$0] } ?? [],
-                                 on: connection)
-            if let rescission = notification.consentRescission {
-                _ = try await connection.query(StoreSchema.upsertConsentRescission(placeholders: Self.placeholders), [
-                    .text(rescission.appTransactionID), .text(rescission.notificationUUID),
-                    .integer(Int(rescission.signedDate)), .text(rescission.jws),
-                ])
-            }
-            _ = try await connection.query(StoreSchema.insertNotification(placeholders: Self.placeholders), [
-                .text(notification.notificationUUID), .text(notification.notificationType), Self.optional(notification.subtype),
-                .integer(Int(notification.signedDate)), Self.optional(notification.originalTransactionID),
-                .integer(Int(ReceiptVerifier.currentMilliseconds())),
-            ])
-            return true
-        }
+        try await transaction { try await StoreWrites.record(notification, on: SQLiteStatements(connection: $0)) }
     }
 
     func record(transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) async throws {
-        try await transaction { connection in try await Self.write(transactions, renewalInfos, on: connection) }
+        try await transaction { connection in
+            try await StoreWrites.record(transactions: transactions, renewalInfos: renewalInfos,
+                                         on: SQLiteStatements(connection: connection))
+        }
     }
 
-    private static func write(_ transactions: [StoredTransaction], _ renewalInfos: [StoredRenewalInfo],
-                              on connection: SQLiteConnection) async throws {
-        for row in transactions {
-            _ = try await connection.query(StoreSchema.upsertTransaction(placeholders: placeholders), [
-                .text(row.transactionID), .text(row.originalTransactionID), optional(row.productID),
-                optional(row.appAccountToken), .integer(Int(row.signedDate)), .text(row.jws),
-            ])
-        }
-        for row in renewalInfos {
-            _ = try await connection.query(StoreSchema.upsertRenewalInfo(placeholders: placeholders), [
-                .text(row.originalTransactionID), .integer(Int(row.signedDate)), .text(row.jws),
-            ])
-        }
+    func withStatements<T: Sendable>(transaction inTransaction: Bool,
+                                     _ work: @escaping @Sendable (any StoreStatements) async throws -> T) async throws -> T {
+        guard inTransaction else { return try await work(SQLiteStatements(connection: reader)) }
+        return try await transaction { try await work(SQLiteStatements(connection: $0)) }
     }
 
     func subscriptions(_ originalTransactionIDs: [String], transactionsEach: Int) async throws -> StoredSubscriptions {
@@ -191,6 +167,4 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
         for reader in readers { try await reader.close() }
         try await writer.close()
     }
-
-    private static func optional(_ text: String?) -> SQLiteData { text.map { .text($0) } ?? .null }
 }

@@ -38,6 +38,52 @@ protocol SubscriptionStore: Sendable {
     /// Answers when the database does (one trivial read): /readyz.
     func ping() async throws
     func close() async throws
+    /// `work` on one connection; inside a transaction (committed when it returns, rolled
+    /// back when it throws) when `transaction` is true. The outbox's operations use it.
+    func withStatements<T: Sendable>(transaction: Bool, _ work: @escaping @Sendable (any StoreStatements) async throws -> T) async throws -> T
+}
+
+/// The outbox's operations (EventOutbox), the same on every store.
+extension SubscriptionStore {
+    func registerWebhooks(_ urls: [String]) async throws {
+        try await withStatements(transaction: true) {
+            try await EventOutbox.register(urls, on: $0, at: ReceiptVerifier.currentMilliseconds())
+        }
+    }
+
+    func claimDeliveries(endpoints: [String], limit: Int, leaseMilliseconds: Int64) async throws -> [ClaimedDelivery] {
+        try await withStatements(transaction: true) {
+            try await EventOutbox.claim(endpoints: endpoints, limit: limit, leaseMilliseconds: leaseMilliseconds, on: $0,
+                                        at: ReceiptVerifier.currentMilliseconds())
+        }
+    }
+
+    func finish(_ delivery: ClaimedDelivery, _ outcome: DeliveryOutcome) async throws {
+        try await withStatements(transaction: true) { try await EventOutbox.finish(delivery, outcome, on: $0) }
+    }
+
+    func deliveryBacklog() async throws -> (count: Int64, oldest: Int64?) {
+        try await withStatements(transaction: false) { try await EventOutbox.backlog(on: $0) }
+    }
+
+    func events(state: String?, before: Int64?, limit: Int) async throws -> [EventSummary] {
+        try await withStatements(transaction: false) { try await EventOutbox.list(state: state, before: before, limit: limit, on: $0) }
+    }
+
+    func event(id: String) async throws -> EventDetail? {
+        try await withStatements(transaction: false) { try await EventOutbox.show(eventID: id, on: $0) }
+    }
+
+    func consumption(_ operation: @escaping @Sendable (any StoreStatements, Int64) async throws -> ConsumptionRow?) async throws
+        -> ConsumptionRow? {
+        try await withStatements(transaction: true) { try await operation($0, ReceiptVerifier.currentMilliseconds()) }
+    }
+
+    func replay(eventID: String?) async throws -> Int {
+        try await withStatements(transaction: true) {
+            try await EventOutbox.replay(eventID: eventID, on: $0, at: ReceiptVerifier.currentMilliseconds())
+        }
+    }
 }
 
 /// What a store holds of some subscriptions, as the JWS it keeps.
@@ -129,8 +175,40 @@ enum StoreSchema {
               signed_date BIGINT NOT NULL, jws TEXT NOT NULL)
             """,
         ],
+        // Version 4: the outbox. Every change accepted becomes an event (its JSON body, the
+        // StoreEvent the core made) in the change's transaction; each webhook endpoint the
+        // servers were given gets a delivery row per event, which a worker leases, sends, and
+        // marks delivered, due again later, or failed. `{SEQUENCE}` is the dialect's
+        // auto-numbered key (StoreDialect): the order events were made in.
+        [
+            """
+            CREATE TABLE events (sequence {SEQUENCE}, event_id TEXT NOT NULL UNIQUE, event_type TEXT NOT NULL,
+              ordering_key TEXT NOT NULL, created_at BIGINT NOT NULL, body TEXT NOT NULL)
+            """,
+            "CREATE TABLE webhook_endpoints (url TEXT PRIMARY KEY, registered_at BIGINT NOT NULL)",
+            """
+            CREATE TABLE deliveries (event_sequence BIGINT NOT NULL, endpoint TEXT NOT NULL, ordering_key TEXT NOT NULL,
+              state TEXT NOT NULL, attempts INTEGER NOT NULL, next_attempt_at BIGINT NOT NULL, lease_until BIGINT NOT NULL,
+              created_at BIGINT NOT NULL, delivered_at BIGINT, last_outcome TEXT, PRIMARY KEY (event_sequence, endpoint))
+            """,
+            "CREATE INDEX deliveries_due ON deliveries (state, next_attempt_at)",
+            "CREATE INDEX deliveries_in_order ON deliveries (endpoint, ordering_key, state, event_sequence)",
+            // The answers to CONSUMPTION_REQUEST (ConsumptionOutbox): awaiting the app or the policy,
+            // pending until Apple took them, then sent, failed or expired (past Apple's 12 hours).
+            """
+            CREATE TABLE consumption_answers (transaction_id TEXT PRIMARY KEY, original_transaction_id TEXT, product_id TEXT,
+              requested_at BIGINT NOT NULL, deadline BIGINT NOT NULL, state TEXT NOT NULL, source TEXT, body TEXT,
+              attempts INTEGER NOT NULL, next_attempt_at BIGINT NOT NULL, lease_until BIGINT NOT NULL, last_outcome TEXT)
+            """,
+            "CREATE INDEX consumption_answers_due ON consumption_answers (state, next_attempt_at)",
+        ],
     ]
     static var version: Int { migrations.count }
+
+    /// The migrations' statements in a dialect's words.
+    static func statements(of version: Int, _ dialect: StoreDialect) -> [String] {
+        migrations[version - 1].map { $0.replacing("{SEQUENCE}", with: dialect.sequenceColumn) }
+    }
 
     /// The upserts: a copy replaces the stored one only when it supersedes it (the
     /// core's order, as a row-value comparison; `collate` makes text compare bytewise).

@@ -1,0 +1,263 @@
+import ReceiptCore
+
+/// The outbox: events written in the transaction of the change they tell of (so that
+/// nothing acknowledged to Apple is lost, a SIGKILL at any point included), and their
+/// deliveries to the webhook endpoints registered in the store. Written once for both
+/// databases over StoreStatements; the event itself is the core's (StoreEvent).
+enum EventOutbox {
+    /// An account's transactions an event's entitlements read (its latest page).
+    static let accountTransactions = StoreSchema.maxPageTransactions
+
+    /// Appends the event of `cause` when it changed something, reading back what the
+    /// store holds after it (the subscription, and the account its app account token names).
+    static func append(_ cause: StoreEvent.Cause, originalTransactionID: String?, appAccountToken: String?,
+                       on statements: some StoreStatements, at now: Int64) async throws {
+        let d = statements.dialect
+        var after = StoreEvent.After()
+        if let originalTransactionID {
+            let list = "IN (\(d.placeholder(1)))"
+            for row in try await statements.run(StoreSchema.subscriptionsQuery(list, each: StoreSchema.stateTransactionsPerSubscription,
+                                                                                collate: d.collate), [.text(originalTransactionID)]) {
+                guard let jws = row.last?.text else { continue }
+                if row.first?.integer == 0 { after.subscriptionTransactions.append(jws) } else { after.renewalInfo = jws }
+            }
+        }
+        if let appAccountToken {
+            let page = try await statements.run(StoreSchema.accountPageQuery(placeholders: d.placeholders(1...3), afterCursor: false,
+                                                                             limit: accountTransactions, collate: d.collate),
+                                                [.text(appAccountToken)])
+            let account = page.prefix(accountTransactions).compactMap { $0.last?.text }
+            after.accountTransactions = account
+            let subscriptions = Set(account.compactMap { try? SignedPayload.decode($0).originalTransactionID }).sorted()
+            if !subscriptions.isEmpty {
+                let list = "IN (" + d.placeholders(1...subscriptions.count).joined(separator: ", ") + ")"
+                after.accountRenewalInfos = try await statements.run(StoreSchema.subscriptionsQuery(list, each: 0, collate: d.collate),
+                                                                     subscriptions.map { .text($0) }).compactMap { $0.last?.text }
+            }
+        }
+        let event = try StoreEvent.make(cause, after: after, at: now)
+        let p = d.placeholders(1...5)
+        let inserted = try await statements.run("""
+            INSERT INTO events (event_id, event_type, ordering_key, created_at, body) VALUES (\(p[0]), \(p[1]), \(p[2]), \(p[3]), \(p[4]))
+            RETURNING sequence
+            """, [.text(event.id), .text(event.type), .text(event.orderingKey), .integer(event.createdAt),
+                  .text(String(decoding: event.body, as: UTF8.self))])
+        guard let sequence = inserted.first?.first?.integer else { throw OutboxError("the event's sequence was not returned") }
+        _ = try await statements.run("""
+            INSERT INTO deliveries (event_sequence, endpoint, ordering_key, state, attempts, next_attempt_at, lease_until, created_at)
+            SELECT \(p[0]), url, \(p[1]), 'pending', 0, \(p[2]), 0, \(p[2]) FROM webhook_endpoints
+            """, [.integer(sequence), .text(event.orderingKey), .integer(now)])
+    }
+
+    /// The events of rows learnt from the App Store Server API: one per subscription whose
+    /// rows changed (`changedTransactions`, `changedRenewalInfos`: the rows the upserts wrote).
+    static func appendServerAPIChanges(transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo],
+                                       on statements: some StoreStatements, at now: Int64) async throws {
+        let subscriptions = Set(transactions.map(\.originalTransactionID) + renewalInfos.map(\.originalTransactionID)).sorted()
+        for id in subscriptions {
+            let transaction = transactions.filter { $0.originalTransactionID == id }.max { $1.supersedes($0) }
+            let renewal = renewalInfos.last { $0.originalTransactionID == id }
+            try await append(.serverAPI(transaction: transaction, renewalInfo: renewal), originalTransactionID: id,
+                             appAccountToken: transaction?.appAccountToken, on: statements, at: now)
+        }
+    }
+
+    // MARK: webhook endpoints
+
+    /// Makes the store's endpoints exactly `urls` (all servers on one database are given
+    /// the same webhooks): new ones get deliveries of the events made from now on;
+    /// pending deliveries to endpoints no longer given are parked as failed.
+    static func register(_ urls: [String], on statements: some StoreStatements, at now: Int64) async throws {
+        let d = statements.dialect
+        let known = try await statements.run("SELECT url FROM webhook_endpoints", []).compactMap { $0.first?.text }
+        for url in known where !urls.contains(url) {
+            _ = try await statements.run("DELETE FROM webhook_endpoints WHERE url = \(d.placeholder(1))", [.text(url)])
+            _ = try await statements.run("""
+                UPDATE deliveries SET state = 'failed', lease_until = 0, last_outcome = 'the endpoint is no longer configured'
+                WHERE endpoint = \(d.placeholder(1)) AND state = 'pending'
+                """, [.text(url)])
+        }
+        for url in urls where !known.contains(url) {
+            _ = try await statements.run("INSERT INTO webhook_endpoints (url, registered_at) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))",
+                                         [.text(url), .integer(now)])
+        }
+    }
+
+    // MARK: delivery
+
+    /// Leases up to `limit` deliveries due now to `endpoints`, each the earliest still
+    /// pending of its endpoint and ordering key (so no event overtakes an earlier one of
+    /// its subscription), for `leaseMilliseconds`; counts the attempt.
+    static func claim(endpoints: [String], limit: Int, leaseMilliseconds: Int64, on statements: some StoreStatements,
+                      at now: Int64) async throws -> [ClaimedDelivery] {
+        guard !endpoints.isEmpty else { return [] }
+        let d = statements.dialect
+        let list = d.placeholders(2...(endpoints.count + 1)).joined(separator: ", ")
+        let rows = try await statements.run("""
+            SELECT candidate.event_sequence, candidate.endpoint, candidate.attempts FROM deliveries AS candidate
+            WHERE candidate.state = 'pending' AND candidate.next_attempt_at <= \(d.placeholder(1))
+              AND candidate.lease_until <= \(d.placeholder(1)) AND candidate.endpoint IN (\(list))
+              AND NOT EXISTS (SELECT 1 FROM deliveries AS earlier WHERE earlier.endpoint = candidate.endpoint
+                AND earlier.ordering_key = candidate.ordering_key AND earlier.state = 'pending'
+                AND earlier.event_sequence < candidate.event_sequence)
+            ORDER BY candidate.event_sequence LIMIT \(max(1, limit))\(d.skipLocked)
+            """, [.integer(now)] + endpoints.map { .text($0) })
+        var claimed: [ClaimedDelivery] = []
+        for row in rows {
+            guard let sequence = row[0].integer, let endpoint = row[1].text, let attempts = row[2].integer else { continue }
+            _ = try await statements.run("""
+                UPDATE deliveries SET lease_until = \(d.placeholder(1)), attempts = attempts + 1
+                WHERE event_sequence = \(d.placeholder(2)) AND endpoint = \(d.placeholder(3))
+                """, [.integer(now + leaseMilliseconds), .integer(sequence), .text(endpoint)])
+            let event = try await statements.run("SELECT event_id, created_at, body FROM events WHERE sequence = \(d.placeholder(1))",
+                                                 [.integer(sequence)])
+            guard let found = event.first, let id = found[0].text, let created = found[1].integer, let body = found[2].text else {
+                continue
+            }
+            claimed.append(ClaimedDelivery(sequence: sequence, endpoint: endpoint, attempt: Int(attempts) + 1, eventID: id,
+                                           createdAt: created, body: Array(body.utf8)))
+        }
+        return claimed
+    }
+
+    /// Records how a claimed delivery went, ending its lease.
+    static func finish(_ delivery: ClaimedDelivery, _ outcome: DeliveryOutcome, on statements: some StoreStatements) async throws {
+        let d = statements.dialect
+        let (state, next, delivered): (String, Int64, Int64?) = switch outcome.result {
+        case .delivered(let at): ("delivered", at, at)
+        case .retry(let at): ("pending", at, nil)
+        case .failed(let at): ("failed", at, nil)
+        }
+        let p = d.placeholders(1...6)
+        _ = try await statements.run("""
+            UPDATE deliveries SET state = \(p[0]), next_attempt_at = \(p[1]), delivered_at = \(p[2]), lease_until = 0,
+              last_outcome = \(p[3]) WHERE event_sequence = \(p[4]) AND endpoint = \(p[5])
+            """, [.text(state), .integer(next), .integer(delivered ?? 0), .text(outcome.detail), .integer(delivery.sequence),
+                  .text(delivery.endpoint)])
+    }
+
+    /// How many deliveries are pending, and when the oldest was made (nil: none).
+    static func backlog(on statements: some StoreStatements) async throws -> (count: Int64, oldest: Int64?) {
+        let row = try await statements.run("SELECT count(*), min(created_at) FROM deliveries WHERE state = 'pending'", []).first
+        return (row?[0].integer ?? 0, row?[1].integer)
+    }
+
+    // MARK: inspection
+
+    /// Events, most recent first: at most `limit` before sequence `before`, only those
+    /// with a delivery in `state` when given.
+    static func list(state: String?, before: Int64?, limit: Int, on statements: some StoreStatements) async throws -> [EventSummary] {
+        let d = statements.dialect
+        let counts = ["pending", "delivered", "failed"].map {
+            "(SELECT count(*) FROM deliveries AS d WHERE d.event_sequence = e.sequence AND d.state = '\($0)')"
+        }.joined(separator: ", ")
+        let rows = try await statements.run("""
+            SELECT e.sequence, e.event_id, e.event_type, e.ordering_key, e.created_at, \(counts) FROM events AS e
+            WHERE e.sequence < \(d.placeholder(1)) AND (\(d.placeholder(2)) = '' OR EXISTS (SELECT 1 FROM deliveries AS d
+              WHERE d.event_sequence = e.sequence AND d.state = \(d.placeholder(2))))
+            ORDER BY e.sequence DESC LIMIT \(max(1, min(limit, maxListedEvents)))
+            """, [.integer(before ?? .max), .text(state ?? "")])
+        return rows.compactMap(EventSummary.init(row:))
+    }
+
+    static let maxListedEvents = 1000
+
+    /// One event with its body and deliveries, by id; nil when unknown.
+    static func show(eventID: String, on statements: some StoreStatements) async throws -> EventDetail? {
+        let d = statements.dialect
+        let counts = ["pending", "delivered", "failed"].map {
+            "(SELECT count(*) FROM deliveries AS d WHERE d.event_sequence = e.sequence AND d.state = '\($0)')"
+        }.joined(separator: ", ")
+        guard let row = try await statements.run("""
+            SELECT e.sequence, e.event_id, e.event_type, e.ordering_key, e.created_at, \(counts), e.body FROM events AS e
+            WHERE e.event_id = \(d.placeholder(1))
+            """, [.text(eventID)]).first, let summary = EventSummary(row: row), let body = row.last?.text else { return nil }
+        let deliveries = try await statements.run("""
+            SELECT endpoint, state, attempts, next_attempt_at, delivered_at, last_outcome FROM deliveries
+            WHERE event_sequence = \(d.placeholder(1)) ORDER BY endpoint
+            """, [.integer(summary.sequence)]).compactMap(DeliveryRow.init(row:))
+        return EventDetail(summary: summary, body: body, deliveries: deliveries)
+    }
+
+    /// Makes an event's deliveries (or, with no id, every failed delivery) pending again,
+    /// due now with their attempts reset; the number made pending.
+    static func replay(eventID: String?, on statements: some StoreStatements, at now: Int64) async throws -> Int {
+        let d = statements.dialect
+        let which = eventID == nil ? "state = 'failed'"
+            : "event_sequence = (SELECT sequence FROM events WHERE event_id = \(d.placeholder(2)))"
+        return try await statements.run("""
+            UPDATE deliveries SET state = 'pending', attempts = 0, next_attempt_at = \(d.placeholder(1)), lease_until = 0
+            WHERE \(which) RETURNING event_sequence
+            """, [.integer(now)] + (eventID.map { [.text($0)] } ?? [])).count
+    }
+
+    struct OutboxError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}
+
+/// A delivery leased to this server.
+struct ClaimedDelivery: Sendable {
+    let sequence: Int64
+    let endpoint: String
+    /// 1 for the first attempt.
+    let attempt: Int
+    let eventID: String
+    let createdAt: Int64
+    let body: [UInt8]
+}
+
+/// How an attempt went, and what it leaves (`detail`: the HTTP status or the error, for `receipt events show`).
+struct DeliveryOutcome: Sendable {
+    enum Result: Sendable {
+        case delivered(at: Int64)
+        case retry(at: Int64)
+        case failed(at: Int64)
+    }
+    let result: Result
+    let detail: String
+}
+
+/// An event as `receipt events list` shows it.
+struct EventSummary: Sendable {
+    let sequence: Int64
+    let id: String
+    let type: String
+    let orderingKey: String
+    let createdAt: Int64
+    let pending: Int64
+    let delivered: Int64
+    let failed: Int64
+
+    init?(row: [StoreValue]) {
+        guard row.count >= 8, let sequence = row[0].integer, let id = row[1].text, let type = row[2].text,
+              let key = row[3].text, let created = row[4].integer else { return nil }
+        (self.sequence, self.id, self.type, orderingKey, createdAt) = (sequence, id, type, key, created)
+        (pending, delivered, failed) = (row[5].integer ?? 0, row[6].integer ?? 0, row[7].integer ?? 0)
+    }
+}
+
+/// One delivery of an event.
+struct DeliveryRow: Sendable {
+    let endpoint: String
+    let state: String
+    let attempts: Int64
+    let nextAttemptAt: Int64
+    let deliveredAt: Int64?
+    let lastOutcome: String?
+
+    init?(row: [StoreValue]) {
+        guard row.count == 6, let endpoint = row[0].text, let state = row[1].text, let attempts = row[2].integer,
+              let next = row[3].integer else { return nil }
+        (self.endpoint, self.state, self.attempts, nextAttemptAt) = (endpoint, state, attempts, next)
+        deliveredAt = row[4].integer.flatMap { $0 > 0 ? $0 : nil }
+        lastOutcome = row[5].text
+    }
+}
+
+struct EventDetail: Sendable {
+    let summary: EventSummary
+    let body: String
+    let deliveries: [DeliveryRow]
+}

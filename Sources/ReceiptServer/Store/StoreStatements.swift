@@ -1,0 +1,92 @@
+import PostgresNIO
+import SQLiteNIO
+
+/// The two databases' words where they differ, so that a statement is written once.
+enum StoreDialect: Sendable {
+    case sqlite, postgres
+
+    /// The n-th (from 1) bound parameter.
+    func placeholder(_ n: Int) -> String { self == .sqlite ? "?\(n)" : "$\(n)" }
+    func placeholders(_ range: ClosedRange<Int>) -> [String] { range.map(placeholder) }
+    /// An auto-numbered key column.
+    var sequenceColumn: String {
+        self == .sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+    }
+    /// Makes text compare bytewise (SQLite's default).
+    var collate: String { self == .sqlite ? "" : " COLLATE \"C\"" }
+    /// Locks the rows a claim picks, skipping those another server holds (PostgreSQL);
+    /// SQLite has one writer at a time and needs none.
+    var skipLocked: String { self == .sqlite ? "" : " FOR UPDATE OF candidate SKIP LOCKED" }
+}
+
+/// A value bound to, or read from, a statement.
+enum StoreValue: Sendable, Equatable {
+    case text(String)
+    case integer(Int64)
+    case null
+
+    init(_ text: String?) { self = text.map { .text($0) } ?? .null }
+
+    var text: String? { if case .text(let value) = self { value } else { nil } }
+    var integer: Int64? { if case .integer(let value) = self { value } else { nil } }
+}
+
+/// Runs statements on one connection, inside the caller's transaction: what the
+/// outbox (EventOutbox) needs of either database.
+protocol StoreStatements: Sendable {
+    var dialect: StoreDialect { get }
+    /// The rows `sql` returns, each as its columns in order (text, integers or null).
+    func run(_ sql: String, _ binds: [StoreValue]) async throws -> [[StoreValue]]
+}
+
+struct SQLiteStatements: StoreStatements {
+    let connection: SQLiteConnection
+    var dialect: StoreDialect { .sqlite }
+
+    func run(_ sql: String, _ binds: [StoreValue]) async throws -> [[StoreValue]] {
+        let data: [SQLiteData] = binds.map {
+            switch $0 {
+            case .text(let value): .text(value)
+            case .integer(let value): .integer(Int(value))
+            case .null: .null
+            }
+        }
+        return try await connection.query(sql, data).map { row in
+            row.columns.map { column in
+                switch column.data {
+                case .text(let value): .text(value)
+                case .integer(let value): .integer(Int64(value))
+                default: .null
+                }
+            }
+        }
+    }
+}
+
+struct PostgresStatements: StoreStatements {
+    let connection: PostgresConnection
+    let logger: Logger
+    var dialect: StoreDialect { .postgres }
+
+    func run(_ sql: String, _ binds: [StoreValue]) async throws -> [[StoreValue]] {
+        var bindings = PostgresBindings()
+        for bind in binds {
+            switch bind {
+            case .text(let value): bindings.append(value)
+            case .integer(let value): bindings.append(value)
+            case .null: bindings.append(Optional<String>.none)
+            }
+        }
+        var rows: [[StoreValue]] = []
+        for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger) {
+            rows.append(try row.map { cell in
+                guard cell.bytes != nil else { return .null }
+                switch cell.dataType {
+                case .int2, .int4, .int8: return .integer(try cell.decode(Int64.self))
+                default: return .text(try cell.decode(String.self))
+                }
+            })
+        }
+        return rows
+    }
+}

@@ -1,0 +1,91 @@
+import ReceiptCore
+
+/// The writes of a store, once for both databases (StoreStatements), each inside the
+/// caller's transaction: the rows the core made, and the event of what they changed
+/// (EventOutbox), so that a change and its event are committed together or not at all.
+enum StoreWrites {
+    /// Stores a notification and what it carries; false when its UUID was stored before.
+    /// Its row is inserted first, so that of two servers given the same notification one
+    /// stores it and the other waits on that row, then finds it there. An event is made
+    /// unless every row it carries was held already as new or newer (older news).
+    static func record(_ notification: ReceivedNotification, on statements: some StoreStatements) async throws -> Bool {
+        let d = statements.dialect
+        let now = ReceiptVerifier.currentMilliseconds()
+        let p = d.placeholders(1...6)
+        let inserted = try await statements.run(StoreSchema.insertNotification(placeholders: p) + " RETURNING notification_uuid", [
+            .text(notification.notificationUUID), .text(notification.notificationType), StoreValue(notification.subtype),
+            .integer(notification.signedDate), StoreValue(notification.originalTransactionID), .integer(now),
+        ])
+        guard !inserted.isEmpty else { return false }
+        let orderingKey = notification.originalTransactionID ?? notification.consentRescission?.appTransactionID
+            ?? notification.notificationUUID
+        try await lockOrder(of: orderingKey, on: statements)
+        let transactions = notification.transaction.map { [$0] } ?? []
+        let renewalInfos = notification.renewalInfo.map { [$0] } ?? []
+        let written = try await write(transactions, renewalInfos, on: statements)
+        var changed = !written.transactions.isEmpty || !written.renewalInfos.isEmpty
+        if let rescission = notification.consentRescission {
+            changed = try await !statements.run(StoreSchema.upsertConsentRescission(placeholders: p, collate: d.collate)
+                                                + " RETURNING app_transaction_id", [
+                .text(rescission.appTransactionID), .text(rescission.notificationUUID), .integer(rescission.signedDate),
+                .text(rescission.jws),
+            ]).isEmpty || changed
+        }
+        if notification.notificationType == ConsumptionOutbox.requestType, let transaction = notification.transaction {
+            try await ConsumptionOutbox.requested(transaction, at: notification.signedDate, on: statements)
+        }
+        let carriesRows = !transactions.isEmpty || !renewalInfos.isEmpty || notification.consentRescission != nil
+        if changed || !carriesRows {
+            try await EventOutbox.append(.notification(notification), originalTransactionID: notification.originalTransactionID,
+                                         appAccountToken: notification.transaction?.appAccountToken, on: statements, at: now)
+        }
+        return true
+    }
+
+    /// Stores rows learnt from the App Store Server API, and an event for each
+    /// subscription whose rows changed.
+    static func record(transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo],
+                       on statements: some StoreStatements) async throws {
+        for id in Set(transactions.map(\.originalTransactionID) + renewalInfos.map(\.originalTransactionID)).sorted() {
+            try await lockOrder(of: id, on: statements)
+        }
+        let written = try await write(transactions, renewalInfos, on: statements)
+        guard !written.transactions.isEmpty || !written.renewalInfos.isEmpty else { return }
+        try await EventOutbox.appendServerAPIChanges(transactions: written.transactions, renewalInfos: written.renewalInfos,
+                                                     on: statements, at: ReceiptVerifier.currentMilliseconds())
+    }
+
+    /// The rows each upsert wrote (a copy older than the one held writes nothing).
+    private static func write(_ transactions: [StoredTransaction], _ renewalInfos: [StoredRenewalInfo],
+                              on statements: some StoreStatements) async throws
+        -> (transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) {
+        let d = statements.dialect
+        let p = d.placeholders(1...6)
+        var written: (transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) = ([], [])
+        for row in transactions {
+            let returned = try await statements.run(StoreSchema.upsertTransaction(placeholders: p, collate: d.collate)
+                                                    + " RETURNING transaction_id", [
+                .text(row.transactionID), .text(row.originalTransactionID), StoreValue(row.productID),
+                StoreValue(row.appAccountToken), .integer(row.signedDate), .text(row.jws),
+            ])
+            if !returned.isEmpty { written.transactions.append(row) }
+        }
+        for row in renewalInfos {
+            let returned = try await statements.run(StoreSchema.upsertRenewalInfo(placeholders: p, collate: d.collate)
+                                                    + " RETURNING original_transaction_id", [
+                .text(row.originalTransactionID), .integer(row.signedDate), .text(row.jws),
+            ])
+            if !returned.isEmpty { written.renewalInfos.append(row) }
+        }
+        return written
+    }
+
+    /// On PostgreSQL, changes to one subscription take turns until commit (a transaction
+    /// advisory lock on its key), so that their events are numbered in commit order and a
+    /// delivery never overtakes an earlier event that was still being written. SQLite
+    /// writes one transaction at a time already.
+    private static func lockOrder(of key: String, on statements: some StoreStatements) async throws {
+        guard statements.dialect == .postgres else { return }
+        _ = try await statements.run("SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtext($1))) AS locked", [.text(key)])
+    }
+}

@@ -1,0 +1,32 @@
+import Logging
+import ReceiptCore
+
+/// `receipt events`: the store's outbox, read and replayed from the command line, in
+/// the JSON `GET /v1/events` answers (EventsJSON). Safe beside running servers: a
+/// replay makes deliveries pending, and the servers' workers send them.
+extension ReceiptServer {
+    public enum EventsOperation: Sendable {
+        case list(state: String?, before: Int64?, limit: Int)
+        case show(id: String)
+        /// One event's deliveries, or with no id every failed one.
+        case replay(id: String?)
+    }
+
+    /// The operation's JSON; nil for `show` of an unknown event.
+    public static func events(storeLocation: StoreLocation, _ operation: EventsOperation, logger: Logger) async throws -> [UInt8]? {
+        try await withStore(storeLocation, logger: logger) { store in
+            switch operation {
+            case .list(let state, let before, let limit):
+                EventsJSON.list(try await store.events(state: state, before: before, limit: limit), limit: limit)
+            case .show(let id):
+                try await store.event(id: id).map(EventsJSON.detail)
+            case .replay(let id):
+                EventsJSON.replayed(try await store.replay(eventID: id))
+            }
+        }
+    }
+
+    /// What `receipt events` and /v1/events accept.
+    public static let eventsListLimit = EventOutbox.maxListedEvents
+    public static func isEventID(_ id: String) -> Bool { ReceiptResponder.isEventID(id) }
+}

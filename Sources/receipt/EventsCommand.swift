@@ -1,0 +1,106 @@
+import ArgumentParser
+import Logging
+import ReceiptCore
+import ReceiptServer
+
+/// `receipt events list|show|replay`: the outbox of a `receipt serve` store (the events
+/// made from every change, and their webhook deliveries), as JSON on standard output.
+struct EventsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "events",
+        abstract: "List, show and replay the events a receipt serve store made (and their webhook deliveries).",
+        discussion: """
+            Prints JSON, as GET /v1/events answers. replay makes deliveries pending again, due now; a running \
+            receipt serve with the same --webhook sends them. Exit status: 0 done; 1 no such event; 2 unusable \
+            arguments or store.
+            """,
+        subcommands: [List.self, Show.self, Replay.self])
+
+    struct StoreOptions: ParsableArguments {
+        @Option(help: "The store: an SQLite file or a postgres:// URL, as receipt serve --store.")
+        var store: String
+
+        @OptionGroup var storePassword: StorePasswordOptions
+
+        func run(_ operation: ReceiptServer.EventsOperation) async throws -> [UInt8]? {
+            let location: StoreLocation
+            do throws(ReceiptError) {
+                location = try storePassword.location(store)
+            } catch {
+                throw failOption(error)
+            }
+            do {
+                return try await ReceiptServer.events(storeLocation: location, operation, logger: Logger(label: "receipt.events"))
+            } catch let error as ReceiptServer.StoreOpenError {
+                printToStandardError("receipt events: \(error)")
+                throw ExitCode(unusableInputExitCode)
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Events, most recent first.")
+
+        @OptionGroup var options: StoreOptions
+
+        @Option(help: "Only events with a delivery in this state: pending, delivered or failed.")
+        var state: String?
+
+        @Option(help: "Events before this sequence (a list's next_before).")
+        var before: Int64?
+
+        @Option(help: "At most this many events (1 to 1000).")
+        var limit = 100
+
+        func run() async throws {
+            guard state == nil || ["pending", "delivered", "failed"].contains(state!), (1...ReceiptServer.eventsListLimit).contains(limit) else {
+                throw failOption(ReceiptError(.invalidArgument, "--state is pending, delivered or failed; --limit 1 to "
+                                              + "\(ReceiptServer.eventsListLimit)"))
+            }
+            try printJSON(try await options.run(.list(state: state, before: before, limit: limit)))
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "One event: its body (the signed JWS in it) and its deliveries.")
+
+        @OptionGroup var options: StoreOptions
+
+        @Argument(help: "The event's id (evt_…, the webhook-id its deliveries carried).")
+        var id: String
+
+        func run() async throws {
+            guard ReceiptServer.isEventID(id) else {
+                throw failOption(ReceiptError(.invalidArgument, "an event id is evt_ and 32 hex digits"))
+            }
+            guard let shown = try await options.run(.show(id: id)) else {
+                printToStandardError("receipt events: no event \(id) is stored")
+                throw ExitCode(1)
+            }
+            try printJSON(shown)
+        }
+    }
+
+    struct Replay: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Send an event again (or, with --failed, every failed delivery).")
+
+        @OptionGroup var options: StoreOptions
+
+        @Argument(help: "The event's id.")
+        var id: String?
+
+        @Flag(help: "Every delivery parked as failed.")
+        var failed = false
+
+        func run() async throws {
+            guard (id == nil) == failed, id.map(ReceiptServer.isEventID) ?? true else {
+                throw failOption(ReceiptError(.invalidArgument, "give an event id (evt_ and 32 hex digits) or --failed"))
+            }
+            try printJSON(try await options.run(.replay(id: id)))
+        }
+    }
+}
+
+private func printJSON(_ bytes: [UInt8]?) throws {
+    print(String(decoding: bytes ?? [], as: UTF8.self))
+}
