@@ -49,8 +49,10 @@ def mint_inputs(directory):
     bodies = []
     for index in range(SUBSCRIPTIONS):
         original = str(4000000000000001 + index * 1000)
+        # One customer (app account token) per subscription, as apps name their accounts.
+        token = f"7e3fb20b-4cdb-47cc-936d-{index:012d}"
         bodies += [mint_jws.sign_notification(payload, chains)
-                   for _, payload in mint_jws.notification_story(original, now=now)]
+                   for _, payload in mint_jws.notification_story(original, token, now=now)]
     story = mint_jws.notification_story("4000000000000001", now=now)
     first = story[0][1]["data"]["signedTransactionInfo"]
     iso = lambda ms: datetime.datetime.fromtimestamp(ms / 1000, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

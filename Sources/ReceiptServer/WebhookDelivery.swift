@@ -85,25 +85,30 @@ struct WebhookDelivery: Sendable {
                 await wake.wait(upTo: .milliseconds(policy.pollMilliseconds))
                 continue
             }
-            await withTaskGroup(of: Void.self) { group in
+            // The batch's attempts at once; their outcomes stored together, in one transaction.
+            let outcomes = await withTaskGroup(of: (ClaimedDelivery, DeliveryOutcome)?.self) { group in
                 for delivery in claimed { group.addTask { await deliver(delivery) } }
+                var outcomes: [(ClaimedDelivery, DeliveryOutcome)] = []
+                for await outcome in group { if let outcome { outcomes.append(outcome) } }
+                return outcomes
+            }
+            do {
+                try await store.finish(outcomes)
+            } catch {
+                // The leases end by themselves: the deliveries are tried again (receivers de-duplicate on webhook-id).
+                logger.warning("webhook deliveries: their outcomes were not stored: \(error)")
             }
         }
     }
 
-    private func deliver(_ delivery: ClaimedDelivery) async {
-        guard let endpoint = endpoints.first(where: { $0.url == delivery.endpoint }) else { return }
+    private func deliver(_ delivery: ClaimedDelivery) async -> (ClaimedDelivery, DeliveryOutcome)? {
+        guard let endpoint = endpoints.first(where: { $0.url == delivery.endpoint }) else { return nil }
         let outcome = await attempt(delivery, to: endpoint)
         metrics.recordWebhookDelivery(outcome: outcome.label, createdAt: delivery.createdAt)
-        do {
-            try await store.finish(delivery, outcome.outcome)
-        } catch {
-            // The lease ends by itself: the delivery is tried again (the receiver de-duplicates on webhook-id).
-            logger.warning("webhook delivery \(delivery.eventID): its outcome was not stored: \(error)")
-        }
         if case .failed = outcome.outcome.result {
             logger.error("webhook delivery \(delivery.eventID) to \(WebhookURL.shown(endpoint.url)) failed for good: \(outcome.outcome.detail)")
         }
+        return (delivery, outcome.outcome)
     }
 
     /// One POST, and what it leaves: the outcome for the store and a metrics label.

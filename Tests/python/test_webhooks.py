@@ -48,6 +48,8 @@ class Receiver:
         receiver = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as receivers serve
+
             def do_POST(self):
                 body = self.rfile.read(int(self.headers["Content-Length"]))
                 arrived = time.time()
@@ -77,7 +79,10 @@ class Receiver:
             def log_message(self, *args):
                 pass
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(http.server.ThreadingHTTPServer):
+            request_queue_size = 128  # the default listen backlog, 5, drops connections a server opens at once
+
+        self.server = Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()

@@ -46,9 +46,17 @@ public struct StoreEvent: Sendable {
     /// The event of a change: `cause`, and the store `after` it, at `now`.
     public static func make(_ cause: Cause, after: After, at now: Int64) throws(ReceiptError) -> StoreEvent {
         let id = "evt_" + (try RandomUUID.make()).replacingDashes
-        let decoded = { (tokens: [String]) in tokens.compactMap { try? SignedPayload.decode($0) } }
+        // Each JWS decoded once: the subscription's transactions are among the account's too.
+        var decodedByToken: [String: SignedPayload] = [:]
+        let decodedOne = { (token: String) -> SignedPayload? in
+            if let known = decodedByToken[token] { return known }
+            let payload = try? SignedPayload.decode(token)
+            decodedByToken[token] = payload
+            return payload
+        }
+        let decoded = { (tokens: [String]) in tokens.compactMap(decodedOne) }
         let transactions = decoded(after.subscriptionTransactions)
-        let renewal = after.renewalInfo.flatMap { try? SignedPayload.decode($0) }
+        let renewal = after.renewalInfo.flatMap(decodedOne)
         let carried: (transaction: StoredTransaction?, renewal: StoredRenewalInfo?)
         let type: String
         var writer = JSONWriter()
@@ -64,7 +72,7 @@ public struct StoreEvent: Sendable {
         let state = originalTransactionID.flatMap {
             SubscriptionState(originalTransactionID: $0, transactions: transactions, renewalInfo: renewal, at: now)
         }
-        let latest = carried.transaction.flatMap { try? SignedPayload.decode($0.jws) } ?? state?.latestTransaction
+        let latest = carried.transaction.flatMap { decodedOne($0.jws) } ?? state?.latestTransaction
         writer.beginObject()
         writer.string("type", type)
         writer.string("timestamp", RFC3339Format.utc(now))
@@ -98,8 +106,11 @@ public struct StoreEvent: Sendable {
         ifPresent(latest?.transactionID) { writer.string("transaction_id", $0) }
         ifPresent(latest?.string("appAccountToken")?.lowercased()) { writer.string("app_account_token", $0) }
         ifPresent(latest?.productID) { writer.string("product_id", $0) }
-        ifPresent(carried.transaction?.jws) { writer.string("signed_transaction_info", $0) }
-        ifPresent(carried.renewal?.jws) { writer.string("signed_renewal_info", $0) }
+        // A notification's own rows are inside its signed_payload; rows learnt from the API stand alone.
+        if case .serverAPI = cause {
+            ifPresent(carried.transaction?.jws) { writer.string("signed_transaction_info", $0) }
+            ifPresent(carried.renewal?.jws) { writer.string("signed_renewal_info", $0) }
+        }
         if let state { writer.raw("state", SubscriptionStateJSON.render(state)) } else { writer.null("state") }
         if let account = after.accountTransactions {
             writer.string("entitlements_of", "app_account_token")

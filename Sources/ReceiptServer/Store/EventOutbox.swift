@@ -28,11 +28,15 @@ enum EventOutbox {
                                                 [.text(appAccountToken)])
             let account = page.prefix(accountTransactions).compactMap { $0.last?.text }
             after.accountTransactions = account
-            let subscriptions = Set(account.compactMap { try? SignedPayload.decode($0).originalTransactionID }).sorted()
+            // The account's other subscriptions' renewal infos (this one's was read above): most
+            // accounts hold one subscription, and this read is then not made.
+            let subscriptions = Set(account.compactMap { try? SignedPayload.decode($0).originalTransactionID })
+                .subtracting([originalTransactionID].compactMap { $0 }).sorted()
+            after.accountRenewalInfos = after.renewalInfo.map { [$0] } ?? []
             if !subscriptions.isEmpty {
                 let list = "IN (" + d.placeholders(1...subscriptions.count).joined(separator: ", ") + ")"
-                after.accountRenewalInfos = try await statements.run(StoreSchema.subscriptionsQuery(list, each: 0, collate: d.collate),
-                                                                     subscriptions.map { .text($0) }).compactMap { $0.last?.text }
+                after.accountRenewalInfos += try await statements.run(StoreSchema.subscriptionsQuery(list, each: 0, collate: d.collate),
+                                                                      subscriptions.map { .text($0) }).compactMap { $0.last?.text }
             }
         }
         let event = try StoreEvent.make(cause, after: after, at: now)

@@ -58,8 +58,11 @@ extension SubscriptionStore {
         }
     }
 
-    func finish(_ delivery: ClaimedDelivery, _ outcome: DeliveryOutcome) async throws {
-        try await withStatements(transaction: true) { try await EventOutbox.finish(delivery, outcome, on: $0) }
+    /// Records how a batch of attempts went, in one transaction.
+    func finish(_ outcomes: [(ClaimedDelivery, DeliveryOutcome)]) async throws {
+        try await withStatements(transaction: true) { statements in
+            for (delivery, outcome) in outcomes { try await EventOutbox.finish(delivery, outcome, on: statements) }
+        }
     }
 
     func deliveryBacklog() async throws -> (count: Int64, oldest: Int64?) {
