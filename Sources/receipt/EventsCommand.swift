@@ -66,7 +66,7 @@ struct EventsCommand: AsyncParsableCommand {
 
         @OptionGroup var options: StoreOptions
 
-        @Argument(help: "The event's id (evt_…, the webhook-id its deliveries carried).")
+        @Argument(help: "The event's id (evt_ and 32 hex digits: the webhook-id its deliveries carried).")
         var id: String
 
         func run() async throws {
