@@ -15,13 +15,19 @@ struct ConsumptionDelivery: Sendable {
     let logger: Logger
     let wake: WakeSignal
 
+    /// Answers claimed at once; they are sent one after the other.
+    static let batch = 8
+    /// A claimed batch is this server's while its answers are sent one by one, each exchange
+    /// within StoreCatchUp.exchangeSeconds, with five seconds to spare.
+    static let leaseMilliseconds = Int64(batch) * StoreCatchUp.exchangeSeconds * 1000 + 5_000
+
     func run() async {
         while !Task.isCancelled {
             var claimed: [ConsumptionRow] = []
             do {
                 if let policy { try await answerFromPolicy(policy) }
-                claimed = try await store.withStatements(transaction: true) { [backoff] in
-                    try await ConsumptionOutbox.claim(limit: 8, leaseMilliseconds: backoff.leaseMilliseconds, on: $0,
+                claimed = try await store.withStatements(transaction: true) {
+                    try await ConsumptionOutbox.claim(limit: Self.batch, leaseMilliseconds: Self.leaseMilliseconds, on: $0,
                                                       at: ReceiptVerifier.currentMilliseconds())
                 }
             } catch {

@@ -25,7 +25,7 @@ extension ReceiptResponder {
                 let limit = query.get("limit").map { Int($0) ?? 0 } ?? 100
                 let state = query.get("state")
                 let before = query.get("before")
-                guard (1...EventOutbox.maxListedEvents).contains(limit), state == nil || Self.deliveryStates.contains(state!),
+                guard (1...EventOutbox.maxListedEvents).contains(limit), state == nil || EventSummary.deliveryStates.contains(state!),
                       before == nil || Int64(before!) != nil else {
                     return Self.badRequest("limit is 1 to \(EventOutbox.maxListedEvents), state pending, delivered or failed, "
                                            + "and before a sequence (next_before)")
@@ -55,8 +55,6 @@ extension ReceiptResponder {
             return Self.storeUnavailable(error, context)
         }
     }
-
-    static let deliveryStates: Set<String> = ["pending", "delivered", "failed"]
 
     static func isEventID(_ id: String) -> Bool {
         id.utf8.count == 36 && id.hasPrefix("evt_")

@@ -28,5 +28,7 @@ extension ReceiptServer {
 
     /// What `receipt events` and /v1/events accept.
     public static let eventsListLimit = EventOutbox.maxListedEvents
+    /// The states a delivery is in (`receipt events list --state`).
+    public static let eventDeliveryStates = EventSummary.deliveryStates
     public static func isEventID(_ id: String) -> Bool { ReceiptResponder.isEventID(id) }
 }

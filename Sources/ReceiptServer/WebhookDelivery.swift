@@ -32,7 +32,10 @@ public struct WebhookPolicy: Sendable {
     /// Deliveries sent at once by one server.
     public var concurrency = 16
     /// How long a claimed delivery is this server's: past it (the server died) another takes it.
-    public var leaseMilliseconds: Int64 = 60_000
+    /// A batch's attempts run at once, each within the timeout, and their outcomes are stored
+    /// just after; twice the timeout plus five seconds covers that with room, and a restarted
+    /// server waits no longer than needed for what a killed one had claimed.
+    var leaseMilliseconds: Int64 { 2 * timeoutSeconds * 1000 + 5_000 }
     /// How often the outbox is looked at when nothing woke the worker.
     public var pollMilliseconds: Int64 = 500
 

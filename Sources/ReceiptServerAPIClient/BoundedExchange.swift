@@ -71,7 +71,13 @@ public enum BoundedExchange {
                             maxBytes: Int) async throws -> Answer {
         try await withThrowingTaskGroup(of: Answer?.self) { group in
             group.addTask {
-                let response = try await client.execute(request, timeout: timeout)
+                let response: HTTPClientResponse
+                do {
+                    response = try await client.execute(request, timeout: timeout)
+                } catch let client as HTTPClientError where client == .deadlineExceeded || client == .readTimeout {
+                    // The client's own deadline (the same instant as ours) ran out first: the same failure.
+                    throw Failure.deadline(seconds: Double(timeout.nanoseconds) / 1e9)
+                }
                 let body: ByteBuffer
                 do {
                     body = try await response.body.collect(upTo: maxBytes)

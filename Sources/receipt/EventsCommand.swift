@@ -53,7 +53,7 @@ struct EventsCommand: AsyncParsableCommand {
         var limit = 100
 
         func run() async throws {
-            guard state == nil || ["pending", "delivered", "failed"].contains(state!), (1...ReceiptServer.eventsListLimit).contains(limit) else {
+            guard state == nil || ReceiptServer.eventDeliveryStates.contains(state!), (1...ReceiptServer.eventsListLimit).contains(limit) else {
                 throw failOption(ReceiptError(.invalidArgument, "--state is pending, delivered or failed; --limit 1 to "
                                               + "\(ReceiptServer.eventsListLimit)"))
             }

@@ -10,6 +10,7 @@ import pytest
 from test_notifications import (mint_jws, new_store, news_ca, now, post, postgres,  # noqa: F401 (fixtures)
                                 store_server, table)
 from test_serve import Server
+from test_store_facts import downgrade_to_schema_4
 
 APP_TRANSACTION_ID = "704289572311"
 
@@ -105,10 +106,11 @@ def test_consent_reads_need_the_token_and_a_plausible_id(tmp_path, news_ca, test
 
 def test_a_store_of_schema_version_2_is_upgraded_in_place(tmp_path, news_ca, test_ca, mint_jws, now):
     """A store written before consent existed (schema 2: no consent table, nor the outbox of
-    schema 4) gains them at start, keeping what it held."""
+    schema 4, nor the fact columns of schema 5) gains them at start, keeping what it held."""
     store = tmp_path / "store.db"
     server = store_server(tmp_path, news_ca, test_ca, store=store)
     server.stop()
+    downgrade_to_schema_4(store)
     with sqlite3.connect(store) as connection:
         for table_name in ("consent_rescissions", "events", "webhook_endpoints", "deliveries", "consumption_answers"):
             connection.execute(f"DROP TABLE {table_name}")
@@ -120,7 +122,7 @@ def test_a_store_of_schema_version_2_is_upgraded_in_place(tmp_path, news_ca, tes
         assert server.json("GET", f"/v1/consent/{APP_TRANSACTION_ID}")[1]["consent"] == "rescinded"
     finally:
         server.stop()
-    assert table(store, "SELECT max(version) FROM schema_version") == [("4",)]
+    assert table(store, "SELECT max(version) FROM schema_version") == [("5",)]
     assert table(store, "SELECT event_type FROM events") == [("consent.rescinded",)]
     assert table(store, "SELECT value FROM settings WHERE key = 'kept'") == [("yes",)]
 

@@ -7,9 +7,11 @@ import base64
 import hashlib
 import hmac
 import http.server
+import itertools
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import threading
@@ -183,13 +185,13 @@ def test_events_equal_a_reference_derivation_in_order_and_verify(tmp_path, news_
 
 
 def test_a_receiver_answering_500_429_then_hanging_gets_everything_in_order(tmp_path, news_ca, test_ca, story,
-                                                                          secret_file):
+                                                                          secret_file, new_store):
     """500s, then 429s, then a receiver that hangs past the timeout: once it answers 200,
     every event arrives, none out of order, each retried delivery signed afresh."""
     def behaviour(count):
         return 500 if count < 3 else 429 if count < 5 else "hang" if count < 6 else 200
     receiver = Receiver(behaviour)
-    server = webhook_server(tmp_path, news_ca, test_ca, receiver, secret_file, "--webhook-timeout", "1")
+    server = webhook_server(tmp_path, news_ca, test_ca, receiver, secret_file, "--webhook-timeout", "1", store=new_store())
     try:
         for _, _, body in story:
             assert post(server, body)[0] == 200
@@ -201,25 +203,25 @@ def test_a_receiver_answering_500_429_then_hanging_gets_everything_in_order(tmp_
         assert all(request["verified"] for request in receiver.requests)
         status, metrics, _ = server.request("GET", "/metrics")
         text = metrics.decode()
-        assert 'receipt_webhook_deliveries_total{outcome="http_5xx"} 3' in text
-        assert 'receipt_webhook_deliveries_total{outcome="timeout"} 1' in text
+        outcomes = dict(re.findall(r'^receipt_webhook_deliveries_total\{outcome="(\w+)"\} (\d+)$', text, re.M))
+        assert outcomes.get("http_5xx") == "3" and outcomes.get("timeout") == "1", outcomes
         assert "receipt_webhook_queue_depth" in text and "receipt_webhook_delivery_latency_seconds_bucket" in text
     finally:
         server.stop()
         receiver.close()
 
 
-def test_a_4xx_parks_the_delivery_and_replay_sends_it_again(tmp_path, news_ca, test_ca, story, secret_file):
+def test_a_4xx_parks_the_delivery_and_replay_sends_it_again(tmp_path, news_ca, test_ca, story, secret_file, new_store):
     """A receiver that refuses (404) parks the event as failed at once; `receipt events show`
     says why; replay (CLI and endpoint) makes it pending, and it arrives."""
     answers = {"status": 404}
     receiver = Receiver(lambda count: answers["status"])
-    location = tmp_path / "store.db"
+    location = new_store()
     server = webhook_server(tmp_path, news_ca, test_ca, receiver, secret_file, store=location)
     try:
         assert post(server, story[0][2])[0] == 200
         deadline = time.time() + 20
-        while time.time() < deadline and not table(location, "SELECT 1 FROM deliveries WHERE state = 'failed'"):
+        while time.time() < deadline and not server.json("GET", "/v1/events?state=failed")[1]["events"]:
             time.sleep(0.05)
         failed = json.loads(subprocess.run([CLI, "events", "list", "--store", location, "--state", "failed"],
                                            check=True, capture_output=True, text=True).stdout)["events"]
@@ -263,7 +265,9 @@ def test_sigkill_mid_delivery_loses_no_event(tmp_path, news_ca, test_ca, mint_jw
         return 200
     receiver = Receiver(behaviour)
     location = new_store()
-    server = webhook_server(tmp_path, news_ca, test_ca, receiver, secret_file, store=location)
+    # The lease is twice the timeout plus 5 s: 7 s here.
+    timeout = ("--webhook-timeout", "1")
+    server = webhook_server(tmp_path, news_ca, test_ca, receiver, secret_file, *timeout, store=location)
     for body in bodies:
         assert post(server, body)[0] == 200
     while not receiver.requests:
@@ -272,9 +276,9 @@ def test_sigkill_mid_delivery_loses_no_event(tmp_path, news_ca, test_ca, mint_jw
     server.process.wait(10)
     assert len(receiver.delivered()) < len(bodies)
     slow["delay"] = 0
-    # Leases of the killed server end after a minute; the restarted one must not wait that long
-    # for events it never claimed, and takes the claimed ones when their lease ends.
-    server = webhook_server(tmp_path, news_ca, test_ca, receiver, secret_file, store=location)
+    # The restarted server must not wait for events the killed one never claimed, and takes the
+    # claimed ones when their lease ends.
+    server = webhook_server(tmp_path, news_ca, test_ca, receiver, secret_file, *timeout, store=location)
     try:
         delivered = receiver.wait_for(len(bodies), timeout=120)
         assert len({event["data"]["event_id"] for event in delivered}) == len(bodies)
@@ -376,7 +380,8 @@ def test_the_signature_check_refuses_what_it_should():
 
 from test_notifications import API_BUNDLE_ID, api_flags, api_mock  # noqa: E402,F401 (fixture)
 
-FAILING_ONCE = "9000000000000500"  # the mock answers its first call 500
+FAILING_ONCE = "9000000000000500"  # the mock answers its first call 500 (again after requests.reset())
+TRANSACTIONS = itertools.count()  # the module's mock remembers every transaction id it was sent
 
 
 def consumption_request(mint_jws, news_ca, transaction_id, signed, product="com.example.coins"):
@@ -411,14 +416,14 @@ def sent_to_apple(requests, transaction_id):
             if request["method"] == "PUT" and request["path"] == f"/inApps/v2/transactions/consumption/{transaction_id}"]
 
 
-def test_the_apps_answer_is_sent_to_apple(tmp_path, api_mock, news_ca, mint_jws, now, secret_file):
+def test_the_apps_answer_is_sent_to_apple(tmp_path, api_mock, news_ca, mint_jws, now, secret_file, new_store):
     """A CONSUMPTION_REQUEST waits for the app; its answer (Apple's V2 members, checked) is sent
     with the API key; the event says where to answer."""
     requests = api_mock[3]
     receiver = Receiver()
-    server = consumption_server(api_mock, news_ca, tmp_path / "store.db", "--webhook", receiver.url,
+    server = consumption_server(api_mock, news_ca, new_store(), "--webhook", receiver.url,
                                 "--webhook-secret-file", secret_file)
-    transaction_id = "7100000000000001"
+    transaction_id = str(7100000000000001 + next(TRANSACTIONS))
     try:
         assert post(server, consumption_request(mint_jws, news_ca, transaction_id, now))[0] == 200
         event = receiver.wait_for(1)[0]
@@ -447,7 +452,7 @@ def test_the_apps_answer_is_sent_to_apple(tmp_path, api_mock, news_ca, mint_jws,
         receiver.close()
 
 
-def test_the_policy_answers_what_the_app_does_not_and_5xx_is_retried(tmp_path, api_mock, news_ca, mint_jws, now):
+def test_the_policy_answers_what_the_app_does_not_and_5xx_is_retried(tmp_path, api_mock, news_ca, mint_jws, now, new_store):
     """A policy answer per product (and none for others: those wait for the app); Apple's 500 is
     retried until it takes the answer."""
     requests = api_mock[3]
@@ -455,16 +460,19 @@ def test_the_policy_answers_what_the_app_does_not_and_5xx_is_retried(tmp_path, a
               "products": {"com.example.coins": {"customerConsented": True, "sampleContentProvided": False,
                                                  "deliveryStatus": "DELIVERED", "refundPreference": "DECLINE"}}}
     (tmp_path / "policy.json").write_text(json.dumps(policy))
-    server = consumption_server(api_mock, news_ca, tmp_path / "store.db", "--consumption-policy", tmp_path / "policy.json")
+    requests.reset()  # the mock's first answer for FAILING_ONCE is a 500 again
+    earlier = len(sent_to_apple(requests, FAILING_ONCE))  # the other store's run
+    server = consumption_server(api_mock, news_ca, new_store(), "--consumption-policy", tmp_path / "policy.json")
+    other = str(7100000000000001 + next(TRANSACTIONS))
     try:
         assert post(server, consumption_request(mint_jws, news_ca, FAILING_ONCE, now))[0] == 200
-        assert post(server, consumption_request(mint_jws, news_ca, "7100000000000002", now, product="com.example.other"))[0] == 200
+        assert post(server, consumption_request(mint_jws, news_ca, other, now, product="com.example.other"))[0] == 200
         shown = wait_for_state(server, FAILING_ONCE, "sent")
         assert shown["source"] == "policy" and shown["attempts"] >= 1
-        assert sent_to_apple(requests, FAILING_ONCE) == [policy["products"]["com.example.coins"]] * 2  # the 500, then taken
+        assert sent_to_apple(requests, FAILING_ONCE)[earlier:] == [policy["products"]["com.example.coins"]] * 2  # the 500, then taken
         time.sleep(1)
-        assert wait_for_state(server, "7100000000000002", "awaiting")["attempts"] == 0
-        assert sent_to_apple(requests, "7100000000000002") == []
+        assert wait_for_state(server, other, "awaiting")["attempts"] == 0
+        assert sent_to_apple(requests, other) == []
     finally:
         server.stop()
 

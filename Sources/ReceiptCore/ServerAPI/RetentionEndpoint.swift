@@ -37,8 +37,6 @@ public struct RetentionEndpoint: Sendable {
     public struct Reply: Sendable {
         public let body: [UInt8]
         public let refusal: ReceiptError?
-        /// The verified request, when it verified.
-        public let request: SignedPayload?
     }
 
     public func answer(body: [UInt8]) -> Reply {
@@ -49,17 +47,17 @@ public struct RetentionEndpoint: Sendable {
             if let failure = result.firstFailure { throw failure }
             request = payload
         } catch {
-            return Reply(body: NotificationEndpoint.refusal(error), refusal: error, request: nil)
+            return Reply(body: NotificationEndpoint.refusal(error), refusal: error)
         }
         guard let chosen = rules.answer(productID: request.productID, locale: request.string("userLocale")) else {
-            return Reply(body: Array("{}".utf8), refusal: nil, request: request)
+            return Reply(body: Array("{}".utf8), refusal: nil)
         }
-        if let bytes = rendered[chosen] { return Reply(body: bytes, refusal: nil, request: request) }
+        if let bytes = rendered[chosen] { return Reply(body: bytes, refusal: nil) }
         do throws(ReceiptError) {
             return Reply(body: Self.render(chosen, offerSignature: try offerSignature(for: chosen, request: request)),
-                         refusal: nil, request: request)
+                         refusal: nil)
         } catch {
-            return Reply(body: NotificationEndpoint.refusal(error), refusal: error, request: request)
+            return Reply(body: NotificationEndpoint.refusal(error), refusal: error)
         }
     }
 

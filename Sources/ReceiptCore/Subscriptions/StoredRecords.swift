@@ -17,6 +17,8 @@ public struct StoredTransaction: Sendable, Equatable {
     public let appAccountToken: String?
     public let signedDate: Int64
     public let jws: String
+    /// The values of StoredFacts.transactionColumns, in their order.
+    public let facts: [StoredFact]
 
     /// A signed transaction already verified (its verdict is the caller's to check);
     /// nil for another kind of payload or one without the ids and date a row needs.
@@ -29,6 +31,14 @@ public struct StoredTransaction: Sendable, Equatable {
         appAccountToken = payload.string("appAccountToken")?.lowercased()
         signedDate = signed
         jws = payload.compactSerialization
+        facts = StoredFacts.values(of: payload)
+    }
+
+    /// A row read back from a store (verified when it arrived); nil when its JWS no
+    /// longer decodes to a transaction a row can hold (a store edited by hand).
+    public init?(storedJWS jws: String) {
+        guard let payload = try? SignedPayload.decode(jws, as: .transaction) else { return nil }
+        self.init(verified: payload)
     }
 
     /// True when this copy should replace `other` (the same transaction id).
@@ -43,6 +53,8 @@ public struct StoredRenewalInfo: Sendable, Equatable {
     public let originalTransactionID: String
     public let signedDate: Int64
     public let jws: String
+    /// The values of StoredFacts.renewalInfoColumns, in their order.
+    public let facts: [StoredFact]
 
     public init?(verified payload: SignedPayload) {
         guard payload.kind == .renewalInfo, let original = payload.originalTransactionID,
@@ -50,6 +62,13 @@ public struct StoredRenewalInfo: Sendable, Equatable {
         originalTransactionID = original
         signedDate = signed
         jws = payload.compactSerialization
+        facts = StoredFacts.values(of: payload)
+    }
+
+    /// A row read back from a store, as StoredTransaction(storedJWS:).
+    public init?(storedJWS jws: String) {
+        guard let payload = try? SignedPayload.decode(jws, as: .renewalInfo) else { return nil }
+        self.init(verified: payload)
     }
 
     public func supersedes(_ other: StoredRenewalInfo) -> Bool {

@@ -152,11 +152,8 @@ enum EventOutbox {
     /// with a delivery in `state` when given.
     static func list(state: String?, before: Int64?, limit: Int, on statements: some StoreStatements) async throws -> [EventSummary] {
         let d = statements.dialect
-        let counts = ["pending", "delivered", "failed"].map {
-            "(SELECT count(*) FROM deliveries AS d WHERE d.event_sequence = e.sequence AND d.state = '\($0)')"
-        }.joined(separator: ", ")
         let rows = try await statements.run("""
-            SELECT e.sequence, e.event_id, e.event_type, e.ordering_key, e.created_at, \(counts) FROM events AS e
+            SELECT \(EventSummary.columns) FROM events AS e
             WHERE e.sequence < \(d.placeholder(1)) AND (\(d.placeholder(2)) = '' OR EXISTS (SELECT 1 FROM deliveries AS d
               WHERE d.event_sequence = e.sequence AND d.state = \(d.placeholder(2))))
             ORDER BY e.sequence DESC LIMIT \(max(1, min(limit, maxListedEvents)))
@@ -169,11 +166,8 @@ enum EventOutbox {
     /// One event with its body and deliveries, by id; nil when unknown.
     static func show(eventID: String, on statements: some StoreStatements) async throws -> EventDetail? {
         let d = statements.dialect
-        let counts = ["pending", "delivered", "failed"].map {
-            "(SELECT count(*) FROM deliveries AS d WHERE d.event_sequence = e.sequence AND d.state = '\($0)')"
-        }.joined(separator: ", ")
         guard let row = try await statements.run("""
-            SELECT e.sequence, e.event_id, e.event_type, e.ordering_key, e.created_at, \(counts), e.body FROM events AS e
+            SELECT \(EventSummary.columns), e.body FROM events AS e
             WHERE e.event_id = \(d.placeholder(1))
             """, [.text(eventID)]).first, let summary = EventSummary(row: row), let body = row.last?.text else { return nil }
         let deliveries = try await statements.run("""
@@ -233,6 +227,13 @@ struct EventSummary: Sendable {
     let pending: Int64
     let delivered: Int64
     let failed: Int64
+
+    /// The delivery states an event's deliveries are counted in, in the order the columns give them.
+    static let deliveryStates = ["pending", "delivered", "failed"]
+    /// The columns `init(row:)` reads, from `events AS e`: the event, then its deliveries counted by state.
+    static let columns = "e.sequence, e.event_id, e.event_type, e.ordering_key, e.created_at, " + deliveryStates.map {
+        "(SELECT count(*) FROM deliveries AS d WHERE d.event_sequence = e.sequence AND d.state = '\($0)')"
+    }.joined(separator: ", ")
 
     init?(row: [StoreValue]) {
         guard row.count >= 8, let sequence = row[0].integer, let id = row[1].text, let type = row[2].text,

@@ -41,20 +41,7 @@ final class PostgresSubscriptionStore: SubscriptionStore {
         try await PostgresProblem.probe(location, logger: logger)
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(7352841)", logger: logger)
-            try await connection.query("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)", logger: logger)
-            var found = 0
-            for try await version in try await connection.query("SELECT coalesce(max(version), 0) FROM schema_version",
-                                                                logger: logger).decode(Int.self) {
-                found = version
-            }
-            guard found <= StoreSchema.version else { throw StoreSchema.TooNew(found: found) }
-            guard found < StoreSchema.version else { return }
-            for version in (found + 1)...StoreSchema.version {
-                for statement in StoreSchema.statements(of: version, .postgres) {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                }
-                try await connection.query("INSERT INTO schema_version (version) VALUES (\(version))", logger: logger)
-            }
+            try await StoreMigration.migrate(on: PostgresStatements(connection: connection, logger: logger))
         }
     }
 

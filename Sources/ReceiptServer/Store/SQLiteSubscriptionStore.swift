@@ -71,14 +71,7 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
         let connection = writer
         _ = try await connection.query("BEGIN IMMEDIATE", [])
         do {
-            _ = try await connection.query("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)", [])
-            let found = try await connection.query("SELECT max(version) AS version FROM schema_version", [])
-                .first?.column("version")?.integer ?? 0
-            guard found <= StoreSchema.version else { throw StoreSchema.TooNew(found: found) }
-            for version in (found + 1)...max(found + 1, StoreSchema.version) where version <= StoreSchema.version {
-                for statement in StoreSchema.statements(of: version, .sqlite) { _ = try await connection.query(statement, []) }
-                _ = try await connection.query("INSERT INTO schema_version (version) VALUES (?1)", [.integer(version)])
-            }
+            try await StoreMigration.migrate(on: SQLiteStatements(connection: connection))
             _ = try await connection.query("COMMIT", [])
         } catch {
             _ = try? await connection.query("ROLLBACK", [])

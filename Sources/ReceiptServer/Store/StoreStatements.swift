@@ -1,4 +1,5 @@
 import PostgresNIO
+import ReceiptCore
 import SQLiteNIO
 
 /// The two databases' words where they differ, so that a statement is written once.
@@ -11,6 +12,11 @@ enum StoreDialect: Sendable {
     /// An auto-numbered key column.
     var sequenceColumn: String {
         self == .sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+    }
+    /// The names of a table's columns, one per row.
+    func columnsQuery(of table: String) -> String {
+        self == .sqlite ? "SELECT name FROM pragma_table_info('\(table)')"
+            : "SELECT column_name::text FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = '\(table)'"
     }
     /// Makes text compare bytewise (SQLite's default).
     var collate: String { self == .sqlite ? "" : " COLLATE \"C\"" }
@@ -26,6 +32,15 @@ enum StoreValue: Sendable, Equatable {
     case null
 
     init(_ text: String?) { self = text.map { .text($0) } ?? .null }
+
+    /// A fact column's value (ReceiptCore's StoredFacts).
+    init(_ fact: StoredFact) {
+        switch fact {
+        case .text(let value): self = .text(value)
+        case .integer(let value): self = .integer(value)
+        case .null: self = .null
+        }
+    }
 
     var text: String? { if case .text(let value) = self { value } else { nil } }
     var integer: Int64? { if case .integer(let value) = self { value } else { nil } }

@@ -60,21 +60,18 @@ enum StoreWrites {
                               on statements: some StoreStatements) async throws
         -> (transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) {
         let d = statements.dialect
-        let p = d.placeholders(1...6)
         var written: (transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) = ([], [])
         for row in transactions {
-            let returned = try await statements.run(StoreSchema.upsertTransaction(placeholders: p, collate: d.collate)
-                                                    + " RETURNING transaction_id", [
+            let returned = try await statements.run(StoreSchema.upsertTransaction(d) + " RETURNING transaction_id", [
                 .text(row.transactionID), .text(row.originalTransactionID), StoreValue(row.productID),
                 StoreValue(row.appAccountToken), .integer(row.signedDate), .text(row.jws),
-            ])
+            ] + row.facts.map(StoreValue.init))
             if !returned.isEmpty { written.transactions.append(row) }
         }
         for row in renewalInfos {
-            let returned = try await statements.run(StoreSchema.upsertRenewalInfo(placeholders: p, collate: d.collate)
-                                                    + " RETURNING original_transaction_id", [
+            let returned = try await statements.run(StoreSchema.upsertRenewalInfo(d) + " RETURNING original_transaction_id", [
                 .text(row.originalTransactionID), .integer(row.signedDate), .text(row.jws),
-            ])
+            ] + row.facts.map(StoreValue.init))
             if !returned.isEmpty { written.renewalInfos.append(row) }
         }
         return written

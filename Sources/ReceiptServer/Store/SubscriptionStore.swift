@@ -205,7 +205,15 @@ enum StoreSchema {
             """,
             "CREATE INDEX consumption_answers_due ON consumption_answers (state, next_attempt_at)",
         ],
+        // Version 5: each row's facts (ReceiptCore's StoredFacts: dates, product type, price and
+        // currency, offer, revocation, environment, renewal status) as columns beside its JWS,
+        // for the reads and the figures: a version of `factVersions`.
+        [],
     ]
+    /// The versions that add the fact columns a store lacks (StoredFacts, as this server
+    /// knows them) and derive every row's facts from its JWS (StoreMigration). A column
+    /// added to StoredFacts later comes with a new version listed here.
+    static let factVersions: Set<Int> = [5]
     static var version: Int { migrations.count }
 
     /// The migrations' statements in a dialect's words.
@@ -215,22 +223,24 @@ enum StoreSchema {
 
     /// The upserts: a copy replaces the stored one only when it supersedes it (the
     /// core's order, as a row-value comparison; `collate` makes text compare bytewise).
-    static func upsertTransaction(placeholders p: [String], collate: String = "") -> String {
-        """
-        INSERT INTO transactions (transaction_id, original_transaction_id, product_id, app_account_token, signed_date, jws)
-        VALUES (\(p[0]), \(p[1]), \(p[2]), \(p[3]), \(p[4]), \(p[5]))
-        ON CONFLICT (transaction_id) DO UPDATE SET original_transaction_id = excluded.original_transaction_id,
-          product_id = excluded.product_id, app_account_token = excluded.app_account_token,
-          signed_date = excluded.signed_date, jws = excluded.jws
-        WHERE (excluded.signed_date, excluded.jws\(collate)) > (transactions.signed_date, transactions.jws\(collate))
-        """
+    /// Placeholders: the key columns as named here, then the facts (StoredFacts) in order.
+    static func upsertTransaction(_ d: StoreDialect) -> String {
+        upsert(into: "transactions", key: "transaction_id",
+               columns: ["transaction_id", "original_transaction_id", "product_id", "app_account_token", "signed_date", "jws"]
+                   + StoredFacts.transactionColumns.map(\.name), d)
     }
 
-    static func upsertRenewalInfo(placeholders p: [String], collate: String = "") -> String {
+    static func upsertRenewalInfo(_ d: StoreDialect) -> String {
+        upsert(into: "renewal_infos", key: "original_transaction_id",
+               columns: ["original_transaction_id", "signed_date", "jws"] + StoredFacts.renewalInfoColumns.map(\.name), d)
+    }
+
+    private static func upsert(into table: String, key: String, columns: [String], _ d: StoreDialect) -> String {
         """
-        INSERT INTO renewal_infos (original_transaction_id, signed_date, jws) VALUES (\(p[0]), \(p[1]), \(p[2]))
-        ON CONFLICT (original_transaction_id) DO UPDATE SET signed_date = excluded.signed_date, jws = excluded.jws
-        WHERE (excluded.signed_date, excluded.jws\(collate)) > (renewal_infos.signed_date, renewal_infos.jws\(collate))
+        INSERT INTO \(table) (\(columns.joined(separator: ", ")))
+        VALUES (\(d.placeholders(1...columns.count).joined(separator: ", ")))
+        ON CONFLICT (\(key)) DO UPDATE SET \(columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
+        WHERE (excluded.signed_date, excluded.jws\(d.collate)) > (\(table).signed_date, \(table).jws\(d.collate))
         """
     }
 

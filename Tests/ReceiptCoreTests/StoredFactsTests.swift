@@ -1,0 +1,56 @@
+import Testing
+@testable import ReceiptCore
+
+/// StoredFacts: the columns a store keeps beside each JWS, derived from the payload alone.
+struct StoredFactsTests {
+    private func payload(_ json: String) throws -> SignedPayload {
+        let token = Base64URL.encode(Array(#"{"alg":"ES256"}"#.utf8)) + "." + Base64URL.encode(Array(json.utf8)) + "."
+        return try SignedPayload.decode(token)
+    }
+
+    private func fact(_ name: String, of row: StoredTransaction) -> StoredFact? {
+        StoredFacts.transactionColumns.firstIndex { $0.name == name }.map { row.facts[$0] }
+    }
+
+    @Test func eachColumnHoldsItsMemberAndNullWhereAbsent() throws {
+        let row = try #require(StoredTransaction(verified: payload(
+            #"{"transactionId":"2","originalTransactionId":"1","signedDate":5,"purchaseDate":1000.9,"#
+            + #""price":4990,"currency":"EUR","isUpgraded":true,"offerType":1,"type":"Auto-Renewable Subscription"}"#)))
+        #expect(row.facts.count == StoredFacts.transactionColumns.count)
+        #expect(fact("purchase_date", of: row) == .integer(1000))  // fractions of a millisecond cut, as every date
+        #expect(fact("price", of: row) == .integer(4990))
+        #expect(fact("currency", of: row) == .text("EUR"))
+        #expect(fact("is_upgraded", of: row) == .integer(1))
+        #expect(fact("offer_type", of: row) == .integer(1))
+        #expect(fact("product_type", of: row) == .text("Auto-Renewable Subscription"))
+        #expect(fact("expires_date", of: row) == .null)
+        #expect(fact("revocation_date", of: row) == .null)
+        // A member of another type than Apple's model never becomes a row: the payload is refused.
+        #expect(throws: ReceiptError.self) {
+            try payload(#"{"transactionId":"2","originalTransactionId":"1","signedDate":5,"expiresDate":"soon"}"#)
+        }
+    }
+
+    @Test func renewalInfosHaveTheirOwnColumnsAndOtherKindsNone() throws {
+        let renewal = try #require(StoredRenewalInfo(verified: payload(
+            #"{"originalTransactionId":"1","signedDate":5,"autoRenewStatus":0,"isInBillingRetryPeriod":false,"#
+            + #""gracePeriodExpiresDate":77,"autoRenewProductId":"m"}"#)))
+        let names = StoredFacts.renewalInfoColumns.map(\.name)
+        #expect(renewal.facts[names.firstIndex(of: "auto_renew_status")!] == .integer(0))
+        #expect(renewal.facts[names.firstIndex(of: "is_in_billing_retry_period")!] == .integer(0))
+        #expect(renewal.facts[names.firstIndex(of: "grace_period_expires_date")!] == .integer(77))
+        #expect(StoredFacts.columns(of: .notification) == nil)
+        // Read back from a store: the same facts; a JWS that no longer decodes gives no row.
+        #expect(StoredRenewalInfo(storedJWS: renewal.jws) == renewal)
+        #expect(StoredTransaction(storedJWS: "not.a.jws") == nil)
+        #expect(StoredTransaction(storedJWS: renewal.jws) == nil)  // another kind
+    }
+
+    @Test func columnNamesAreUniquePerTableAndSQLWords() {
+        for columns in [StoredFacts.transactionColumns, StoredFacts.renewalInfoColumns] {
+            let names = columns.map(\.name)
+            #expect(Set(names).count == names.count)
+            #expect(names.allSatisfy { $0.utf8.allSatisfy { (97...122).contains($0) || $0 == 95 } })
+        }
+    }
+}
