@@ -60,8 +60,4 @@ extension ReceiptResponder {
         id.utf8.count == 36 && id.hasPrefix("evt_")
             && id.utf8.dropFirst(4).allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
-
-    private static func badRequest(_ detail: String) -> (Response, String) {
-        (json(.badRequest, NotificationEndpoint.refusal(ReceiptError(.invalidArgument, detail))), "400")
-    }
 }

@@ -79,6 +79,8 @@ struct ReceiptResponder: HTTPResponder {
                                                        context: context)
         case _ where Self.isEventsPath(path):
             (response, status) = try await events(path, request, context: context)
+        case _ where path.hasPrefix(Self.statsPrefix):
+            (response, status) = try await stats(String(path.dropFirst(Self.statsPrefix.count)), request, context: context)
         case _ where path.hasPrefix(Self.consentPrefix):
             (response, status) = try await consent(String(path.dropFirst(Self.consentPrefix.count)), request, context: context)
         case "/healthz" where request.method == .get || request.method == .head:
@@ -279,6 +281,11 @@ struct ReceiptResponder: HTTPResponder {
     }
 
     /// A read without a token the server accepts: 401, the same for a missing and a wrong one.
+    /// 400 for a request whose arguments can never be taken, saying what they must be.
+    static func badRequest(_ detail: String) -> (Response, String) {
+        (json(.badRequest, NotificationEndpoint.refusal(ReceiptError(.invalidArgument, detail))), "400")
+    }
+
     static func unauthorized() -> (Response, String) {
         var response = json(.unauthorized, NotificationEndpoint.failure(
             "UNAUTHORIZED", "reads need the header Authorization: Bearer TOKEN (the server's --read-token-file)"))
@@ -336,6 +343,7 @@ struct ReceiptResponder: HTTPResponder {
         case _ where path.hasPrefix(Self.consentPrefix): "/v1/consent"
         case _ where Self.isEventsPath(path): "/v1/events"
         case _ where path.hasPrefix(Self.consumptionPrefix): "/v1/consumption"
+        case _ where path.hasPrefix(Self.statsPrefix): "/v1/stats"
         default: "other"
         }
     }

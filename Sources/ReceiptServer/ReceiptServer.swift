@@ -161,7 +161,7 @@ public enum ReceiptServer {
     public static let reservedPaths = ["/verifyReceipt", "/sandbox/verifyReceipt", "/v1/verify", "/v1/entitlements",
                                        "/healthz", "/readyz", "/metrics", "/v1/events"]
     /// Path prefixes the server answers under, which --notifications-path cannot be under either.
-    public static let reservedPrefixes = ["/v1/subscriptions/", "/v1/consent/", "/v1/events/", "/v1/consumption/"]
+    public static let reservedPrefixes = ["/v1/subscriptions/", "/v1/consent/", "/v1/events/", "/v1/consumption/", "/v1/stats/"]
 
     /// The server could not listen on its address (in use, not this host's, or a
     /// privileged port): named, for a usage error rather than a bare socket call.

@@ -132,3 +132,68 @@ def test_facts_are_derived_when_accepted_and_when_a_schema_4_store_migrates(tmp_
     assert assert_facts_derived(location, at_least=1204) >= 1204
     assert table(location, "SELECT count(*) FROM transactions WHERE transaction_id LIKE 'copy-%' AND offer_period = 'P1W'") \
         == [("1200",)]
+
+
+DAY = 86_400_000
+
+
+def shaped_stories(mint_jws, news_ca, now):
+    """Subscriptions in every status at `now`, as minted notifications: (original id, bodies)."""
+    _, chains = news_ca
+    shapes = [  # (original id, the story's own `now`, notifications kept, product, the last renewal info's grace end)
+        ("2100000000010000", now, 7, None, None),  # its renewal failed 5 days ago: grace period
+        ("2100000000020000", now, 7, None, now - 4 * DAY),  # the grace ended 4 days ago, still retried: billing retry
+        ("2100000000030000", now + 50 * DAY, 2, "com.example.minted.yearly", None),  # renewed 15 days ago: active
+        ("2100000000040000", now + 40 * DAY, 5, None, None),  # its current period refunded: revoked
+        ("2100000000050000", now + 20 * DAY, 2, None, None),  # bought, renewed once, then nothing: expired
+    ]
+    stories = []
+    for original, story_now, kept, product, grace_end in shapes:
+        story = mint_jws.notification_story(original, TOKEN, now=story_now)[:kept]
+        for _, notification in story:
+            if product:
+                notification["data"]["signedTransactionInfo"]["productId"] = product
+        if grace_end:
+            story[-1][1]["data"]["signedRenewalInfo"]["gracePeriodExpiresDate"] = grace_end
+        stories.append((original, [mint_jws.sign_notification(payload, chains) for _, payload in story]))
+    return stories
+
+
+def test_subscriptions_by_product_and_status_equal_each_subscriptions_state(tmp_path, news_ca, test_ca, mint_jws, now,
+                                                                           new_store):
+    """GET /v1/stats/subscriptions counts each subscription as /v1/subscriptions/{id} (the core's
+    SubscriptionState) judges it, by the product of the period that decides it."""
+    server = store_server(tmp_path, news_ca, test_ca, store=new_store())
+    try:
+        stories = shaped_stories(mint_jws, news_ca, now)
+        for _, bodies in stories:
+            for body in bodies:
+                assert post(server, body)[0] == 200
+        reference = {}
+        for original, _ in stories:
+            status, state = server.json("GET", f"/v1/subscriptions/{original}")
+            assert status == 200, (original, state)
+            product = payload_of(state["signedTransactionInfo"])["productId"]
+            reference.setdefault(product, {}).setdefault(state["status_name"], 0)
+            reference[product][state["status_name"]] += 1
+        assert {status for counts in reference.values() for status in counts} == {"active", "grace_period", "billing_retry",
+                                                                                    "expired", "revoked"}
+        status, figures = server.json("GET", "/v1/stats/subscriptions")
+        assert status == 200
+        statuses = ("active", "grace_period", "billing_retry", "expired", "revoked")
+        by_product = {entry.pop("product_id"): entry for entry in figures["by_product"]}
+        assert set(by_product) == set(reference)
+        for product, counts in by_product.items():
+            assert {name: counts[name] for name in statuses} == {name: reference[product].get(name, 0) for name in statuses}
+            assert counts["entitled"] == counts["active"] + counts["grace_period"]
+        assert figures["total"]["entitled"] == sum(entry["entitled"] for entry in by_product.values())
+        assert abs(figures["at_ms"] - now) < 600_000
+        # At an instant before any purchase nothing is active; arguments are checked; reads take the token.
+        status, early = server.json("GET", "/v1/stats/subscriptions?at=1")
+        assert status == 200 and early["at_ms"] == 1 and early["total"]["active"] == 0
+        assert server.json("GET", "/v1/stats/subscriptions?at=soon")[0] == 400
+        assert server.json("GET", "/v1/stats/mrr")[0] == 404
+        assert server.json("GET", "/v1/stats/subscriptions", token=None)[0] == 401
+        assert server.request("POST", "/v1/stats/subscriptions", b"{}")[0] == 405
+    finally:
+        server.stop()

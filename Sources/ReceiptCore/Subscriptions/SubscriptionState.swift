@@ -75,7 +75,10 @@ public struct SubscriptionState: Sendable {
         self.transactions = periods.map(\.payload)
         latestTransaction = (latest ?? lastPurchased).payload
         self.renewalInfo = renewal
-        status = Self.status(latest: latest, lastPurchased: lastPurchased, renewal: renewal, at: instant)
+        status = Status.at(instant, StatusInputs(
+            standingPurchased: latest?.purchased, standingExpires: latest?.expires, lastPurchaseRevoked: lastPurchased.revoked,
+            gracePeriodExpires: renewal?.date("gracePeriodExpiresDate"),
+            inBillingRetry: renewal?.boolean("isInBillingRetryPeriod") == true))
     }
 
     /// A transaction with the dates the status reads (absent dates sort first).
@@ -100,17 +103,6 @@ public struct SubscriptionState: Sendable {
         let renewals = payloads.compactMap { $0.carriedRenewalInfo() }.filter { $0.originalTransactionID == originalTransactionID }
         self.init(originalTransactionID: originalTransactionID, transactions: payloads.compactMap { $0.carriedTransaction() },
                   renewalInfo: Self.latestSigning(renewals, per: \.originalTransactionID).first, at: instant)
-    }
-
-    /// Active while a standing period covers the instant; otherwise revoked when the
-    /// last purchase was refunded or revoked; otherwise what the renewal info says of
-    /// the failed renewal (grace period while it lasts, then billing retry); otherwise expired.
-    private static func status(latest: Period?, lastPurchased: Period, renewal: SignedPayload?, at instant: Int64) -> Status {
-        if let latest, instant < latest.expires, latest.purchased <= instant { return .active }
-        if lastPurchased.revoked { return .revoked }
-        if let grace = renewal?.date("gracePeriodExpiresDate"), instant < grace { return .gracePeriod }
-        if renewal?.boolean("isInBillingRetryPeriod") == true { return .billingRetry }
-        return .expired
     }
 
     /// One payload per `key` (a transaction id, or a renewal info's original transaction

@@ -65,6 +65,10 @@ extension SubscriptionStore {
         }
     }
 
+    func activeSubscriptions(at instant: Int64) async throws -> [SubscriptionCount] {
+        try await withStatements(transaction: false) { try await StoreFigures.activeSubscriptions(at: instant, on: $0) }
+    }
+
     func deliveryBacklog() async throws -> (count: Int64, oldest: Int64?) {
         try await withStatements(transaction: false) { try await EventOutbox.backlog(on: $0) }
     }
