@@ -3,9 +3,10 @@ import Hummingbird
 import ReceiptCore
 
 /// Figures from the store's rows, for a caller with a read token (or where reads are
-/// open): `GET /v1/stats/subscriptions[?at=MS]`, the auto-renewable subscriptions by
-/// product and by Apple's status at an instant (now by default), as SubscriptionState
-/// judges one subscription (StoreFigures).
+/// open), at an instant (`?at=MS`, now by default): `GET /v1/stats/subscriptions`, the
+/// auto-renewable subscriptions by product and by Apple's status, as SubscriptionState
+/// judges one subscription; `GET /v1/stats/mrr`, the monthly recurring revenue of the
+/// active ones per currency (StoreFigures).
 extension ReceiptResponder {
     static let statsPrefix = "/v1/stats/"
 
@@ -13,8 +14,9 @@ extension ReceiptResponder {
         guard request.method == .get else { return (Self.methodNotAllowed(allow: "GET"), "405") }
         guard let stored else { return Self.noStore() }
         guard reads.caller(of: request.headers) != .refused else { return Self.unauthorized() }
-        guard name == "subscriptions" else {
-            return (Self.json(.notFound, NotificationEndpoint.failure("NOT_FOUND", "no figure \(name); there is subscriptions")), "404")
+        guard StatsJSON.figures.contains(name) else {
+            return (Self.json(.notFound, NotificationEndpoint.failure(
+                "NOT_FOUND", "no figure \(name); there are " + StatsJSON.figures.joined(separator: " and "))), "404")
         }
         let at = request.uri.queryParameters.get("at")
         guard at == nil || Int64(at!).map({ $0 >= 0 }) == true else {
@@ -22,6 +24,9 @@ extension ReceiptResponder {
         }
         let instant = at.flatMap { Int64($0) } ?? ReceiptVerifier.currentMilliseconds()
         do {
+            if name == "mrr" {
+                return (Self.json(.ok, StatsJSON.mrr(try await stored.store.activePrices(at: instant), at: instant)), "200")
+            }
             let counts = try await stored.store.activeSubscriptions(at: instant)
             return (Self.json(.ok, StatsJSON.subscriptions(counts, at: instant)), "200")
         } catch {
@@ -32,6 +37,8 @@ extension ReceiptResponder {
 
 /// The figures as JSON.
 enum StatsJSON {
+    static let figures = ["subscriptions", "mrr"]
+
     static let statuses: [SubscriptionState.Status] = [.active, .gracePeriod, .billingRetry, .expired, .revoked]
 
     /// `{"at_ms", "total": {status name: count…, "entitled"}, "by_product": [{"product_id", …}]}`:
@@ -51,6 +58,48 @@ enum StatsJSON {
             writer.endObject()
         }
         writer.endArray()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// `{"at_ms", "currencies": [{"currency", "mrr_milliunits", "subscriptions", "by_period": {period: count}}],
+    /// "unclassified": {"subscriptions", "currencies": [...]}}`: the monthly recurring revenue of the
+    /// subscriptions active at the instant, per currency (never converted), in milliunits: for each
+    /// billing period (BillingPeriod, from the standing period's dates), its prices added, then made
+    /// monthly and rounded. Periods of no plan's length (Sandbox's minutes) are counted apart.
+    static func mrr(_ groups: [PriceGroup], at instant: Int64) -> [UInt8] {
+        var sums: [String: [BillingPeriod: (subscriptions: Int64, prices: Int64)]] = [:]
+        var unclassified: (subscriptions: Int64, currencies: Set<String>) = (0, [])
+        for group in groups {
+            guard let period = BillingPeriod.of(milliseconds: group.periodMilliseconds) else {
+                unclassified.subscriptions += group.subscriptions
+                unclassified.currencies.insert(group.currency)
+                continue
+            }
+            let earlier = sums[group.currency, default: [:]][period] ?? (0, 0)
+            sums[group.currency, default: [:]][period] = (earlier.subscriptions + group.subscriptions, earlier.prices + group.priceSum)
+        }
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.number("at_ms", instant)
+        writer.beginArray("currencies")
+        for (currency, periods) in sums.sorted(by: { $0.key < $1.key }) {
+            writer.beginObject()
+            writer.string("currency", currency)
+            writer.number("mrr_milliunits", periods.reduce(0) { $0 + $1.key.monthly($1.value.prices) })
+            writer.number("subscriptions", periods.values.reduce(0) { $0 + $1.subscriptions })
+            writer.beginObject("by_period")
+            for period in BillingPeriod.allCases { if let sum = periods[period] { writer.number(period.rawValue, sum.subscriptions) } }
+            writer.endObject()
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.beginObject("unclassified")
+        writer.number("subscriptions", unclassified.subscriptions)
+        writer.beginArray("currencies")
+        for currency in unclassified.currencies.sorted() { writer.string(nil, currency) }
+        writer.endArray()
+        writer.endObject()
         writer.endObject()
         return writer.bytes
     }

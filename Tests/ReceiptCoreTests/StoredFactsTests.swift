@@ -54,3 +54,27 @@ struct StoredFactsTests {
         }
     }
 }
+
+/// BillingPeriod: a period's length told from its dates, and its price per month.
+struct BillingPeriodTests {
+    static let day: Int64 = 86_400_000
+
+    @Test func lengthsOfApplesPlansAreToldApartAndOthersAreNot() {
+        #expect(BillingPeriod.of(milliseconds: 7 * Self.day) == .week)
+        #expect(BillingPeriod.of(milliseconds: 28 * Self.day) == .month)  // February
+        #expect(BillingPeriod.of(milliseconds: 31 * Self.day - 3_600_000) == .month)  // a daylight-saving hour short
+        #expect(BillingPeriod.of(milliseconds: 92 * Self.day) == .threeMonths)
+        #expect(BillingPeriod.of(milliseconds: 366 * Self.day) == .year)
+        #expect(BillingPeriod.of(milliseconds: 5 * 60_000) == nil)  // Sandbox's accelerated month
+        #expect(BillingPeriod.of(milliseconds: 45 * Self.day) == nil)
+        #expect(BillingPeriod.of(milliseconds: 0) == nil)
+        #expect(BillingPeriod.of(milliseconds: -Self.day) == nil)
+    }
+
+    @Test func pricesAreMadeMonthlyAndRoundedToTheNearestUnit() {
+        #expect(BillingPeriod.year.monthly(39_990) == 3_333)  // 3,332.5 rounds up
+        #expect(BillingPeriod.week.monthly(990) == 4_290)  // 990 x 52 / 12
+        #expect(BillingPeriod.month.monthly(4_990) == 4_990)
+        #expect(BillingPeriod.sixMonths.monthly(0) == 0)
+    }
+}

@@ -146,6 +146,7 @@ def shaped_stories(mint_jws, news_ca, now):
         ("2100000000030000", now + 50 * DAY, 2, "com.example.minted.yearly", None),  # renewed 15 days ago: active
         ("2100000000040000", now + 40 * DAY, 5, None, None),  # its current period refunded: revoked
         ("2100000000050000", now + 20 * DAY, 2, None, None),  # bought, renewed once, then nothing: expired
+        ("2100000000060000", now + 50 * DAY, 2, "com.example.minted.annual", None),  # renewed for a year, in EUR: active
     ]
     stories = []
     for original, story_now, kept, product, grace_end in shapes:
@@ -155,24 +156,40 @@ def shaped_stories(mint_jws, news_ca, now):
                 notification["data"]["signedTransactionInfo"]["productId"] = product
         if grace_end:
             story[-1][1]["data"]["signedRenewalInfo"]["gracePeriodExpiresDate"] = grace_end
+        if product == "com.example.minted.annual":
+            renewal = story[-1][1]["data"]["signedTransactionInfo"]
+            renewal.update({"expiresDate": renewal["purchaseDate"] + 365 * DAY, "price": 39990, "currency": "EUR"})
         stories.append((original, [mint_jws.sign_notification(payload, chains) for _, payload in story]))
     return stories
 
 
-def test_subscriptions_by_product_and_status_equal_each_subscriptions_state(tmp_path, news_ca, test_ca, mint_jws, now,
-                                                                           new_store):
-    """GET /v1/stats/subscriptions counts each subscription as /v1/subscriptions/{id} (the core's
-    SubscriptionState) judges it, by the product of the period that decides it."""
+def shaped_server(tmp_path, news_ca, test_ca, mint_jws, now, new_store):
+    """A server holding shaped_stories, and each subscription's state as /v1/subscriptions/{id}
+    (the core's SubscriptionState) gives it: the reference the figures are checked against."""
     server = store_server(tmp_path, news_ca, test_ca, store=new_store())
     try:
         stories = shaped_stories(mint_jws, news_ca, now)
         for _, bodies in stories:
             for body in bodies:
                 assert post(server, body)[0] == 200
-        reference = {}
+        states = {}
         for original, _ in stories:
-            status, state = server.json("GET", f"/v1/subscriptions/{original}")
-            assert status == 200, (original, state)
+            status, states[original] = server.json("GET", f"/v1/subscriptions/{original}")
+            assert status == 200, (original, states[original])
+    except BaseException:
+        server.stop()
+        raise
+    return server, states
+
+
+def test_subscriptions_by_product_and_status_equal_each_subscriptions_state(tmp_path, news_ca, test_ca, mint_jws, now,
+                                                                           new_store):
+    """GET /v1/stats/subscriptions counts each subscription as /v1/subscriptions/{id} (the core's
+    SubscriptionState) judges it, by the product of the period that decides it."""
+    server, states = shaped_server(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
+    try:
+        reference = {}
+        for state in states.values():
             product = payload_of(state["signedTransactionInfo"])["productId"]
             reference.setdefault(product, {}).setdefault(state["status_name"], 0)
             reference[product][state["status_name"]] += 1
@@ -192,8 +209,46 @@ def test_subscriptions_by_product_and_status_equal_each_subscriptions_state(tmp_
         status, early = server.json("GET", "/v1/stats/subscriptions?at=1")
         assert status == 200 and early["at_ms"] == 1 and early["total"]["active"] == 0
         assert server.json("GET", "/v1/stats/subscriptions?at=soon")[0] == 400
-        assert server.json("GET", "/v1/stats/mrr")[0] == 404
+        assert server.json("GET", "/v1/stats/nonsense")[0] == 404
         assert server.json("GET", "/v1/stats/subscriptions", token=None)[0] == 401
         assert server.request("POST", "/v1/stats/subscriptions", b"{}")[0] == 405
+    finally:
+        server.stop()
+
+
+# The reference's billing periods: (name, days from, days to, periods per month as a fraction).
+PERIODS = [("week", 7, 7, 52, 12), ("month", 28, 31, 1, 1), ("two_months", 59, 62, 1, 2), ("three_months", 89, 92, 1, 3),
+           ("six_months", 181, 184, 1, 6), ("year", 365, 366, 1, 12)]
+
+
+def test_mrr_per_currency_equals_a_reference_from_each_subscriptions_state(tmp_path, news_ca, test_ca, mint_jws, now,
+                                                                          new_store):
+    """GET /v1/stats/mrr: for the subscriptions /v1/subscriptions/{id} says are active, each
+    standing period's price by currency and period length, made monthly."""
+    server, states = shaped_server(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
+    try:
+        sums = {}
+        for state in states.values():
+            if state["status_name"] != "active":
+                continue
+            period = state["transaction_info"]
+            days = (period["expiresDate"] - period["purchaseDate"] + DAY // 2) // DAY
+            name, _, _, numerator, denominator = next(p for p in PERIODS if p[1] <= days <= p[2])
+            entry = sums.setdefault(period["currency"], {}).setdefault(name, [0, 0, numerator, denominator])
+            entry[0] += 1
+            entry[1] += period["price"]
+        assert set(sums) == {"USD", "EUR"} and "year" in sums["EUR"]
+        reference = [{"currency": currency,
+                      "mrr_milliunits": sum((total * numerator * 2 + denominator) // (denominator * 2)
+                                            for _, total, numerator, denominator in periods.values()),
+                      "subscriptions": sum(count for count, *_ in periods.values()),
+                      "by_period": {name: periods[name][0] for name, *_ in PERIODS if name in periods}}
+                     for currency, periods in sorted(sums.items())]
+        status, mrr = server.json("GET", "/v1/stats/mrr")
+        assert status == 200
+        assert mrr["currencies"] == reference
+        assert mrr["currencies"][0] == {"currency": "EUR", "mrr_milliunits": 3333, "subscriptions": 1, "by_period": {"year": 1}}
+        assert mrr["unclassified"] == {"subscriptions": 0, "currencies": []}
+        assert server.json("GET", "/v1/stats/mrr?at=1")[1]["currencies"] == []
     finally:
         server.stop()

@@ -69,6 +69,10 @@ extension SubscriptionStore {
         try await withStatements(transaction: false) { try await StoreFigures.activeSubscriptions(at: instant, on: $0) }
     }
 
+    func activePrices(at instant: Int64) async throws -> [PriceGroup] {
+        try await withStatements(transaction: false) { try await StoreFigures.activePrices(at: instant, on: $0) }
+    }
+
     func deliveryBacklog() async throws -> (count: Int64, oldest: Int64?) {
         try await withStatements(transaction: false) { try await EventOutbox.backlog(on: $0) }
     }
