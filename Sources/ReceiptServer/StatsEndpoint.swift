@@ -18,12 +18,23 @@ extension ReceiptResponder {
             return (Self.json(.notFound, NotificationEndpoint.failure(
                 "NOT_FOUND", "no figure \(name); there are " + StatsJSON.figures.joined(separator: " and "))), "404")
         }
-        let at = request.uri.queryParameters.get("at")
-        guard at == nil || Int64(at!).map({ $0 >= 0 }) == true else {
-            return Self.badRequest("at is an instant in epoch milliseconds")
+        let query = request.uri.queryParameters
+        let now = ReceiptVerifier.currentMilliseconds()
+        guard let instant = Self.instant(query.get("at"), or: now), let to = Self.instant(query.get("to"), or: now),
+              let from = Self.instant(query.get("from"), or: to - 30 * FigureInterval.dayMilliseconds) else {
+            return Self.badRequest("at, from and to are instants in epoch milliseconds")
         }
-        let instant = at.flatMap { Int64($0) } ?? ReceiptVerifier.currentMilliseconds()
         do {
+            if name == "flows" {
+                guard let interval = FigureInterval(rawValue: query.get("by") ?? "day"), from < to,
+                      let firstDays = interval.intervals(from: from, to: to, limit: StatsJSON.maxIntervals) else {
+                    return Self.badRequest("flows take from < to, by day, week or month, and at most \(StatsJSON.maxIntervals) "
+                                           + "intervals between them")
+                }
+                let days = try await stored.store.flows(from: from, to: to, at: instant)
+                return (Self.json(.ok, StatsJSON.flows(days, intervals: firstDays, by: interval, from: from, to: to, at: instant)),
+                        "200")
+            }
             if name == "mrr" {
                 return (Self.json(.ok, StatsJSON.mrr(try await stored.store.activePrices(at: instant), at: instant)), "200")
             }
@@ -35,9 +46,71 @@ extension ReceiptResponder {
     }
 }
 
+extension ReceiptResponder {
+    /// A query's instant: absent, `otherwise`; nil when it is not a number of milliseconds from 0.
+    fileprivate static func instant(_ text: String?, or otherwise: Int64) -> Int64? {
+        guard let text else { return otherwise }
+        return Int64(text).flatMap { $0 >= 0 ? $0 : nil }
+    }
+}
+
 /// The figures as JSON.
 enum StatsJSON {
-    static let figures = ["subscriptions", "mrr"]
+    static let figures = ["subscriptions", "mrr", "flows"]
+    /// The most intervals one flows answer holds (a little under three years by day).
+    static let maxIntervals = 1000
+
+    /// `{"from_ms", "to_ms", "by", "at_ms", "intervals": [{"start_ms", "new", "trial_starts",
+    /// "renewals", "trial_conversions", "recoveries", "reactivations", "refunds": {"count",
+    /// "amounts": [{"currency", "milliunits"}]}, "churned": {"voluntary", "billing", "other"}}]}`:
+    /// every interval that meets [from, to), zeros where nothing happened.
+    static func flows(_ days: [DayFlows], intervals firstDays: [Int64], by interval: FigureInterval, from: Int64, to: Int64,
+                      at instant: Int64) -> [UInt8] {
+        var byInterval: [Int64: [DayFlows]] = [:]
+        for day in days { byInterval[interval.firstDay(holding: day.day), default: []].append(day) }
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.number("from_ms", from)
+        writer.number("to_ms", to)
+        writer.string("by", interval.rawValue)
+        writer.number("at_ms", instant)
+        writer.beginArray("intervals")
+        for first in firstDays {
+            let days = byInterval[first] ?? []
+            func total(_ value: (DayFlows) -> Int64) -> Int64 { days.reduce(0) { $0 + value($1) } }
+            writer.beginObject()
+            writer.number("start_ms", first * FigureInterval.dayMilliseconds)
+            writer.number("new", total(\.began.new))
+            writer.number("trial_starts", total(\.began.trialStarts))
+            writer.number("renewals", total(\.began.renewals))
+            writer.number("trial_conversions", total(\.began.trialConversions))
+            writer.number("recoveries", total(\.began.recoveries))
+            writer.number("reactivations", total(\.began.reactivations))
+            let refunds = days.flatMap(\.refunds)
+            writer.beginObject("refunds")
+            writer.number("count", refunds.reduce(0) { $0 + $1.count })
+            writer.beginArray("amounts")
+            for currency in Set(refunds.map(\.currency)).sorted() {
+                writer.beginObject()
+                writer.string("currency", currency)
+                writer.number("milliunits", refunds.filter { $0.currency == currency }.reduce(0) { $0 + $1.amount })
+                writer.endObject()
+            }
+            writer.endArray()
+            writer.endObject()
+            // Apple's expirationIntent: 1 the customer cancelled, 2 a billing error; the rest other.
+            let churned = days.flatMap(\.churned)
+            writer.beginObject("churned")
+            writer.number("voluntary", churned.filter { $0.intent == 1 }.reduce(0) { $0 + $1.count })
+            writer.number("billing", churned.filter { $0.intent == 2 }.reduce(0) { $0 + $1.count })
+            writer.number("other", churned.filter { $0.intent != 1 && $0.intent != 2 }.reduce(0) { $0 + $1.count })
+            writer.endObject()
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
+    }
 
     static let statuses: [SubscriptionState.Status] = [.active, .gracePeriod, .billingRetry, .expired, .revoked]
 

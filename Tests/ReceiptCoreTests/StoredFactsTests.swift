@@ -78,3 +78,26 @@ struct BillingPeriodTests {
         #expect(BillingPeriod.sixMonths.monthly(0) == 0)
     }
 }
+
+/// FigureInterval: days, ISO weeks and calendar months in UTC, and a bounded list of them.
+struct FigureIntervalTests {
+    static let day: Int64 = 86_400_000
+
+    @Test func intervalsStartOnMidnightMondaysAndFirstsOfMonths() {
+        let leapDay = Int64(19_782)  // 2024-02-29, a Thursday
+        #expect(FigureInterval.day(of: leapDay * Self.day + 1) == leapDay)
+        #expect(FigureInterval.day(of: -1) == -1)  // the last millisecond of 1969
+        #expect(FigureInterval.week.firstDay(holding: leapDay) == leapDay - 3)  // Monday 2024-02-26
+        #expect(FigureInterval.month.firstDay(holding: leapDay) == leapDay - 28)  // 2024-02-01
+        #expect(FigureInterval.month.nextFirstDay(after: leapDay - 28) == leapDay + 1)  // 2024-03-01
+        #expect(FigureInterval.day.firstDay(holding: leapDay) == leapDay)
+    }
+
+    @Test func theIntervalsOfARangeAreListedUpToALimit() {
+        let from = 19_782 * Self.day + 12 * 3_600_000
+        #expect(FigureInterval.day.intervals(from: from, to: from + 2 * Self.day, limit: 10) == [19_782, 19_783, 19_784])
+        #expect(FigureInterval.month.intervals(from: from, to: from + 40 * Self.day, limit: 10) == [19_754, 19_783, 19_814])
+        #expect(FigureInterval.day.intervals(from: from, to: from + 20 * Self.day, limit: 10) == nil)
+        #expect(FigureInterval.week.intervals(from: from, to: from, limit: 10) == [])
+    }
+}

@@ -147,6 +147,8 @@ def shaped_stories(mint_jws, news_ca, now):
         ("2100000000040000", now + 40 * DAY, 5, None, None),  # its current period refunded: revoked
         ("2100000000050000", now + 20 * DAY, 2, None, None),  # bought, renewed once, then nothing: expired
         ("2100000000060000", now + 50 * DAY, 2, "com.example.minted.annual", None),  # renewed for a year, in EUR: active
+        ("2100000000070000", now, 6, None, None),  # its third period began three days late: a recovery
+        ("2100000000080000", now + 40 * DAY, 2, None, None),  # bought again ten days after it ended: a reactivation
     ]
     stories = []
     for original, story_now, kept, product, grace_end in shapes:
@@ -156,6 +158,15 @@ def shaped_stories(mint_jws, news_ca, now):
                 notification["data"]["signedTransactionInfo"]["productId"] = product
         if grace_end:
             story[-1][1]["data"]["signedRenewalInfo"]["gracePeriodExpiresDate"] = grace_end
+        first = story[0][1]["data"]["signedTransactionInfo"]
+        if original == "2100000000010000":  # began with a free week
+            first.update({"offerType": 1, "offerDiscountType": "FREE_TRIAL", "offerPeriod": "P1W", "price": 0})
+        if original in ("2100000000070000", "2100000000080000"):
+            late = story[-1][1]["data"]["signedTransactionInfo"]
+            gap = (3 if original == "2100000000070000" else 10) * DAY
+            late.update({"purchaseDate": late["purchaseDate"] + gap, "expiresDate": late["expiresDate"] + gap})
+            if original == "2100000000080000":
+                late["transactionReason"] = "PURCHASE"
         if product == "com.example.minted.annual":
             renewal = story[-1][1]["data"]["signedTransactionInfo"]
             renewal.update({"expiresDate": renewal["purchaseDate"] + 365 * DAY, "price": 39990, "currency": "EUR"})
@@ -250,5 +261,101 @@ def test_mrr_per_currency_equals_a_reference_from_each_subscriptions_state(tmp_p
         assert mrr["currencies"][0] == {"currency": "EUR", "mrr_milliunits": 3333, "subscriptions": 1, "by_period": {"year": 1}}
         assert mrr["unclassified"] == {"subscriptions": 0, "currencies": []}
         assert server.json("GET", "/v1/stats/mrr?at=1")[1]["currencies"] == []
+    finally:
+        server.stop()
+
+
+def reference_flows(stories, states, since, until, now):
+    """What happened per calendar month (UTC) of [since, until), from the stored copies of the
+    minted transactions (the latest signing of each) and each subscription's state now."""
+    import datetime
+    transactions, renewals = {}, {}
+    for _, bodies in stories:
+        for body in bodies:
+            data = payload_of(json.loads(body)["signedPayload"])["data"]
+            transaction = payload_of(data["signedTransactionInfo"])
+            if transaction["signedDate"] >= transactions.get(transaction["transactionId"], {}).get("signedDate", -1):
+                transactions[transaction["transactionId"]] = transaction
+            renewal = payload_of(data["signedRenewalInfo"])
+            if renewal["signedDate"] >= renewals.get(renewal["originalTransactionId"], {}).get("signedDate", -1):
+                renewals[renewal["originalTransactionId"]] = renewal
+
+    def month(milliseconds):
+        date = datetime.datetime.fromtimestamp(milliseconds / 1000, datetime.timezone.utc)
+        return int(datetime.datetime(date.year, date.month, 1, tzinfo=datetime.timezone.utc).timestamp() * 1000)
+
+    empty = lambda: {"new": 0, "trial_starts": 0, "renewals": 0, "trial_conversions": 0, "recoveries": 0,  # noqa: E731
+                     "reactivations": 0, "refunds": {"count": 0, "amounts": {}},
+                     "churned": {"voluntary": 0, "billing": 0, "other": 0}}
+    intervals = {}
+    start = month(since)
+    while start < until:
+        intervals[start] = empty()
+        date = datetime.datetime.fromtimestamp(start / 1000, datetime.timezone.utc)
+        start = month(int(datetime.datetime(date.year + date.month // 12, date.month % 12 + 1, 1,
+                                            tzinfo=datetime.timezone.utc).timestamp() * 1000))
+    by_subscription = {}
+    for transaction in transactions.values():
+        by_subscription.setdefault(transaction["originalTransactionId"], []).append(transaction)
+    for periods in by_subscription.values():
+        periods.sort(key=lambda t: (t["purchaseDate"], t["transactionId"]))
+        for index, period in enumerate(periods):
+            if not since <= period["purchaseDate"] < until:
+                continue
+            counts = intervals[month(period["purchaseDate"])]
+            if index == 0:
+                counts["new"] += 1
+                counts["trial_starts"] += period.get("offerDiscountType") == "FREE_TRIAL"
+                continue
+            before = periods[index - 1]
+            if period["purchaseDate"] <= before["expiresDate"]:
+                counts["renewals"] += 1
+            elif period["transactionReason"] == "RENEWAL":
+                counts["recoveries"] += 1
+            else:
+                counts["reactivations"] += 1
+            counts["trial_conversions"] += before.get("offerDiscountType") == "FREE_TRIAL"
+    for transaction in transactions.values():
+        if since <= transaction.get("revocationDate", -1) < until:
+            refunds = intervals[month(transaction["revocationDate"])]["refunds"]
+            refunds["count"] += 1
+            amount = transaction["price"] * transaction.get("revocationPercentage", 100000) // 100000
+            refunds["amounts"][transaction["currency"]] = refunds["amounts"].get(transaction["currency"], 0) + amount
+    for original, state in states.items():
+        end = state["transaction_info"]["expiresDate"]
+        if state["status_name"] == "expired" and since <= end < until:
+            intent = renewals.get(original, {}).get("expirationIntent")
+            intervals[month(end)]["churned"][{1: "voluntary", 2: "billing"}.get(intent, "other")] += 1
+    return [dict(counts, start_ms=start, refunds={"count": counts["refunds"]["count"], "amounts": [
+        {"currency": currency, "milliunits": amount} for currency, amount in sorted(counts["refunds"]["amounts"].items())]})
+        for start, counts in intervals.items()]
+
+
+def test_flows_by_month_equal_a_reference_from_the_same_notifications(tmp_path, news_ca, test_ca, mint_jws, now, new_store):
+    """GET /v1/stats/flows: new subscriptions, trial starts and conversions, renewals,
+    recoveries, reactivations, refunds and churn, per month, as a reference derivation from the
+    same notifications gives them; every interval present; bad ranges refused."""
+    server, states = shaped_server(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
+    try:
+        since, until = now - 200 * DAY, now + DAY
+        status, flows = server.json("GET", f"/v1/stats/flows?from={since}&to={until}&by=month&at={now}")
+        assert status == 200
+        assert (flows["from_ms"], flows["to_ms"], flows["by"], flows["at_ms"]) == (since, until, "month", now)
+        stories = shaped_stories(mint_jws, news_ca, now)
+        reference = reference_flows(stories, states, since, until, now)
+        assert flows["intervals"] == reference
+        totals = {name: sum(interval[name] for interval in reference)
+                  for name in ("new", "trial_starts", "trial_conversions", "renewals", "recoveries", "reactivations")}
+        assert all(totals.values()), totals  # the stories make every kind happen
+        assert sum(interval["refunds"]["count"] for interval in reference) >= 1
+        assert sum(sum(interval["churned"].values()) for interval in reference) >= 1
+        # By day (201 days from mid-day meet 202 UTC days) and by week: the same events, split finer.
+        by_day = server.json("GET", f"/v1/stats/flows?from={since}&to={until}&by=day&at={now}")[1]["intervals"]
+        assert len(by_day) == 202 and sum(interval["new"] for interval in by_day) == totals["new"]
+        by_week = server.json("GET", f"/v1/stats/flows?from={since}&to={until}&by=week&at={now}")[1]["intervals"]
+        assert all(interval["start_ms"] // DAY % 7 == 4 for interval in by_week)  # Mondays (1970-01-01 was a Thursday)
+        assert sum(interval["renewals"] for interval in by_week) == totals["renewals"]
+        for query in ("by=year", f"from={until}&to={since}", f"from=0&to={until}&by=day", "from=soon"):
+            assert server.json("GET", f"/v1/stats/flows?{query}")[0] == 400, query
     finally:
         server.stop()

@@ -37,6 +37,63 @@ enum StoreFigures {
         }
     }
 
+    /// What happened to subscriptions on each day (since 1970-01-01 UTC) of [from, to):
+    /// periods that began (new, trial starts, renewals, trial conversions, recoveries,
+    /// reactivations, by how each follows the subscription's period before it), periods
+    /// refunded or revoked (and the amount, per currency), and subscriptions expired at
+    /// `instant` whose standing period ended that day, by the renewal info's expiration intent.
+    static func flows(from: Int64, to: Int64, at instant: Int64, on statements: some StoreStatements) async throws -> [DayFlows] {
+        let d = statements.dialect
+        let (p1, p2, p3) = (d.placeholder(1), d.placeholder(2), d.placeholder(3))
+        let day = FigureInterval.dayMilliseconds
+        func count(_ condition: String) -> String { "CAST(sum(CASE WHEN \(condition) THEN 1 ELSE 0 END) AS BIGINT)" }
+        let began = try await statements.run("""
+            WITH periods AS (
+              SELECT purchase_date, offer_discount_type, transaction_reason,
+                LAG(expires_date) OVER (PARTITION BY original_transaction_id ORDER BY purchase_date, transaction_id) AS previous_end,
+                LAG(offer_discount_type) OVER (PARTITION BY original_transaction_id ORDER BY purchase_date, transaction_id)
+                  AS previous_offer,
+                ROW_NUMBER() OVER (PARTITION BY original_transaction_id ORDER BY purchase_date, transaction_id) AS position
+              FROM transactions WHERE product_type = 'Auto-Renewable Subscription' AND purchase_date IS NOT NULL
+            )
+            SELECT purchase_date / \(day), \(count("position = 1")),
+              \(count("position = 1 AND offer_discount_type = 'FREE_TRIAL'")),
+              \(count("position > 1 AND purchase_date <= coalesce(previous_end, purchase_date)")),
+              \(count("position > 1 AND previous_offer = 'FREE_TRIAL'")),
+              \(count("position > 1 AND purchase_date > previous_end AND transaction_reason = 'RENEWAL'")),
+              \(count("position > 1 AND purchase_date > previous_end AND coalesce(transaction_reason, '') <> 'RENEWAL'"))
+            FROM periods WHERE purchase_date >= \(p1) AND purchase_date < \(p2) GROUP BY 1 ORDER BY 1
+            """, [.integer(from), .integer(to)])
+        let refunded = try await statements.run("""
+            SELECT revocation_date / \(day), coalesce(currency, ''), count(*),
+              CAST(sum(coalesce(price, 0) * coalesce(revocation_percentage, 100000) / 100000) AS BIGINT)
+            FROM transactions WHERE product_type = 'Auto-Renewable Subscription'
+              AND revocation_date >= \(p1) AND revocation_date < \(p2) GROUP BY 1, 2 ORDER BY 1, 2
+            """, [.integer(from), .integer(to)])
+        let churned = try await statements.run(perSubscription(
+            select: "standing.expires_date / \(day), coalesce(renewal.expiration_intent, 0), count(*)",
+            where: "(\(status(d))) = \(SubscriptionState.Status.expired.rawValue) AND standing.expires_date >= \(p2) "
+                + "AND standing.expires_date < \(p3)", groupBy: "1, 2", dialect: d),
+            [.integer(instant), .integer(from), .integer(to)])
+        var days: [Int64: DayFlows] = [:]
+        for row in began where row.count == 7 {
+            guard let day = row[0].integer else { continue }
+            let counts = row.dropFirst().map { $0.integer ?? 0 }
+            days[day, default: DayFlows(day: day)].began = DayFlows.Began(
+                new: counts[0], trialStarts: counts[1], renewals: counts[2], trialConversions: counts[3],
+                recoveries: counts[4], reactivations: counts[5])
+        }
+        for row in refunded where row.count == 4 {
+            guard let day = row[0].integer, let currency = row[1].text, let count = row[2].integer else { continue }
+            days[day, default: DayFlows(day: day)].refunds.append((currency, count, row[3].integer ?? 0))
+        }
+        for row in churned where row.count == 3 {
+            guard let day = row[0].integer, let intent = row[1].integer, let count = row[2].integer else { continue }
+            days[day, default: DayFlows(day: day)].churned.append((intent, count))
+        }
+        return days.values.sorted { $0.day < $1.day }
+    }
+
     /// The status of the frame's subscription at the instant (placeholder 1).
     private static func status(_ d: StoreDialect) -> String {
         SubscriptionState.Status.sqlCase(StatusInputColumns(
@@ -85,4 +142,21 @@ struct PriceGroup: Sendable, Equatable {
     let subscriptions: Int64
     /// Their prices added, in milliunits of the currency (a period without a price adds 0).
     let priceSum: Int64
+}
+
+/// What happened on one day (StoreFigures.flows).
+struct DayFlows: Sendable {
+    struct Began: Sendable {
+        var new: Int64 = 0, trialStarts: Int64 = 0, renewals: Int64 = 0, trialConversions: Int64 = 0
+        var recoveries: Int64 = 0, reactivations: Int64 = 0
+    }
+
+    let day: Int64
+    var began = Began()
+    /// Periods refunded or revoked: currency, how many, the amount refunded in milliunits.
+    var refunds: [(currency: String, count: Int64, amount: Int64)] = []
+    /// Subscriptions expired whose standing period ended that day: expiration intent (0: none), how many.
+    var churned: [(intent: Int64, count: Int64)] = []
+
+    init(day: Int64) { self.day = day }
 }

@@ -73,6 +73,10 @@ extension SubscriptionStore {
         try await withStatements(transaction: false) { try await StoreFigures.activePrices(at: instant, on: $0) }
     }
 
+    func flows(from: Int64, to: Int64, at instant: Int64) async throws -> [DayFlows] {
+        try await withStatements(transaction: false) { try await StoreFigures.flows(from: from, to: to, at: instant, on: $0) }
+    }
+
     func deliveryBacklog() async throws -> (count: Int64, oldest: Int64?) {
         try await withStatements(transaction: false) { try await EventOutbox.backlog(on: $0) }
     }
