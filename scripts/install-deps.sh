@@ -5,7 +5,8 @@
 #   scripts/install-deps.sh test    and what the tests need: cmocka, valgrind, readelf, openssl, bc,
 #                                   a Java runtime (Spark), wrk (the server's load bench),
 #                                   PostgreSQL (the server's store, tested in a throwaway
-#                                   cluster the tests start), groff (the man page), and python3-venv for the tests'
+#                                   cluster the tests start), groff (the man page), chromium (the
+#                                   dashboard, rendered headless), and python3-venv for the tests'
 #                                   virtual environment
 # The Swift toolchain itself must already be on PATH. Safe to run again: it installs
 # nothing that is present.
@@ -29,6 +30,7 @@ if [ "$scope" = test ]; then
   command -v curl >/dev/null || missing+=(curl)  # README's notification loop
   command -v groff >/dev/null || missing+=(groff-base)  # test-install renders the man page
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)  # receipt serve's PostgreSQL store, in a throwaway cluster
+  command -v chromium >/dev/null || missing+=(chromium)  # the dashboard's tests render it in a real browser
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

@@ -19,9 +19,14 @@ public struct ReadAuthorization: Sendable {
 
     public enum Caller: Sendable { case authenticated, anonymous, refused }
 
-    /// What the request's `Authorization: Bearer …` makes its sender.
-    func caller(of headers: HTTPFields) -> Caller {
+    /// What the request's `Authorization: Bearer …` makes its sender; with `basic`, also
+    /// `Authorization: Basic …` whose password is a token (what a browser sends for a page,
+    /// the dashboard, after asking for it).
+    func caller(of headers: HTTPFields, basic: Bool = false) -> Caller {
         guard let value = headers[.authorization] else { return open ? .anonymous : .refused }
+        if basic, let password = HTTPBasicCredentials.password(inAuthorization: value) {
+            return SharedSecret.matchesAny(password, of: tokens) ? .authenticated : .refused
+        }
         let scheme = "bearer "
         guard value.utf8.count > scheme.utf8.count, value.prefix(scheme.count).lowercased() == scheme else { return .refused }
         return SharedSecret.matchesAny(String(value.dropFirst(scheme.count)), of: tokens) ? .authenticated : .refused

@@ -101,3 +101,15 @@ struct FigureIntervalTests {
         #expect(FigureInterval.week.intervals(from: from, to: from, limit: 10) == [])
     }
 }
+
+/// HTTPBasicCredentials: the password a browser sends for a page that asked for one.
+struct HTTPBasicCredentialsTests {
+    @Test func thePasswordIsWhatFollowsTheFirstColon() {
+        #expect(HTTPBasicCredentials.password(inAuthorization: "Basic b3BlcmF0b3I6czNjcjN0OnRvbw==") == "s3cr3t:too")
+        #expect(HTTPBasicCredentials.password(inAuthorization: "basic OnRva2Vu") == "token")  // no user name
+        #expect(HTTPBasicCredentials.password(inAuthorization: "Bearer b3BlcmF0b3I6czNjcjN0") == nil)
+        #expect(HTTPBasicCredentials.password(inAuthorization: "Basic bm8gY29sb24=") == nil)  // "no colon"
+        #expect(HTTPBasicCredentials.password(inAuthorization: "Basic !!!") == nil)
+        #expect(HTTPBasicCredentials.password(inAuthorization: "Basic ") == nil)
+    }
+}

@@ -10,6 +10,26 @@ public enum FigureInterval: String, Sendable, CaseIterable {
         milliseconds >= 0 ? milliseconds / dayMilliseconds : (milliseconds - dayMilliseconds + 1) / dayMilliseconds
     }
 
+    /// The day of an ISO 8601 calendar date (`2026-11-27`); nil for anything else.
+    public static func day(ofDate text: String) -> Int64? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              parts.allSatisfy({ $0.utf8.allSatisfy { (48...57).contains($0) } }),
+              let year = Int64(parts[0]), let month = Int64(parts[1]), let day = Int64(parts[2]),
+              (1...12).contains(month), (1...CivilTime.daysInMonth(year: year, month: month)).contains(day) else { return nil }
+        return CivilTime.daysFromCivil(year: year, month: month, day: day)
+    }
+
+    /// A day as its ISO 8601 calendar date (`2026-11-27`).
+    public static func date(ofDay day: Int64) -> String {
+        let date = CivilTime.civilFromDays(day)
+        func pad(_ value: Int64, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(pad(date.year, 4))-\(pad(date.month, 2))-\(pad(date.day, 2))"
+    }
+
     /// The first day of the interval that holds `day`.
     public func firstDay(holding day: Int64) -> Int64 {
         switch self {

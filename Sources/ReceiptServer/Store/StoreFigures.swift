@@ -79,9 +79,10 @@ enum StoreFigures {
         for row in began where row.count == 7 {
             guard let day = row[0].integer else { continue }
             let counts = row.dropFirst().map { $0.integer ?? 0 }
-            days[day, default: DayFlows(day: day)].began = DayFlows.Began(
-                new: counts[0], trialStarts: counts[1], renewals: counts[2], trialConversions: counts[3],
-                recoveries: counts[4], reactivations: counts[5])
+            var began = DayFlows.Began()
+            (began.new, began.trialStarts, began.renewals) = (counts[0], counts[1], counts[2])
+            (began.trialConversions, began.recoveries, began.reactivations) = (counts[3], counts[4], counts[5])
+            days[day, default: DayFlows(day: day)].began = began
         }
         for row in refunded where row.count == 4 {
             guard let day = row[0].integer, let currency = row[1].text, let count = row[2].integer else { continue }
@@ -126,37 +127,4 @@ enum StoreFigures {
             GROUP BY \(groupBy) ORDER BY \(groupBy)
             """
     }
-}
-
-/// How many subscriptions of a product are in a status.
-struct SubscriptionCount: Sendable, Equatable {
-    let productID: String
-    let status: SubscriptionState.Status
-    let count: Int64
-}
-
-/// Active subscriptions of one currency whose standing periods last as long.
-struct PriceGroup: Sendable, Equatable {
-    let currency: String
-    let periodMilliseconds: Int64
-    let subscriptions: Int64
-    /// Their prices added, in milliunits of the currency (a period without a price adds 0).
-    let priceSum: Int64
-}
-
-/// What happened on one day (StoreFigures.flows).
-struct DayFlows: Sendable {
-    struct Began: Sendable {
-        var new: Int64 = 0, trialStarts: Int64 = 0, renewals: Int64 = 0, trialConversions: Int64 = 0
-        var recoveries: Int64 = 0, reactivations: Int64 = 0
-    }
-
-    let day: Int64
-    var began = Began()
-    /// Periods refunded or revoked: currency, how many, the amount refunded in milliunits.
-    var refunds: [(currency: String, count: Int64, amount: Int64)] = []
-    /// Subscriptions expired whose standing period ended that day: expiration intent (0: none), how many.
-    var churned: [(intent: Int64, count: Int64)] = []
-
-    init(day: Int64) { self.day = day }
 }

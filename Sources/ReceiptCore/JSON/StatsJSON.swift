@@ -1,0 +1,109 @@
+/// The store's figures as `receipt serve` answers `GET /v1/stats/…` (README defines each).
+public enum StatsJSON {
+    /// `{"at_ms", "total": {status name: count…, "entitled"}, "by_product": [{"product_id", …}]}`:
+    /// every status named, 0 where none; `entitled` is active plus grace period.
+    public static func subscriptions(_ counts: [SubscriptionCount], at instant: Int64) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.number("at_ms", instant)
+        writer.beginObject("total")
+        write(counts, into: &writer)
+        writer.endObject()
+        writer.beginArray("by_product")
+        for product in Set(counts.map(\.productID)).sorted() {
+            writer.beginObject()
+            writer.string("product_id", product)
+            write(counts.filter { $0.productID == product }, into: &writer)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    private static func write(_ counts: [SubscriptionCount], into writer: inout JSONWriter) {
+        for status in SubscriptionCount.statuses { writer.number(status.name, SubscriptionCount.total(counts, status)) }
+        writer.number("entitled", SubscriptionCount.total(counts, nil))
+    }
+
+    /// `{"at_ms", "currencies": [{"currency", "mrr_milliunits", "subscriptions", "by_period": {period: count}}],
+    /// "unclassified": {"subscriptions", "currencies": [...]}}` (MRRLine).
+    public static func mrr(_ groups: [PriceGroup], at instant: Int64) -> [UInt8] {
+        let (lines, unclassified, unclassifiedCurrencies) = MRRLine.lines(groups)
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.number("at_ms", instant)
+        writer.beginArray("currencies")
+        for line in lines {
+            writer.beginObject()
+            writer.string("currency", line.currency)
+            writer.number("mrr_milliunits", line.milliunits)
+            writer.number("subscriptions", line.subscriptions)
+            writer.beginObject("by_period")
+            for (period, count) in line.periods { writer.number(period.rawValue, count) }
+            writer.endObject()
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.beginObject("unclassified")
+        writer.number("subscriptions", unclassified)
+        writer.beginArray("currencies")
+        for currency in unclassifiedCurrencies { writer.string(nil, currency) }
+        writer.endArray()
+        writer.endObject()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// `{"from_ms", "to_ms", "by", "at_ms", "intervals": [{"start_ms", "new", "trial_starts",
+    /// "renewals", "trial_conversions", "recoveries", "reactivations", "refunds": {"count",
+    /// "amounts": [{"currency", "milliunits"}]}, "churned": {"voluntary", "billing", "other"}}]}`
+    /// (IntervalFlows): every interval that meets [from, to), zeros where nothing happened.
+    public static func flows(_ intervals: [IntervalFlows], by interval: FigureInterval, from: Int64, to: Int64,
+                             at instant: Int64) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.number("from_ms", from)
+        writer.number("to_ms", to)
+        writer.string("by", interval.rawValue)
+        writer.number("at_ms", instant)
+        writer.beginArray("intervals")
+        for flows in intervals {
+            writer.beginObject()
+            writer.number("start_ms", flows.startMilliseconds)
+            for (name, value) in flows.beganFigures { writer.number(name, value) }
+            writer.beginObject("refunds")
+            writer.number("count", flows.refundCount)
+            writer.beginArray("amounts")
+            for (currency, milliunits) in flows.refundAmounts {
+                writer.beginObject()
+                writer.string("currency", currency)
+                writer.number("milliunits", milliunits)
+                writer.endObject()
+            }
+            writer.endArray()
+            writer.endObject()
+            writer.beginObject("churned")
+            for (name, value) in flows.churnedFigures { writer.number(name, value) }
+            writer.endObject()
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
+    }
+}
+
+extension IntervalFlows {
+    /// The periods that began, by the names the answers give them, in order.
+    public var beganFigures: [(name: String, value: Int64)] {
+        [("new", began.new), ("trial_starts", began.trialStarts), ("renewals", began.renewals),
+         ("trial_conversions", began.trialConversions), ("recoveries", began.recoveries),
+         ("reactivations", began.reactivations)]
+    }
+
+    /// The churned subscriptions by reason, by the names the answers give them.
+    public var churnedFigures: [(name: String, value: Int64)] {
+        [("voluntary", churnedVoluntary), ("billing", churnedBilling), ("other", churnedOther)]
+    }
+}

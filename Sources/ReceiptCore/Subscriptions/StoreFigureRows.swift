@@ -1,0 +1,137 @@
+/// The rows a store's figure queries give (over StoredFacts' columns), and what the
+/// figures make of them: totals per status, monthly recurring revenue, flows per
+/// interval. The store runs the SQL; the sums, the rounding and the intervals are here,
+/// once, for the JSON answers and the dashboard alike.
+
+/// How many subscriptions of a product are in a status.
+public struct SubscriptionCount: Sendable, Equatable {
+    public let productID: String
+    public let status: SubscriptionState.Status
+    public let count: Int64
+
+    public init(productID: String, status: SubscriptionState.Status, count: Int64) {
+        (self.productID, self.status, self.count) = (productID, status, count)
+    }
+
+    /// The statuses figures list, in this order.
+    public static let statuses: [SubscriptionState.Status] = [.active, .gracePeriod, .billingRetry, .expired, .revoked]
+
+    /// How many of `counts` are in `status` (nil: entitled, active plus grace period).
+    public static func total(_ counts: [SubscriptionCount], _ status: SubscriptionState.Status?) -> Int64 {
+        counts.filter { count in status.map { count.status == $0 } ?? (count.status == .active || count.status == .gracePeriod) }
+            .reduce(0) { $0 + $1.count }
+    }
+}
+
+/// Active subscriptions of one currency whose standing periods last as long.
+public struct PriceGroup: Sendable, Equatable {
+    public let currency: String
+    public let periodMilliseconds: Int64
+    public let subscriptions: Int64
+    /// Their prices added, in milliunits of the currency (a period without a price adds 0).
+    public let priceSum: Int64
+
+    public init(currency: String, periodMilliseconds: Int64, subscriptions: Int64, priceSum: Int64) {
+        (self.currency, self.periodMilliseconds, self.subscriptions, self.priceSum) = (currency, periodMilliseconds, subscriptions, priceSum)
+    }
+}
+
+/// One currency's monthly recurring revenue: for each billing period its prices added,
+/// made monthly and rounded (BillingPeriod.monthly), then added up.
+public struct MRRLine: Sendable, Equatable {
+    public let currency: String
+    public let milliunits: Int64
+    public let subscriptions: Int64
+    /// Subscriptions per billing period, in BillingPeriod's order.
+    public let periods: [(period: BillingPeriod, subscriptions: Int64)]
+
+    public static func == (a: MRRLine, b: MRRLine) -> Bool {
+        a.currency == b.currency && a.milliunits == b.milliunits && a.subscriptions == b.subscriptions
+            && a.periods.map(\.period) == b.periods.map(\.period) && a.periods.map(\.subscriptions) == b.periods.map(\.subscriptions)
+    }
+
+    /// The lines of `groups` by currency, and the subscriptions whose periods have no
+    /// plan's length (with their currencies), which bring no revenue.
+    public static func lines(_ groups: [PriceGroup]) -> (lines: [MRRLine], unclassified: Int64, unclassifiedCurrencies: [String]) {
+        var sums: [String: [BillingPeriod: (subscriptions: Int64, prices: Int64)]] = [:]
+        var unclassified: Int64 = 0
+        var unclassifiedCurrencies: Set<String> = []
+        for group in groups {
+            guard let period = BillingPeriod.of(milliseconds: group.periodMilliseconds) else {
+                unclassified += group.subscriptions
+                unclassifiedCurrencies.insert(group.currency)
+                continue
+            }
+            let earlier = sums[group.currency, default: [:]][period] ?? (0, 0)
+            sums[group.currency, default: [:]][period] = (earlier.subscriptions + group.subscriptions, earlier.prices + group.priceSum)
+        }
+        let lines = sums.sorted { $0.key < $1.key }.map { currency, periods in
+            MRRLine(currency: currency, milliunits: periods.reduce(0) { $0 + $1.key.monthly($1.value.prices) },
+                    subscriptions: periods.values.reduce(0) { $0 + $1.subscriptions },
+                    periods: BillingPeriod.allCases.compactMap { period in periods[period].map { (period, $0.subscriptions) } })
+        }
+        return (lines, unclassified, unclassifiedCurrencies.sorted())
+    }
+}
+
+/// What happened on one day (since 1970-01-01 UTC), as a store's flows query gives it.
+public struct DayFlows: Sendable {
+    /// Periods that began, by how each follows the subscription's period before it.
+    public struct Began: Sendable, Equatable {
+        public var new: Int64 = 0, trialStarts: Int64 = 0, renewals: Int64 = 0, trialConversions: Int64 = 0
+        public var recoveries: Int64 = 0, reactivations: Int64 = 0
+
+        public init() {}
+
+        static func + (a: Began, b: Began) -> Began {
+            var sum = a
+            sum.new += b.new
+            sum.trialStarts += b.trialStarts
+            sum.renewals += b.renewals
+            sum.trialConversions += b.trialConversions
+            sum.recoveries += b.recoveries
+            sum.reactivations += b.reactivations
+            return sum
+        }
+    }
+
+    public let day: Int64
+    public var began = Began()
+    /// Periods refunded or revoked: currency, how many, the amount refunded in milliunits.
+    public var refunds: [(currency: String, count: Int64, amount: Int64)] = []
+    /// Subscriptions expired whose standing period ended that day: expiration intent (0: none), how many.
+    public var churned: [(intent: Int64, count: Int64)] = []
+
+    public init(day: Int64) { self.day = day }
+}
+
+/// The flows of one interval: its days added up.
+public struct IntervalFlows: Sendable {
+    public let startMilliseconds: Int64
+    public let began: DayFlows.Began
+    public let refundCount: Int64
+    /// Refunded milliunits per currency, by currency.
+    public let refundAmounts: [(currency: String, milliunits: Int64)]
+    /// Apple's expirationIntent: 1 the customer cancelled, 2 a billing error; the rest other.
+    public let churnedVoluntary, churnedBilling, churnedOther: Int64
+
+    /// Every interval of `firstDays` (FigureInterval.intervals), with the days of `days` it holds.
+    public static func make(_ days: [DayFlows], intervals firstDays: [Int64], by interval: FigureInterval) -> [IntervalFlows] {
+        var byInterval: [Int64: [DayFlows]] = [:]
+        for day in days { byInterval[interval.firstDay(holding: day.day), default: []].append(day) }
+        return firstDays.map { first in
+            let days = byInterval[first] ?? []
+            let refunds = days.flatMap(\.refunds)
+            let churned = days.flatMap(\.churned)
+            func churn(_ include: (Int64) -> Bool) -> Int64 { churned.filter { include($0.intent) }.reduce(0) { $0 + $1.count } }
+            return IntervalFlows(
+                startMilliseconds: first * FigureInterval.dayMilliseconds,
+                began: days.reduce(DayFlows.Began()) { $0 + $1.began },
+                refundCount: refunds.reduce(0) { $0 + $1.count },
+                refundAmounts: Set(refunds.map(\.currency)).sorted().map { currency in
+                    (currency, refunds.filter { $0.currency == currency }.reduce(0) { $0 + $1.amount })
+                },
+                churnedVoluntary: churn { $0 == 1 }, churnedBilling: churn { $0 == 2 }, churnedOther: churn { $0 != 1 && $0 != 2 })
+        }
+    }
+}

@@ -1,0 +1,183 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ReceiptCore
+
+/// `GET /dashboard`: the figures of /v1/stats as one HTML page a browser shows, with no
+/// script: subscriptions by product and status, MRR per currency, and the flows per
+/// interval as an SVG chart and a table, over a date range chosen in a form. Behind the
+/// read token: a browser asks for it (HTTP Basic, the token as the password; any user
+/// name), or a client sends it as a bearer token. Every number carries `data-figure` (and
+/// the figure's JSON name), so that what the page shows can be checked against the API.
+extension ReceiptResponder {
+    static let dashboardPath = "/dashboard"
+
+    func dashboard(_ request: Request, context: Context) async throws -> (Response, String) {
+        guard request.method == .get || request.method == .head else { return (Self.methodNotAllowed(allow: "GET"), "405") }
+        guard let stored else { return Self.noStore() }
+        guard reads.caller(of: request.headers, basic: true) != .refused else {
+            var (response, status) = Self.unauthorized()
+            response.headers[.wwwAuthenticate] = #"Basic realm="receipt serve", charset="UTF-8""#
+            return (response, status)
+        }
+        guard let figure = FigureQuery(request.uri.queryParameters, now: ReceiptVerifier.currentMilliseconds(),
+                                       lookBackDays: 365, by: .month) else {
+            return Self.badRequest(FigureQuery.why)
+        }
+        do {
+            let counts = try await stored.store.activeSubscriptions(at: figure.at)
+            let prices = try await stored.store.activePrices(at: figure.at)
+            let days = try await stored.store.flows(from: figure.from, to: figure.to, at: figure.at)
+            let page = DashboardPage(figure: figure, counts: counts, mrr: MRRLine.lines(prices),
+                                     flows: IntervalFlows.make(days, intervals: figure.firstDays, by: figure.interval))
+            var headers = HTTPFields()
+            headers[.contentType] = "text/html; charset=utf-8"
+            // No script, no frame, nothing fetched: the page is all there is.
+            headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
+            headers[.cacheControl] = "no-store"
+            return (Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: page.html))), "200")
+        } catch {
+            return Self.storeUnavailable(error, context)
+        }
+    }
+}
+
+/// The page itself.
+struct DashboardPage {
+    let figure: FigureQuery
+    let counts: [SubscriptionCount]
+    let mrr: (lines: [MRRLine], unclassified: Int64, unclassifiedCurrencies: [String])
+    let flows: [IntervalFlows]
+
+    var html: String {
+        var page = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><title>receipt serve: subscriptions</title>
+            <style>
+            body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; }
+            table { border-collapse: collapse; margin: 8px 0 24px; }
+            th, td { padding: 4px 10px; border-bottom: 1px solid #ddd; text-align: right; }
+            th:first-child, td:first-child { text-align: left; }
+            .legend span { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 12px; }
+            </style></head><body>
+            <h1>Subscriptions</h1>
+            <form method="get" action="/dashboard">
+            From <input type="date" name="from" value="\(Self.date(figure.from))">
+            to <input type="date" name="to" value="\(Self.date(figure.to))">
+            by <select name="by">\(FigureInterval.allCases.map { "<option\($0 == figure.interval ? " selected" : "")>\($0.rawValue)</option>" }.joined())</select>
+            <button>Show</button></form>
+            <p>Figures at <time data-figure="at_ms" data-value="\(figure.at)">\(Self.date(figure.at))</time> (UTC), from the
+            Apple-signed rows of this store; README defines each.</p>
+
+            """
+        page += statusTable + mrrTable + flowsSection + "</body></html>\n"
+        return page
+    }
+
+    private var statusTable: String {
+        let statuses = SubscriptionCount.statuses
+        var table = "<h2>By status</h2>\n<table id=\"subscriptions\"><tr><th>Product</th>"
+            + statuses.map { "<th>\(Self.escape($0.name.replacingOccurrences(of: "_", with: " ")))</th>" }.joined()
+            + "<th>entitled</th></tr>\n"
+        let products = Set(counts.map(\.productID)).sorted()
+        for (label, rows) in products.map({ product in (product, counts.filter { $0.productID == product }) }) + [("All", counts)] {
+            let product = label == "All" && !products.contains("All") ? "" : label
+            table += "<tr data-product=\"\(Self.escape(product))\"><td>\(Self.escape(label))</td>"
+                + statuses.map { Self.cell($0.name, SubscriptionCount.total(rows, $0)) }.joined()
+                + Self.cell("entitled", SubscriptionCount.total(rows, nil)) + "</tr>\n"
+        }
+        return table + "</table>\n"
+    }
+
+    private var mrrTable: String {
+        var table = "<h2>Monthly recurring revenue</h2>\n<table id=\"mrr\"><tr><th>Currency</th><th>MRR</th><th>active</th></tr>\n"
+        for line in mrr.lines {
+            table += "<tr data-currency=\"\(Self.escape(line.currency))\"><td>\(Self.escape(line.currency))</td>"
+                + "<td data-figure=\"mrr_milliunits\" data-value=\"\(line.milliunits)\">\(Self.units(line.milliunits))</td>"
+                + Self.cell("subscriptions", line.subscriptions) + "</tr>\n"
+        }
+        table += "</table>\n"
+        if mrr.unclassified > 0 {
+            table += "<p><span data-figure=\"unclassified\" data-value=\"\(mrr.unclassified)\">\(mrr.unclassified)</span> active "
+                + "subscriptions have periods of no plan's length (Sandbox) and bring no revenue here.</p>\n"
+        }
+        return table
+    }
+
+    /// The chart (new, renewals, churned per interval, as bars) and the table of every flow.
+    private var flowsSection: String {
+        let series: [(name: String, color: String, value: (IntervalFlows) -> Int64)] = [
+            ("new", "#3b7dd8", { $0.began.new }), ("renewals", "#34a853", { $0.began.renewals }),
+            ("churned", "#d93025", { $0.churnedVoluntary + $0.churnedBilling + $0.churnedOther }),
+        ]
+        let (width, height, top) = (720.0, 200.0, 10.0)
+        let highest = Double(max(1, flows.flatMap { flow in series.map { $0.value(flow) } }.max() ?? 1))
+        let slot = width / Double(max(1, flows.count))
+        let bar = slot / Double(series.count + 1)
+        var chart = "<h2>Flows by \(figure.interval.rawValue)</h2>\n<p class=\"legend\">"
+            + series.map { "<span style=\"background:\($0.color)\"></span>\($0.name)" }.joined() + "</p>\n"
+            + "<svg id=\"flows-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height + 30))\" "
+            + "role=\"img\" aria-label=\"new, renewals and churned per \(figure.interval.rawValue)\">\n"
+            + "<line x1=\"0\" y1=\"\(height + top)\" x2=\"\(width)\" y2=\"\(height + top)\" stroke=\"#999\"/>\n"
+            + "<line x1=\"0\" y1=\"\(top)\" x2=\"\(width)\" y2=\"\(top)\" stroke=\"#eee\"/>\n"
+            + "<text x=\"\(Int(width) - 4)\" y=\"\(Int(top) + 12)\" font-size=\"11\" text-anchor=\"end\">\(Int64(highest))</text>\n"
+        let labelEvery = max(1, flows.count / 12)
+        for (index, flow) in flows.enumerated() {
+            for (position, entry) in series.enumerated() {
+                let value = entry.value(flow)
+                let barHeight = height * Double(value) / highest
+                chart += "<rect x=\(Self.number(Double(index) * slot + bar * (Double(position) + 0.5))) "
+                    + "y=\(Self.number(top + height - barHeight)) width=\(Self.number(bar)) height=\(Self.number(barHeight)) "
+                    + "fill=\"\(entry.color)\"><title>\(Self.date(flow.startMilliseconds)): \(value) \(entry.name)</title></rect>\n"
+            }
+            if index % labelEvery == 0 {
+                chart += "<text x=\(Self.number(Double(index) * slot + 2)) y=\"\(Int(height + top + 16))\" font-size=\"11\">"
+                    + "\(Self.date(flow.startMilliseconds))</text>\n"
+            }
+        }
+        chart += "</svg>\n"
+        var table = "<table id=\"flows\"><tr><th>From</th>"
+            + (flows.first?.beganFigures ?? []).map { "<th>\($0.name.replacingOccurrences(of: "_", with: " "))</th>" }.joined()
+            + "<th>refunds</th>" + (flows.first?.churnedFigures ?? []).map { "<th>churned, \($0.name)</th>" }.joined() + "</tr>\n"
+        for flow in flows {
+            table += "<tr data-start=\"\(flow.startMilliseconds)\"><td>\(Self.date(flow.startMilliseconds))</td>"
+                + flow.beganFigures.map { Self.cell($0.name, $0.value) }.joined()
+                + Self.cell("refunds", flow.refundCount)
+                + flow.churnedFigures.map { Self.cell("churned_" + $0.name, $0.value) }.joined() + "</tr>\n"
+        }
+        return chart + table + "</table>\n"
+    }
+
+    private static func cell(_ figure: String, _ value: Int64) -> String {
+        "<td data-figure=\"\(escape(figure))\" data-value=\"\(value)\">\(value)</td>"
+    }
+
+    private static func date(_ milliseconds: Int64) -> String {
+        FigureInterval.date(ofDay: FigureInterval.day(of: milliseconds))
+    }
+
+    /// Milliunits as units with three decimals (4990 → 4.990).
+    private static func units(_ milliunits: Int64) -> String {
+        let sign = milliunits < 0 ? "-" : ""
+        let magnitude = milliunits.magnitude
+        let fraction = String(magnitude % 1000)
+        return "\(sign)\(magnitude / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+    }
+
+    private static func number(_ value: Double) -> String { "\"\(Double(Int(value * 10)) / 10)\"" }
+
+    static func escape(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+}
