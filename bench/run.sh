@@ -96,6 +96,10 @@ echo "== receipt serve --webhook: ingest with two webhooks against without (targ
 RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python python3 bench/bench_webhooks.py $out
 
 echo
+echo "== receipt serve --store: the figures (/v1/stats, /dashboard) on a synthetic store (targets: 1 s a figure, 200 ms the page, at 1,000,000 subscriptions)"
+python3 bench/bench_figures.py
+
+echo
 echo "== Two threads sharing one verifier (warm)"
 $out/bench --threads ${real[0]:-$out/minted-4.der} $([ ${#real[@]} -gt 0 ] || echo --anchor $out/ca/root.pem)
 
