@@ -91,6 +91,10 @@ struct FigureIntervalTests {
         #expect(FigureInterval.month.firstDay(holding: leapDay) == leapDay - 28)  // 2024-02-01
         #expect(FigureInterval.month.nextFirstDay(after: leapDay - 28) == leapDay + 1)  // 2024-03-01
         #expect(FigureInterval.day.firstDay(holding: leapDay) == leapDay)
+        #expect(FigureInterval.date(ofDay: leapDay) == "2024-02-29")
+        #expect(FigureInterval.day(ofDate: "2024-02-29") == leapDay)
+        #expect(FigureInterval.day(ofDate: "2023-02-29") == nil)
+        #expect(FigureInterval.day(ofDate: "2024-2-29") == nil)
     }
 
     @Test func theIntervalsOfARangeAreListedUpToALimit() {

@@ -22,12 +22,8 @@ public enum FigureInterval: String, Sendable, CaseIterable {
 
     /// A day as its ISO 8601 calendar date (`2026-11-27`).
     public static func date(ofDay day: Int64) -> String {
-        let date = CivilTime.civilFromDays(day)
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
-        return "\(pad(date.year, 4))-\(pad(date.month, 2))-\(pad(date.day, 2))"
+        // The App Store's "yyyy-MM-dd HH:mm:ss" at midnight, cut to its date.
+        String(AppStoreDateFormat.format(day * dayMilliseconds).split(separator: " ")[0])
     }
 
     /// The first day of the interval that holds `day`.
@@ -36,9 +32,8 @@ public enum FigureInterval: String, Sendable, CaseIterable {
         case .day:
             return day
         case .week:
-            // 1970-01-01 was a Thursday: three days after a Monday.
-            let sinceMonday = ((day + 3) % 7 + 7) % 7
-            return day - sinceMonday
+            // CivilTime counts weekdays from Sunday (0); an ISO week starts on Monday.
+            return day - (CivilTime.weekday(daysSinceEpoch: day) + 6) % 7
         case .month:
             let date = CivilTime.civilFromDays(day)
             return CivilTime.daysFromCivil(year: date.year, month: date.month, day: 1)
