@@ -45,7 +45,7 @@ extension ReceiptResponder {
                 if let id, !Self.isEventID(id) { return Self.badRequest("an event id is evt_ and 32 hex digits") }
                 let count = try await stored.store.replay(eventID: id)
                 stored.wake?.signal()
-                return (Self.json(.ok, EventsJSON.replayed(count)), "200")
+                return (Self.json(.ok, EventsJSON.counted("replayed_deliveries", count)), "200")
             case (.get, _), (.post, _):
                 return (Self.json(.notFound, NotificationEndpoint.failure("NOT_FOUND", "no such events path")), "404")
             default:

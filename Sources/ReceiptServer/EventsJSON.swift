@@ -35,10 +35,11 @@ enum EventsJSON {
         return writer.bytes
     }
 
-    static func replayed(_ count: Int) -> [UInt8] {
+    /// `{"replayed_deliveries": n}`, `{"pruned_events": n}`: what an operation changed.
+    static func counted(_ key: String, _ count: Int) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
-        writer.number("replayed_deliveries", Int64(count))
+        writer.number(key, Int64(count))
         writer.endObject()
         return writer.bytes
     }

@@ -71,6 +71,9 @@ public enum ReceiptServer {
                         throw StoreOpenError(location: location, reason: "\(error)")
                     }
                 }
+                if let store, settings.eventRetentionDays > 0 {
+                    tasks.addTask { await EventRetention.run(store, days: settings.eventRetentionDays, logger: logger); return false }
+                }
                 if let store, let wake, let location = settings.store {
                     do {
                         try await store.registerWebhooks(settings.webhooks.map(\.url))

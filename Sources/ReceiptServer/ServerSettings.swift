@@ -59,6 +59,9 @@ public struct ServerSettings: Sendable {
     /// With at least one, the server makes the store's endpoints exactly these at start.
     public var webhooks: [WebhookEndpoint] = []
     public var webhookPolicy = WebhookPolicy()
+    /// How long an event is kept once no delivery waits on it (--event-retention-days): the
+    /// server deletes older ones at start and every hour. Zero keeps every event.
+    public var eventRetentionDays = 30
     /// Answers to Apple's CONSUMPTION_REQUEST for requests the app does not answer (--consumption-policy).
     public var consumptionPolicy: ConsumptionPolicy?
     /// App Store Server API calls catch-up may make in any minute (each look-up is at least two).

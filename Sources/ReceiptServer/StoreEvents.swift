@@ -10,6 +10,8 @@ extension ReceiptServer {
         case show(id: String)
         /// One event's deliveries, or with no id every failed one.
         case replay(id: String?)
+        /// Every event older than this many days that no delivery waits on.
+        case prune(olderThanDays: Int)
     }
 
     /// The operation's JSON; nil for `show` of an unknown event.
@@ -21,7 +23,9 @@ extension ReceiptServer {
             case .show(let id):
                 try await store.event(id: id).map(EventsJSON.detail)
             case .replay(let id):
-                EventsJSON.replayed(try await store.replay(eventID: id))
+                EventsJSON.counted("replayed_deliveries", try await store.replay(eventID: id))
+            case .prune(let days):
+                EventsJSON.counted("pruned_events", try await store.pruneEvents(createdBefore: EventRetention.cutoff(days: days)))
             }
         }
     }

@@ -3,18 +3,18 @@ import Logging
 import ReceiptCore
 import ReceiptServer
 
-/// `receipt events list|show|replay`: the outbox of a `receipt serve` store (the events
+/// `receipt events list|show|replay|prune`: the outbox of a `receipt serve` store (the events
 /// made from every change, and their webhook deliveries), as JSON on standard output.
 struct EventsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "events",
-        abstract: "List, show and replay the events a receipt serve store made (and their webhook deliveries).",
+        abstract: "List, show, replay and prune the events a receipt serve store made (and their webhook deliveries).",
         discussion: """
             Prints JSON, as GET /v1/events answers. replay makes deliveries pending again, due now; a running \
             receipt serve with the same --webhook sends them. Exit status: 0 done; 1 no such event; 2 unusable \
             arguments or store.
             """,
-        subcommands: [List.self, Show.self, Replay.self])
+        subcommands: [List.self, Show.self, Replay.self, Prune.self])
 
     struct StoreOptions: ParsableArguments {
         @Option(help: "The store: an SQLite file or a postgres:// URL, as receipt serve --store.")
@@ -97,6 +97,25 @@ struct EventsCommand: AsyncParsableCommand {
                 throw failOption(ReceiptError(.invalidArgument, "give an event id (evt_ and 32 hex digits) or --failed"))
             }
             try printJSON(try await options.run(.replay(id: id)))
+        }
+    }
+}
+
+extension EventsCommand {
+    struct Prune: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete the events older than some days that no delivery waits on (receipt serve does it hourly).")
+
+        @OptionGroup var options: StoreOptions
+
+        @Option(help: "Delete events made more than this many days ago (1 to 36500); pending deliveries are kept.")
+        var olderThanDays: Int
+
+        func run() async throws {
+            guard (1...36_500).contains(olderThanDays) else {
+                throw failOption(ReceiptError(.invalidArgument, "--older-than-days is 1 to 36500"))
+            }
+            try printJSON(try await options.run(.prune(olderThanDays: olderThanDays)))
         }
     }
 }

@@ -20,7 +20,14 @@ struct WebhookOptions: ParsableArguments {
     @Option(help: "Seconds one delivery attempt may take, the receiver's whole answer included.")
     var webhookTimeout = 10
 
+    @Option(help: "Days an event is kept once no delivery waits on it (deliveries still pending are kept however old); the server deletes older ones at start and every hour. 0 keeps every event.")
+    var eventRetentionDays = 30
+
     func configure(_ settings: inout ServerSettings) throws(ReceiptError) {
+        guard (0...36_500).contains(eventRetentionDays) else {
+            throw ReceiptError(.invalidArgument, "--event-retention-days is 0 (keep every event) to 36500")
+        }
+        settings.eventRetentionDays = eventRetentionDays
         guard !urls.isEmpty || !secretFiles.isEmpty else { return }
         guard settings.store != nil else { throw ReceiptError(.invalidArgument, "--webhook delivers the store's events: give --store") }
         guard urls.count == secretFiles.count else {

@@ -249,6 +249,54 @@ def test_a_4xx_parks_the_delivery_and_replay_sends_it_again(tmp_path, news_ca, t
         receiver.close()
 
 
+def test_events_older_than_the_retention_are_pruned_but_pending_deliveries_kept(tmp_path, news_ca, test_ca, story,
+                                                                               secret_file, new_store):
+    """`receipt events prune` and the server (at start) delete the events past the retention,
+    a parked failure with them, never one whose delivery is still pending; newer events stay."""
+    receiver = Receiver()
+    location = new_store()
+    server = webhook_server(tmp_path, news_ca, test_ca, receiver, secret_file, store=location)
+    try:
+        for _, _, body in story:
+            assert post(server, body)[0] == 200
+        total = len(receiver.wait_for(len(story)))
+    finally:
+        server.stop()
+        receiver.close()
+    assert total >= 3 and int(table(location, "SELECT count(*) FROM events")[0][0]) == total
+    day = 86_400_000
+    table(location, f"UPDATE events SET created_at = created_at - {40 * day}")
+    first, second = [int(row[0]) for row in table(location, "SELECT sequence FROM events ORDER BY sequence LIMIT 2")]
+    table(location, f"UPDATE deliveries SET state = 'pending' WHERE event_sequence = {first}")
+    table(location, f"UPDATE deliveries SET state = 'failed' WHERE event_sequence = {second}")
+
+    def prune(*flags):
+        result = subprocess.run([CLI, "events", "prune", "--store", str(location), *flags], capture_output=True, text=True)
+        return result.returncode, result.stdout, result.stderr
+
+    assert prune("--older-than-days", "0")[0] == 2
+    assert json.loads(prune("--older-than-days", "41")[1]) == {"pruned_events": 0}
+    assert json.loads(prune("--older-than-days", "39")[1]) == {"pruned_events": total - 1}
+    assert table(location, "SELECT sequence FROM events") == [(str(first),)]
+    assert table(location, "SELECT state FROM deliveries") == [("pending",)]
+
+    # The server prunes at start: the pending delivery, once delivered, goes with its event;
+    # with --event-retention-days 0 nothing is pruned.
+    table(location, f"UPDATE deliveries SET state = 'delivered' WHERE event_sequence = {first}")
+    server = store_server(tmp_path, news_ca, test_ca, "--event-retention-days", "0", store=location)
+    server.stop()
+    assert table(location, "SELECT count(*) FROM events") == [("1",)]
+    server = store_server(tmp_path, news_ca, test_ca, "--event-retention-days", "39", store=location)
+    try:
+        deadline = time.time() + 20
+        while time.time() < deadline and table(location, "SELECT count(*) FROM events") != [("0",)]:
+            time.sleep(0.05)
+        assert table(location, "SELECT count(*) FROM events") == [("0",)]
+        assert table(location, "SELECT count(*) FROM deliveries") == [("0",)]
+    finally:
+        server.stop()
+
+
 def test_sigkill_mid_delivery_loses_no_event(tmp_path, news_ca, test_ca, mint_jws, now, secret_file, new_store):
     """The server is killed while a slow receiver is being sent events; restarted on the same
     store, every event of every acknowledged notification arrives."""

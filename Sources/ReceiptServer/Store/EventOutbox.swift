@@ -189,6 +189,28 @@ enum EventOutbox {
             """, [.integer(now)] + (eventID.map { [.text($0)] } ?? [])).count
     }
 
+    /// Deletes, with their deliveries, at most `limit` events made before `createdBefore`
+    /// that no delivery still waits on (pending); the number deleted. Parked (failed)
+    /// deliveries go with their event: `receipt events replay` had the retention to send them.
+    /// Oldest first, so repeated calls walk the table once.
+    static func prune(createdBefore: Int64, limit: Int, on statements: some StoreStatements) async throws -> Int {
+        let d = statements.dialect
+        let sequences = try await statements.run("""
+            SELECT e.sequence FROM events AS e WHERE e.created_at < \(d.placeholder(1))
+              AND NOT EXISTS (SELECT 1 FROM deliveries AS d WHERE d.event_sequence = e.sequence AND d.state = 'pending')
+            ORDER BY e.sequence LIMIT \(max(1, limit))
+            """, [.integer(createdBefore)]).compactMap { $0.first?.integer }
+        guard !sequences.isEmpty else { return 0 }
+        let list = d.placeholders(1...sequences.count).joined(separator: ", ")
+        _ = try await statements.run("DELETE FROM deliveries WHERE event_sequence IN (\(list))", sequences.map { .integer($0) })
+        _ = try await statements.run("DELETE FROM events WHERE sequence IN (\(list))", sequences.map { .integer($0) })
+        return sequences.count
+    }
+
+    /// Events deleted per transaction when pruning: small enough that a prune never holds
+    /// the outbox long, beside servers delivering from it.
+    static let prunedPerTransaction = 500
+
     struct OutboxError: Error, CustomStringConvertible {
         let description: String
         init(_ description: String) { self.description = description }

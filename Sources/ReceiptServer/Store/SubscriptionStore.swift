@@ -94,6 +94,19 @@ extension SubscriptionStore {
         try await withStatements(transaction: true) { try await operation($0, ReceiptVerifier.currentMilliseconds()) }
     }
 
+    /// Deletes the events made before `createdBefore` that no delivery waits on, a batch per
+    /// transaction (EventOutbox.prune); the number deleted.
+    func pruneEvents(createdBefore: Int64) async throws -> Int {
+        var pruned = 0
+        while true {
+            let batch = try await withStatements(transaction: true) {
+                try await EventOutbox.prune(createdBefore: createdBefore, limit: EventOutbox.prunedPerTransaction, on: $0)
+            }
+            pruned += batch
+            if batch < EventOutbox.prunedPerTransaction { return pruned }
+        }
+    }
+
     func replay(eventID: String?) async throws -> Int {
         try await withStatements(transaction: true) {
             try await EventOutbox.replay(eventID: eventID, on: $0, at: ReceiptVerifier.currentMilliseconds())
