@@ -5,7 +5,7 @@ import ReceiptCore
 
 /// `GET /dashboard`: the figures of /v1/stats as one HTML page a browser shows, with no
 /// script: subscriptions by product and status, MRR per currency, and the flows per
-/// interval as an SVG chart and a table, over a date range chosen in a form. Behind the
+/// interval as an SVG chart and a table, over a date range and for a product chosen in a form. Behind the
 /// read token: a browser asks for it (HTTP Basic, the token as the password; any user
 /// name), or a client sends it as a bearer token. Every number carries `data-figure` (and
 /// the figure's JSON name), so that what the page shows can be checked against the API.
@@ -15,30 +15,41 @@ extension ReceiptResponder {
     func dashboard(_ request: Request, context: Context) async throws -> (Response, String) {
         guard request.method == .get || request.method == .head else { return (Self.methodNotAllowed(allow: "GET"), "405") }
         guard let stored else { return Self.noStore() }
-        guard reads.caller(of: request.headers, basic: true) != .refused else {
-            var (response, status) = Self.unauthorized()
-            response.headers[.wwwAuthenticate] = #"Basic realm="receipt serve", charset="UTF-8""#
-            return (response, status)
-        }
+        if let refusal = pageRefusal(request) { return refusal }
         guard let figure = FigureQuery(request.uri.queryParameters, now: ReceiptVerifier.currentMilliseconds(),
                                        lookBackDays: 365, by: .month) else {
             return Self.badRequest(FigureQuery.why)
         }
         do {
-            let counts = try await stored.store.activeSubscriptions(at: figure.at)
-            let prices = try await stored.store.activePrices(at: figure.at)
-            let days = try await stored.store.flows(from: figure.from, to: figure.to, at: figure.at)
+            // Every product's counts: the form offers each; the table shows the one asked.
+            let counts = try await stored.store.activeSubscriptions(at: figure.at, product: nil)
+            let prices = try await stored.store.activePrices(at: figure.at, product: figure.product)
+            let days = try await stored.store.flows(from: figure.from, to: figure.to, at: figure.at, product: figure.product)
             let page = DashboardPage(figure: figure, counts: counts, mrr: MRRLine.lines(prices),
                                      flows: IntervalFlows.make(days, intervals: figure.firstDays, by: figure.interval))
-            var headers = HTTPFields()
-            headers[.contentType] = "text/html; charset=utf-8"
-            // No script, no frame, nothing fetched: the page is all there is.
-            headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
-            headers[.cacheControl] = "no-store"
-            return (Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: page.html))), "200")
+            return Self.page(.ok, page.html)
         } catch {
             return Self.storeUnavailable(error, context)
         }
+    }
+
+    /// The dashboard's pages take the read token as a browser gives it (HTTP Basic, the token
+    /// as the password) or as a bearer token; nil when the caller may read, else the 401
+    /// that makes a browser ask for it.
+    func pageRefusal(_ request: Request) -> (Response, String)? {
+        guard reads.caller(of: request.headers, basic: true) == .refused else { return nil }
+        var (response, status) = Self.unauthorized()
+        response.headers[.wwwAuthenticate] = #"Basic realm="receipt serve", charset="UTF-8""#
+        return (response, status)
+    }
+
+    /// An HTML page of the dashboard: no script, no frame, nothing fetched (the page is all there is), never cached.
+    static func page(_ status: HTTPResponse.Status, _ html: String) -> (Response, String) {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
+        headers[.cacheControl] = "no-store"
+        return (Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html))), String(status.code))
     }
 }
 
@@ -54,10 +65,7 @@ struct DashboardPage {
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>receipt serve: subscriptions</title>
             <style>
-            body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; }
-            table { border-collapse: collapse; margin: 8px 0 24px; }
-            th, td { padding: 4px 10px; border-bottom: 1px solid #ddd; text-align: right; }
-            th:first-child, td:first-child { text-align: left; }
+            \(Self.style)
             .legend span { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 12px; }
             </style></head><body>
             <h1>Subscriptions</h1>
@@ -65,8 +73,9 @@ struct DashboardPage {
             From <input type="date" name="from" value="\(Self.date(figure.from))">
             to <input type="date" name="to" value="\(Self.date(figure.to))">
             by <select name="by">\(FigureInterval.allCases.map { "<option\($0 == figure.interval ? " selected" : "")>\($0.rawValue)</option>" }.joined())</select>
-            <button>Show</button></form>
-            <p>Figures at <time data-figure="at_ms" data-value="\(figure.at)">\(Self.date(figure.at))</time> (UTC), from the
+            product <select name="product">\(productOptions)</select>
+            <button>Show</button> <a href="\(ReceiptResponder.customerPagePath)">a customer</a></form>
+            <p>Figures\(figure.product.map { " of <span id=\"product\">\(Self.escape($0))</span>" } ?? "") at <time data-figure="at_ms" data-value="\(figure.at)">\(Self.date(figure.at))</time> (UTC), from the
             Apple-signed rows of this store; README defines each.</p>
 
             """
@@ -74,8 +83,17 @@ struct DashboardPage {
         return page
     }
 
+    /// Every product the store counts, the one asked selected; the first, empty, is all of them.
+    private var productOptions: String {
+        let products = Set(counts.map(\.productID)).union(figure.product.map { [$0] } ?? []).sorted()
+        return "<option value=\"\">all</option>" + products.map {
+            "<option\($0 == figure.product ? " selected" : "")>\(Self.escape($0))</option>"
+        }.joined()
+    }
+
     private var statusTable: String {
         let statuses = SubscriptionCount.statuses
+        let counts = figure.product.map { product in self.counts.filter { $0.productID == product } } ?? self.counts
         var table = "<h2>By status</h2>\n<table id=\"subscriptions\"><tr><th>Product</th>"
             + statuses.map { "<th>\(Self.escape($0.name.replacingOccurrences(of: "_", with: " ")))</th>" }.joined()
             + "<th>entitled</th></tr>\n"
@@ -148,16 +166,24 @@ struct DashboardPage {
         return chart + table + "</table>\n"
     }
 
+    /// The style the dashboard's pages share.
+    static let style = """
+        body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; }
+        table { border-collapse: collapse; margin: 8px 0 24px; }
+        th, td { padding: 4px 10px; border-bottom: 1px solid #ddd; text-align: right; }
+        th:first-child, td:first-child { text-align: left; }
+        """
+
     private static func cell(_ figure: String, _ value: Int64) -> String {
         "<td data-figure=\"\(escape(figure))\" data-value=\"\(value)\">\(value)</td>"
     }
 
-    private static func date(_ milliseconds: Int64) -> String {
+    static func date(_ milliseconds: Int64) -> String {
         FigureInterval.date(ofDay: FigureInterval.day(of: milliseconds))
     }
 
     /// Milliunits as units with three decimals (4990 → 4.990).
-    private static func units(_ milliunits: Int64) -> String {
+    static func units(_ milliunits: Int64) -> String {
         let sign = milliunits < 0 ? "-" : ""
         let magnitude = milliunits.magnitude
         let fraction = String(magnitude % 1000)

@@ -83,6 +83,8 @@ struct ReceiptResponder: HTTPResponder {
             (response, status) = try await stats(String(path.dropFirst(Self.statsPrefix.count)), request, context: context)
         case Self.dashboardPath:
             (response, status) = try await dashboard(request, context: context)
+        case Self.customerPagePath:
+            (response, status) = try await customerPage(request, context: context)
         case _ where path.hasPrefix(Self.consentPrefix):
             (response, status) = try await consent(String(path.dropFirst(Self.consentPrefix.count)), request, context: context)
         case "/healthz" where request.method == .get || request.method == .head:
@@ -346,7 +348,7 @@ struct ReceiptResponder: HTTPResponder {
         case _ where Self.isEventsPath(path): "/v1/events"
         case _ where path.hasPrefix(Self.consumptionPrefix): "/v1/consumption"
         case _ where path.hasPrefix(Self.statsPrefix): "/v1/stats"
-        case Self.dashboardPath: Self.dashboardPath
+        case Self.dashboardPath, Self.customerPagePath: path
         default: "other"
         }
     }

@@ -162,7 +162,8 @@ public enum ReceiptServer {
 
     /// Paths the server answers itself, which --notifications-path cannot take.
     public static let reservedPaths = ["/verifyReceipt", "/sandbox/verifyReceipt", "/v1/verify", "/v1/entitlements",
-                                       "/healthz", "/readyz", "/metrics", "/v1/events", "/dashboard"]
+                                       "/healthz", "/readyz", "/metrics", "/v1/events", "/dashboard",
+                                       "/dashboard/customer"]
     /// Path prefixes the server answers under, which --notifications-path cannot be under either.
     public static let reservedPrefixes = ["/v1/subscriptions/", "/v1/consent/", "/v1/events/", "/v1/consumption/", "/v1/stats/"]
 

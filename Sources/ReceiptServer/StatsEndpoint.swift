@@ -6,7 +6,8 @@ import ReceiptCore
 /// open), at an instant and over a range (FigureQuery): `GET /v1/stats/subscriptions`, the
 /// auto-renewable subscriptions by product and by Apple's status, as SubscriptionState
 /// judges one subscription; `GET /v1/stats/mrr`, the monthly recurring revenue of the
-/// active ones per currency; `GET /v1/stats/flows`, what happened per interval
+/// active ones per currency; `GET /v1/stats/flows`, what happened per interval; each
+/// limited to one product with `?product=`
 /// (StoreFigures runs the SQL; ReceiptCore's StatsJSON writes the answers).
 extension ReceiptResponder {
     static let statsPrefix = "/v1/stats/"
@@ -24,18 +25,20 @@ extension ReceiptResponder {
                                        by: .day) else {
             return Self.badRequest(FigureQuery.why)
         }
-        let instant = figure.at
+        let (instant, product) = (figure.at, figure.product)
         do {
             if name == "flows" {
-                let days = try await stored.store.flows(from: figure.from, to: figure.to, at: instant)
+                let days = try await stored.store.flows(from: figure.from, to: figure.to, at: instant, product: product)
                 return (Self.json(.ok, StatsJSON.flows(IntervalFlows.make(days, intervals: figure.firstDays, by: figure.interval),
-                                                        by: figure.interval, from: figure.from, to: figure.to, at: instant)), "200")
+                                                        by: figure.interval, from: figure.from, to: figure.to, at: instant,
+                                                        product: product)), "200")
             }
             if name == "mrr" {
-                return (Self.json(.ok, StatsJSON.mrr(try await stored.store.activePrices(at: instant), at: instant)), "200")
+                let prices = try await stored.store.activePrices(at: instant, product: product)
+                return (Self.json(.ok, StatsJSON.mrr(prices, at: instant, product: product)), "200")
             }
-            let counts = try await stored.store.activeSubscriptions(at: instant)
-            return (Self.json(.ok, StatsJSON.subscriptions(counts, at: instant)), "200")
+            let counts = try await stored.store.activeSubscriptions(at: instant, product: product)
+            return (Self.json(.ok, StatsJSON.subscriptions(counts, at: instant, product: product)), "200")
         } catch {
             return Self.storeUnavailable(error, context)
         }

@@ -138,6 +138,35 @@ struct StoreResponder: Sendable {
                                                          at: ReceiptVerifier.currentMilliseconds(), nextCursor: page.next?.text))
     }
 
+    /// What the store holds of one customer (CustomerPage): by an original transaction id
+    /// (digits), its subscription; by an app account token, the subscriptions of its latest
+    /// page of transactions. Each subscription's state and the entitlements are the core's
+    /// (SubscriptionState, Entitlements); nil when the store holds nothing of it.
+    func customer(_ id: String) async throws -> CustomerView? {
+        let start = ContinuousClock.now
+        let byOriginal = id.utf8.allSatisfy { (48...57).contains($0) }
+        var subscriptionIDs = [id]
+        if !byOriginal {
+            let page = try await store.transactions(appAccountToken: id, after: nil, limit: StoreSchema.maxPageTransactions)
+            subscriptionIDs = Array(Set(Self.decoded(page.transactions).compactMap(\.originalTransactionID))).sorted()
+        }
+        guard !subscriptionIDs.isEmpty else { return nil }
+        let found = try await store.subscriptions(subscriptionIDs, transactionsEach: StoreSchema.stateTransactionsPerSubscription)
+        let transactions = Self.decoded(found.transactions)
+        guard !transactions.isEmpty else { return nil }
+        let renewalInfos = Self.decoded(found.renewalInfos)
+        let events = try await store.latestEvents(orderingKeys: subscriptionIDs, limit: CustomerView.maxEvents)
+        metrics.recordStore(operation: "read_customer", since: start)
+        let now = ReceiptVerifier.currentMilliseconds()
+        let states = subscriptionIDs.compactMap { subscription in
+            SubscriptionState(originalTransactionID: subscription, transactions: transactions,
+                              renewalInfo: renewalInfos.first { $0.originalTransactionID == subscription }, at: now)
+        }
+        return CustomerView(id: id, isAccount: !byOriginal, at: now, states: states,
+                            entitlements: try Entitlements.ofUnverified(payloads: transactions + renewalInfos, at: now),
+                            transactions: transactions, renewalInfos: renewalInfos, events: events)
+    }
+
     /// `GET /v1/consent/{appTransactionId}`: 200 with the consent state (ConsentStateJSON).
     func consent(appTransactionID: String) async throws -> (HTTPResponse.Status, [UInt8]) {
         let start = ContinuousClock.now

@@ -45,6 +45,40 @@ def browser(tmp_path, *arguments):
                           capture_output=True, text=True, timeout=120)
 
 
+def figures_in_browser(tmp_path, url):
+    """The page at `url` as Chromium renders it: its figures (PageFigures) and its DOM."""
+    dom = browser(tmp_path, "--dump-dom", url)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    page = PageFigures()
+    page.feed(dom.stdout)
+    assert page.figures, dom.stdout[:2000]
+    return page.figures, dom.stdout
+
+
+def assert_page_shows_api(shown, server, query):
+    """Every figure of the page equals the JSON API's for the same query; the flows' answer."""
+    subscriptions = server.json("GET", f"/v1/stats/subscriptions?{query}")[1]
+    for entry in subscriptions["by_product"] + [dict(subscriptions["total"], product_id="")]:
+        for name in ("active", "grace_period", "billing_retry", "expired", "revoked", "entitled"):
+            assert shown[("subscriptions", entry["product_id"], name)] == entry[name], (entry["product_id"], name)
+    mrr = server.json("GET", f"/v1/stats/mrr?{query}")[1]
+    assert mrr["currencies"]
+    assert len([key for key in shown if key[0] == "mrr" and key[2] == "subscriptions"]) == len(mrr["currencies"])
+    for line in mrr["currencies"]:
+        assert shown[("mrr", line["currency"], "mrr_milliunits")] == line["mrr_milliunits"]
+        assert shown[("mrr", line["currency"], "subscriptions")] == line["subscriptions"]
+    flows = server.json("GET", f"/v1/stats/flows?{query}")[1]
+    assert len(flows["intervals"]) == len([key for key in shown if key[0] == "flows" and key[2] == "new"])
+    for interval in flows["intervals"]:
+        row = str(interval["start_ms"])
+        for name in ("new", "trial_starts", "renewals", "trial_conversions", "recoveries", "reactivations"):
+            assert shown[("flows", row, name)] == interval[name], (row, name)
+        assert shown[("flows", row, "refunds")] == interval["refunds"]["count"]
+        for name, count in interval["churned"].items():
+            assert shown[("flows", row, f"churned_{name}")] == count
+    return flows
+
+
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (scripts/install-deps.sh test installs it)")
 def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, test_ca, mint_jws, now, new_store):
     server, _ = shaped_server(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
@@ -58,33 +92,17 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
 
         # The browser asks with the token as a Basic password, as a person would type it.
         url = f"http://operator:{READ_TOKEN}@127.0.0.1:{server.port}/dashboard?{query}"
-        dom = browser(tmp_path, "--dump-dom", url)
-        assert dom.returncode == 0, dom.stderr[-2000:]
-        page = PageFigures()
-        page.feed(dom.stdout)
-        shown = page.figures
-        assert shown, dom.stdout[:2000]
-
-        subscriptions = server.json("GET", f"/v1/stats/subscriptions?{query}")[1]
-        for entry in subscriptions["by_product"] + [dict(subscriptions["total"], product_id="")]:
-            for name in ("active", "grace_period", "billing_retry", "expired", "revoked", "entitled"):
-                assert shown[("subscriptions", entry["product_id"], name)] == entry[name], (entry["product_id"], name)
-        mrr = server.json("GET", f"/v1/stats/mrr?{query}")[1]
-        assert mrr["currencies"]
-        for line in mrr["currencies"]:
-            assert shown[("mrr", line["currency"], "mrr_milliunits")] == line["mrr_milliunits"]
-            assert shown[("mrr", line["currency"], "subscriptions")] == line["subscriptions"]
-        flows = server.json("GET", f"/v1/stats/flows?{query}")[1]
-        assert len(flows["intervals"]) == len([key for key in shown if key[0] == "flows" and key[2] == "new"])
-        for interval in flows["intervals"]:
-            row = str(interval["start_ms"])
-            for name in ("new", "trial_starts", "renewals", "trial_conversions", "recoveries", "reactivations"):
-                assert shown[("flows", row, name)] == interval[name], (row, name)
-            assert shown[("flows", row, "refunds")] == interval["refunds"]["count"]
-            for name, count in interval["churned"].items():
-                assert shown[("flows", row, f"churned_{name}")] == count
+        shown, dom = figures_in_browser(tmp_path, url)
+        flows = assert_page_shows_api(shown, server, query)
         assert shown[(None, None, "at_ms")] == now
-        assert dom.stdout.count("<rect ") == 3 * len(flows["intervals"])  # the chart: three bars per interval
+        assert dom.count("<rect ") == 3 * len(flows["intervals"])  # the chart: three bars per interval
+        # One product, chosen in the form: the page shows that product's figures.
+        assert '<option value="">all</option><option>com.example.minted.annual</option>' in dom
+        product = urllib.parse.urlencode({"product": "com.example.minted.yearly"})
+        shown, dom = figures_in_browser(tmp_path, f"{url}&{product}")
+        assert '<span id="product">com.example.minted.yearly</span>' in dom
+        assert {key[1] for key in shown if key[0] == "subscriptions"} == {"com.example.minted.yearly", ""}
+        assert assert_page_shows_api(shown, server, f"{query}&{product}")["product_id"] == "com.example.minted.yearly"
 
         ARTEFACTS.mkdir(parents=True, exist_ok=True)
         screenshot = ARTEFACTS / "dashboard.png"
@@ -93,5 +111,91 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         assert screenshot.stat().st_size > 10_000
         if os.environ.get("RECEIPT_DOCS_SCREENSHOT"):  # how docs/dashboard.png is made
             shutil.copyfile(screenshot, ROOT / "docs" / "dashboard.png")
+    finally:
+        server.stop()
+
+
+class CustomerFigures(html.parser.HTMLParser):
+    """The customer page's facts: entitled products, each subscription's fields, and the
+    timeline's rows (kind, key, the JWS shown)."""
+
+    def __init__(self):
+        super().__init__()
+        self.entitled, self.subscriptions, self.timeline = [], {}, []
+        self.row, self.field, self.in_jws = None, None, False
+
+    def handle_starttag(self, tag, attributes):
+        attributes = dict(attributes)
+        if tag == "li" and "data-product" in attributes:
+            self.entitled.append(attributes["data-product"])
+        if tag == "tr" and "data-original" in attributes:
+            self.row = self.subscriptions.setdefault(attributes["data-original"], {})
+        if tag == "tr" and "data-kind" in attributes:
+            self.timeline.append({"kind": attributes["data-kind"], "key": attributes["data-key"], "jws": ""})
+        self.field = attributes.get("data-field") if tag == "td" else None
+        self.in_jws = tag == "pre" and attributes.get("class") == "jws"
+
+    def handle_endtag(self, tag):
+        self.field, self.in_jws = None, False
+
+    def handle_data(self, data):
+        if self.field and self.row is not None:
+            self.row[self.field] = self.row.get(self.field, "") + data
+        if self.in_jws:
+            self.timeline[-1]["jws"] += data
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (scripts/install-deps.sh test installs it)")
+def test_the_customer_page_shows_state_entitlements_and_a_verifiable_timeline(tmp_path, news_ca, test_ca, mint_jws, now,
+                                                                             new_store):
+    """/dashboard/customer by original transaction id and by app account token, in a browser:
+    each subscription's status is /v1/subscriptions/{id}'s, the entitled products are
+    /v1/entitlements', the timeline lists every stored transaction and event of the
+    subscriptions, and every JWS it shows verifies against the CA that signed the story."""
+    import libreceipt
+    from test_notifications import TOKEN, table
+
+    server, states = shaped_server(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
+    location = server.location
+    verifier = libreceipt.Verifier(apple_root=False, anchors=[(news_ca[0] / "root.pem").read_bytes()],
+                                   bundle_id="com.example.minted", environment="sandbox")
+    try:
+        path = "/dashboard/customer"
+        assert server.request("GET", f"{path}?id=2100000000030000", token=None)[0] == 401
+        assert server.request("GET", f"{path}?id=not-an-id")[0] == 400
+        assert server.request("GET", f"{path}?id=2100000000999999")[0] == 404
+        status, page, answer = server.request("GET", path)
+        assert status == 200 and b'name="id"' in page
+        assert answer.getheader("Content-Security-Policy").startswith("default-src 'none'")
+        for customer in ("2100000000030000", "2100000000040000", TOKEN):
+            url = f"http://operator:{READ_TOKEN}@127.0.0.1:{server.port}{path}?{urllib.parse.urlencode({'id': customer})}"
+            dom = browser(tmp_path, "--dump-dom", url)
+            assert dom.returncode == 0, dom.stderr[-2000:]
+            shown = CustomerFigures()
+            shown.feed(dom.stdout)
+            if customer == TOKEN:  # kept as a test artefact
+                ARTEFACTS.mkdir(parents=True, exist_ok=True)
+                shot = browser(tmp_path, f"--screenshot={ARTEFACTS / 'customer.png'}", "--window-size=1100,1400", url)
+                assert shot.returncode == 0, shot.stderr[-2000:]
+            originals = list(states) if customer == TOKEN else [customer]
+            assert sorted(shown.subscriptions) == sorted(originals)
+            for original in originals:
+                assert shown.subscriptions[original]["status"] == states[original]["status_name"], original
+            if customer == TOKEN:
+                answer = server.json("GET", f"/v1/entitlements?appAccountToken={TOKEN}")[1]
+                expected = sorted(answer["active_product_ids"])
+            else:
+                expected = ["com.example.minted.yearly"] if states[customer]["status_name"] == "active" else []
+            assert sorted(shown.entitled) == expected, (customer, shown.entitled)
+            keys = ", ".join(f"'{original}'" for original in originals)
+            stored = {row[0] for row in table(location, f"SELECT transaction_id FROM transactions "
+                                                        f"WHERE original_transaction_id IN ({keys})")}
+            events = {row[0] for row in table(location, f"SELECT event_id FROM events WHERE ordering_key IN ({keys})")}
+            assert {row["key"] for row in shown.timeline if row["kind"] == "transaction"} == stored
+            assert {row["key"] for row in shown.timeline if row["kind"] == "event"} == events and events
+            assert {row["key"] for row in shown.timeline if row["kind"] == "renewal_info"} == set(originals)
+            assert all(row["jws"] for row in shown.timeline)
+            for row in shown.timeline:
+                assert verifier.verify_jws(row["jws"].strip()).valid, row
     finally:
         server.stop()

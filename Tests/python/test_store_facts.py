@@ -177,7 +177,9 @@ def shaped_stories(mint_jws, news_ca, now):
 def shaped_server(tmp_path, news_ca, test_ca, mint_jws, now, new_store):
     """A server holding shaped_stories, and each subscription's state as /v1/subscriptions/{id}
     (the core's SubscriptionState) gives it: the reference the figures are checked against."""
-    server = store_server(tmp_path, news_ca, test_ca, store=new_store())
+    location = new_store()
+    server = store_server(tmp_path, news_ca, test_ca, store=location)
+    server.location = location
     try:
         stories = shaped_stories(mint_jws, news_ca, now)
         for _, bodies in stories:
@@ -219,6 +221,14 @@ def test_subscriptions_by_product_and_status_equal_each_subscriptions_state(tmp_
         # At an instant before any purchase nothing is active; arguments are checked; reads take the token.
         status, early = server.json("GET", "/v1/stats/subscriptions?at=1")
         assert status == 200 and early["at_ms"] == 1 and early["total"]["active"] == 0
+        # One product's figures: its row alone, and the answer says which.
+        status, yearly = server.json("GET", "/v1/stats/subscriptions?product=com.example.minted.yearly")
+        assert status == 200 and yearly["product_id"] == "com.example.minted.yearly"
+        assert [entry["product_id"] for entry in yearly["by_product"]] == ["com.example.minted.yearly"]
+        assert yearly["total"]["active"] == reference["com.example.minted.yearly"]["active"] == 1
+        assert server.json("GET", "/v1/stats/subscriptions?product=com.example.none")[1]["total"]["entitled"] == 0
+        assert server.json("GET", "/v1/stats/subscriptions?product=a%01b")[0] == 400
+        assert server.json("GET", "/v1/stats/subscriptions?product=" + "p" * 256)[0] == 400
         assert server.json("GET", "/v1/stats/subscriptions?at=soon")[0] == 400
         assert server.json("GET", "/v1/stats/nonsense")[0] == 404
         assert server.json("GET", "/v1/stats/subscriptions", token=None)[0] == 401
@@ -237,27 +247,34 @@ def test_mrr_per_currency_equals_a_reference_from_each_subscriptions_state(tmp_p
     """GET /v1/stats/mrr: for the subscriptions /v1/subscriptions/{id} says are active, each
     standing period's price by currency and period length, made monthly."""
     server, states = shaped_server(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
-    try:
+
+    def reference_mrr(product=None):
         sums = {}
         for state in states.values():
-            if state["status_name"] != "active":
-                continue
             period = state["transaction_info"]
+            if state["status_name"] != "active" or product not in (None, period["productId"]):
+                continue
             days = (period["expiresDate"] - period["purchaseDate"] + DAY // 2) // DAY
             name, _, _, numerator, denominator = next(p for p in PERIODS if p[1] <= days <= p[2])
             entry = sums.setdefault(period["currency"], {}).setdefault(name, [0, 0, numerator, denominator])
             entry[0] += 1
             entry[1] += period["price"]
-        assert set(sums) == {"USD", "EUR"} and "year" in sums["EUR"]
-        reference = [{"currency": currency,
-                      "mrr_milliunits": sum((total * numerator * 2 + denominator) // (denominator * 2)
-                                            for _, total, numerator, denominator in periods.values()),
-                      "subscriptions": sum(count for count, *_ in periods.values()),
-                      "by_period": {name: periods[name][0] for name, *_ in PERIODS if name in periods}}
-                     for currency, periods in sorted(sums.items())]
+        return [{"currency": currency,
+                 "mrr_milliunits": sum((total * numerator * 2 + denominator) // (denominator * 2)
+                                       for _, total, numerator, denominator in periods.values()),
+                 "subscriptions": sum(count for count, *_ in periods.values()),
+                 "by_period": {name: periods[name][0] for name, *_ in PERIODS if name in periods}}
+                for currency, periods in sorted(sums.items())]
+    try:
+        reference = reference_mrr()
+        assert [line["currency"] for line in reference] == ["EUR", "USD"]
         status, mrr = server.json("GET", "/v1/stats/mrr")
         assert status == 200
         assert mrr["currencies"] == reference
+        for product in ("com.example.minted.annual", "com.example.minted.yearly", "com.example.minted.monthly"):
+            status, one = server.json("GET", f"/v1/stats/mrr?product={product}")
+            assert status == 200 and one["product_id"] == product and one["currencies"] == reference_mrr(product), product
+        assert len(reference_mrr("com.example.minted.annual")) == 1
         assert mrr["currencies"][0] == {"currency": "EUR", "mrr_milliunits": 3333, "subscriptions": 1, "by_period": {"year": 1}}
         assert mrr["unclassified"] == {"subscriptions": 0, "currencies": []}
         assert server.json("GET", "/v1/stats/mrr?at=1")[1]["currencies"] == []
@@ -265,9 +282,10 @@ def test_mrr_per_currency_equals_a_reference_from_each_subscriptions_state(tmp_p
         server.stop()
 
 
-def reference_flows(stories, states, since, until, now):
+def reference_flows(stories, states, since, until, now, product=None):
     """What happened per calendar month (UTC) of [since, until), from the stored copies of the
-    minted transactions (the latest signing of each) and each subscription's state now."""
+    minted transactions (the latest signing of each) and each subscription's state now; with
+    `product`, only its periods, refunds and churned subscriptions."""
     import datetime
     transactions, renewals = {}, {}
     for _, bodies in stories:
@@ -300,7 +318,7 @@ def reference_flows(stories, states, since, until, now):
     for periods in by_subscription.values():
         periods.sort(key=lambda t: (t["purchaseDate"], t["transactionId"]))
         for index, period in enumerate(periods):
-            if not since <= period["purchaseDate"] < until:
+            if not since <= period["purchaseDate"] < until or product not in (None, period["productId"]):
                 continue
             counts = intervals[month(period["purchaseDate"])]
             if index == 0:
@@ -316,14 +334,15 @@ def reference_flows(stories, states, since, until, now):
                 counts["reactivations"] += 1
             counts["trial_conversions"] += before.get("offerDiscountType") == "FREE_TRIAL"
     for transaction in transactions.values():
-        if since <= transaction.get("revocationDate", -1) < until:
+        if since <= transaction.get("revocationDate", -1) < until and product in (None, transaction["productId"]):
             refunds = intervals[month(transaction["revocationDate"])]["refunds"]
             refunds["count"] += 1
             amount = transaction["price"] * transaction.get("revocationPercentage", 100000) // 100000
             refunds["amounts"][transaction["currency"]] = refunds["amounts"].get(transaction["currency"], 0) + amount
     for original, state in states.items():
         end = state["transaction_info"]["expiresDate"]
-        if state["status_name"] == "expired" and since <= end < until:
+        if state["status_name"] == "expired" and since <= end < until and product in (
+                None, state["transaction_info"]["productId"]):
             intent = renewals.get(original, {}).get("expirationIntent")
             intervals[month(end)]["churned"][{1: "voluntary", 2: "billing"}.get(intent, "other")] += 1
     return [dict(counts, start_ms=start, refunds={"count": counts["refunds"]["count"], "amounts": [
@@ -355,6 +374,12 @@ def test_flows_by_month_equal_a_reference_from_the_same_notifications(tmp_path, 
         by_week = server.json("GET", f"/v1/stats/flows?from={since}&to={until}&by=week&at={now}")[1]["intervals"]
         assert all(interval["start_ms"] // DAY % 7 == 4 for interval in by_week)  # Mondays (1970-01-01 was a Thursday)
         assert sum(interval["renewals"] for interval in by_week) == totals["renewals"]
+        # One product's flows: its own periods, refunds and churn.
+        for product in ("com.example.minted.monthly", "com.example.minted.yearly"):
+            status, one = server.json("GET", f"/v1/stats/flows?from={since}&to={until}&by=month&at={now}&product={product}")
+            assert status == 200 and one["product_id"] == product
+            assert one["intervals"] == reference_flows(stories, states, since, until, now, product), product
+        assert one["intervals"] != reference
         for query in ("by=year", f"from={until}&to={since}", f"from=0&to={until}&by=day", "from=soon"):
             assert server.json("GET", f"/v1/stats/flows?{query}")[0] == 400, query
     finally:

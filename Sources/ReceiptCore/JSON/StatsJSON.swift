@@ -2,10 +2,12 @@
 public enum StatsJSON {
     /// `{"at_ms", "total": {status name: count…, "entitled"}, "by_product": [{"product_id", …}]}`:
     /// every status named, 0 where none; `entitled` is active plus grace period.
-    public static func subscriptions(_ counts: [SubscriptionCount], at instant: Int64) -> [UInt8] {
+    /// Each answer names the `product_id` its figures were limited to, when they were.
+    public static func subscriptions(_ counts: [SubscriptionCount], at instant: Int64, product: String? = nil) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.number("at_ms", instant)
+        writeProduct(product, into: &writer)
         writer.beginObject("total")
         write(counts, into: &writer)
         writer.endObject()
@@ -21,6 +23,10 @@ public enum StatsJSON {
         return writer.bytes
     }
 
+    private static func writeProduct(_ product: String?, into writer: inout JSONWriter) {
+        if let product { writer.string("product_id", product) }
+    }
+
     private static func write(_ counts: [SubscriptionCount], into writer: inout JSONWriter) {
         for status in SubscriptionCount.statuses { writer.number(status.name, SubscriptionCount.total(counts, status)) }
         writer.number("entitled", SubscriptionCount.total(counts, nil))
@@ -28,11 +34,12 @@ public enum StatsJSON {
 
     /// `{"at_ms", "currencies": [{"currency", "mrr_milliunits", "subscriptions", "by_period": {period: count}}],
     /// "unclassified": {"subscriptions", "currencies": [...]}}` (MRRLine).
-    public static func mrr(_ groups: [PriceGroup], at instant: Int64) -> [UInt8] {
+    public static func mrr(_ groups: [PriceGroup], at instant: Int64, product: String? = nil) -> [UInt8] {
         let (lines, unclassified, unclassifiedCurrencies) = MRRLine.lines(groups)
         var writer = JSONWriter()
         writer.beginObject()
         writer.number("at_ms", instant)
+        writeProduct(product, into: &writer)
         writer.beginArray("currencies")
         for line in lines {
             writer.beginObject()
@@ -60,13 +67,14 @@ public enum StatsJSON {
     /// "amounts": [{"currency", "milliunits"}]}, "churned": {"voluntary", "billing", "other"}}]}`
     /// (IntervalFlows): every interval that meets [from, to), zeros where nothing happened.
     public static func flows(_ intervals: [IntervalFlows], by interval: FigureInterval, from: Int64, to: Int64,
-                             at instant: Int64) -> [UInt8] {
+                             at instant: Int64, product: String? = nil) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.number("from_ms", from)
         writer.number("to_ms", to)
         writer.string("by", interval.rawValue)
         writer.number("at_ms", instant)
+        writeProduct(product, into: &writer)
         writer.beginArray("intervals")
         for flows in intervals {
             writer.beginObject()

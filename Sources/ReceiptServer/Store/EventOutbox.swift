@@ -177,6 +177,21 @@ enum EventOutbox {
         return EventDetail(summary: summary, body: body, deliveries: deliveries)
     }
 
+    /// The latest `limit` events of some ordering keys (subscriptions), most recent first,
+    /// with their bodies: a customer's timeline (deliveries not read).
+    static func latest(orderingKeys: [String], limit: Int, on statements: some StoreStatements) async throws -> [EventDetail] {
+        guard !orderingKeys.isEmpty else { return [] }
+        let d = statements.dialect
+        let list = d.placeholders(1...orderingKeys.count).joined(separator: ", ")
+        return try await statements.run("""
+            SELECT \(EventSummary.columns), e.body FROM events AS e WHERE e.ordering_key IN (\(list))
+            ORDER BY e.sequence DESC LIMIT \(max(1, min(limit, maxListedEvents)))
+            """, orderingKeys.map { .text($0) }).compactMap { row in
+            guard let summary = EventSummary(row: row), let body = row.last?.text else { return nil }
+            return EventDetail(summary: summary, body: body, deliveries: [])
+        }
+    }
+
     /// Makes an event's deliveries (or, with no id, every failed delivery) pending again,
     /// due now with their attempts reset; the number made pending.
     static func replay(eventID: String?, on statements: some StoreStatements, at now: Int64) async throws -> Int {

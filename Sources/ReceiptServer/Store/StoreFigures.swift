@@ -8,11 +8,14 @@ import ReceiptCore
 /// SubscriptionState applies).
 enum StoreFigures {
     /// Subscriptions by product and status at `instant`, each under the product of the
-    /// period the status reads (the standing one, else the last purchased).
-    static func activeSubscriptions(at instant: Int64, on statements: some StoreStatements) async throws -> [SubscriptionCount] {
+    /// period the status reads (the standing one, else the last purchased); only `product`'s when given.
+    static func activeSubscriptions(at instant: Int64, product: String?, on statements: some StoreStatements) async throws
+        -> [SubscriptionCount] {
+        let d = statements.dialect
         let rows = try await statements.run(perSubscription(
-            select: "coalesce(standing.product_id, last.product_id, ''), \(status(statements.dialect)), count(*)",
-            groupBy: "1, 2", dialect: statements.dialect), [.integer(instant)])
+            select: "\(subscriptionProduct), \(status(d)), count(*)",
+            where: only(product, subscriptionProduct, placeholder: 2, d), groupBy: "1, 2", dialect: d),
+            [.integer(instant)] + values(product))
         return rows.compactMap { row in
             guard row.count == 3, let product = row[0].text, let status = row[1].integer.flatMap(SubscriptionState.Status.init),
                   let count = row[2].integer else { return nil }
@@ -21,15 +24,16 @@ enum StoreFigures {
     }
 
     /// The prices of the subscriptions active at `instant`, by currency and by the length of
-    /// their standing period in whole days: what MRR is made of (StatsJSON.mrr).
-    static func activePrices(at instant: Int64, on statements: some StoreStatements) async throws -> [PriceGroup] {
+    /// their standing period in whole days: what MRR is made of (StatsJSON.mrr); only `product`'s when given.
+    static func activePrices(at instant: Int64, product: String?, on statements: some StoreStatements) async throws -> [PriceGroup] {
         let d = statements.dialect
         let rows = try await statements.run(perSubscription(
             select: "coalesce(standing.currency, ''), standing.expires_date - coalesce(standing.purchase_date, 0), count(*), "
                 // PostgreSQL adds bigints up as numeric: back to BIGINT, which both read as an integer.
                 + "CAST(sum(coalesce(standing.price, 0)) AS BIGINT)",
-            where: "(\(status(d))) = \(SubscriptionState.Status.active.rawValue)", groupBy: "1, 2", dialect: d),
-            [.integer(instant)])
+            where: "(\(status(d))) = \(SubscriptionState.Status.active.rawValue) AND "
+                + only(product, subscriptionProduct, placeholder: 2, d), groupBy: "1, 2", dialect: d),
+            [.integer(instant)] + values(product))
         return rows.compactMap { row in
             guard row.count == 4, let currency = row[0].text, let length = row[1].integer, let count = row[2].integer,
                   let sum = row[3].integer else { return nil }
@@ -42,14 +46,17 @@ enum StoreFigures {
     /// reactivations, by how each follows the subscription's period before it), periods
     /// refunded or revoked (and the amount, per currency), and subscriptions expired at
     /// `instant` whose standing period ended that day, by the renewal info's expiration intent.
-    static func flows(from: Int64, to: Int64, at instant: Int64, on statements: some StoreStatements) async throws -> [DayFlows] {
+    /// With `product`, only its periods, refunds and churned subscriptions (a period follows the
+    /// subscription's period before it whatever that one's product: an upgrade is a renewal).
+    static func flows(from: Int64, to: Int64, at instant: Int64, product: String?, on statements: some StoreStatements) async throws
+        -> [DayFlows] {
         let d = statements.dialect
         let (p1, p2, p3) = (d.placeholder(1), d.placeholder(2), d.placeholder(3))
         let day = FigureInterval.dayMilliseconds
         func count(_ condition: String) -> String { "CAST(sum(CASE WHEN \(condition) THEN 1 ELSE 0 END) AS BIGINT)" }
         let began = try await statements.run("""
             WITH periods AS (
-              SELECT purchase_date, offer_discount_type, transaction_reason,
+              SELECT product_id, purchase_date, offer_discount_type, transaction_reason,
                 LAG(expires_date) OVER (PARTITION BY original_transaction_id ORDER BY purchase_date, transaction_id) AS previous_end,
                 LAG(offer_discount_type) OVER (PARTITION BY original_transaction_id ORDER BY purchase_date, transaction_id)
                   AS previous_offer,
@@ -62,19 +69,22 @@ enum StoreFigures {
               \(count("position > 1 AND previous_offer = 'FREE_TRIAL'")),
               \(count("position > 1 AND purchase_date > previous_end AND transaction_reason = 'RENEWAL'")),
               \(count("position > 1 AND purchase_date > previous_end AND coalesce(transaction_reason, '') <> 'RENEWAL'"))
-            FROM periods WHERE purchase_date >= \(p1) AND purchase_date < \(p2) GROUP BY 1 ORDER BY 1
-            """, [.integer(from), .integer(to)])
+            FROM periods WHERE purchase_date >= \(p1) AND purchase_date < \(p2) AND \(only(product, "product_id", placeholder: 3, d))
+            GROUP BY 1 ORDER BY 1
+            """, [.integer(from), .integer(to)] + values(product))
         let refunded = try await statements.run("""
             SELECT revocation_date / \(day), coalesce(currency, ''), count(*),
               CAST(sum(coalesce(price, 0) * coalesce(revocation_percentage, 100000) / 100000) AS BIGINT)
             FROM transactions WHERE product_type = 'Auto-Renewable Subscription'
-              AND revocation_date >= \(p1) AND revocation_date < \(p2) GROUP BY 1, 2 ORDER BY 1, 2
-            """, [.integer(from), .integer(to)])
+              AND revocation_date >= \(p1) AND revocation_date < \(p2) AND \(only(product, "product_id", placeholder: 3, d))
+            GROUP BY 1, 2 ORDER BY 1, 2
+            """, [.integer(from), .integer(to)] + values(product))
         let churned = try await statements.run(perSubscription(
             select: "standing.expires_date / \(day), coalesce(renewal.expiration_intent, 0), count(*)",
             where: "(\(status(d))) = \(SubscriptionState.Status.expired.rawValue) AND standing.expires_date >= \(p2) "
-                + "AND standing.expires_date < \(p3)", groupBy: "1, 2", dialect: d),
-            [.integer(instant), .integer(from), .integer(to)])
+                + "AND standing.expires_date < \(p3) AND " + only(product, subscriptionProduct, placeholder: 4, d),
+            groupBy: "1, 2", dialect: d),
+            [.integer(instant), .integer(from), .integer(to)] + values(product))
         var days: [Int64: DayFlows] = [:]
         for row in began where row.count == 7 {
             guard let day = row[0].integer else { continue }
@@ -94,6 +104,16 @@ enum StoreFigures {
         }
         return days.values.sorted { $0.day < $1.day }
     }
+
+    /// The product a subscription is counted under in the frame: its standing period's, else its last purchase's.
+    private static let subscriptionProduct = "coalesce(standing.product_id, last.product_id, '')"
+
+    /// The condition that `column` is `product` (at `placeholder`); TRUE when no product is asked.
+    private static func only(_ product: String?, _ column: String, placeholder: Int, _ d: StoreDialect) -> String {
+        product == nil ? "TRUE" : "\(column) = \(d.placeholder(placeholder))"
+    }
+
+    private static func values(_ product: String?) -> [StoreValue] { product.map { [.text($0)] } ?? [] }
 
     /// The status of the frame's subscription at the instant (placeholder 1).
     private static func status(_ d: StoreDialect) -> String {

@@ -65,16 +65,18 @@ extension SubscriptionStore {
         }
     }
 
-    func activeSubscriptions(at instant: Int64) async throws -> [SubscriptionCount] {
-        try await withStatements(transaction: false) { try await StoreFigures.activeSubscriptions(at: instant, on: $0) }
+    func activeSubscriptions(at instant: Int64, product: String?) async throws -> [SubscriptionCount] {
+        try await withStatements(transaction: false) { try await StoreFigures.activeSubscriptions(at: instant, product: product, on: $0) }
     }
 
-    func activePrices(at instant: Int64) async throws -> [PriceGroup] {
-        try await withStatements(transaction: false) { try await StoreFigures.activePrices(at: instant, on: $0) }
+    func activePrices(at instant: Int64, product: String?) async throws -> [PriceGroup] {
+        try await withStatements(transaction: false) { try await StoreFigures.activePrices(at: instant, product: product, on: $0) }
     }
 
-    func flows(from: Int64, to: Int64, at instant: Int64) async throws -> [DayFlows] {
-        try await withStatements(transaction: false) { try await StoreFigures.flows(from: from, to: to, at: instant, on: $0) }
+    func flows(from: Int64, to: Int64, at instant: Int64, product: String?) async throws -> [DayFlows] {
+        try await withStatements(transaction: false) {
+            try await StoreFigures.flows(from: from, to: to, at: instant, product: product, on: $0)
+        }
     }
 
     func deliveryBacklog() async throws -> (count: Int64, oldest: Int64?) {
@@ -87,6 +89,10 @@ extension SubscriptionStore {
 
     func event(id: String) async throws -> EventDetail? {
         try await withStatements(transaction: false) { try await EventOutbox.show(eventID: id, on: $0) }
+    }
+
+    func latestEvents(orderingKeys: [String], limit: Int) async throws -> [EventDetail] {
+        try await withStatements(transaction: false) { try await EventOutbox.latest(orderingKeys: orderingKeys, limit: limit, on: $0) }
     }
 
     func consumption(_ operation: @escaping @Sendable (any StoreStatements, Int64) async throws -> ConsumptionRow?) async throws
