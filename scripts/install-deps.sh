@@ -6,8 +6,8 @@
 #                                   a Java runtime (Spark), wrk (the server's load bench),
 #                                   PostgreSQL (the server's store, tested in a throwaway
 #                                   cluster the tests start), groff (the man page), chromium (the
-#                                   dashboard, rendered headless), and python3-venv for the tests'
-#                                   virtual environment
+#                                   dashboard, rendered headless), PostgreSQL's JDBC driver (Spark
+#                                   reads the store), and python3-venv for the tests' virtual environment
 # The Swift toolchain itself must already be on PATH. Safe to run again: it installs
 # nothing that is present.
 set -euo pipefail
@@ -31,6 +31,7 @@ if [ "$scope" = test ]; then
   command -v groff >/dev/null || missing+=(groff-base)  # test-install renders the man page
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)  # receipt serve's PostgreSQL store, in a throwaway cluster
   command -v chromium >/dev/null || missing+=(chromium)  # the dashboard's tests render it in a real browser
+  [ -f /usr/share/java/postgresql.jar ] || missing+=(libpostgresql-jdbc-java)  # Spark reads the store over JDBC
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

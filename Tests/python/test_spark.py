@@ -17,6 +17,10 @@ if not shutil.which("java"):
     pytest.skip("no java on PATH: Spark tests skipped", allow_module_level=True)
 
 from libreceipt import spark as receipt_spark  # noqa: E402
+from test_notifications import mint_jws, news_ca, now, postgres  # noqa: E402,F401 (fixtures)
+
+#: Debian's PostgreSQL JDBC driver (libpostgresql-jdbc-java; scripts/install-deps.sh test installs it).
+POSTGRESQL_JDBC_JAR = "/usr/share/java/postgresql.jar"
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +33,7 @@ def session():
     spark = (SparkSession.builder.master("local[2]").config("spark.driver.host", "127.0.0.1")
              .config("spark.driver.bindAddress", "127.0.0.1").appName("libreceipt-tests")
              .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
+             .config("spark.jars", POSTGRESQL_JDBC_JAR)  # the store's figures, read over JDBC
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     yield spark
@@ -219,3 +224,49 @@ def test_purchases_of_a_large_receipt_in_many_rows_do_not_copy_it(session, mint,
     assert summary[0]["fingerprint"] == libreceipt.Receipt(receipt).fingerprint
     per_row = exploded.groupBy("id").count().collect()
     assert len(per_row) == rows and {row["count"] for row in per_row} == {187}
+
+
+def test_the_stores_figures_recomputed_on_spark_over_jdbc_equal_the_api(session, tmp_path, news_ca, test_ca, mint_jws, now,
+                                                                       postgres):
+    """examples/spark/store_figures.py: Spark reads a PostgreSQL store's tables over JDBC and runs
+    the SQL the server runs (`receipt stats-sql`): subscriptions by product and status, and
+    MRR's price groups, equal GET /v1/stats/subscriptions and /v1/stats/mrr on the same rows."""
+    import os
+    import pathlib
+    import subprocess
+    if not pathlib.Path(POSTGRESQL_JDBC_JAR).exists():
+        if os.environ.get("CI"):
+            pytest.fail("libpostgresql-jdbc-java is not installed: scripts/install-deps.sh test installs it")
+        pytest.skip("libpostgresql-jdbc-java is not installed (scripts/install-deps.sh test)")
+    from test_serve import CLI
+    from test_store_facts import shaped_server
+    sys.path.insert(0, str(ROOT / "examples" / "spark"))
+    import store_figures
+
+    def new_store():
+        subprocess.run(["psql", postgres, "-q", "-c", "CREATE DATABASE spark_figures"], check=True)
+        return postgres.rsplit("/", 1)[0] + "/spark_figures"
+
+    server, states = shaped_server(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
+    try:
+        host = server.location.split("@", 1)[1]  # 127.0.0.1:PORT/spark_figures
+        store_figures.register_store(session, f"jdbc:postgresql://{host}", {"user": "receipt"})
+        on_spark = store_figures.figures(session, "subscriptions", at=now, receipt=CLI)
+        api = server.json("GET", f"/v1/stats/subscriptions?at={now}")[1]
+        expected = sorted((entry["product_id"], name, entry[name]) for entry in api["by_product"]
+                          for name in store_figures.STATUS_NAMES.values() if entry[name])
+        assert sorted((row["product_id"], row["status_name"], row["count"]) for row in on_spark) == expected
+        assert len({row["status_name"] for row in on_spark}) == 5 and sum(row["count"] for row in on_spark) == len(states)
+        # MRR's groups: per currency, the active subscriptions and their prices, as the API counts them.
+        groups = store_figures.figures(session, "mrr", at=now, receipt=CLI)
+        mrr = server.json("GET", f"/v1/stats/mrr?at={now}")[1]
+        for line in mrr["currencies"]:
+            mine = [group for group in groups if group["currency"] == line["currency"]]
+            assert sum(group["subscriptions"] for group in mine) == line["subscriptions"], line
+        assert {group["currency"] for group in groups} == {line["currency"] for line in mrr["currencies"]}
+        # One product, the same way.
+        yearly = store_figures.figures(session, "subscriptions", at=now, product="com.example.minted.yearly", receipt=CLI)
+        assert [(row["product_id"], row["status_name"], row["count"]) for row in yearly] == [
+            ("com.example.minted.yearly", "active", 1)]
+    finally:
+        server.stop()
