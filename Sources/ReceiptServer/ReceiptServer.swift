@@ -60,43 +60,51 @@ public enum ReceiptServer {
             eventLoopGroupProvider: .shared(group),
             logger: logger)
         do {
-            // Each task says whether it is the service: it ends on a signal; the others when cancelled.
-            try await withThrowingTaskGroup(of: Bool.self) { tasks in
-                if let store, let location = settings.store {
-                    tasks.addTask { await store.run(); return false }
-                    do {
-                        try await withDeadline(seconds: settings.storeTimeoutSeconds) { try await store.migrate() }
-                    } catch {
-                        tasks.cancelAll()
-                        throw StoreOpenError(location: location, reason: "\(error)")
+            // The store's connections (store.run) outlive the tasks that use them: those are cancelled
+            // and waited for first, so that none waits for a connection the pool no longer makes.
+            try await withThrowingTaskGroup(of: Void.self) { storeTasks in
+                if let store { storeTasks.addTask { await store.run() } }
+                // Each task says whether it is the service: it ends on a signal; the others when cancelled.
+                try await withThrowingTaskGroup(of: Bool.self) { tasks in
+                    if let store, let location = settings.store {
+                        do {
+                            // No deadline: a migration reads every row once (facts, summaries), minutes on a large
+                            // store. A PostgreSQL server that does not answer is named by the probe it begins with,
+                            // within its own deadline; SQLite waits on a locked file for its busy timeout only.
+                            try await store.migrate()
+                        } catch {
+                            tasks.cancelAll()
+                            throw StoreOpenError(location: location, reason: "\(error)")
+                        }
                     }
-                }
-                if let store, settings.eventRetentionDays > 0 {
-                    tasks.addTask { await EventRetention.run(store, days: settings.eventRetentionDays, logger: logger); return false }
-                }
-                if let store, let wake, let location = settings.store {
-                    do {
-                        try await store.registerWebhooks(settings.webhooks.map(\.url))
-                    } catch {
-                        tasks.cancelAll()
-                        throw StoreOpenError(location: location, reason: "cannot register the webhooks: \(error)")
+                    if let store, settings.eventRetentionDays > 0 {
+                        tasks.addTask { await EventRetention.run(store, days: settings.eventRetentionDays, logger: logger); return false }
                     }
-                    let delivery = WebhookDelivery(store: store, endpoints: settings.webhooks, policy: settings.webhookPolicy,
-                                                   metrics: metrics, logger: logger, wake: wake)
-                    tasks.addTask { await delivery.run(); return false }
+                    if let store, let wake, let location = settings.store {
+                        do {
+                            try await store.registerWebhooks(settings.webhooks.map(\.url))
+                        } catch {
+                            tasks.cancelAll()
+                            throw StoreOpenError(location: location, reason: "cannot register the webhooks: \(error)")
+                        }
+                        let delivery = WebhookDelivery(store: store, endpoints: settings.webhooks, policy: settings.webhookPolicy,
+                                                       metrics: metrics, logger: logger, wake: wake)
+                        tasks.addTask { await delivery.run(); return false }
+                    }
+                    if let store, let consumptionWake, let api = settings.serverAPI {
+                        let consumption = ConsumptionDelivery(
+                            store: store, client: AppStoreServerAPIClient(api, timeout: .seconds(StoreCatchUp.exchangeSeconds)),
+                            policy: settings.consumptionPolicy, backoff: settings.webhookPolicy, logger: logger, wake: consumptionWake)
+                        tasks.addTask { await consumption.run(); return false }
+                    }
+                    if settings.verifier.policy.revocation != .off {
+                        tasks.addTask { await refreshRevocation(settings, metrics: metrics, logger: logger); return false }
+                    }
+                    tasks.addTask { try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint]); return true }
+                    while let isService = try await tasks.next(), !isService {}
+                    tasks.cancelAll()
                 }
-                if let store, let consumptionWake, let api = settings.serverAPI {
-                    let consumption = ConsumptionDelivery(
-                        store: store, client: AppStoreServerAPIClient(api, timeout: .seconds(StoreCatchUp.exchangeSeconds)),
-                        policy: settings.consumptionPolicy, backoff: settings.webhookPolicy, logger: logger, wake: consumptionWake)
-                    tasks.addTask { await consumption.run(); return false }
-                }
-                if settings.verifier.policy.revocation != .off {
-                    tasks.addTask { await refreshRevocation(settings, metrics: metrics, logger: logger); return false }
-                }
-                tasks.addTask { try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint]); return true }
-                while let isService = try await tasks.next(), !isService {}
-                tasks.cancelAll()
+                storeTasks.cancelAll()
             }
         } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EADDRNOTAVAIL
                                         || error.errnoCode == EACCES {

@@ -4,9 +4,11 @@ from it when it is accepted and, in a store of schema 4, when the store migrates
 
 import base64
 import json
+import random
 import sqlite3
 import subprocess
 
+from test_serve import CLI
 from test_notifications import (ORIGINAL, TOKEN, mint_jws, new_store, news_ca, now, post,  # noqa: F401 (fixtures)
                                 postgres, store_server, table)
 
@@ -31,6 +33,10 @@ RENEWAL_FACTS = {
     "renewal_price": ("renewalPrice", "number"), "currency": ("currency", "text"), "environment": ("environment", "text"),
 }
 TABLES = (("transactions", "transaction_id", TRANSACTION_FACTS), ("renewal_infos", "original_transaction_id", RENEWAL_FACTS))
+
+
+#: Apple's subscription statuses by number, as `receipt stats-sql subscriptions` gives them.
+STATUS_NAMES = {1: "active", 2: "expired", 3: "billing_retry", 4: "grace_period", 5: "revoked"}
 
 
 def payload_of(jws):
@@ -83,8 +89,22 @@ def subscription_read(server):
     return answer
 
 
+#: What schema 6 added: the summaries, the transactions' period columns and two indexes.
+SCHEMA_6_COLUMNS = ("period_position", "previous_expires_date", "previous_offer_discount_type")
+
+
+def downgrade_to_schema_5(location):
+    """What a store of schema 5 held: no summaries nor period columns, version 5."""
+    for statement in ("DROP TABLE subscription_summaries", "DROP INDEX transactions_by_purchase",
+                      "DROP INDEX transactions_by_revocation",
+                      *(f"ALTER TABLE transactions DROP COLUMN {column}" for column in SCHEMA_6_COLUMNS),
+                      "DELETE FROM schema_version WHERE version > 5"):
+        table(location, statement)
+
+
 def downgrade_to_schema_4(location):
     """What a store of schema 4 held: no fact columns, version 4."""
+    downgrade_to_schema_5(location)
     for name, _, facts in TABLES:
         drops = ", ".join(f"DROP COLUMN {column}" for column in facts)
         if str(location).startswith("postgres://"):
@@ -126,8 +146,12 @@ def test_facts_are_derived_when_accepted_and_when_a_schema_4_store_migrates(tmp_
         assert subscription_read(server) == before
     finally:
         server.stop()
-    assert table(location, "SELECT max(version) FROM schema_version") == [("5",)]
+    assert table(location, "SELECT max(version) FROM schema_version") == [("6",)]
     assert table(location, "SELECT purchase_date, price FROM transactions WHERE transaction_id = 'edited'") == [("", "")]
+    # Schema 6's summaries were made from every row held: one per subscription with an auto-renewable transaction.
+    assert table(location, "SELECT count(*) FROM subscription_summaries") == table(
+        location, "SELECT count(DISTINCT original_transaction_id) FROM transactions "
+                  "WHERE product_type = 'Auto-Renewable Subscription'") == [("2",)]
     table(location, "DELETE FROM transactions WHERE transaction_id = 'edited'")
     assert assert_facts_derived(location, at_least=1204) >= 1204
     assert table(location, "SELECT count(*) FROM transactions WHERE transaction_id LIKE 'copy-%' AND offer_period = 'P1W'") \
@@ -221,6 +245,13 @@ def test_subscriptions_by_product_and_status_equal_each_subscriptions_state(tmp_
         # At an instant before any purchase nothing is active; arguments are checked; reads take the token.
         status, early = server.json("GET", "/v1/stats/subscriptions?at=1")
         assert status == 200 and early["at_ms"] == 1 and early["total"]["active"] == 0
+        # The summaries the store keeps at each write equal the same made afresh from the rows:
+        # `receipt stats-sql` (the statement over the rows) run by the store's own database.
+        sql = subprocess.run([CLI, "stats-sql", "subscriptions", "--at", str(figures["at_ms"])], check=True,
+                             capture_output=True, text=True).stdout
+        afresh = sorted((product, STATUS_NAMES[int(status)], int(count)) for product, status, count in table(server.location, sql))
+        assert afresh == sorted((product, name, counts[name]) for product, counts in by_product.items()
+                                for name in statuses if counts[name])
         # One product's figures: its row alone, and the answer says which.
         status, yearly = server.json("GET", "/v1/stats/subscriptions?product=com.example.minted.yearly")
         assert status == 200 and yearly["product_id"] == "com.example.minted.yearly"
@@ -380,6 +411,19 @@ def test_flows_by_month_equal_a_reference_from_the_same_notifications(tmp_path, 
             assert status == 200 and one["product_id"] == product
             assert one["intervals"] == reference_flows(stories, states, since, until, now, product), product
         assert one["intervals"] != reference
+        # The summaries and the periods' numbers are made again at each write: notifications that
+        # arrive shuffled (an earlier period after a later one) give the same figures.
+        bodies = [body for _, story_bodies in stories for body in story_bodies]
+        random.Random(32).shuffle(bodies)
+        shuffled = store_server(tmp_path, news_ca, test_ca, store=new_store())
+        try:
+            for body in bodies:
+                assert post(shuffled, body)[0] == 200
+            for path in (f"/v1/stats/flows?from={since}&to={until}&by=month&at={now}", f"/v1/stats/subscriptions?at={now}",
+                         f"/v1/stats/mrr?at={now}"):
+                assert shuffled.json("GET", path) == server.json("GET", path), path
+        finally:
+            shuffled.stop()
         for query in ("by=year", f"from={until}&to={since}", f"from=0&to={until}&by=day", "from=soon"):
             assert server.json("GET", f"/v1/stats/flows?{query}")[0] == 400, query
     finally:

@@ -12,8 +12,8 @@ public enum PortableFigureSQL {
     public static func statement(_ figure: String, at instant: Int64, product: String?) async throws -> String? {
         let capture = Capture()
         switch figure {
-        case "subscriptions": _ = try await StoreFigures.activeSubscriptions(at: instant, product: product, on: capture)
-        case "mrr": _ = try await StoreFigures.activePrices(at: instant, product: product, on: capture)
+        case "subscriptions": _ = try await StoreFigures.activeSubscriptions(at: instant, product: product, from: .rows, on: capture)
+        case "mrr": _ = try await StoreFigures.activePrices(at: instant, product: product, from: .rows, on: capture)
         default: return nil
         }
         guard let (sql, values) = capture.statements.last else { return nil }

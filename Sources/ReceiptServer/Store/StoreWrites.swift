@@ -55,7 +55,8 @@ enum StoreWrites {
                                                      on: statements, at: ReceiptVerifier.currentMilliseconds())
     }
 
-    /// The rows each upsert wrote (a copy older than the one held writes nothing).
+    /// The rows each upsert wrote (a copy older than the one held writes nothing); the
+    /// summaries of the subscriptions they changed made again.
     private static func write(_ transactions: [StoredTransaction], _ renewalInfos: [StoredRenewalInfo],
                               on statements: some StoreStatements) async throws
         -> (transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) {
@@ -74,6 +75,8 @@ enum StoreWrites {
             ] + row.facts.map(StoreValue.init))
             if !returned.isEmpty { written.renewalInfos.append(row) }
         }
+        try await SubscriptionSummaries.refresh(Set(written.transactions.map(\.originalTransactionID)
+                                                    + written.renewalInfos.map(\.originalTransactionID)), on: statements)
         return written
     }
 

@@ -240,6 +240,9 @@ enum StoreSchema {
         // currency, offer, revocation, environment, renewal status) as columns beside its JWS,
         // for the reads and the figures: a version of `factVersions`.
         [],
+        // Version 6: a summary per subscription (SubscriptionSummaries), made from the rows held
+        // and kept by every write after, which the figures read instead of every transaction.
+        SubscriptionSummaries.migration,
     ]
     /// The versions that add the fact columns a store lacks (StoredFacts, as this server
     /// knows them) and derive every row's facts from its JWS (StoreMigration). A column
