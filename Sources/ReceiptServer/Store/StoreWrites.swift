@@ -75,8 +75,9 @@ enum StoreWrites {
             ] + row.facts.map(StoreValue.init))
             if !returned.isEmpty { written.renewalInfos.append(row) }
         }
-        try await SubscriptionSummaries.refresh(Set(written.transactions.map(\.originalTransactionID)
-                                                    + written.renewalInfos.map(\.originalTransactionID)), on: statements)
+        try await SubscriptionSummaries.refresh(transactionsOf: Set(written.transactions.map(\.originalTransactionID)),
+                                                renewalInfosOf: Set(written.renewalInfos.map(\.originalTransactionID)),
+                                                on: statements)
         return written
     }
 

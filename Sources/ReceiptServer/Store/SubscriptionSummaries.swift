@@ -57,16 +57,23 @@ enum SubscriptionSummaries {
     /// table), for an engine that holds only the rows: `WITH \(asExpression) SELECT …`.
     static var asExpression: String { "\(frames(scope: nil)), \(table) AS (\(select))" }
 
-    /// Makes the summaries of `originalTransactionIDs` again from their rows (none when a
-    /// subscription has no auto-renewable transaction).
-    static func refresh(_ originalTransactionIDs: Set<String>, on statements: some StoreStatements) async throws {
+    /// Makes the summaries of the subscriptions whose rows a write changed again from their
+    /// rows (none when a subscription has no auto-renewable transaction), and the period
+    /// columns of those whose transactions changed (a renewal info changes none).
+    static func refresh(transactionsOf changedTransactions: Set<String>, renewalInfosOf changedRenewalInfos: Set<String>,
+                        on statements: some StoreStatements) async throws {
         let d = statements.dialect
-        let names = columns.map(\.name).joined(separator: ", ")
-        for id in originalTransactionIDs.sorted() {
-            _ = try await statements.run("DELETE FROM \(table) WHERE original_transaction_id = \(d.placeholder(1))", [.text(id)])
-            _ = try await statements.run("WITH \(frames(scope: "original_transaction_id = \(d.placeholder(1))")) "
-                                         + "INSERT INTO \(table) (\(names)) \(select)", [.text(id)])
-            _ = try await statements.run(periodsUpdate(scope: "original_transaction_id = \(d.placeholder(1))"), [.text(id)])
+        let one = "original_transaction_id = \(d.placeholder(1))"
+        let names = columns.map(\.name)
+        // One statement a subscription: an upsert (a subscription's transactions are never deleted).
+        let upsert = "WITH \(frames(scope: one)) INSERT INTO \(table) (\(names.joined(separator: ", "))) \(select) "
+            + "ON CONFLICT (original_transaction_id) DO UPDATE SET "
+            + names.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        for id in changedTransactions.union(changedRenewalInfos).sorted() {
+            _ = try await statements.run(upsert, [.text(id)])
+        }
+        for id in changedTransactions.sorted() {
+            _ = try await statements.run(periodsUpdate(scope: one), [.text(id)])
         }
     }
 
