@@ -5,7 +5,10 @@ SHELL := /bin/bash
 PREFIX ?= /usr/local
 DESTDIR ?=
 VERSION := $(shell sed -n 's/^\#define RECEIPT_VERSION_STRING "\(.*\)"/\1/p' Include/receipt.h)
-SWIFT_BUILD := swift build -c release
+# --traits Server: the server, the CLI and the API client, whose packages a Swift program that
+# depends on ReceiptCore alone never resolves (Package.swift's `Server` trait, off by default).
+SWIFT_TRAITS := --traits Server
+SWIFT_BUILD := swift build -c release $(SWIFT_TRAITS)
 RELEASE := .build/release
 OUT := build
 # Test tools (pytest, cryptography for the test CA, PySpark and pyarrow for libreceipt.spark) live in a virtual environment that
@@ -97,7 +100,7 @@ test: check-layers test-swift check-embeddable test-c memcheck test-python test-
 
 # --disable-xctest: the suite is Swift Testing; XCTest would only add "Executed 0 tests".
 test-swift: deps test-deps venv  # test-deps: the token tests mint keys with the openssl command
-	swift test --disable-xctest
+	swift test --disable-xctest $(SWIFT_TRAITS)
 
 # The folders of Sources/ReceiptCore depend one way, in ARCHITECTURE.md's order (tools/layers.py).
 check-layers:
@@ -126,7 +129,7 @@ sanitize: deps test-deps venv
 	Tests/sanitize.sh address
 	Tests/sanitize.sh thread
 	RECEIPT_INSTRUMENTED=1 LSAN_OPTIONS=suppressions=$(abspath Tests/lsan-xctest.supp) \
-	  swift test --disable-xctest --sanitize=address --scratch-path .build-asan-swift 2>&1 \
+	  swift test --disable-xctest $(SWIFT_TRAITS) --sanitize=address --scratch-path .build-asan-swift 2>&1 \
 	  | grep -v "ld.gold: warning: Cannot export local symbol '__asan_"  # gold's note on ASan's own symbols
 
 test-python: lib cli venv
@@ -177,7 +180,7 @@ test-examples: lib test-c venv
 	RECEIPT_LIBRARY=$(abspath $(OUT))/lib/libreceipt.so.1 PYTHONPATH=$(abspath bindings/python) \
 	  $(PYTHON) examples/python/verify_jws.py $(OUT)/test-c/minted.jws com.example.minted $(OUT)/test-c/jws-ca/root.pem \
 	  | grep -q '^VALID$$'
-	swift run -q verify-jws-example $(OUT)/test-c/minted.jws com.example.minted $(OUT)/test-c/jws-ca/root.pem \
+	swift run -q $(SWIFT_TRAITS) verify-jws-example $(OUT)/test-c/minted.jws com.example.minted $(OUT)/test-c/jws-ca/root.pem \
 	  | grep -q '^VALID$$'
 	rm -rf $(OUT)/spark-example && mkdir -p $(OUT)/spark-example
 	$(PYTHON) examples/spark/make_input.py $(OUT)/spark-example/in.parquet $(OUT)/test-c/minted.der $(OUT)/test-c/minted.b64

@@ -15,6 +15,11 @@ let embeddableLinkerFlags: [String] = (instrumented ? [] : ["-static-stdlib", "-
     "-Xlinker", "-soname=libreceipt.so.1",
 ]
 
+/// The server, the CLI and the App Store Server API client need packages the core does not.
+/// They sit behind the `Server` trait, off unless asked (`make` asks: `swift build --traits
+/// Server`), so that a Swift program depending on ReceiptCore resolves none of them.
+let server: TargetDependencyCondition? = .when(traits: ["Server"])
+
 let package = Package(
     name: "libreceipt",
     products: [
@@ -23,6 +28,10 @@ let package = Package(
         // The App Store Server API over AsyncHTTPClient, for Swift servers (never in libreceipt.so).
         .library(name: "ReceiptServerAPIClient", targets: ["ReceiptServerAPIClient"]),
         .executable(name: "receipt-cli", targets: ["ReceiptCLI"]),
+    ],
+    traits: [
+        .trait(name: "Server", description: "receipt serve, the receipt CLI and ReceiptServerAPIClient, with their packages"),
+        .default(enabledTraits: []),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -62,27 +71,27 @@ let package = Package(
         .target(name: "ReceiptServer", dependencies: [
             "ReceiptCore",
             "ReceiptServerAPIClient",  // its RevocationTransport asks OCSP (AsyncHTTPClient)
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HummingbirdCore", package: "hummingbird"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-            .product(name: "SQLiteNIO", package: "sqlite-nio"),
-            .product(name: "PostgresNIO", package: "postgres-nio"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "Hummingbird", package: "hummingbird", condition: server),
+            .product(name: "HummingbirdCore", package: "hummingbird", condition: server),
+            .product(name: "Logging", package: "swift-log", condition: server),
+            .product(name: "Metrics", package: "swift-metrics", condition: server),
+            .product(name: "Prometheus", package: "swift-prometheus", condition: server),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: server),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: server),
+            .product(name: "SQLiteNIO", package: "sqlite-nio", condition: server),
+            .product(name: "PostgresNIO", package: "postgres-nio", condition: server),
+            .product(name: "NIOSSL", package: "swift-nio-ssl", condition: server),
         ]),
         // The transport of ReceiptCore's ServerAPIExchange; nothing of the API's rules lives here.
         .target(name: "ReceiptServerAPIClient", dependencies: [
             "ReceiptCore",
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client", condition: server),
         ]),
         .executableTarget(name: "ReceiptCLI", dependencies: [
             "ReceiptCore",
             "ReceiptServer",
             "ReceiptServerAPIClient",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser", condition: server),
         ], path: "Sources/receipt"),
         .executableTarget(name: "print-receipt-example", dependencies: ["ReceiptCore"], path: "examples/swift"),
         .executableTarget(name: "verify-jws-example", dependencies: ["ReceiptCore"], path: "examples/swift-jws"),

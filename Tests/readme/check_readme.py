@@ -21,6 +21,7 @@ bindings/, build/ and the Makefile are linked in. `receipt` and the project's ve
 Blocks in other languages (text, json, ini) are not code. A line the scratch directory cannot serve
 (an Xcode-signed file without ../shared) is reported as skipped, by name.
 """
+import json
 import os
 import pathlib
 import re
@@ -203,6 +204,14 @@ def check_swift(manifest, main, line, scratch, env):
     (package / "Package.swift").write_text(manifest)
     (package / "Sources" / "app" / "main.swift").write_text(main)
     run(["swift", "build", "-q"], package, env, f"Swift blocks at line {line} (build)", timeout=1800)
+    # A program that depends on ReceiptCore resolves no package but this one (the server's sit behind a trait).
+    shown = subprocess.run(["swift", "package", "show-dependencies", "--format", "json"], cwd=package, env=env,
+                           capture_output=True, text=True, timeout=600)
+    tree = json.loads(shown.stdout)
+    resolved = [dependency["identity"] for root in tree["dependencies"] for dependency in root.get("dependencies", [])]
+    if shown.returncode != 0 or [root["name"] for root in tree["dependencies"]] != ["libreceipt"] or resolved:
+        raise SystemExit(f"Swift blocks at line {line}: a program depending on ReceiptCore resolves more than libreceipt: "
+                         f"{resolved or shown.stderr[-500:]}")
     run([str(package / ".build" / "debug" / "app")], scratch, env, f"Swift blocks at line {line} (run)")
 
 
