@@ -18,7 +18,7 @@ VENV := $(abspath $(OUT))/venv
 export PATH := $(VENV)/bin:$(PATH)
 PYTHON := $(VENV)/bin/python3
 
-.PHONY: test-readme test-examples check-layers wheel test-wheel sanitize fuzz fuzz-smoke bench all deps test-deps venv build lib cli install uninstall demo test test-swift test-c memcheck test-python test-install check-embeddable examples clean help
+.PHONY: test-docs test-readme test-examples check-layers wheel test-wheel sanitize fuzz fuzz-smoke bench all deps test-deps venv build lib cli install uninstall demo test test-swift test-c memcheck test-python test-install check-embeddable examples clean help
 
 all: build
 
@@ -95,7 +95,7 @@ uninstall:
 	      $(DESTDIR)$(PREFIX)/share/bash-completion/completions/receipt $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_receipt \
 	      $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/receipt.fish $(DESTDIR)$(PREFIX)/share/man/man1/receipt.1
 
-test: check-layers test-swift check-embeddable test-c memcheck test-python test-install test-examples test-wheel test-readme sanitize
+test: check-layers test-swift check-embeddable test-c memcheck test-python test-install test-examples test-wheel test-docs sanitize
 	@echo "make test: all suites passed"
 
 # --disable-xctest: the suite is Swift Testing; XCTest would only add "Executed 0 tests".
@@ -153,9 +153,11 @@ test-wheel: wheel test-deps
 
 # The minted receipt and JWS the examples read are made here too: `make examples` works after
 # `make demo` alone, not only after `make test`.
-# Every C, Python, Swift and shell block of README.md, run (Tests/readme/check_readme.py says how).
-test-readme: build venv wheel
+# Every C, Python, Swift and shell block of README.md and of the guides in docs/ it links to, run
+# (Tests/readme/check_readme.py says how).
+test-docs: build venv wheel
 	$(PYTHON) Tests/readme/check_readme.py
+test-readme: test-docs  # its former name
 
 examples: build venv
 	$(MAKE) -s -C Tests/c ../../$(OUT)/test-c/minted.der >/dev/null

@@ -161,7 +161,7 @@ def test_signed_requests_have_apples_header_and_claims(mock, apple_class, our_cl
 def test_the_readme_table_names_every_method_of_apples_client():
     import pathlib
     import re
-    readme = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "app-store-server-api.md").read_text()
     rows = re.findall(r"^\| `(\w+)` \| `(\w+)` \| `(GET|POST|PUT|DELETE) (/\S+)`", readme, re.M)
     assert sorted(row[0] for row in rows if row[0] not in ADVANCED_COMMERCE) == APPLE_METHODS
     assert {row[0] for row in rows if row[3].startswith("/advancedCommerce/")} == ADVANCED_COMMERCE

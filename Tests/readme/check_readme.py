@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Runs every C, Python, Swift and shell block of README.md, so that none can drift from the code.
+"""Runs every C, Python, Swift and shell block of README.md and of the guides it links to in docs/,
+so that none can drift from the code.
 
-    Tests/readme/check_readme.py [--only c|python|swift|sh]
+    Tests/readme/check_readme.py [--only c|python|swift|sh]     (make test-docs)
 
 Each block runs in a scratch directory that holds what the README's examples name: receipt.der,
 receipt1.der, receipt2.der (minted), transaction.jws (minted), receipts.parquet, and, when ../shared
@@ -136,7 +137,7 @@ def check_shell(body, line, scratch, env):
         text = command.split("#", 1)[0].strip() if not command.lstrip().startswith("#") else ""
         if not text:
             continue
-        where = f"line {line + 1 + offset}"
+        where = f"line {Where(line.document, line + 1 + offset)}"
         if "xcode-signed.jws" in text and not (scratch / "xcode-signed.jws").exists():
             print(f"readme: skipped {where} ({text[:40]}…): ../shared is absent, no Xcode-signed JWS")
             continue
@@ -177,7 +178,7 @@ def make_targets(command):
 def check_python(body, line, scratch, env):
     uses_spark = re.search(r"\bspark\.", body) is not None
     program = PY_PRELUDE + (SPARK_PRELUDE if uses_spark else "") + body + (SPARK_EPILOGUE if uses_spark else "")
-    path = scratch / f"block_{line}.py"
+    path = scratch / f"block_{int(line)}.py"
     path.write_text(program)
     run([str(PYTHON), str(path)], scratch, env, f"Python block at line {line}")
 
@@ -189,9 +190,9 @@ def c_program(body):
 
 
 def check_c(body, line, scratch, env):
-    source = scratch / f"block_{line}.c"
+    source = scratch / f"block_{int(line)}.c"
     source.write_text(c_program(body))
-    program = scratch / f"block_{line}"
+    program = scratch / f"block_{int(line)}"
     run([os.environ.get("CC", "cc"), "-std=c11", "-Wall", "-o", str(program), str(source), f"-I{BUILD}/include",
          f"-L{BUILD}/lib", "-lreceipt", f"-Wl,-rpath,{BUILD}/lib"], scratch, env, f"C block at line {line} (build)")
     run([str(program)], scratch, env, f"C block at line {line} (run)")
@@ -215,9 +216,32 @@ def check_swift(manifest, main, line, scratch, env):
     run([str(package / ".build" / "debug" / "app")], scratch, env, f"Swift blocks at line {line} (run)")
 
 
+class Where(int):
+    """A block's line number that names its document when shown (README.md:120)."""
+
+    def __new__(cls, document, number):
+        where = super().__new__(cls, number)
+        where.document = document
+        return where
+
+    def __str__(self):
+        return f"{self.document}:{int(self)}"
+
+    __format__ = lambda self, spec: str(self)  # noqa: E731
+
+
+def documents():
+    """README.md, then each guide it links to under docs/, in the order it lists them: the blocks of
+    one scratch directory run in that order (a later block may use a file an earlier one made)."""
+    readme = (ROOT / "README.md").read_text()
+    guides = list(dict.fromkeys(re.findall(r"\]\((docs/[\w-]+\.md)\)", readme)))
+    if not guides:
+        raise SystemExit("README.md links to no guide under docs/")
+    return [("README.md", readme)] + [(guide, (ROOT / guide).read_text()) for guide in guides]
+
+
 def main():
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
-    text = (ROOT / "README.md").read_text()
     env = dict(os.environ, PATH=f"{BUILD / 'bin'}:{PYTHON.parent}:{os.environ['PATH']}",
                RECEIPT_LIBRARY=str(BUILD / "lib" / "libreceipt.so.1"), PYTHONPATH=str(ROOT / "bindings" / "python"),
                SPARK_LOCAL_IP="127.0.0.1", PKG_CONFIG_PATH=str(BUILD / "lib" / "pkgconfig"))
@@ -226,27 +250,29 @@ def main():
         scratch = pathlib.Path(directory)
         prepare(scratch, env)
         pending_manifest = None
-        for language, body, line in blocks(text):
-            if only and language != only:
-                continue
-            if language == "sh":
-                check_shell(body, line, scratch, env)
-            elif language == "python":
-                check_python(body, line, scratch, env)
-            elif language == "c":
-                check_c(body, line, scratch, env)
-            elif language == "swift":
-                if "PackageDescription" in body:
-                    pending_manifest = body
+        for document, text in documents():
+            for language, body, number in blocks(text):
+                line = Where(document, number)
+                if only and language != only:
                     continue
-                if pending_manifest is None:
-                    raise SystemExit(f"README Swift block at line {line}: no Package.swift block before it")
-                check_swift(pending_manifest, body, line, scratch, env)
-                pending_manifest = None
-            else:
-                continue
-            counts[language] = counts.get(language, 0) + 1
-            print(f"readme: {language} block at line {line}: ran")
+                if language == "sh":
+                    check_shell(body, line, scratch, env)
+                elif language == "python":
+                    check_python(body, line, scratch, env)
+                elif language == "c":
+                    check_c(body, line, scratch, env)
+                elif language == "swift":
+                    if "PackageDescription" in body:
+                        pending_manifest = body
+                        continue
+                    if pending_manifest is None:
+                        raise SystemExit(f"Swift block at {line}: no Package.swift block before it")
+                    check_swift(pending_manifest, body, line, scratch, env)
+                    pending_manifest = None
+                else:
+                    continue
+                counts[language] = counts.get(language, 0) + 1
+                print(f"readme: {language} block at line {line}: ran")
     if pending_manifest is not None:
         raise SystemExit("README: a Package.swift block with no code block after it")
     ran = sum(counts.values())
