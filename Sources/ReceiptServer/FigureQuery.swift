@@ -26,8 +26,7 @@ struct FigureQuery: Sendable {
         for (key, value) in query { values[String(key)] = String(value) }
         func instant(_ name: String, or otherwise: Int64) -> Int64?? {
             guard let text = values[name], !text.isEmpty else { return .some(otherwise) }
-            if let milliseconds = Int64(text) { return milliseconds >= 0 ? milliseconds : .none }
-            return FigureInterval.day(ofDate: text).map { $0 * FigureInterval.dayMilliseconds }
+            return FigureInterval.instant(text)
         }
         guard let at = instant("at", or: now) ?? nil, let to = instant("to", or: now) ?? nil,
               let from = instant("from", or: to - lookBackDays * FigureInterval.dayMilliseconds) ?? nil,

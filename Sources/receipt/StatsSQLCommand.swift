@@ -29,8 +29,7 @@ struct StatsSQLCommand: AsyncParsableCommand {
     func run() async throws {
         let instant: Int64
         if let at {
-            guard let parsed = Int64(at).flatMap({ $0 >= 0 ? $0 : nil })
-                    ?? FigureInterval.day(ofDate: at).map({ $0 * FigureInterval.dayMilliseconds }) else {
+            guard let parsed = FigureInterval.instant(at) else {
                 throw failOption(ReceiptError(.invalidArgument, "--at is epoch milliseconds or a date such as 2026-11-27"))
             }
             instant = parsed

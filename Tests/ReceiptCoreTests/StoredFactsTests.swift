@@ -95,6 +95,9 @@ struct FigureIntervalTests {
         #expect(FigureInterval.day(ofDate: "2024-02-29") == leapDay)
         #expect(FigureInterval.day(ofDate: "2023-02-29") == nil)
         #expect(FigureInterval.day(ofDate: "2024-2-29") == nil)
+        #expect(FigureInterval.instant("2024-02-29") == leapDay * Self.day)
+        #expect(FigureInterval.instant("1709164800001") == 1_709_164_800_001)
+        #expect(FigureInterval.instant("-1") == nil && FigureInterval.instant("soon") == nil)
     }
 
     @Test func theIntervalsOfARangeAreListedUpToALimit() {

@@ -20,6 +20,13 @@ public enum FigureInterval: String, Sendable, CaseIterable {
         return CivilTime.daysFromCivil(year: year, month: month, day: day)
     }
 
+    /// An instant as the figures take it: epoch milliseconds (not negative), or a date
+    /// (`2026-11-27`, midnight UTC); nil for anything else.
+    public static func instant(_ text: String) -> Int64? {
+        if let milliseconds = Int64(text) { return milliseconds >= 0 ? milliseconds : nil }
+        return day(ofDate: text).map { $0 * dayMilliseconds }
+    }
+
     /// A day as its ISO 8601 calendar date (`2026-11-27`).
     public static func date(ofDay day: Int64) -> String {
         // The App Store's "yyyy-MM-dd HH:mm:ss" at midnight, cut to its date.
