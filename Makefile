@@ -8,7 +8,9 @@ VERSION := $(shell sed -n 's/^\#define RECEIPT_VERSION_STRING "\(.*\)"/\1/p' Inc
 # --traits Server: the server, the CLI and the API client, whose packages a Swift program that
 # depends on ReceiptCore alone never resolves (Package.swift's `Server` trait, off by default).
 SWIFT_TRAITS := --traits Server
-SWIFT_BUILD := swift build -c release $(SWIFT_TRAITS)
+# --static-swift-stdlib: `receipt` carries the Swift runtime and Foundation, so that `make install`
+# gives a program that runs where no toolchain is (libreceipt.so.1 links it statically in any case).
+SWIFT_BUILD := swift build -c release --static-swift-stdlib $(SWIFT_TRAITS)
 RELEASE := .build/release
 OUT := build
 # Test tools (pytest, cryptography for the test CA, PySpark and pyarrow for libreceipt.spark) live in a virtual environment that
@@ -68,7 +70,7 @@ lib: deps
 cli: deps
 	$(SWIFT_BUILD) --product receipt-cli
 	mkdir -p $(OUT)/bin
-	scripts/replace-file.sh $(RELEASE)/receipt-cli $(OUT)/bin/receipt
+	scripts/replace-file.sh --strip $(RELEASE)/receipt-cli $(OUT)/bin/receipt
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin

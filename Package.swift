@@ -68,8 +68,11 @@ let package = Package(
         // build when a target and a product of another kind share a name.
         // The HTTP server of `receipt serve`: routing, limits, metrics and shutdown around the
         // core's VerifyReceiptEndpoint and VerdictEndpoint. Linked into the CLI, never into libreceipt.so.
+        // The Swift runtime's enqueue hook, which `receipt serve` sets (ReceiptServer.installEnqueueHook).
+        .target(name: "CConcurrencyHook"),
         .target(name: "ReceiptServer", dependencies: [
             "ReceiptCore",
+            "CConcurrencyHook",
             "ReceiptServerAPIClient",  // its RevocationTransport asks OCSP (AsyncHTTPClient)
             .product(name: "Hummingbird", package: "hummingbird", condition: server),
             .product(name: "HummingbirdCore", package: "hummingbird", condition: server),

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import CConcurrencyHook
 import Glibc
 #endif
 import Hummingbird
@@ -43,6 +44,8 @@ public enum ReceiptServer {
         // caller that started tasks first) a group of our own, and handlers hop to the pool.
         let ownGroup = concurrencyOnEventLoops ? nil : MultiThreadedEventLoopGroup(numberOfThreads: max(1, settings.workers))
         let group = ownGroup ?? MultiThreadedEventLoopGroup.singleton
+        logger.debug(concurrencyOnEventLoops ? "Swift concurrency runs on the server's event loops"
+                                             : "Swift concurrency runs on its own threads; handlers hop to them")
         let limit = TimeAmount.seconds(Int64(max(1, settings.requestTimeoutSeconds)))
         let chunkRefusal = ChunkedBodyLimitHandler.serverRefusal(maxBodyBytes: settings.maxBodyBytes)
         let app = Application(
@@ -196,5 +199,20 @@ public enum ReceiptServer {
     public static func runConcurrencyOnEventLoops(workers: Int) {
         NIOSingletons.groupLoopCountSuggestion = max(1, workers)
         concurrencyOnEventLoops = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+            || installEnqueueHook()
+    }
+
+    /// What NIO's installation does, for a runtime linked statically (as `make` links
+    /// `receipt`), whose hook NIO cannot find: every job goes to an event loop of the
+    /// singleton group, the current one when called on one (`any()` prefers it).
+    private static func installEnqueueHook() -> Bool {
+        typealias EnqueueGlobalHook = @convention(thin) (UnownedJob, @convention(thin) (UnownedJob) -> Void) -> Void
+        let hook = concurrency_enqueue_global_hook()!
+        guard hook.pointee == nil else { return false }  // someone else's executor: keep it
+        let enqueueOnEventLoop: EnqueueGlobalHook = { job, _ in
+            MultiThreadedEventLoopGroup.singleton.any().executor.enqueue(ExecutorJob(job))
+        }
+        hook.pointee = unsafeBitCast(enqueueOnEventLoop, to: UnsafeMutableRawPointer.self)
+        return true
     }
 }
