@@ -55,3 +55,16 @@ if "$work/venv/bin/mypy" --strict wrong.py > mypy.log 2>&1 || ! grep -q "arg-typ
   exit 1
 fi
 echo "wheel: mypy --strict accepts typed use and flags Receipt(42) [arg-type]"
+# docs/spark.md's command: the Spark extra installed from the wheel itself, beside it (installing it
+# from ./bindings/python would put the code-only package in the wheel's place).
+"$work/venv/bin/python3" -m pip install -q --disable-pip-version-check "$wheel[spark]"
+cd /
+env -u RECEIPT_LIBRARY -u PYTHONPATH "$work/venv/bin/python3" - "$receipt" <<'PY'
+import sys
+import libreceipt
+import libreceipt._native as native
+import libreceipt.spark  # noqa: F401 (PySpark, pyarrow and pandas, from the extra)
+assert native.PACKAGED_LIBRARY.startswith(sys.prefix), native.PACKAGED_LIBRARY
+assert libreceipt.Receipt.from_file(sys.argv[1]).bundle_id == "com.example.minted"
+print("wheel: the [spark] extra installed beside the wheel; the packaged library still loads")
+PY
