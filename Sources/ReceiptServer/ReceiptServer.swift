@@ -1,5 +1,5 @@
-#if canImport(Glibc)
 import CConcurrencyHook
+#if canImport(Glibc)
 import Glibc
 #endif
 import Hummingbird
