@@ -30,6 +30,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "Tests" / "python")]
 import postgres_cluster  # noqa: E402
+from store_tables import downgrade_to_schema_5  # noqa: E402
 
 CLI = str(ROOT / "build" / "bin" / "receipt")
 SUBSCRIPTIONS = int(os.environ.get("FIGURES_BENCH_SUBSCRIPTIONS", "20000"))
@@ -114,14 +115,6 @@ def fill_postgres(url, transactions, renewals, scratch):
     subprocess.run(["psql", url, "-q", "-c", "ANALYZE"], check=True)
 
 
-def query(store, sql):
-    if str(store).startswith("postgres://"):
-        subprocess.run(["psql", str(store), "-q", "-c", sql], check=True)
-    else:
-        with sqlite3.connect(store) as connection:
-            connection.execute(sql)
-
-
 def timed(port, path, times=5):
     """The median milliseconds of `times` requests of `path`, and the last answer's size."""
     samples, size = [], 0
@@ -150,12 +143,7 @@ def row(name, store, fill):
           f"({len(transactions) / SUBSCRIPTIONS:.1f} each), made and stored in {time.perf_counter() - began:.0f} s")
     # The rows went in behind the server's back: its summaries (schema 6) are made again by the
     # migration, as for a store of schema 5 upgraded in place, which is timed.
-    for statement in ("DROP TABLE subscription_summaries", "DROP INDEX transactions_by_purchase",
-                      "DROP INDEX transactions_by_revocation",
-                      *(f"ALTER TABLE transactions DROP COLUMN {column}" for column in
-                        ("period_position", "previous_expires_date", "previous_offer_discount_type")),
-                      "DELETE FROM schema_version WHERE version > 5"):
-        query(store, statement)
+    downgrade_to_schema_5(store)
     began = time.perf_counter()
     process, port = start(store)
     print(f"  migration to schema 6 (a summary per subscription, periods numbered) and start: {time.perf_counter() - began:.1f} s")

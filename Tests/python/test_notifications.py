@@ -24,6 +24,7 @@ import pytest
 
 import postgres_cluster
 from conftest import JWS_MINTER_DIR, MOCK_API_IDS, api_mock_running, run_minter
+from store_tables import table  # noqa: F401 (the tests of other files import it from here)
 from test_serve import CLI, READ_TOKEN, Server
 
 ORIGINAL = "2000000000000001"
@@ -106,16 +107,6 @@ def state_of(server, original=ORIGINAL):
     assert status == 200, answer
     # at_ms is the instant asked; everything else must not depend on delivery order.
     return {key: value for key, value in answer.items() if key != "at_ms"}
-
-
-def table(location, query):
-    """The rows of `query` in a store, every value as text."""
-    if str(location).startswith("postgres://"):
-        out = subprocess.run(["psql", str(location), "-At", "-F", "\t", "-c", query], check=True,
-                             capture_output=True, text=True).stdout
-        return [tuple(line.split("\t")) for line in out.splitlines()]
-    with sqlite3.connect(location) as connection:
-        return [tuple("" if value is None else str(value) for value in row) for row in connection.execute(query)]
 
 
 def count(location, name):

@@ -8,6 +8,7 @@ import random
 import sqlite3
 import subprocess
 
+from store_tables import downgrade_to_schema_5
 from test_serve import CLI
 from test_notifications import (ORIGINAL, TOKEN, mint_jws, new_store, news_ca, now, post,  # noqa: F401 (fixtures)
                                 postgres, store_server, table)
@@ -87,19 +88,6 @@ def subscription_read(server):
     assert status == 200
     answer.pop("at_ms")
     return answer
-
-
-#: What schema 6 added: the summaries, the transactions' period columns and two indexes.
-SCHEMA_6_COLUMNS = ("period_position", "previous_expires_date", "previous_offer_discount_type")
-
-
-def downgrade_to_schema_5(location):
-    """What a store of schema 5 held: no summaries nor period columns, version 5."""
-    for statement in ("DROP TABLE subscription_summaries", "DROP INDEX transactions_by_purchase",
-                      "DROP INDEX transactions_by_revocation",
-                      *(f"ALTER TABLE transactions DROP COLUMN {column}" for column in SCHEMA_6_COLUMNS),
-                      "DELETE FROM schema_version WHERE version > 5"):
-        table(location, statement)
 
 
 def downgrade_to_schema_4(location):

@@ -1,0 +1,26 @@
+"""Reading a store's tables behind the server's back, and making a store of an older schema
+from one of today's (what a migration test or a bench starts from), on SQLite or PostgreSQL."""
+import sqlite3
+import subprocess
+
+#: What schema 6 added to the transactions: each period's place and the period before it.
+SCHEMA_6_COLUMNS = ("period_position", "previous_expires_date", "previous_offer_discount_type")
+
+
+def table(location, query):
+    """The rows of `query` in a store (an SQLite path or a postgres:// URL), every value as text."""
+    if str(location).startswith("postgres://"):
+        out = subprocess.run(["psql", str(location), "-At", "-F", "\t", "-c", query], check=True,
+                             capture_output=True, text=True).stdout
+        return [tuple(line.split("\t")) for line in out.splitlines()]
+    with sqlite3.connect(location) as connection:
+        return [tuple("" if value is None else str(value) for value in row) for row in connection.execute(query)]
+
+
+def downgrade_to_schema_5(location):
+    """What a store of schema 5 held: no summaries nor period columns, version 5."""
+    for statement in ("DROP TABLE subscription_summaries", "DROP INDEX transactions_by_purchase",
+                      "DROP INDEX transactions_by_revocation",
+                      *(f"ALTER TABLE transactions DROP COLUMN {column}" for column in SCHEMA_6_COLUMNS),
+                      "DELETE FROM schema_version WHERE version > 5"):
+        table(location, statement)
