@@ -17,8 +17,20 @@ def table(location, query):
         return [tuple("" if value is None else str(value) for value in row) for row in connection.execute(query)]
 
 
+def downgrade_to_schema_6(location):
+    """What a store of schema 6 held: no counts of the periods begun per day, indexes of one
+    column for the refunds and the churn, version 6."""
+    for statement in ("DROP TABLE subscription_flow_days", "DROP INDEX transactions_by_revocation",
+                      "CREATE INDEX transactions_by_revocation ON transactions (revocation_date)",
+                      "DROP INDEX subscription_summaries_by_end",
+                      "CREATE INDEX subscription_summaries_by_end ON subscription_summaries (standing_expires_date)",
+                      "DELETE FROM schema_version WHERE version > 6"):
+        table(location, statement)
+
+
 def downgrade_to_schema_5(location):
     """What a store of schema 5 held: no summaries nor period columns, version 5."""
+    downgrade_to_schema_6(location)
     for statement in ("DROP TABLE subscription_summaries", "DROP INDEX transactions_by_purchase",
                       "DROP INDEX transactions_by_revocation",
                       *(f"ALTER TABLE transactions DROP COLUMN {column}" for column in SCHEMA_6_COLUMNS),

@@ -8,7 +8,7 @@ import random
 import sqlite3
 import subprocess
 
-from store_tables import downgrade_to_schema_5
+from store_tables import downgrade_to_schema_5, downgrade_to_schema_6
 from test_serve import CLI
 from test_notifications import (ORIGINAL, TOKEN, mint_jws, new_store, news_ca, now, post,  # noqa: F401 (fixtures)
                                 postgres, store_server, table)
@@ -134,7 +134,7 @@ def test_facts_are_derived_when_accepted_and_when_a_schema_4_store_migrates(tmp_
         assert subscription_read(server) == before
     finally:
         server.stop()
-    assert table(location, "SELECT max(version) FROM schema_version") == [("6",)]
+    assert table(location, "SELECT max(version) FROM schema_version") == [("7",)]
     assert table(location, "SELECT purchase_date, price FROM transactions WHERE transaction_id = 'edited'") == [("", "")]
     # Schema 6's summaries were made from every row held: one per subscription with an auto-renewable transaction.
     assert table(location, "SELECT count(*) FROM subscription_summaries") == table(
@@ -369,6 +369,24 @@ def reference_flows(stories, states, since, until, now, product=None):
         for start, counts in intervals.items()]
 
 
+def flow_days(location):
+    """The counts of periods begun per day and product (schema 7), days that count nothing left out."""
+    rows = table(location, "SELECT * FROM subscription_flow_days ORDER BY day, product_id")
+    return [row for row in rows if any(value != "0" for value in row[2:])]
+
+
+def assert_flow_days_made_afresh_agree(location, start_server):
+    """The counts each write changed equal the counts a migration (at `start_server()`) makes
+    from the rows held."""
+    kept = flow_days(location)
+    assert sum(int(value) for row in kept for value in row[2:]) > 0
+    downgrade_to_schema_6(location)
+    assert table(location, "SELECT max(version) FROM schema_version") == [("6",)]
+    start_server().stop()
+    assert table(location, "SELECT max(version) FROM schema_version") == [("7",)]
+    assert flow_days(location) == kept
+
+
 def test_flows_by_month_equal_a_reference_from_the_same_notifications(tmp_path, news_ca, test_ca, mint_jws, now, new_store):
     """GET /v1/stats/flows: new subscriptions, trial starts and conversions, renewals,
     recoveries, reactivations, refunds and churn, per month, as a reference derivation from the
@@ -403,7 +421,8 @@ def test_flows_by_month_equal_a_reference_from_the_same_notifications(tmp_path, 
         # arrive shuffled (an earlier period after a later one) give the same figures.
         bodies = [body for _, story_bodies in stories for body in story_bodies]
         random.Random(32).shuffle(bodies)
-        shuffled = store_server(tmp_path, news_ca, test_ca, store=new_store())
+        shuffled_location = new_store()
+        shuffled = store_server(tmp_path, news_ca, test_ca, store=shuffled_location)
         try:
             for body in bodies:
                 assert post(shuffled, body)[0] == 200
@@ -412,6 +431,8 @@ def test_flows_by_month_equal_a_reference_from_the_same_notifications(tmp_path, 
                 assert shuffled.json("GET", path) == server.json("GET", path), path
         finally:
             shuffled.stop()
+        assert_flow_days_made_afresh_agree(shuffled_location,
+                                           lambda: store_server(tmp_path, news_ca, test_ca, store=shuffled_location))
         for query in ("by=year", f"from={until}&to={since}", f"from=0&to={until}&by=day", "from=soon"):
             assert server.json("GET", f"/v1/stats/flows?{query}")[0] == 400, query
     finally:

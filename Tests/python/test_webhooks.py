@@ -237,7 +237,13 @@ def test_a_4xx_parks_the_delivery_and_replay_sends_it_again(tmp_path, news_ca, t
                                          headers={"Authorization": f"Bearer {READ_TOKEN}"})
         assert status == 200 and json.loads(data) == {"replayed_deliveries": 1}
         assert receiver.wait_for(1)[0]["data"]["event_id"] == failed[0]["id"]
-        status, answer = server.json("GET", f"/v1/events/{failed[0]['id']}")
+        # The worker marks the delivery once the receiver's answer is back: a moment after the receiver has it.
+        deadline = time.time() + 10
+        while True:
+            status, answer = server.json("GET", f"/v1/events/{failed[0]['id']}")
+            if answer["deliveries"][0]["state"] == "delivered" or time.time() > deadline:
+                break
+            time.sleep(0.05)
         assert status == 200 and answer["deliveries"][0]["state"] == "delivered"
         assert server.json("GET", "/v1/events", token=None)[0] == 401
         assert server.json("GET", "/v1/events?state=nonsense")[0] == 400

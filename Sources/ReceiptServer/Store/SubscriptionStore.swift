@@ -243,6 +243,10 @@ enum StoreSchema {
         // Version 6: a summary per subscription (SubscriptionSummaries), made from the rows held
         // and kept by every write after, which the figures read instead of every transaction.
         SubscriptionSummaries.migration,
+        // Version 7: the periods begun per day and product, by kind (FlowDays), made from the
+        // rows held and kept by every write after, which the flows read for whole days; the
+        // indexes of the flows' refunds and churn covering what they read.
+        FlowDays.migration + StoreFigures.flowIndexes,
     ]
     /// The versions that add the fact columns a store lacks (StoredFacts, as this server
     /// knows them) and derive every row's facts from its JWS (StoreMigration). A column
