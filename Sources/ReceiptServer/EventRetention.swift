@@ -20,6 +20,7 @@ enum EventRetention {
                 let pruned = try await store.pruneEvents(createdBefore: cutoff(days: days))
                 if pruned > 0 { logger.info("events: \(pruned) older than \(days) days pruned") }
             } catch {
+                if Task.isCancelled { return }  // shutdown, even in the middle of a prune: nothing failed
                 logger.warning("events: pruning failed: \(error)")
             }
             do {
