@@ -62,8 +62,7 @@ enum FlowDays {
             for row in try await statements.run(one, [.text(id)]) where row.count == 2 + kinds.count {
                 guard let day = row[0].integer, let product = row[1].text else { continue }
                 let key = DayProduct(day: day, product: product)
-                let values = row.dropFirst(2).map { $0.integer ?? 0 }
-                counts[key] = zip(counts[key] ?? Array(repeating: 0, count: kinds.count), values).map(+)
+                counts[key] = adding(row, to: counts[key])
             }
         }
         return counts
@@ -93,8 +92,8 @@ enum FlowDays {
         let d = statements.dialect
         let day = FigureInterval.dayMilliseconds
         let (firstWhole, endWhole) = ((from + day - 1) / day, to / day)
-        let productValue: [StoreValue] = product.map { [.text($0)] } ?? []
-        let onlyProduct = product == nil ? "TRUE" : "product_id = \(d.placeholder(3))"
+        let productValue = StoreFigures.values(product)
+        let onlyProduct = StoreFigures.only(product, placeholder: 3, d)
         var parts: [[[StoreValue]]] = []
         func fromRows(_ start: Int64, _ end: Int64) async throws {
             guard start < end else { return }
@@ -115,8 +114,13 @@ enum FlowDays {
         var days: [Int64: [Int64]] = [:]
         for row in parts.joined() where row.count == 2 + kinds.count {
             guard let day = row[0].integer else { continue }
-            days[day] = zip(days[day] ?? Array(repeating: 0, count: kinds.count), row.dropFirst(2).map { $0.integer ?? 0 }).map(+)
+            days[day] = adding(row, to: days[day])
         }
         return days.keys.sorted().map { ($0, days[$0]!) }
+    }
+
+    /// `sums` (none yet: zeros) plus the counts of a row of `countsQuery` (day, product, counts).
+    private static func adding(_ row: [StoreValue], to sums: [Int64]?) -> [Int64] {
+        zip(sums ?? Array(repeating: 0, count: kinds.count), row.dropFirst(2).map { $0.integer ?? 0 }).map(+)
     }
 }

@@ -103,11 +103,11 @@ enum StoreFigures {
     ]
 
     /// The condition that `product_id` is `product` (at `placeholder`); TRUE when no product is asked.
-    private static func only(_ product: String?, placeholder: Int, _ d: StoreDialect) -> String {
+    static func only(_ product: String?, placeholder: Int, _ d: StoreDialect) -> String {
         product == nil ? "TRUE" : "product_id = \(d.placeholder(placeholder))"
     }
 
-    private static func values(_ product: String?) -> [StoreValue] { product.map { [.text($0)] } ?? [] }
+    static func values(_ product: String?) -> [StoreValue] { product.map { [.text($0)] } ?? [] }
 
     /// The status of a summary at the instant (placeholder 1).
     private static func status(_ d: StoreDialect) -> String {
