@@ -246,10 +246,12 @@ def payload(spec):
 # ----------------------------------------------------------------- PKCS #7
 
 
-def signed_data(content, certificates, signer_key, signer_certificate_der, digest, ber, signer_present=True):
+def signed_data(content, certificates, signer_key, signer_certificate_der, digest, ber, signer_present=True,
+                signature=None):
     issuer, serial = issuer_and_serial(signer_certificate_der)
     digest_algorithm = seq(oid(OIDS[digest]), NULL)
-    signature = signer_key.sign(content, padding.PKCS1v15(), HASHES[digest])
+    if signature is None:
+        signature = signer_key.sign(content, padding.PKCS1v15(), HASHES[digest])
     signer = seq(integer(1), seq(issuer, serial), digest_algorithm, seq(oid(OIDS["rsaEncryption"]), NULL),
                  tlv(0x04, signature))
     signers = der_set([signer]) if signer_present else der_set([])
@@ -283,6 +285,41 @@ def issuer_and_serial(certificate_der):
     issuer_end = read(certificate_der, cursor)[1]
     return certificate_der[cursor:issuer_end], serial
 
+# ----------------------------------------------------------------- signatures no library makes
+
+
+def raw_rsa_signature(key, encoded_message):
+    """EM^d mod n in k bytes: RSASP1 on an encoding chosen here (RFC 8017 §5.2.1)."""
+    numbers = key.private_numbers()
+    n = numbers.public_numbers.n
+    return pow(int.from_bytes(encoded_message, "big"), numbers.d, n).to_bytes((n.bit_length() + 7) // 8, "big")
+
+
+def pkcs1_encoded(digest_info, length):
+    """EMSA-PKCS1-v1_5 (RFC 8017 §9.2) of a DigestInfo given whole."""
+    return b"\x00\x01" + b"\xff" * (length - len(digest_info) - 3) + b"\x00" + digest_info
+
+
+def odd_signature(variant, key, content):
+    """The signature a signature variant puts in the receipt, or None when this content
+    cannot carry it (the caller then varies the content and tries again)."""
+    n = key.public_key().public_numbers().n
+    length = (n.bit_length() + 7) // 8
+    if variant == "digest-info-without-null":
+        info = seq(seq(oid(OIDS["sha256"])), tlv(0x04, hashlib.sha256(content).digest()))
+        return raw_rsa_signature(key, pkcs1_encoded(info, length))
+    if variant == "sha1-digest-info":
+        info = seq(seq(oid(OIDS["sha1"]), NULL), tlv(0x04, hashlib.sha1(content).digest()))
+        return raw_rsa_signature(key, pkcs1_encoded(info, length))
+    genuine = key.sign(content, padding.PKCS1v15(), HASHES["sha256"])
+    if variant == "short-signature":
+        return genuine[1:] if genuine[0] == 0 else None
+    value = int.from_bytes(genuine, "big") + n  # "signature-plus-modulus": the same residue mod n
+    return value.to_bytes(length, "big") if value.bit_length() <= 8 * length else None
+
+
+SIGNATURE_VARIANTS = ("digest-info-without-null", "sha1-digest-info", "short-signature", "signature-plus-modulus")
+
 # ----------------------------------------------------------------- variants
 
 VARIANTS = {
@@ -298,6 +335,10 @@ VARIANTS = {
     "signer-not-in-bag": "the signing certificate is left out of the receipt",
     "no-signers": "SignerInfos is empty",
     "unsupported-digest": "signed with SHA-512",
+    "digest-info-without-null": "the RSA signature's DigestInfo names SHA-256 without NULL parameters",
+    "sha1-digest-info": "the RSA signature's DigestInfo is SHA-1's while the SignerInfo names SHA-256",
+    "short-signature": "the RSA signature without its leading zero octet (k - 1 bytes)",
+    "signature-plus-modulus": "the RSA signature plus the modulus: the same value mod n, but not below n",
 }
 
 
@@ -334,7 +375,19 @@ def mint(ca, spec, digest="sha256", ber=False, variant="valid"):
         certificates.remove(leaf)
     if variant == "unsupported-digest":
         digest = "sha512"
-    receipt = signed_data(content, certificates, leaf_key, leaf, digest, ber, signer_present=variant != "no-signers")
+    signature = None
+    if variant in SIGNATURE_VARIANTS:
+        # A payload whose signature can carry the variant: about 1 in 2 for the modulus, 1 in 256 for the zero.
+        for attempt in range(4096):
+            varied = dict(spec, unknown=spec.get("unknown", []) + [{"type": 98, "hex": f"{attempt:08x}"}])
+            content = payload(varied)
+            signature = odd_signature(variant, leaf_key, content)
+            if signature is not None:
+                break
+        else:
+            raise SystemExit(f"no payload found that {variant} fits")
+    receipt = signed_data(content, certificates, leaf_key, leaf, digest, ber, signer_present=variant != "no-signers",
+                          signature=signature)
     if variant == "tampered-payload":
         index = receipt.index(bytes.fromhex(spec["opaque_hex"]))  # a byte no other check reads
         receipt = receipt[:index] + bytes([receipt[index] ^ 0x01]) + receipt[index + 1:]

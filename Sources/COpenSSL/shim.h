@@ -32,17 +32,69 @@ static inline X509 *shim_x509_stack_at(const STACK_OF(X509) *stack, int index) {
     return sk_X509_value(stack, index);
 }
 
-/* RSA PKCS #1 v1.5 verification of a digest with an RSA key (from shim_rsa_key).
- * The low-level RSA_verify is deprecated in OpenSSL 3, but EVP_DigestVerify builds
- * a provider context on every call, which costs as much as a warm verification.
- * Returns 1 when the signature is valid. */
-static inline int shim_rsa_verify_digest(int digest_nid, const unsigned char *digest, unsigned digest_length,
-                                         const unsigned char *signature, unsigned signature_length,
-                                         const RSA *rsa) {
+/* RSA PKCS #1 v1.5 verification (RFC 8017 §8.2.2) with a public key made ready
+ * once: its modulus's Montgomery form is computed when the key is made, and the
+ * caller passes scratch space (a BN_CTX it keeps), so a verification is the one
+ * modular exponentiation and a compare. RSA_verify, by contrast, allocates a
+ * BN_CTX and its numbers, takes a lock for the cached Montgomery form, strips the
+ * padding and encodes a DigestInfo to compare, on every call; EVP_DigestVerify also builds a provider context.
+ * The signature is checked the way the RFC recommends, by encoding, not parsing:
+ * s^e mod n must equal, byte for byte, the EMSA-PKCS1-v1_5 encoding the caller
+ * built from the digest, so no lax padding or DigestInfo parse can be fooled. */
+typedef struct shim_rsa_public {
+    BIGNUM *n, *e;
+    BN_MONT_CTX *mont;
+    int length; /* k: the modulus in bytes, the length of a signature and of the encoding */
+} shim_rsa_public;
+
+static inline void shim_rsa_public_free(shim_rsa_public *k) {
+    if (!k) return;
+    BN_free(k->n);
+    BN_free(k->e);
+    BN_MONT_CTX_free(k->mont);
+    OPENSSL_free(k);
+}
+
+/* NULL when memory ran out, or the modulus is even (no RSA key has one). */
+static inline shim_rsa_public *shim_rsa_public_new(const RSA *rsa) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-    int result = RSA_verify(digest_nid, digest, digest_length, signature, signature_length, (RSA *)rsa);
+    shim_rsa_public *k = OPENSSL_zalloc(sizeof *k);
+    BN_CTX *ctx = BN_CTX_new();
+    if (!k || !ctx) goto fail;
+    k->n = BN_dup(RSA_get0_n(rsa));
+    k->e = BN_dup(RSA_get0_e(rsa));
+    k->mont = BN_MONT_CTX_new();
+    if (!k->n || !k->e || !k->mont || !BN_is_odd(k->n) || BN_MONT_CTX_set(k->mont, k->n, ctx) != 1) goto fail;
+    k->length = BN_num_bytes(k->n);
+    BN_CTX_free(ctx);
 #pragma GCC diagnostic pop
+    return k;
+fail:
+    BN_CTX_free(ctx);
+    shim_rsa_public_free(k);
+    return NULL;
+}
+
+/* RSAVP1 on `signature`, compared with `expected` (k bytes): 1 when equal, 0 when
+ * not (a signature of another length than k, or not below n, included), -2 when
+ * memory ran out. `ctx` is used between BN_CTX_start and BN_CTX_end only. */
+static inline int shim_rsa_public_matches(const shim_rsa_public *k, BN_CTX *ctx, const unsigned char *signature,
+                                          size_t signature_length, const unsigned char *expected) {
+    enum { most = 512 }; /* 4096 bits, the largest key SignatureCheck allows */
+    unsigned char em[most];
+    if (signature_length != (size_t)k->length || k->length > most) return 0;
+    BN_CTX_start(ctx);
+    int result = -2;
+    BIGNUM *s = BN_CTX_get(ctx), *m = BN_CTX_get(ctx);
+    if (!m || !BN_bin2bn(signature, (int)signature_length, s)) goto end;
+    result = 0;
+    if (BN_ucmp(s, k->n) >= 0) goto end;
+    result = -2;
+    if (BN_mod_exp_mont(m, s, k->e, k->n, ctx, k->mont) != 1 || BN_bn2binpad(m, em, k->length) != k->length) goto end;
+    result = memcmp(em, expected, (size_t)k->length) == 0 ? 1 : 0;
+end:
+    BN_CTX_end(ctx);
     return result;
 }
 
@@ -150,14 +202,15 @@ static inline shim_es256_key *shim_es256_key_new(const EVP_PKEY *pkey) {
     return k;
 }
 
-/* 1 valid, 0 not, -2 out of memory. r and s outside [1, n-1] are invalid. */
-static inline int shim_es256_key_verify(const shim_es256_key *k, const unsigned char *digest,
+/* 1 valid, 0 not, -2 out of memory. r and s outside [1, n-1] are invalid. `ctx`:
+ * scratch space the caller keeps (see shim_rsa_public), used between BN_CTX_start
+ * and BN_CTX_end only. */
+static inline int shim_es256_key_verify(const shim_es256_key *k, BN_CTX *ctx, const unsigned char *digest,
                                         const unsigned char *signature) {
     int result = -2;
     const BIGNUM *n = EC_GROUP_get0_order(k->curve);
-    BN_CTX *ctx = BN_CTX_new();
     EC_POINT *sum = EC_POINT_new(k->curve), *keyed = EC_POINT_new(k->key);
-    if (!ctx || !sum || !keyed) goto done;
+    if (!sum || !keyed) goto done;
     BN_CTX_start(ctx);
     BIGNUM *r = BN_CTX_get(ctx), *s = BN_CTX_get(ctx), *e = BN_CTX_get(ctx), *w = BN_CTX_get(ctx);
     BIGNUM *u1 = BN_CTX_get(ctx), *u2 = BN_CTX_get(ctx), *x = BN_CTX_get(ctx);
@@ -181,7 +234,6 @@ end:
 done:
     EC_POINT_free(sum);
     EC_POINT_free(keyed);
-    BN_CTX_free(ctx);
     return result;
 }
 /* A PKCS #8 PEM private key ("BEGIN PRIVATE KEY", as App Store Connect hands out

@@ -72,9 +72,14 @@ func reportingErrors(_ outError: UnsafeMutablePointer<receipt_error_t>?,
 
 /// A verdict's status, its first failure in the caller's receipt_error_t and the thread's last error.
 func reportVerdict(_ result: VerificationResult, _ outError: UnsafeMutablePointer<receipt_error_t>?) -> receipt_status_t {
-    fill(outError, with: result.firstFailure)
-    result.firstFailure.map(LastError.record)
-    return receipt_status_t(result.status)
+    reportVerdict(result.firstFailure, outError)
+}
+
+/// A verdict's first failure (nil: valid), reported as reportFailure does.
+func reportVerdict(_ failure: ReceiptError?, _ outError: UnsafeMutablePointer<receipt_error_t>?) -> receipt_status_t {
+    fill(outError, with: failure)
+    failure.map(LastError.record)
+    return receipt_status_t(failure?.status ?? .ok)
 }
 
 /// A call's failure, reported the same two ways.

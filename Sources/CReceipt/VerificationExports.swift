@@ -64,9 +64,10 @@ public func receipt_verify_bytes(_ verifier: OpaquePointer?, _ data: UnsafeRawPo
     do throws(ReceiptError) {
         let checker = try required(object(verifier, as: ReceiptVerifier.self))
         guard data != nil || length == 0 else { throw nullArgument }
-        let result = try checker.verify(encoded: UnsafeBufferPointer(start: data?.assumingMemoryBound(to: UInt8.self),
-                                                                    count: length), details: outResult != nil)
-        if let outResult { outResult.pointee = handle(VerificationReport(result)) }
+        let bytes = UnsafeBufferPointer(start: data?.assumingMemoryBound(to: UInt8.self), count: length)
+        guard let outResult else { return reportVerdict(try checker.verdict(encoded: bytes), outError) }
+        let result = try checker.verify(encoded: bytes)
+        outResult.pointee = handle(VerificationReport(result))
         return reportVerdict(result, outError)
     } catch {
         return reportFailure(error, outError)

@@ -100,6 +100,11 @@ def test_minted_receipt_is_not_trusted_by_default(mint):
     ("signer-not-in-bag", "RECEIPT_E_SIGNER_NOT_FOUND", "signature"),
     ("no-signers", "RECEIPT_E_SIGNER_NOT_FOUND", "signature"),
     ("unsupported-digest", "RECEIPT_E_UNSUPPORTED_DIGEST", "signature"),
+    # RSA signatures no library makes, each checked by encoding, not parsing (RFC 8017 §8.2.2)
+    ("digest-info-without-null", "RECEIPT_E_SIGNATURE_INVALID", "signature"),
+    ("sha1-digest-info", "RECEIPT_E_SIGNATURE_INVALID", "signature"),
+    ("short-signature", "RECEIPT_E_SIGNATURE_INVALID", "signature"),
+    ("signature-plus-modulus", "RECEIPT_E_SIGNATURE_INVALID", "signature"),
 ])
 def test_each_attack_fails_with_its_own_status(mint, test_ca, variant, status, step):
     result = verify(mint("--variant", variant), test_ca, bundle_id="com.example.minted")
@@ -109,6 +114,11 @@ def test_each_attack_fails_with_its_own_status(mint, test_ca, variant, status, s
     assert result.step(step).status_name == status
     assert result.step(step).detail
     assert result.step("bundle_id").outcome == "passed"  # the other checks still report
+
+
+def test_a_short_rsa_signature_is_named_by_its_length(mint, test_ca):
+    detail = verify(mint("--variant", "short-signature"), test_ca).step("signature").detail
+    assert "is 255 bytes; its 2048-bit key's are 256" in detail
 
 
 def test_wrong_bundle_version_and_device(mint, test_ca):

@@ -20,8 +20,9 @@ enum ES256Signature {
             throw ReceiptError(.unsupportedSignature, "the key of \(certificate.subject) is not an EC key, as ES256 needs")
         }
         guard hash.count == 32 else { throw ReceiptError(.cryptoFailure, "the SHA-256 digest failed\(OpenSSLErrors.reason())") }
-        let verdict = precomputed.map { shim_es256_key_verify($0.pointer, hash, signature) }
-            ?? shim_es256_verify_digest(hash, signature, key)
+        let verdict = precomputed.map { precomputed in
+            BigNumberScratch.with { shim_es256_key_verify(precomputed.pointer, $0, hash, signature) } ?? -2
+        } ?? shim_es256_verify_digest(hash, signature, key)
         switch verdict {
         case 1: return
         case -1: throw ReceiptError(.unsupportedSignature, "the key of \(certificate.subject) is not on P-256, as ES256 needs")

@@ -38,13 +38,26 @@ final class CertificateBag: Sendable {
         return leafKey.storeIfNil(key)
     }
 
-    static let empty = CertificateBag(bytes: [], certificates: [], infos: [], fingerprints: [])
+    /// The first certificate's RSA key made ready (RSAPublicKey), nil when it is not
+    /// RSA: receipts carry their signer first, and a cached bag's signer checks every
+    /// receipt signed in its period. Made with the bag (a few µs, once per bag) so
+    /// that a verdict reads a constant.
+    let signerKey: RSAPublicKey?
 
-    private init(bytes: [UInt8], certificates: [X509Certificate], infos: [CertificateInfo], fingerprints: [[UInt8]]) {
+    /// The RSA key of certificate `index`, nil when it is not RSA.
+    func rsaKey(at index: Int) throws(ReceiptError) -> RSAPublicKey? {
+        index == 0 ? signerKey : try RSAPublicKey(certificates[index], allowedBits: SignatureCheck.allowedModulusBits)
+    }
+
+    static let empty = CertificateBag(bytes: [], certificates: [], infos: [], fingerprints: [], signerKey: nil)
+
+    private init(bytes: [UInt8], certificates: [X509Certificate], infos: [CertificateInfo], fingerprints: [[UInt8]],
+                 signerKey: RSAPublicKey?) {
         self.bytes = bytes
         self.certificates = certificates
         self.infos = infos
         self.fingerprints = fingerprints
+        self.signerKey = signerKey
     }
 
     /// Checks the undecoded certificates at `ranges` of `bytes` (see the type's
@@ -126,7 +139,11 @@ final class CertificateBag: Sendable {
             }
             fingerprints.append(fingerprint)
         }
-        return CertificateBag(bytes: bytes, certificates: certificates, infos: infos, fingerprints: fingerprints)
+        let signerKey = try certificates.first.flatMap { (signer) throws(ReceiptError) in
+            try RSAPublicKey(signer, allowedBits: SignatureCheck.allowedModulusBits)
+        }
+        return CertificateBag(bytes: bytes, certificates: certificates, infos: infos, fingerprints: fingerprints,
+                              signerKey: signerKey)
     }
 
     static let signerNotFound = ReceiptError(.signerNotFound,

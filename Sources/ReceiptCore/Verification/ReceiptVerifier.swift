@@ -60,6 +60,17 @@ public final class ReceiptVerifier: Sendable {
         verify(try ReceiptParser.parse(bytes, limits: limits, scope: .verdictFields), details: details)
     }
 
+    /// The verdict alone on a receipt's bytes: the first failing step's error, nil
+    /// when the receipt is valid. For a caller that keeps nothing else (the C ABI
+    /// called without a result handle): the checks of `verify(encoded:)`, with no
+    /// step details and no fingerprint kept for later, which for a receipt signed
+    /// with SHA-1 would mean a copy of its payload (79 KB for the largest sample).
+    public func verdict(encoded bytes: UnsafeBufferPointer<UInt8>,
+                        limits: ParseLimits = .default) throws(ReceiptError) -> ReceiptError? {
+        let receipt = try ReceiptParser.parse(bytes, limits: limits, scope: .verdictFields)
+        return VerificationResult.firstFailure(in: evaluate(receipt, details: false).steps)
+    }
+
     /// The same, for bytes in an array.
     public func verify(encoded bytes: [UInt8], limits: ParseLimits = .default) throws(ReceiptError) -> VerificationResult {
         try bytes.withUnsafeBufferPointer { (buffer) throws(ReceiptError) in try verify(encoded: buffer, limits: limits) }
@@ -73,16 +84,23 @@ public final class ReceiptVerifier: Sendable {
     ]
 
     public func verify(_ receipt: Receipt, details: Bool = true) -> VerificationResult {
+        let (steps, anchor, sha256) = evaluate(receipt, details: details)
+        // Without a SHA-256 of the payload, the fingerprint waits until someone asks for it (FingerprintSource).
+        return VerificationResult(steps: steps, anchor: anchor,
+                                  fingerprint: sha256.map(FingerprintSource.init(known:)) ?? FingerprintSource(later: receipt))
+    }
+
+    /// Every step's outcome, the anchor reached, and the payload's SHA-256 when the
+    /// signature computed it.
+    private func evaluate(_ receipt: Receipt, details: Bool) -> (steps: [StepResult], anchor: String?, sha256: [UInt8]?) {
         let signed = SignedReceipt.read(receipt, cache: cache)
         let chain = Result { () throws(ReceiptError) in try establishChain(signed, receipt) }
         // A SHA-256 signature hashes the payload anyway: that digest is the fingerprint too.
-        // Otherwise the fingerprint waits until someone asks for it (FingerprintSource).
         let sha256 = (try? signed.signer.get())?.info.digest == .sha256 ? receipt.fingerprint : nil
         let context = VerificationContext(receipt: receipt, sha256: sha256, settings: policy, signed: signed, chain: chain,
                                           reportsDetails: details)
         let steps = Self.policies.map { StepResult(step: $0.step, outcome: $0.outcome(in: context)) }
-        return VerificationResult(steps: steps, anchor: try? chain.get().anchorName,
-                                  fingerprint: sha256.map(FingerprintSource.init(known:)) ?? FingerprintSource(later: receipt))
+        return (steps, try? chain.get().anchorName, sha256)
     }
 
     public static func currentMilliseconds() -> Int64 {

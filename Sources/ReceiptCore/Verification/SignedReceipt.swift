@@ -40,9 +40,9 @@ struct SignedReceipt {
         return SignedReceipt(bag: bag, signer: signer)
     }
 
-    func signerCertificate() throws(ReceiptError) -> (SignerInfo, X509Certificate, fingerprint: [UInt8]) {
+    func signerCertificate() throws(ReceiptError) -> (SignerInfo, X509Certificate, fingerprint: [UInt8], key: RSAPublicKey?) {
         let (info, index) = try signer.get()
         let bag = try bag.get()
-        return (info, bag.certificates[index], bag.fingerprints[index])
+        return (info, bag.certificates[index], bag.fingerprints[index], try bag.rsaKey(at: index))
     }
 }

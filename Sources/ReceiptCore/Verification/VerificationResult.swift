@@ -62,14 +62,7 @@ public struct VerificationResult: Sendable {
         self.steps = steps
         self.anchor = anchor
         fingerprintSource = fingerprint
-        var first = ReceiptStatus.ok
-        for entry in steps {  // by reference: copying each outcome out would retain its text
-            if case .failed(let error) = entry.outcome {
-                first = error.status
-                break
-            }
-        }
-        status = first
+        status = Self.firstFailure(in: steps)?.status ?? .ok
     }
 
     /// The first failure's status, or `.ok` when nothing failed. Worked out once: a
@@ -77,7 +70,9 @@ public struct VerificationResult: Sendable {
     public let status: ReceiptStatus
     public var isValid: Bool { status == .ok }
     /// The first failing step's error, nil when nothing failed.
-    public var firstFailure: ReceiptError? {
+    public var firstFailure: ReceiptError? { Self.firstFailure(in: steps) }
+
+    static func firstFailure(in steps: [StepResult]) -> ReceiptError? {
         for entry in steps { if case .failed(let error) = entry.outcome { return error } }
         return nil
     }

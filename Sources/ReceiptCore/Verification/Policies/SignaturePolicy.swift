@@ -14,11 +14,11 @@ struct SignaturePolicy: ReceiptPolicy {
     func outcome(in context: VerificationContext) -> StepOutcome {
         checked { () throws(ReceiptError) in
             let receipt = context.receipt
-            let (signerInfo, signer, fingerprint) = try context.signed.signerCertificate()
+            let (signerInfo, signer, fingerprint, key) = try context.signed.signerCertificate()
             try CanonicalForm.check(receipt.storage.encoded, container: receipt.container, signer: signerInfo,
                                     signerFingerprint: fingerprint)
             try SignatureCheck.verify(UnsafeBufferPointer(rebasing: receipt.storage.encoded[signerInfo.signature]),
-                                      over: receipt.storage.payload, digest: signerInfo.digest, certificate: signer,
+                                      over: receipt.storage.payload, digest: signerInfo.digest, certificate: signer, key: key,
                                       sha256: context.sha256)
             return context.detail("RSA with \(signerInfo.digest.name) by \(signer.subject)")
         }
