@@ -6,11 +6,14 @@ import ReceiptCore
 /// StoreSchema.factVersions, the fact columns a table lacks, then every row's facts
 /// derived from its JWS.
 enum StoreMigration {
-    static func migrate(on statements: some StoreStatements) async throws {
+    /// Whether a store that held rows was upgraded: the rows its statements rewrote want
+    /// the database's statistics and (PostgreSQL) visibility made again.
+    @discardableResult
+    static func migrate(on statements: some StoreStatements) async throws -> Bool {
         _ = try await statements.run("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)", [])
         let found = try await statements.run("SELECT coalesce(max(version), 0) FROM schema_version", []).first?.first?.integer ?? 0
         guard found <= Int64(StoreSchema.version) else { throw StoreSchema.TooNew(found: Int(found)) }
-        guard found < Int64(StoreSchema.version) else { return }
+        guard found < Int64(StoreSchema.version) else { return false }
         for version in Int(found + 1)...StoreSchema.version {
             for statement in StoreSchema.statements(of: version, statements.dialect) { _ = try await statements.run(statement, []) }
             if StoreSchema.factVersions.contains(version) {
@@ -19,6 +22,7 @@ enum StoreMigration {
             }
             _ = try await statements.run("INSERT INTO schema_version (version) VALUES (\(version))", [])
         }
+        return found > 0
     }
 
     /// Adds each fact column (StoredFacts) its table lacks.
