@@ -175,6 +175,26 @@ def test_a_duplicate_changes_nothing(tmp_path, news_ca, test_ca, story, new_stor
         server.stop()
 
 
+def test_an_app_account_token_that_is_no_uuid_is_stored_but_never_a_key(tmp_path, news_ca, test_ca, mint_jws, now,
+                                                                         new_store):
+    """Apple's model makes appAccountToken a UUID. A signed one of 9,000 characters is kept in its
+    JWS but not as a lookup key: as one it exceeded PostgreSQL's B-tree limit (about 2.7 kB), and
+    the write failed with a 503 that Apple would retry for ever (red team 4)."""
+    _, chains = news_ca
+    original, huge = "2000000000000501", "ab" * 4500
+    location = new_store()
+    server = store_server(tmp_path, news_ca, test_ca, store=location)
+    try:
+        for _, payload in mint_jws.notification_story(original, huge, now=now):
+            status, answer = post(server, mint_jws.sign_notification(payload, chains))
+            assert status == 200, answer
+        assert state_of(server, original)["status"] == 4  # in its grace period, as the story ends
+    finally:
+        server.stop()
+    assert table(location, f"SELECT count(*), count(app_account_token) FROM transactions "
+                           f"WHERE original_transaction_id = '{original}'") == [("3", "0")]
+
+
 def test_older_news_under_a_new_uuid_does_not_overwrite(tmp_path, news_ca, test_ca, story, new_store):
     """A notification Apple signed earlier, delivered last under its own UUID, stores its
     notification row but leaves the newer transaction and renewal info in place."""

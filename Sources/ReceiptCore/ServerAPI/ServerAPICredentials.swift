@@ -20,7 +20,7 @@ public struct ServerAPICredentials: Sendable {
             throw ReceiptError(.invalidArgument, "the key id must be App Store Connect's 10 characters (A-Z, 0-9); "
                                + "got \(keyID.utf8.count) characters")
         }
-        if let issuerID, !ServerAPIValueKind.isUUID(issuerID) {
+        if let issuerID, !UUIDText.isWellFormed(issuerID) {
             throw ReceiptError(.invalidArgument, "the issuer id must be App Store Connect's UUID "
                                + "(8-4-4-4-12 hexadecimal digits); got \(issuerID.utf8.count) characters")
         }

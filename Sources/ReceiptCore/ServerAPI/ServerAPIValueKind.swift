@@ -88,7 +88,7 @@ struct ServerAPIValueKind: Sendable {
             return .string(text)
         case .uuid:
             let text = try Self.text(value, name: name)
-            guard Self.isUUID(text) else { throw Self.refused(name, "a UUID (8-4-4-4-12 hexadecimal digits)", value) }
+            guard UUIDText.isWellFormed(text) else { throw Self.refused(name, "a UUID (8-4-4-4-12 hexadecimal digits)", value) }
             return .string(text.lowercased())
         case .locale:
             let text = try Self.text(value, name: name)
@@ -181,14 +181,6 @@ struct ServerAPIValueKind: Sendable {
 
     private static func isAlphanumeric(_ byte: UInt8) -> Bool {
         (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-    }
-
-    static func isUUID(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return false }
-        return bytes.indices.allSatisfy { index in
-            [8, 13, 18, 23].contains(index) ? bytes[index] == UInt8(ascii: "-") : hexDigitValue(bytes[index]) != nil
-        }
     }
 
     private static func refused(_ name: String, _ expected: String, _ value: JSONValue) -> ReceiptError {

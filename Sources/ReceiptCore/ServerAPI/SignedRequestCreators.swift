@@ -17,7 +17,7 @@ public enum SignedRequestCreators {
             .normalized(.string(productIdentifier), name: "product identifier")
         _ = try ServerAPIValueKind.identifier(maxLength: ServerAPIValueKind.maxIdentifierBytes)
             .normalized(.string(subscriptionOfferID), name: "subscription offer id")
-        guard ServerAPIValueKind.isUUID(nonce) else {
+        guard UUIDText.isWellFormed(nonce) else {
             throw ReceiptError(.invalidArgument, "the nonce must be a UUID; got \(quoted(String(nonce.prefix(64))))")
         }
         guard timestampMilliseconds > 0 else { throw ReceiptError(.invalidArgument, "the timestamp is epoch milliseconds, > 0") }

@@ -13,7 +13,10 @@ public struct StoredTransaction: Sendable, Equatable {
     public let transactionID: String
     public let originalTransactionID: String
     public let productID: String?
-    /// Lower-cased, as Apple's offer signatures read it; nil when the purchase named none.
+    /// Lower-cased, as Apple's offer signatures read it; nil when the purchase named none,
+    /// or named something that is no UUID (Apple's model, and StoreKit's purchase option,
+    /// make it one): such a value is never looked up, and as a key it could exceed what a
+    /// database indexes (PostgreSQL's B-tree takes about 2.7 kB), failing the write for good.
     public let appAccountToken: String?
     public let signedDate: Int64
     public let jws: String
@@ -28,7 +31,7 @@ public struct StoredTransaction: Sendable, Equatable {
         transactionID = id
         originalTransactionID = original
         productID = payload.productID
-        appAccountToken = payload.string("appAccountToken")?.lowercased()
+        appAccountToken = payload.string("appAccountToken").flatMap { UUIDText.isWellFormed($0) ? $0.lowercased() : nil }
         signedDate = signed
         jws = payload.compactSerialization
         facts = StoredFacts.values(of: payload)
