@@ -64,6 +64,13 @@ struct StoreResponder: Sendable {
                 if notification.notificationType == ConsumptionOutbox.requestType { consumptionWake?.signal() }
             }
             return (.ok, NotificationEndpoint.acknowledgement(notification, stored: stored))
+        } catch let refused as StoreRowRefused {
+            metrics.recordNotification(type: notification.notificationType, outcome: "refused")
+            if refusalLog.allow() {
+                logger.warning("notification \(notification.notificationUUID) refused (400): the store cannot hold it: \(refused)")
+            }
+            return (.badRequest, NotificationEndpoint.failure("STORE_REFUSED", "the store cannot hold a value of this "
+                                                              + "notification (too long to index, or text it cannot keep)"))
         } catch {
             metrics.recordNotification(type: notification.notificationType, outcome: "store_error")
             logger.error("notification \(notification.notificationUUID) not stored: \(error)")

@@ -195,6 +195,38 @@ def test_an_app_account_token_that_is_no_uuid_is_stored_but_never_a_key(tmp_path
                            f"WHERE original_transaction_id = '{original}'") == [("3", "0")]
 
 
+def test_a_value_the_store_can_never_hold_is_refused_not_deferred(tmp_path, news_ca, test_ca, mint_jws, new_store):
+    """A transaction id of 9,000 random digits exceeds what a PostgreSQL index entry holds, and
+    PostgreSQL keeps no NUL in text: a 503 would have Apple send it again for days, so the
+    answer is 400 (SQLite holds both). The store is left as it was."""
+    _, chains = news_ca
+    location = new_store()
+    is_postgres = str(location).startswith("postgres")
+    rng = random.Random(29)
+    bodies = []
+    for original, member, value in (("2000000000000601", "transactionId", "".join(rng.choice("0123456789") for _ in range(9000))),
+                                    ("2000000000000701", "productId", "com.example.\u0000nul")):
+        _, payload = mint_jws.notification_story(original)[0]
+        payload["data"]["signedTransactionInfo"][member] = value
+        bodies.append(mint_jws.sign_notification(payload, chains))
+    server = store_server(tmp_path, news_ca, test_ca, store=location)
+    try:
+        for body in bodies:
+            for _ in range(2):  # the same answer again: nothing was half written
+                status, answer = post(server, body)
+                if is_postgres:
+                    assert (status, answer["status"]) == (400, "STORE_REFUSED"), answer
+                else:
+                    assert status == 200, answer
+        assert (post(server, mint_jws.sign_notification(mint_jws.notification_story("2000000000000801")[0][1], chains))[0]
+                == 200)  # the store still takes the rest
+    finally:
+        server.stop()
+    if is_postgres:
+        assert "refused (400): the store cannot hold it" in server.process.stderr.read()
+        assert table(location, "SELECT count(*) FROM transactions") == [("1",)]
+
+
 def test_older_news_under_a_new_uuid_does_not_overwrite(tmp_path, news_ca, test_ca, story, new_store):
     """A notification Apple signed earlier, delivered last under its own UUID, stores its
     notification row but leaves the newer transaction and renewal info in place."""

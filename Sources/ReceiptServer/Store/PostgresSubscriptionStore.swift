@@ -61,7 +61,11 @@ final class PostgresSubscriptionStore: SubscriptionStore {
     }
 
     func record(_ notification: ReceivedNotification) async throws -> Bool {
-        try await withStatements(transaction: true) { try await StoreWrites.record(notification, on: $0) }
+        do {
+            return try await withStatements(transaction: true) { try await StoreWrites.record(notification, on: $0) }
+        } catch {
+            throw StoreRowRefused.from(error) ?? error
+        }
     }
 
     func record(transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) async throws {
