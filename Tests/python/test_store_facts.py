@@ -312,6 +312,46 @@ def test_mrr_per_currency_equals_a_reference_from_each_subscriptions_state(tmp_p
         server.stop()
 
 
+def test_subscriptions_and_mrr_at_every_boundary_equal_the_statement_over_the_rows(tmp_path, news_ca, test_ca, mint_jws,
+                                                                                     now, new_store):
+    """At each instant where a subscription's status can change (a standing period's purchase and
+    end, a grace period's end, a millisecond either side, the UTC day each falls in), the figures
+    equal `receipt stats-sql` over the rows, run by the store's own database: what a store keeps
+    for its figures (summaries now, anything kept per day later) must answer as the rows do."""
+    server, _ = shaped_server(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
+    marker = "424242424242"
+    statements = {figure: subprocess.run([CLI, "stats-sql", figure, "--at", marker], check=True, capture_output=True,
+                                         text=True).stdout for figure in ("subscriptions", "mrr")}
+    assert all(marker in sql for sql in statements.values())
+    try:
+        boundaries = {value for row in table(server.location, "SELECT standing_purchase_date, standing_expires_date, "
+                                                             "grace_period_expires_date FROM subscription_summaries")
+                      for value in map(int, filter(None, row))}
+        instants = sorted({instant for value in boundaries
+                           for instant in (value - 1, value, value + 1, value // DAY * DAY, value // DAY * DAY + DAY - 1)})
+        assert len(instants) > 40
+        statuses = ("active", "grace_period", "billing_retry", "expired", "revoked")
+        for at in instants:
+            rows = table(server.location, statements["subscriptions"].replace(marker, str(at)))
+            expected = sorted((product, STATUS_NAMES[int(status)], int(count)) for product, status, count in rows)
+            figures = server.json("GET", f"/v1/stats/subscriptions?at={at}")[1]
+            answered = sorted((entry["product_id"], name, entry[name]) for entry in figures["by_product"]
+                              for name in statuses if entry[name])
+            assert answered == expected, at
+            prices = {}
+            for currency, length, count, _ in table(server.location, statements["mrr"].replace(marker, str(at))):
+                days = (int(length) + DAY // 2) // DAY
+                name = next((p[0] for p in PERIODS if p[1] <= days <= p[2]), None)
+                prices.setdefault(currency, {}).setdefault(name, 0)
+                prices[currency][name] += int(count)
+            mrr = server.json("GET", f"/v1/stats/mrr?at={at}")[1]
+            assert {line["currency"]: line["by_period"] for line in mrr["currencies"]} == {
+                currency: {name: count for name, count in periods.items() if name} for currency, periods in prices.items()
+                if any(name for name in periods)}, at
+    finally:
+        server.stop()
+
+
 def reference_flows(stories, states, since, until, now, product=None):
     """What happened per calendar month (UTC) of [since, until), from the stored copies of the
     minted transactions (the latest signing of each) and each subscription's state now; with
