@@ -1,5 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 internal import COpenSSL
-import Synchronization
 
 /// Scratch space for libcrypto's big-number arithmetic (BN_CTX), kept between
 /// signature checks instead of made and freed by each: a fresh BN_CTX, and the
@@ -11,24 +13,37 @@ enum BigNumberScratch {
     /// moment, up to this many; a context returned beyond it is freed.
     static let maxKept = 16
 
-    /// A BN_CTX, used by one caller at a time (so it may pass between threads).
-    private struct Context: @unchecked Sendable {
-        let pointer: OpaquePointer
-    }
-
-    private static let kept = Mutex<[Context]>([])
+    private static let kept = ContextPool()
 
     /// Runs `body` with a context of its own; nil when no memory is left for one.
     static func with<T>(_ body: (OpaquePointer) -> T) -> T? {
-        guard let context = kept.withLock({ $0.popLast() }) ?? BN_CTX_new().map(Context.init) else { return nil }
-        defer {
-            let surplus = kept.withLock { free -> Context? in
-                guard free.count < maxKept else { return context }
-                free.append(context)
-                return nil
-            }
-            if let surplus { BN_CTX_free(surplus.pointer) }
+        guard let context = kept.take() ?? BN_CTX_new() else { return nil }
+        defer { if !kept.give(context) { BN_CTX_free(context) } }
+        return body(context)
+    }
+
+    /// The free contexts behind a pthread mutex rather than Synchronization's Mutex:
+    /// ThreadSanitizer intercepts pthread's, and the C ABI's 8-thread stress test runs
+    /// under it (it took the futex-based Mutex's hand-offs for races).
+    private final class ContextPool: @unchecked Sendable {
+        private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        private var free: [OpaquePointer] = []
+
+        init() { pthread_mutex_init(mutex, nil) }
+
+        func take() -> OpaquePointer? {
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return free.popLast()
         }
-        return body(context.pointer)
+
+        /// False when the pool is full: the caller frees the context.
+        func give(_ context: OpaquePointer) -> Bool {
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            guard free.count < BigNumberScratch.maxKept else { return false }
+            free.append(context)
+            return true
+        }
     }
 }
