@@ -17,9 +17,17 @@ def table(location, query):
         return [tuple("" if value is None else str(value) for value in row) for row in connection.execute(query)]
 
 
+def downgrade_to_schema_7(location):
+    """What a store of schema 7 held: no counts of the summaries per expiry day, version 7."""
+    for statement in ("DROP TABLE subscription_expiry_days", "DROP INDEX subscription_summaries_by_purchase",
+                      "DROP INDEX subscription_summaries_by_grace", "DELETE FROM schema_version WHERE version > 7"):
+        table(location, statement)
+
+
 def downgrade_to_schema_6(location):
     """What a store of schema 6 held: no counts of the periods begun per day, indexes of one
     column for the refunds and the churn, version 6."""
+    downgrade_to_schema_7(location)
     for statement in ("DROP TABLE subscription_flow_days", "DROP INDEX transactions_by_revocation",
                       "CREATE INDEX transactions_by_revocation ON transactions (revocation_date)",
                       "DROP INDEX subscription_summaries_by_end",

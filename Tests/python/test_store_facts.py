@@ -139,7 +139,7 @@ def test_facts_are_derived_when_accepted_and_when_a_schema_4_store_migrates(tmp_
         assert subscription_read(server) == before
     finally:
         server.stop()
-    assert table(location, "SELECT max(version) FROM schema_version") == [("7",)]
+    assert table(location, "SELECT max(version) FROM schema_version") == [("8",)]
     if is_postgres:  # an upgrade rewrote the rows: statistics and visibility made again (the stopped server's stats are flushed)
         wanted = {"transactions", "renewal_infos", "subscription_summaries", "subscription_flow_days"}
         deadline = time.monotonic() + 10
@@ -426,16 +426,25 @@ def flow_days(location):
     return [row for row in rows if any(value != "0" for value in row[2:])]
 
 
+def expiry_days(location):
+    """The rows of subscription_expiry_days that count something, in key order."""
+    rows = table(location, "SELECT * FROM subscription_expiry_days ORDER BY day, product_id, currency, period_length, "
+                           "revoked, retry")
+    return [row for row in rows if row[6:] != ("0", "0")]
+
+
 def assert_flow_days_made_afresh_agree(location, start_server):
-    """The counts each write changed equal the counts a migration (at `start_server()`) makes
-    from the rows held."""
-    kept = flow_days(location)
+    """The counts each write changed (the periods begun per day, the summaries per expiry day)
+    equal the counts a migration (at `start_server()`) makes from the rows held."""
+    kept, kept_expiries = flow_days(location), expiry_days(location)
     assert sum(int(value) for row in kept for value in row[2:]) > 0
+    assert sum(int(row[6]) for row in kept_expiries) == int(table(location, "SELECT count(*) FROM subscription_summaries")[0][0])
     downgrade_to_schema_6(location)
     assert table(location, "SELECT max(version) FROM schema_version") == [("6",)]
     start_server().stop()
-    assert table(location, "SELECT max(version) FROM schema_version") == [("7",)]
+    assert table(location, "SELECT max(version) FROM schema_version") == [("8",)]
     assert flow_days(location) == kept
+    assert expiry_days(location) == kept_expiries
 
 
 def test_flows_by_month_equal_a_reference_from_the_same_notifications(tmp_path, news_ca, test_ca, mint_jws, now, new_store):

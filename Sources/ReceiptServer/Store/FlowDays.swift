@@ -71,11 +71,7 @@ enum FlowDays {
     /// Adds to the table what the periods count now less what they counted `before` the write.
     static func recordChange(of subscriptions: Set<String>, before: Counts, on statements: some StoreStatements) async throws {
         let after = try await counts(of: subscriptions, on: statements)
-        let d = statements.dialect
-        let columns = kinds.map(\.column)
-        let upsert = "INSERT INTO \(table) (day, product_id, \(columns.joined(separator: ", "))) VALUES ("
-            + d.placeholders(1...(2 + columns.count)).joined(separator: ", ") + ") ON CONFLICT (day, product_id) DO UPDATE SET "
-            + columns.map { "\($0) = \(table).\($0) + excluded.\($0)" }.joined(separator: ", ")
+        let upsert = statements.dialect.addingUpsert(into: table, key: ["day", "product_id"], counts: kinds.map(\.column))
         let zero = Array(repeating: Int64(0), count: kinds.count)
         for key in Set(before.keys).union(after.keys).sorted() {
             let difference = zip(after[key] ?? zero, before[key] ?? zero).map(-)

@@ -18,6 +18,11 @@ enum StoreFigures {
     /// period the status reads (the standing one, else the last purchased); only `product`'s when given.
     static func activeSubscriptions(at instant: Int64, product: String?, from source: Source = .table,
                                     on statements: some StoreStatements) async throws -> [SubscriptionCount] {
+        if source == .table {  // the counts per expiry day (ExpiryDays), not every summary
+            return try await ExpiryDays.standing(at: instant, product: product, on: statements).statuses
+                .map { SubscriptionCount(productID: $0.key.product, status: $0.key.status, count: $0.value) }
+                .sorted { ($0.productID, $0.status.rawValue) < ($1.productID, $1.status.rawValue) }
+        }
         let d = statements.dialect
         let rows = try await statements.run(summaries(
             select: "product_id, \(status(d)), count(*)", where: only(product, placeholder: 2, d), groupBy: "1, 2", source),
@@ -33,6 +38,19 @@ enum StoreFigures {
     /// their standing period in whole days: what MRR is made of (StatsJSON.mrr); only `product`'s when given.
     static func activePrices(at instant: Int64, product: String?, from source: Source = .table,
                              on statements: some StoreStatements) async throws -> [PriceGroup] {
+        if source == .table {  // the counts per expiry day (ExpiryDays), not every summary
+            var groups: [String: [Int64: (subscriptions: Int64, prices: Int64)]] = [:]
+            for (key, sums) in try await ExpiryDays.standing(at: instant, product: product, on: statements).prices {
+                let held = groups[key.currency, default: [:]][key.length] ?? (0, 0)
+                groups[key.currency, default: [:]][key.length] = (held.subscriptions + sums.subscriptions, held.prices + sums.prices)
+            }
+            return groups.sorted { $0.key < $1.key }.flatMap { currency, lengths in
+                lengths.sorted { $0.key < $1.key }.map {
+                    PriceGroup(currency: currency, periodMilliseconds: $0.key, subscriptions: $0.value.subscriptions,
+                               priceSum: $0.value.prices)
+                }
+            }
+        }
         let d = statements.dialect
         let rows = try await statements.run(summaries(
             select: "coalesce(standing_currency, ''), standing_expires_date - coalesce(standing_purchase_date, 0), count(*), "
@@ -110,7 +128,7 @@ enum StoreFigures {
     static func values(_ product: String?) -> [StoreValue] { product.map { [.text($0)] } ?? [] }
 
     /// The status of a summary at the instant (placeholder 1).
-    private static func status(_ d: StoreDialect) -> String {
+    static func status(_ d: StoreDialect) -> String {
         SubscriptionState.Status.sqlCase(StatusInputColumns(
             standingPurchased: "standing_purchase_date", standingExpires: "standing_expires_date",
             lastPurchaseRevoked: "last_revoked = 1", gracePeriodExpires: "grace_period_expires_date",

@@ -9,6 +9,15 @@ enum StoreDialect: Sendable {
     /// The n-th (from 1) bound parameter.
     func placeholder(_ n: Int) -> String { self == .sqlite ? "?\(n)" : "$\(n)" }
     func placeholders(_ range: ClosedRange<Int>) -> [String] { range.map(placeholder) }
+
+    /// The statement that adds a difference to a row of counts kept by every write (FlowDays,
+    /// ExpiryDays), making the row when it is absent: the key's values, then each count's.
+    func addingUpsert(into table: String, key: [String], counts: [String]) -> String {
+        let columns = key + counts
+        return "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES ("
+            + placeholders(1...columns.count).joined(separator: ", ") + ") ON CONFLICT (\(key.joined(separator: ", "))) "
+            + "DO UPDATE SET " + counts.map { "\($0) = \(table).\($0) + excluded.\($0)" }.joined(separator: ", ")
+    }
     /// An auto-numbered key column.
     var sequenceColumn: String {
         self == .sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
@@ -26,7 +35,7 @@ enum StoreDialect: Sendable {
 }
 
 /// A value bound to, or read from, a statement.
-enum StoreValue: Sendable, Equatable {
+enum StoreValue: Sendable, Hashable {
     case text(String)
     case integer(Int64)
     case null

@@ -57,14 +57,17 @@ enum StoreWrites {
 
     /// The rows each upsert wrote (a copy older than the one held writes nothing); the
     /// summaries of the subscriptions they changed made again, and the flows' counts changed
-    /// by what their periods count after the write less what they counted before it (FlowDays).
+    /// by what their periods count after the write less what they counted before it (FlowDays),
+    /// the summaries' counts per expiry day likewise (ExpiryDays).
     private static func write(_ transactions: [StoredTransaction], _ renewalInfos: [StoredRenewalInfo],
                               on statements: some StoreStatements) async throws
         -> (transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) {
         let d = statements.dialect
         var written: (transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) = ([], [])
         let touched = Set(transactions.map(\.originalTransactionID))
+        let summarized = touched.union(renewalInfos.map(\.originalTransactionID))
         let flowsBefore = try await FlowDays.counts(of: touched, on: statements)
+        let expiriesBefore = try await ExpiryDays.counts(of: summarized, on: statements)
         for row in transactions {
             let returned = try await statements.run(StoreSchema.upsertTransaction(d) + " RETURNING transaction_id", [
                 .text(row.transactionID), .text(row.originalTransactionID), StoreValue(row.productID),
@@ -82,6 +85,9 @@ enum StoreWrites {
                                                 renewalInfosOf: Set(written.renewalInfos.map(\.originalTransactionID)),
                                                 on: statements)
         if !written.transactions.isEmpty { try await FlowDays.recordChange(of: touched, before: flowsBefore, on: statements) }
+        if !written.transactions.isEmpty || !written.renewalInfos.isEmpty {
+            try await ExpiryDays.recordChange(of: summarized, before: expiriesBefore, on: statements)
+        }
         return written
     }
 

@@ -247,6 +247,9 @@ enum StoreSchema {
         // rows held and kept by every write after, which the flows read for whole days; the
         // indexes of the flows' refunds and churn covering what they read.
         FlowDays.migration + StoreFigures.flowIndexes,
+        // Version 8: the summaries counted per expiry day (ExpiryDays), made from the summaries
+        // held and kept by every write after, which the subscriptions and MRR figures read.
+        ExpiryDays.migration,
     ]
     /// The versions that add the fact columns a store lacks (StoredFacts, as this server
     /// knows them) and derive every row's facts from its JWS (StoreMigration). A column
