@@ -139,11 +139,14 @@ enum ExpiryDays {
             + "standing_expires_date - coalesce(standing_purchase_date, 0), coalesce(standing_price, 0), "
             + "CASE WHEN is_in_billing_retry_period = 1 THEN 1 ELSE 0 END"
         let (p1, p2, p3) = (d.placeholder(1), d.placeholder(2), d.placeholder(3))
-        // (condition, its values after the instant, the status the counts gave those rows).
+        // (condition, its values after the instant, the status the counts gave those rows). The
+        // unary + keeps SQLite, which has no statistics of these tables, off the index of the
+        // ends for the last two: it would scan every later (or earlier) end instead of the few
+        // purchases after the instant (or grace periods past it).
         let corrections: [(condition: String, values: [StoreValue], counted: (StoreValue) -> SubscriptionState.Status?)] = [
             ("standing_expires_date >= \(p2) AND standing_expires_date < \(p3)", [.integer(start), .integer(end)], { _ in nil }),
-            ("standing_purchase_date > \(p1) AND standing_expires_date >= \(p2)", [.integer(end)], { _ in .active }),
-            ("grace_period_expires_date > \(p1) AND (standing_expires_date IS NULL OR standing_expires_date < \(p2)) "
+            ("standing_purchase_date > \(p1) AND +standing_expires_date >= \(p2)", [.integer(end)], { _ in .active }),
+            ("grace_period_expires_date > \(p1) AND (+standing_expires_date IS NULL OR +standing_expires_date < \(p2)) "
                 + "AND last_revoked = 0", [.integer(start)], { retry in retry.integer == 1 ? .billingRetry : .expired }),
         ]
         for (condition, values, counted) in corrections {
