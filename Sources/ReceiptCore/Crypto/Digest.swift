@@ -14,9 +14,8 @@ enum Digest {
     static func with<Result>(_ bytes: UnsafeBufferPointer<UInt8>, _ algorithm: DigestAlgorithm, known: [UInt8]?,
                              _ body: (UnsafeBufferPointer<UInt8>) throws(ReceiptError) -> Result) throws(ReceiptError) -> Result {
         if let known { return try known.withUnsafeBufferPointer { (digest) throws(ReceiptError) in try body(digest) } }
-        let length = algorithm == .sha1 ? Int(SHA_DIGEST_LENGTH) : Int(SHA256_DIGEST_LENGTH)
-        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { (output) throws(ReceiptError) in
-            shim_sha_digest(algorithm == .sha256 ? 1 : 0, bytes.baseAddress, bytes.count, output.baseAddress)
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length(algorithm)) { (output) throws(ReceiptError) in
+            write(bytes, algorithm, into: output)
             return try body(UnsafeBufferPointer(output))
         }
     }
@@ -24,10 +23,19 @@ enum Digest {
     /// Through libcrypto's low-level functions (shim_sha_digest says why): no EVP
     /// context to allocate and no provider to consult, on the path of every verdict.
     static func of(_ bytes: UnsafeBufferPointer<UInt8>, _ algorithm: DigestAlgorithm) -> [UInt8] {
-        let length = algorithm == .sha1 ? Int(SHA_DIGEST_LENGTH) : Int(SHA256_DIGEST_LENGTH)
-        return [UInt8](unsafeUninitializedCapacity: length) { output, count in
-            shim_sha_digest(algorithm == .sha256 ? 1 : 0, bytes.baseAddress, bytes.count, output.baseAddress)
-            count = length
+        [UInt8](unsafeUninitializedCapacity: length(algorithm)) { output, count in
+            write(bytes, algorithm, into: output)
+            count = length(algorithm)
         }
+    }
+
+    private static func length(_ algorithm: DigestAlgorithm) -> Int {
+        algorithm == .sha1 ? Int(SHA_DIGEST_LENGTH) : Int(SHA256_DIGEST_LENGTH)
+    }
+
+    /// The digest into `output`, which holds `length(algorithm)` bytes.
+    private static func write(_ bytes: UnsafeBufferPointer<UInt8>, _ algorithm: DigestAlgorithm,
+                              into output: UnsafeMutableBufferPointer<UInt8>) {
+        shim_sha_digest(algorithm == .sha256 ? 1 : 0, bytes.baseAddress, bytes.count, output.baseAddress)
     }
 }

@@ -36,6 +36,9 @@ enum ExpiryDays {
         ("retry", "BIGINT", "CASE WHEN is_in_billing_retry_period = 1 THEN 1 ELSE 0 END"),
     ]
 
+    /// The expression of the key column `name` over a summary's columns.
+    private static func key(_ name: String) -> String { keys.first { $0.name == name }!.expression }
+
     /// The keys, then how many summaries and their prices added, of the summaries meeting `condition`.
     private static func countsQuery(where condition: String) -> String {
         "SELECT " + keys.map(\.expression).joined(separator: ", ")
@@ -135,9 +138,8 @@ enum ExpiryDays {
         // on the instant's day (+1), those bought after the instant among the later days (-1
         // from active), and the grace periods running past it among the earlier days (-1 from
         // what their flags said).
-        let columns = "product_id, \(StoreFigures.status(d)), coalesce(standing_currency, ''), "
-            + "standing_expires_date - coalesce(standing_purchase_date, 0), coalesce(standing_price, 0), "
-            + "CASE WHEN is_in_billing_retry_period = 1 THEN 1 ELSE 0 END"
+        let columns = ["product_id", StoreFigures.status(d), key("currency"), key("period_length"), "coalesce(standing_price, 0)",
+                       key("retry")].joined(separator: ", ")
         let (p1, p2, p3) = (d.placeholder(1), d.placeholder(2), d.placeholder(3))
         // (condition, its values after the instant, the status the counts gave those rows). The
         // unary + keeps SQLite, which has no statistics of these tables, off the index of the
