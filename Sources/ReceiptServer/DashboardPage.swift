@@ -22,13 +22,16 @@ extension ReceiptResponder {
         }
         do {
             // Every product's counts: the form offers each; the table shows the one asked. The
-            // three figures are read at once, each on a connection of its own (a reader of SQLite's,
-            // one of PostgreSQL's pool): the page takes the longest of them, not their sum.
+            // subscriptions and MRR come from one reading of every product's standing (the MRR
+            // then keeps the product asked); it and the flows are read at once, each on a
+            // connection of its own (a reader of SQLite's, one of PostgreSQL's pool): the page
+            // takes the longer of the two, not their sum.
             let store = stored.store
-            async let counts = store.activeSubscriptions(at: figure.at, product: nil)
-            async let prices = store.activePrices(at: figure.at, product: figure.product)
+            async let standing = store.standing(at: figure.at)
             async let days = store.flows(from: figure.from, to: figure.to, at: figure.at, product: figure.product)
-            let page = DashboardPage(figure: figure, counts: try await counts, mrr: MRRLine.lines(try await prices),
+            let held = try await standing
+            let page = DashboardPage(figure: figure, counts: StoreFigures.counts(in: held),
+                                     mrr: MRRLine.lines(StoreFigures.priceGroups(in: held, product: figure.product)),
                                      flows: IntervalFlows.make(try await days, intervals: figure.firstDays, by: figure.interval))
             return Self.page(.ok, page.html)
         } catch {

@@ -44,7 +44,8 @@ public struct ServerSettings: Sendable {
     public var storeTimeoutSeconds = 15
     /// Seconds one store operation may take while serving; then the request gets 503
     /// (21005 on /verifyReceipt) rather than waiting on a database that has gone away.
-    public var storeOperationTimeoutSeconds = 5
+    public var storeOperationTimeoutSeconds = ServerSettings.defaultStoreOperationTimeoutSeconds
+    public static let defaultStoreOperationTimeoutSeconds = 5
     /// Retention Messaging's realtime endpoint (the rules and the offer key); nil: not served.
     public var retention: RetentionEndpoint?
     /// Where Apple posts realtime requests (the realtime URL set with `receipt api configure_realtime_url`).

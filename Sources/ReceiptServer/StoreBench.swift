@@ -16,7 +16,9 @@ public enum StoreBench {
     public static func run(location: StoreLocation, verifier: ReceiptVerifier, originalTransactionID: String,
                            verifyReceiptBody: [UInt8]?, samples: Int, concurrency: Int = 16,
                            logger: Logger) async throws -> [(String, Int64)] {
-        let store = try await makeSubscriptionStore(location: location, logger: logger)
+        // As the server makes it: each operation under its deadline (DeadlineStore).
+        let store = DeadlineStore(inner: try await makeSubscriptionStore(location: location, logger: logger),
+                                  seconds: ServerSettings.defaultStoreOperationTimeoutSeconds)
         return try await withThrowingTaskGroup(of: [(String, Int64)]?.self) { tasks in
             tasks.addTask { await store.run(); return nil }
             defer { tasks.cancelAll() }

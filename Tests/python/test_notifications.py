@@ -491,6 +491,60 @@ def test_verify_receipt_shows_later_renewals_refunds_and_pending_renewal_info(tm
     assert current["latest_receipt"] == alone["latest_receipt"]
 
 
+def quick_reads(server):
+    """receipt_store_quick_reads_total by outcome (read, handed_on), from /metrics."""
+    text = server.request("GET", "/metrics")[1].decode()
+    return {outcome: float((re.search(rf'^receipt_store_quick_reads_total\{{outcome="{outcome}"\}} (\S+)$', text, re.M)
+                            or [0, 0])[1]) for outcome in ("read", "handed_on")}
+
+
+#: Past SQLiteQuickReads.maxRows (160): a merged read of this subscription's rows is handed on.
+MANY_RENEWALS = 170
+
+
+def test_a_read_too_long_to_make_at_once_gets_the_same_answer(tmp_path, news_ca, test_ca, story, mint_jws, new_store):
+    """SQLite makes a point read on the caller's thread only up to 160 rows; past them the
+    same statement runs on sqlite-nio's readers. A subscription of 173 transactions: its
+    state (100 rows and the renewal info) is read at once, verifyReceipt's merge (every
+    row) is handed on, and both answers hold what was stored, as PostgreSQL's do."""
+    _, chains = news_ca
+    renewed = story[5][1]  # a DID_RENEW of the story
+    renewals = []
+    for index in range(MANY_RENEWALS):
+        signed = renewed["signedDate"] + 1 + index
+        transaction = dict(renewed["data"]["signedTransactionInfo"], transactionId=str(2100000000000000 + index),
+                           webOrderLineItemId=str(2200000000000000 + index), signedDate=signed,
+                           purchaseDate=renewed["signedDate"] + index * 60_000,
+                           expiresDate=renewed["signedDate"] + (index + 1) * 60_000)
+        notification = dict(renewed, signedDate=signed, notificationUUID=f"6f1f4a2e-0000-4000-9000-{index:012d}",
+                             data=dict(renewed["data"], signedTransactionInfo=transaction,
+                                       signedRenewalInfo=dict(renewed["data"]["signedRenewalInfo"], signedDate=signed)))
+        renewals.append(mint_jws.sign_notification(notification, chains))
+    receipt = receipt_of_first_purchase(tmp_path, test_ca, story)
+    store = new_store()
+    server = store_server(tmp_path, news_ca, test_ca, store=store)
+    try:
+        for body in [body for _, _, body in story] + renewals:
+            assert post(server, body)[0] == 200
+        before = quick_reads(server)
+        status, state = server.json("GET", f"/v1/subscriptions/{ORIGINAL}")
+        after_state = quick_reads(server)
+        merged = server.verify_receipt("/sandbox/verifyReceipt", receipt)
+        after_merge = quick_reads(server)
+    finally:
+        server.stop()
+    assert status == 200 and merged["status"] == 0
+    stored = ["2000000000000002", "2000000000000003", "2000000000000004"] + [str(2100000000000000 + i) for i in range(MANY_RENEWALS)]
+    assert sorted(entry["transaction_id"] for entry in merged["latest_receipt_info"]) == sorted(stored)
+    # The story's last period still ends last (the added renewals are a minute each, earlier).
+    assert state["transaction_info"]["transactionId"] == "2000000000000004" and state["status"] == 4
+    if str(store).endswith(".db"):
+        assert after_state["read"] == before["read"] + 1 and after_state["handed_on"] == before["handed_on"]
+        assert after_merge["handed_on"] == after_state["handed_on"] + 1 and after_merge["read"] == after_state["read"]
+    else:
+        assert before == after_merge == {"read": 0, "handed_on": 0}  # PostgreSQL has no quick reads
+
+
 def test_killed_mid_stream_loses_nothing_acknowledged(tmp_path, news_ca, test_ca, mint_jws, now, new_store):
     """SIGKILL while notifications are being posted from two threads: every one that got
     a 200 is in the store after a restart."""

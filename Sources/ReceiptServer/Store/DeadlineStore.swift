@@ -3,9 +3,18 @@ import ReceiptCore
 /// A store whose every operation gives up after `seconds` (ReceiptServer.DeadlineExceeded):
 /// a database that has gone away makes requests fail (503, or 21005 on /verifyReceipt)
 /// instead of waiting on its connection pool's retries, and lets the server shut down.
+/// A point read the store answers at once (ImmediatePointReads) waits on nothing, so it
+/// is made without one: a deadline costs two child tasks and a timer.
 struct DeadlineStore: SubscriptionStore {
     let inner: any SubscriptionStore
     let seconds: Int
+    private let immediate: (any ImmediatePointReads)?
+
+    init(inner: any SubscriptionStore, seconds: Int) {
+        self.inner = inner
+        self.seconds = seconds
+        immediate = inner as? any ImmediatePointReads
+    }
 
     private func bounded<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
         try await ReceiptServer.withDeadline(seconds: seconds, work)
@@ -18,13 +27,16 @@ struct DeadlineStore: SubscriptionStore {
         try await bounded { try await inner.record(transactions: transactions, renewalInfos: renewalInfos) }
     }
     func subscriptions(_ originalTransactionIDs: [String], transactionsEach: Int) async throws -> StoredSubscriptions {
-        try await bounded { try await inner.subscriptions(originalTransactionIDs, transactionsEach: transactionsEach) }
+        if let found = try immediate?.subscriptionsAtOnce(originalTransactionIDs, transactionsEach: transactionsEach) { return found }
+        return try await bounded { try await inner.subscriptions(originalTransactionIDs, transactionsEach: transactionsEach) }
     }
     func transactions(appAccountToken: String, after cursor: StoreCursor?, limit: Int) async throws -> StoredPage {
-        try await bounded { try await inner.transactions(appAccountToken: appAccountToken, after: cursor, limit: limit) }
+        if let page = try immediate?.transactionsAtOnce(appAccountToken: appAccountToken, after: cursor, limit: limit) { return page }
+        return try await bounded { try await inner.transactions(appAccountToken: appAccountToken, after: cursor, limit: limit) }
     }
     func consentRescission(appTransactionID: String) async throws -> StoredConsentRescission? {
-        try await bounded { try await inner.consentRescission(appTransactionID: appTransactionID) }
+        if let found = try immediate?.consentRescissionAtOnce(appTransactionID: appTransactionID) { return found }
+        return try await bounded { try await inner.consentRescission(appTransactionID: appTransactionID) }
     }
     func setting(_ key: String) async throws -> String? { try await bounded { try await inner.setting(key) } }
     func setSetting(_ key: String, _ value: String) async throws { try await bounded { try await inner.setSetting(key, value) } }

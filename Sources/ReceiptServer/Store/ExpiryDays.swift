@@ -100,8 +100,7 @@ enum ExpiryDays {
 
     /// The subscriptions by product and status at `instant`, and the active ones' prices by
     /// currency and period length, `product`'s only when given.
-    static func standing(at instant: Int64, product: String?, on statements: some StoreStatements) async throws
-        -> (statuses: [StatusKey: Int64], prices: [PriceKey: (subscriptions: Int64, prices: Int64)]) {
+    static func standing(at instant: Int64, product: String?, on statements: some StoreStatements) async throws -> Standing {
         let d = statements.dialect
         let today = FigureInterval.day(of: instant)
         let (start, end) = (today * day, today * day + day)
@@ -166,15 +165,22 @@ enum ExpiryDays {
                 if status == .active { addPrice(product, currency, length, 1, price) }
             }
         }
-        return (statuses.filter { $0.value != 0 }, prices.filter { $0.value.subscriptions != 0 })
+        return Standing(statuses: statuses.filter { $0.value != 0 }, prices: prices.filter { $0.value.subscriptions != 0 })
     }
 
-    struct StatusKey: Hashable {
+    /// What the subscriptions and MRR figures at an instant are made of (StoreFigures.counts
+    /// and .priceGroups): subscriptions by product and status, the active ones' prices.
+    struct Standing: Sendable {
+        let statuses: [StatusKey: Int64]
+        let prices: [PriceKey: (subscriptions: Int64, prices: Int64)]
+    }
+
+    struct StatusKey: Hashable, Sendable {
         let product: String
         let status: SubscriptionState.Status
     }
 
-    struct PriceKey: Hashable {
+    struct PriceKey: Hashable, Sendable {
         let product: String
         let currency: String
         let length: Int64

@@ -12,20 +12,28 @@ import Synchronization
 /// mode with `synchronous = FULL`, so that a write that returned survives the process
 /// being killed and the machine losing power. One connection writes, one transaction
 /// at a time (SerialGate); `readerCount` others read, in turn (a connection runs one
-/// statement at a time), and see only what was committed. Several
+/// statement at a time), and see only what was committed. Point reads (one
+/// subscription, an account's page, a consent) can also be made at once
+/// (ImmediatePointReads, through SQLiteQuickReads: on the caller's thread, statements
+/// kept prepared); the server (DeadlineStore) tries those first. Several
 /// `receipt serve` processes on one machine may share the file (SQLite's locks,
 /// `busy_timeout`); across machines, use PostgreSQL.
 final class SQLiteSubscriptionStore: SubscriptionStore {
     private let writer: SQLiteConnection
     private let readers: [SQLiteConnection]
+    private let quick: SQLiteQuickReads
     private let nextReader = Atomic<Int>(0)
     private let gate = SerialGate()
     static let readerCount = max(2, ServerSettings.coreCount)
+    /// Handles of the quick reads: one for each thread that may read at once (the event
+    /// loops and Swift's cooperative pool, a thread a core each), so that none goes without.
+    static let quickHandleCount = 2 * max(2, ServerSettings.coreCount)
     static let placeholders = StoreDialect.sqlite.placeholders(1...6)
 
-    private init(writer: SQLiteConnection, readers: [SQLiteConnection]) {
+    private init(writer: SQLiteConnection, readers: [SQLiteConnection], quick: SQLiteQuickReads) {
         self.writer = writer
         self.readers = readers
+        self.quick = quick
     }
 
     /// Creates an empty file at `path` with mode 0600 unless one is there (whose mode is the operator's).
@@ -53,12 +61,19 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
                 _ = try await writer.query(pragma, [])
             }
             var readers: [SQLiteConnection] = []
-            for _ in 0..<readerCount {
-                let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-                readers.append(reader)
-                _ = try await reader.query("PRAGMA busy_timeout = 10000", [])
+            do {
+                for _ in 0..<readerCount {
+                    let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+                    readers.append(reader)
+                    _ = try await reader.query("PRAGMA busy_timeout = 10000", [])
+                }
+                // After the writer made the file WAL: a read-only handle cannot.
+                let quick = try SQLiteQuickReads(path: path, count: quickHandleCount)
+                return SQLiteSubscriptionStore(writer: writer, readers: readers, quick: quick)
+            } catch {
+                for reader in readers { try? await reader.close() }
+                throw error
             }
-            return SQLiteSubscriptionStore(writer: writer, readers: readers)
         } catch {
             try? await writer.close()
             throw error
@@ -113,33 +128,21 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
     }
 
     func subscriptions(_ originalTransactionIDs: [String], transactionsEach: Int) async throws -> StoredSubscriptions {
-        var found = StoredSubscriptions()
-        guard !originalTransactionIDs.isEmpty else { return found }
-        let list = "IN (" + originalTransactionIDs.indices.map { "?\($0 + 1)" }.joined(separator: ", ") + ")"
-        for row in try await reader.query(StoreSchema.subscriptionsQuery(list, each: transactionsEach),
-                                          originalTransactionIDs.map { .text($0) }) {
-            guard let jws = row.column("jws")?.string else { continue }
-            if row.column("kind")?.integer == 0 { found.transactions.append(jws) } else { found.renewalInfos.append(jws) }
-        }
-        return found
+        try await read(SQLitePointRead.subscriptions(originalTransactionIDs, transactionsEach: transactionsEach))
     }
 
     func transactions(appAccountToken: String, after cursor: StoreCursor?, limit: Int) async throws -> StoredPage {
-        var binds: [SQLiteData] = [.text(appAccountToken.lowercased())]
-        if let cursor { binds += [.integer(Int(cursor.signedDate)), .text(cursor.transactionID)] }
-        let rows = try await reader.query(StoreSchema.accountPageQuery(placeholders: Self.placeholders, afterCursor: cursor != nil,
-                                                                       limit: limit), binds)
-        return StoredPage.of(rows.map { row in
-            (Int64(row.column("signed_date")?.integer ?? 0), row.column("transaction_id")?.string ?? "",
-             row.column("jws")?.string ?? "")
-        }, limit: limit)
+        try await read(SQLitePointRead.accountPage(appAccountToken, after: cursor, limit: limit))
     }
 
     func consentRescission(appTransactionID: String) async throws -> StoredConsentRescission? {
-        guard let row = try await reader.query(StoreSchema.consentRescissionQuery + "?1", [.text(appTransactionID)]).first,
-              let uuid = row.column("notification_uuid")?.string, let signed = row.column("signed_date")?.integer,
-              let jws = row.column("jws")?.string else { return nil }
-        return StoredConsentRescission(storedJWS: jws, notificationUUID: uuid, signedDate: Int64(signed))
+        try await read(SQLitePointRead.consentRescission(appTransactionID))
+    }
+
+    /// A point read's answer from one of the readers. (The same read at once, when the quick
+    /// reads can make it, is ImmediatePointReads', which DeadlineStore tries first.)
+    private func read<Row, Answer>(_ point: SQLitePointRead<Row, Answer>) async throws -> Answer {
+        point.answer(try await reader.query(point.sql, point.pooledBinds).compactMap(point.row))
     }
 
     func setting(_ key: String) async throws -> String? {
@@ -157,7 +160,22 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
     func ping() async throws { _ = try await reader.query("SELECT 1", []) }
 
     func close() async throws {
+        quick.close()
         for reader in readers { try await reader.close() }
         try await writer.close()
+    }
+}
+
+extension SQLiteSubscriptionStore: ImmediatePointReads {
+    func subscriptionsAtOnce(_ originalTransactionIDs: [String], transactionsEach: Int) throws -> StoredSubscriptions? {
+        try SQLitePointRead.subscriptions(originalTransactionIDs, transactionsEach: transactionsEach).atOnce(quick)
+    }
+
+    func transactionsAtOnce(appAccountToken: String, after cursor: StoreCursor?, limit: Int) throws -> StoredPage? {
+        try SQLitePointRead.accountPage(appAccountToken, after: cursor, limit: limit).atOnce(quick)
+    }
+
+    func consentRescissionAtOnce(appTransactionID: String) throws -> StoredConsentRescission?? {
+        try SQLitePointRead.consentRescission(appTransactionID).atOnce(quick)
     }
 }

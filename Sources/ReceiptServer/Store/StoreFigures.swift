@@ -19,9 +19,7 @@ enum StoreFigures {
     static func activeSubscriptions(at instant: Int64, product: String?, from source: Source = .table,
                                     on statements: some StoreStatements) async throws -> [SubscriptionCount] {
         if source == .table {  // the counts per expiry day (ExpiryDays), not every summary
-            return try await ExpiryDays.standing(at: instant, product: product, on: statements).statuses
-                .map { SubscriptionCount(productID: $0.key.product, status: $0.key.status, count: $0.value) }
-                .sorted { ($0.productID, $0.status.rawValue) < ($1.productID, $1.status.rawValue) }
+            return counts(in: try await ExpiryDays.standing(at: instant, product: product, on: statements))
         }
         let d = statements.dialect
         let rows = try await statements.run(summaries(
@@ -39,17 +37,7 @@ enum StoreFigures {
     static func activePrices(at instant: Int64, product: String?, from source: Source = .table,
                              on statements: some StoreStatements) async throws -> [PriceGroup] {
         if source == .table {  // the counts per expiry day (ExpiryDays), not every summary
-            var groups: [String: [Int64: (subscriptions: Int64, prices: Int64)]] = [:]
-            for (key, sums) in try await ExpiryDays.standing(at: instant, product: product, on: statements).prices {
-                let held = groups[key.currency, default: [:]][key.length] ?? (0, 0)
-                groups[key.currency, default: [:]][key.length] = (held.subscriptions + sums.subscriptions, held.prices + sums.prices)
-            }
-            return groups.sorted { $0.key < $1.key }.flatMap { currency, lengths in
-                lengths.sorted { $0.key < $1.key }.map {
-                    PriceGroup(currency: currency, periodMilliseconds: $0.key, subscriptions: $0.value.subscriptions,
-                               priceSum: $0.value.prices)
-                }
-            }
+            return priceGroups(in: try await ExpiryDays.standing(at: instant, product: product, on: statements), product: product)
         }
         let d = statements.dialect
         let rows = try await statements.run(summaries(
@@ -62,6 +50,28 @@ enum StoreFigures {
             guard row.count == 4, let currency = row[0].text, let length = row[1].integer, let count = row[2].integer,
                   let sum = row[3].integer else { return nil }
             return PriceGroup(currency: currency, periodMilliseconds: length, subscriptions: count, priceSum: sum)
+        }
+    }
+
+    /// The subscriptions figure from what ExpiryDays counted: by product and status, sorted.
+    static func counts(in standing: ExpiryDays.Standing) -> [SubscriptionCount] {
+        standing.statuses.map { SubscriptionCount(productID: $0.key.product, status: $0.key.status, count: $0.value) }
+            .sorted { ($0.productID, $0.status.rawValue) < ($1.productID, $1.status.rawValue) }
+    }
+
+    /// What MRR is made of, from what ExpiryDays counted: the active subscriptions' prices by
+    /// currency and period length, `product`'s only when given.
+    static func priceGroups(in standing: ExpiryDays.Standing, product: String?) -> [PriceGroup] {
+        var groups: [String: [Int64: (subscriptions: Int64, prices: Int64)]] = [:]
+        for (key, sums) in standing.prices where product == nil || key.product == product {
+            let held = groups[key.currency, default: [:]][key.length] ?? (0, 0)
+            groups[key.currency, default: [:]][key.length] = (held.subscriptions + sums.subscriptions, held.prices + sums.prices)
+        }
+        return groups.sorted { $0.key < $1.key }.flatMap { currency, lengths in
+            lengths.sorted { $0.key < $1.key }.map {
+                PriceGroup(currency: currency, periodMilliseconds: $0.key, subscriptions: $0.value.subscriptions,
+                           priceSum: $0.value.prices)
+            }
         }
     }
 

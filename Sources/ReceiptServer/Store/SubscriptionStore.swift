@@ -43,6 +43,16 @@ protocol SubscriptionStore: Sendable {
     func withStatements<T: Sendable>(transaction: Bool, _ work: @escaping @Sendable (any StoreStatements) async throws -> T) async throws -> T
 }
 
+/// The point reads a store can answer at once, on the caller's thread, waiting on nothing
+/// (SQLite's quick reads). Each answers nil when it cannot: the caller then makes the
+/// read of SubscriptionStore of the same name.
+protocol ImmediatePointReads: Sendable {
+    func subscriptionsAtOnce(_ originalTransactionIDs: [String], transactionsEach: Int) throws -> StoredSubscriptions?
+    func transactionsAtOnce(appAccountToken: String, after cursor: StoreCursor?, limit: Int) throws -> StoredPage?
+    /// The outer nil: not at once; the inner: no withdrawal of consent is stored.
+    func consentRescissionAtOnce(appTransactionID: String) throws -> StoredConsentRescission??
+}
+
 /// The outbox's operations (EventOutbox), the same on every store.
 extension SubscriptionStore {
     func registerWebhooks(_ urls: [String]) async throws {
@@ -71,6 +81,12 @@ extension SubscriptionStore {
 
     func activePrices(at instant: Int64, product: String?) async throws -> [PriceGroup] {
         try await withStatements(transaction: false) { try await StoreFigures.activePrices(at: instant, product: product, on: $0) }
+    }
+
+    /// Every product's subscriptions by status and active prices at `instant`, in one reading
+    /// (the dashboard's subscriptions and MRR; StoreFigures.counts and .priceGroups).
+    func standing(at instant: Int64) async throws -> ExpiryDays.Standing {
+        try await withStatements(transaction: false) { try await ExpiryDays.standing(at: instant, product: nil, on: $0) }
     }
 
     func flows(from: Int64, to: Int64, at instant: Int64, product: String?) async throws -> [DayFlows] {

@@ -1,0 +1,200 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Metrics
+import Synchronization
+// The SQLite that sqlite-nio compiles in (its C target), so that the server holds one copy of
+// it. sqlite-nio runs every statement on its thread pool; these reads need its C API directly.
+import VaporCSQLite
+
+/// The store's point reads (one subscription, one page of an account, one consent), made on
+/// the caller's thread with statements prepared once, instead of on sqlite-nio's thread pool.
+///
+/// Why: such a read takes SQLite tens of microseconds, and a trip to the pool and back cost
+/// two thread wake-ups and a fresh `sqlite3_prepare` each time; with the server's two event
+/// loops and the pool's threads sharing two cores, that (with the deadline's timer,
+/// DeadlineStore) was about half the time of a GET /v1/subscriptions/{id} (docs/performance.md).
+///
+/// Bounds, so that a read never holds an event loop for long:
+/// - each handle is read-only and never waits for a lock (`busy_timeout` 0);
+/// - a read stops after `maxRows` rows (its statements are index lookups whose rows are
+///   bounded by the caller's limits; the largest are read whole by the pool instead);
+/// - a read that finds no free handle does not wait for one.
+/// In each case `read` answers `false`, and the caller reads through sqlite-nio as before:
+/// the same statement, the same answer, off the event loop. Errors other than SQLITE_BUSY
+/// and SQLITE_LOCKED are thrown (SQLiteReadError). A read whose pages are not in memory still waits for the disk, as any
+/// read does; it is at most `maxRows` rows of the indexes it uses.
+final class SQLiteQuickReads: Sendable {
+    /// Rows one quick read may step through; the state of a subscription is at most 101.
+    static let maxRows = 160
+    /// Statements kept prepared per handle; the least recently added is finalized past it.
+    static let maxStatements = 16
+
+    enum Bind: Sendable {
+        case text(String)
+        case integer(Int64)
+    }
+
+    /// The handles no read holds; once closed, a handle given back is closed instead.
+    private let pool: Mutex<(free: [Handle], closed: Bool)>
+    private static let completed = Metrics.Counter(label: "receipt_store_quick_reads_total", dimensions: [("outcome", "read")])
+    private static let handedOn = Metrics.Counter(label: "receipt_store_quick_reads_total", dimensions: [("outcome", "handed_on")])
+
+    /// Opens `count` read-only handles on the database at `path` (which must exist, in WAL mode).
+    init(path: String, count: Int) throws {
+        var opened: [Handle] = []
+        do {
+            for _ in 0..<max(1, count) { opened.append(try Handle(path: path)) }
+        } catch {
+            for handle in opened { handle.close() }
+            throw error
+        }
+        pool = Mutex((free: opened, closed: false))
+    }
+
+    /// Steps `sql` with `binds`, handing each row to `row`. True when every row was read;
+    /// false when the read was left to the pool (see the type's comment): the caller then
+    /// discards what `row` was given and reads again.
+    func read(_ sql: String, _ binds: [Bind], row: (any PointReadRow) throws -> Void) throws -> Bool {
+        let taken = try pool.withLock { pool -> Handle? in
+            if pool.closed { throw SQLiteReadError(status: SQLITE_MISUSE, message: "the store is closed") }
+            return pool.free.popLast()
+        }
+        guard let handle = taken else {
+            Self.handedOn.increment()
+            return false
+        }
+        defer {
+            let closed = pool.withLock { pool in
+                if !pool.closed { pool.free.append(handle) }
+                return pool.closed
+            }
+            if closed { handle.close() }
+        }
+        let whole = try handle.read(sql, binds, maxRows: Self.maxRows, row: row)
+        (whole ? Self.completed : Self.handedOn).increment()
+        return whole
+    }
+
+    /// Closes every handle: the free ones now, the ones reads hold when they are given back.
+    /// Reads after it throw.
+    func close() {
+        let free = pool.withLock { pool in
+            pool.closed = true
+            defer { pool.free = [] }
+            return pool.free
+        }
+        for handle in free { handle.close() }
+    }
+
+    /// One row of a quick read, valid only inside the `row` closure.
+    private struct Row: PointReadRow {
+        let statement: OpaquePointer
+
+        func text(_ column: Int32) -> String? {
+            guard sqlite_nio_sqlite3_column_type(statement, column) == SQLITE_TEXT,
+                  let bytes = sqlite_nio_sqlite3_column_text(statement, column) else { return nil }
+            let count = Int(sqlite_nio_sqlite3_column_bytes(statement, column))
+            return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+        }
+
+        func integer(_ column: Int32) -> Int64? {
+            sqlite_nio_sqlite3_column_type(statement, column) == SQLITE_INTEGER ? sqlite_nio_sqlite3_column_int64(statement, column) : nil
+        }
+    }
+
+    /// One read-only connection and its prepared statements. Used by one thread at a time
+    /// (`SQLiteQuickReads.free` hands it out), so SQLite's own mutex is off.
+    private final class Handle: @unchecked Sendable {
+        private var connection: OpaquePointer?
+        private var statements: [String: OpaquePointer] = [:]
+        private var order: [String] = []
+
+        init(path: String) throws {
+            var opened: OpaquePointer?
+            let status = sqlite_nio_sqlite3_open_v2(path, &opened, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
+            guard status == SQLITE_OK, let opened else {
+                let message = opened.map { String(cString: sqlite_nio_sqlite3_errmsg($0)) } ?? "status \(status)"
+                sqlite_nio_sqlite3_close_v2(opened)
+                throw SQLiteReadError(status: status, message: "cannot open \(path) for reading: \(message)")
+            }
+            connection = opened
+            sqlite_nio_sqlite3_busy_timeout(opened, 0)
+        }
+
+        func read(_ sql: String, _ binds: [Bind], maxRows: Int, row: (any PointReadRow) throws -> Void) throws -> Bool {
+            guard let connection else { throw SQLiteReadError(status: SQLITE_MISUSE, message: "the store is closed") }
+            let statement = try prepared(sql, on: connection)
+            defer {
+                sqlite_nio_sqlite3_reset(statement)
+                sqlite_nio_sqlite3_clear_bindings(statement)
+            }
+            for (index, bind) in binds.enumerated() {
+                let position = Int32(index + 1)
+                let status = switch bind {
+                case .text(let text): sqlite_nio_sqlite3_bind_text(statement, position, text, -1, SQLITE_TRANSIENT)
+                case .integer(let value): sqlite_nio_sqlite3_bind_int64(statement, position, value)
+                }
+                guard status == SQLITE_OK else { throw failure(status, connection) }
+            }
+            var rows = 0
+            while true {
+                let status = sqlite_nio_sqlite3_step(statement)
+                switch status {
+                case SQLITE_ROW:
+                    rows += 1
+                    if rows > maxRows { return false }
+                    try row(Row(statement: statement))
+                case SQLITE_DONE:
+                    return true
+                case SQLITE_BUSY, SQLITE_LOCKED:
+                    return false  // a writer's checkpoint or recovery: the pool's reader waits for it
+                default:
+                    throw failure(status, connection)
+                }
+            }
+        }
+
+        private func prepared(_ sql: String, on connection: OpaquePointer) throws -> OpaquePointer {
+            if let statement = statements[sql] { return statement }
+            var made: OpaquePointer?
+            let status = sqlite_nio_sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &made, nil)
+            guard status == SQLITE_OK, let made else { throw failure(status, connection) }
+            if order.count >= SQLiteQuickReads.maxStatements {
+                let oldest = order.removeFirst()
+                sqlite_nio_sqlite3_finalize(statements.removeValue(forKey: oldest))
+            }
+            statements[sql] = made
+            order.append(sql)
+            return made
+        }
+
+        private func failure(_ status: Int32, _ connection: OpaquePointer) -> SQLiteReadError {
+            SQLiteReadError(status: status, message: String(cString: sqlite_nio_sqlite3_errmsg(connection)))
+        }
+
+        func close() {
+            for statement in statements.values { sqlite_nio_sqlite3_finalize(statement) }
+            statements = [:]
+            order = []
+            sqlite_nio_sqlite3_close_v2(connection)
+            connection = nil
+        }
+    }
+}
+
+/// A row of a point read, by column position: a text, or an integer (nil for any other value).
+protocol PointReadRow {
+    func text(_ column: Int32) -> String?
+    func integer(_ column: Int32) -> Int64?
+}
+
+/// A quick read SQLite refused (the store then answers 503, as for any failed read).
+struct SQLiteReadError: Error, CustomStringConvertible {
+    let status: Int32
+    let message: String
+    var description: String { "SQLite read failed (status \(status)): \(message)" }
+}
+
+/// Tells SQLite to copy a bound text before the bind returns.
+private let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
