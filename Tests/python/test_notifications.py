@@ -536,7 +536,9 @@ def test_a_read_too_long_to_make_at_once_gets_the_same_answer(tmp_path, news_ca,
     assert status == 200 and merged["status"] == 0
     stored = ["2000000000000002", "2000000000000003", "2000000000000004"] + [str(2100000000000000 + i) for i in range(MANY_RENEWALS)]
     assert sorted(entry["transaction_id"] for entry in merged["latest_receipt_info"]) == sorted(stored)
-    # The story's last period still ends last (the added renewals are a minute each, earlier).
+    # The state reads the 100 most recently signed (StoreSchema.stateTransactionsPerSubscription);
+    # the story's last period, signed last, still decides (the added renewals are a minute each, earlier).
+    assert state["transaction_count"] == 100
     assert state["transaction_info"]["transactionId"] == "2000000000000004" and state["status"] == 4
     if str(store).endswith(".db"):
         assert after_state["read"] == before["read"] + 1 and after_state["handed_on"] == before["handed_on"]

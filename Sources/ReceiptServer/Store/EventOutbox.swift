@@ -17,7 +17,8 @@ enum EventOutbox {
         if let originalTransactionID {
             let list = "IN (\(d.placeholder(1)))"
             for row in try await statements.run(StoreSchema.subscriptionsQuery(list, each: StoreSchema.stateTransactionsPerSubscription,
-                                                                                collate: d.collate), [.text(originalTransactionID)]) {
+                                                                                collate: d.collate, one: true),
+                                                [.text(originalTransactionID)]) {
                 guard let jws = row.last?.text else { continue }
                 if row.first?.integer == 0 { after.subscriptionTransactions.append(jws) } else { after.renewalInfo = jws }
             }

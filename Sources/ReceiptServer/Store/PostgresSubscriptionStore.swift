@@ -88,7 +88,8 @@ final class PostgresSubscriptionStore: SubscriptionStore {
         guard !originalTransactionIDs.isEmpty else { return found }
         var binds = PostgresBindings()
         binds.append(originalTransactionIDs)
-        let query = StoreSchema.subscriptionsQuery("= ANY($1)", each: transactionsEach, collate: " COLLATE \"C\"")
+        let query = StoreSchema.subscriptionsQuery("= ANY($1)", each: transactionsEach, collate: " COLLATE \"C\"",
+                                                   one: originalTransactionIDs.count == 1)
         let rows = try await client.query(PostgresQuery(unsafeSQL: query, binds: binds), logger: logger)
         for try await (kind, jws) in rows.decode((Int32, String).self) {
             if kind == 0 { found.transactions.append(jws) } else { found.renewalInfos.append(jws) }

@@ -32,7 +32,7 @@ struct SQLitePointRead<Row, Answer> {
 extension SQLitePointRead where Row == (isTransaction: Bool, jws: String), Answer == StoredSubscriptions {
     static func subscriptions(_ originalTransactionIDs: [String], transactionsEach: Int) -> Self {
         let list = "IN (" + originalTransactionIDs.indices.map { "?\($0 + 1)" }.joined(separator: ", ") + ")"
-        return Self(sql: StoreSchema.subscriptionsQuery(list, each: transactionsEach), binds: originalTransactionIDs.map { .text($0) },
+        return Self(sql: StoreSchema.subscriptionsQuery(list, each: transactionsEach, one: originalTransactionIDs.count == 1), binds: originalTransactionIDs.map { .text($0) },
                     row: { row in row.text(1).map { (isTransaction: row.integer(0) == 0, jws: $0) } },
                     answer: { rows in
                         var found = StoredSubscriptions()

@@ -333,11 +333,25 @@ enum StoreSchema {
 
     /// One read of some subscriptions' transactions (kind 0; the `each` most recently
     /// signed of each) and renewal infos (kind 1); `list` is the SQL that stands for the
-    /// ids (`IN (…)`, `= ANY(…)`), used twice; `each` a literal number.
-    static func subscriptionsQuery(_ list: String, each: Int, collate: String = "") -> String {
+    /// ids (`IN (…)`, `= ANY(…)`), used twice; `each` a literal number. With `one` (the list
+    /// holds a single id, as most reads' do), the latest are read down the index of the
+    /// subscription's signing dates, `each` entries of it, where the ranks of several
+    /// subscriptions read every entry of each: a read's cost then does not grow with the
+    /// subscription's history.
+    static func subscriptionsQuery(_ list: String, each: Int, collate: String = "", one: Bool = false) -> String {
         let renewals = "SELECT 1 AS kind, signed_date, jws FROM renewal_infos WHERE original_transaction_id \(list)"
         let count = max(0, min(each, maxTransactionsPerSubscription))
         guard count > 0 else { return "SELECT kind, jws FROM (\(renewals)) AS found ORDER BY signed_date" }
+        if one {
+            return """
+                SELECT kind, jws FROM (
+                  SELECT * FROM (SELECT 0 AS kind, signed_date, jws FROM transactions WHERE original_transaction_id \(list)
+                    ORDER BY signed_date DESC, transaction_id\(collate) DESC LIMIT \(count)) AS latest
+                  UNION ALL
+                  \(renewals)
+                ) AS found ORDER BY kind, signed_date
+                """
+        }
         // The ranks read only the index; the JWS is fetched for the rows kept.
         return """
             SELECT kind, jws FROM (
