@@ -14,7 +14,7 @@ public enum StoreBench {
     /// the wait rather than the work. The figure is elapsed time over calls made: the
     /// in-process throughput over every core.
     public static func run(location: StoreLocation, verifier: ReceiptVerifier, originalTransactionID: String,
-                           verifyReceiptBody: [UInt8]?, samples: Int, concurrency: Int = 16,
+                           verifyReceiptBody: [UInt8]?, samples: Int, calls: Int = 200, concurrency: Int = 16,
                            logger: Logger) async throws -> [(String, Int64)] {
         // As the server makes it: each operation under its deadline (DeadlineStore).
         let store = DeadlineStore(inner: try await makeSubscriptionStore(location: location, logger: logger),
@@ -29,7 +29,7 @@ public enum StoreBench {
             var figures: [(String, Int64)] = []
             let (status, _) = try await stored.subscription(originalTransactionID, mayLookUp: false, logger: logger)
             guard status == .ok else { throw ReceiptError(.absent, "the store knows no subscription \(originalTransactionID)") }
-            figures.append(("subscription_read", try await median(samples, concurrency) {
+            figures.append(("subscription_read", try await median(samples, calls, concurrency) {
                 _ = try await stored.subscription(originalTransactionID, mayLookUp: false, logger: logger)
             }))
             if let body = verifyReceiptBody {
@@ -38,7 +38,7 @@ public enum StoreBench {
                     ? VerifyReceiptEndpoint(environment: .sandbox, verifier: verifier) : production
                 let answer = endpoint.answer(try await merged(endpoint, body, stored))
                 guard answer.status == 0 else { throw ReceiptError(.invalidArgument, "the receipt's answer is status \(answer.status)") }
-                figures.append(("verify_receipt_merged", try await median(samples, concurrency) {
+                figures.append(("verify_receipt_merged", try await median(samples, calls, concurrency) {
                     _ = try await merged(endpoint, body, stored)
                 }))
             }
@@ -55,12 +55,12 @@ public enum StoreBench {
         return prepared
     }
 
-    /// Medians of `samples` batches of 200 calls by each of `concurrency` tasks, in
+    /// Medians of `samples` batches of `calls` calls by each of `concurrency` tasks, in
     /// nanoseconds of elapsed time per call.
-    private static func median(_ samples: Int, _ concurrency: Int,
+    private static func median(_ samples: Int, _ calls: Int, _ concurrency: Int,
                                _ body: @escaping @Sendable () async throws -> Void) async throws -> Int64 {
         let clock = ContinuousClock()
-        let calls = 200
+        let calls = max(1, calls)
         var results: [Int64] = []
         for _ in 0..<max(1, samples) {
             let start = clock.now

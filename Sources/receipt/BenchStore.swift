@@ -28,8 +28,11 @@ struct BenchStore: AsyncParsableCommand {
 
     @OptionGroup var storePassword: StorePasswordOptions
 
-    @Option(help: "Samples per figure; each times 200 calls.")
+    @Option(help: "Samples per figure; each times 16 tasks making --calls calls each.")
     var samples = 7
+
+    @Option(help: "Calls by each of the 16 tasks in a sample (fewer for a count under valgrind).")
+    var calls = 200
 
     func run() async throws {
         let (verifier, body, location): (ReceiptVerifier, [UInt8]?, StoreLocation)
@@ -41,7 +44,8 @@ struct BenchStore: AsyncParsableCommand {
             throw failOption(error)
         }
         let figures = try await StoreBench.run(location: location, verifier: verifier, originalTransactionID: subscription,
-                                               verifyReceiptBody: body, samples: samples, logger: Logger(label: "receipt.bench"))
+                                               verifyReceiptBody: body, samples: samples, calls: calls,
+                                               logger: Logger(label: "receipt.bench"))
         print("{" + figures.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
     }
 }

@@ -457,3 +457,27 @@ def test_an_x5c_ending_in_a_reissue_of_the_anchor_chains_to_the_anchor():
                                     mint_jws.NOW + year, True)
     forged = mint_jws.sign(mint_jws.example_payload(), {"good": ([leaf, inter, impostor], leaf_key)})
     assert verifier.verify_jws(forged).status_name == "RECEIPT_E_CHAIN_UNTRUSTED"
+
+
+@pytest.mark.parametrize("changes, named", [
+    # Top-level members only: the earliest in Apple's table, whichever order the payload's are hashed in.
+    ({"webOrderLineItemId": 5, "price": "free", "expiresDate": "soon"}, "expiresDate is a string"),
+    # A nested member after the top-level one.
+    ({"commitmentInfo": {"billingPeriodNumber": "first"}, "type": 1}, "type is a number"),
+    # Nested only: the first path under the member that is there.
+    ({"commitmentInfo": {"commitmentPrice": "x", "billingPeriodNumber": "y"}}, "commitmentInfo.billingPeriodNumber is a string"),
+])
+def test_of_several_mistyped_members_the_first_documented_is_named(jws_ca, tmp_path, changes, named):
+    """Each member present is checked once against its kind's table; the one refused is the
+    first in the table's order, the same in every process (each hashes in its own order)."""
+    _, chains = jws_ca
+    token = mint_jws.sign(dict(mint_jws.example_payload(), **changes), chains)
+    path = tmp_path / "mistyped.jws"
+    path.write_text(token)
+    for _ in range(4):  # a process each: Swift seeds its hashing afresh in each
+        done = subprocess.run([os.environ.get("RECEIPT_CLI", str(ROOT / "build" / "bin" / "receipt")), "inspect", str(path)],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode != 0 and named in done.stderr, done.stderr
+    with pytest.raises(libreceipt.ReceiptError) as caught:
+        libreceipt.decode_jws_unverified(token)
+    assert caught.value.name == "RECEIPT_E_BAD_FIELD" and named in caught.value.detail

@@ -895,3 +895,30 @@ def test_tls_that_cannot_hold_is_named(tmp_path, tls_postgres, postgres):
     for location, says in refusals:
         result = serve_check(location)
         assert result.returncode == 2 and says in result.stderr, (location, result.stderr)
+
+
+def test_bench_store_times_the_reads_the_server_makes(tmp_path, news_ca, test_ca, story, new_store):
+    """`receipt bench-store` (the in-process half of make bench's store rows) answers the same
+    reads as the server from a store it fills: a figure for each read, in nanoseconds a call;
+    a subscription the store does not know is refused by name, not timed."""
+    receipt = receipt_of_first_purchase(tmp_path, test_ca, story)
+    body = tmp_path / "verify-body.json"
+    body.write_text(json.dumps({"receipt-data": base64.b64encode(receipt).decode()}))
+    store = new_store()
+    server = store_server(tmp_path, news_ca, test_ca, store=store)
+    try:
+        for _, _, notification in story:
+            assert post(server, notification)[0] == 200
+    finally:
+        server.stop()
+    anchors = ["--anchor", str(news_ca[0] / "root.pem"), "--anchor", str(test_ca / "root.pem")]
+    bench = [CLI, "bench-store", "--store", str(store), "--samples", "1", "--calls", "2", *anchors]
+    done = subprocess.run([*bench, "--subscription", ORIGINAL, "--verify-receipt-body", str(body)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout)
+    assert set(figures) == {"subscription_read", "verify_receipt_merged"}
+    assert all(isinstance(value, int) and value > 0 for value in figures.values()), figures
+    unknown = subprocess.run([*bench, "--subscription", "2999999999999999"], capture_output=True, text=True, timeout=120)
+    assert unknown.returncode != 0 and unknown.stdout == ""
+    assert "knows no subscription 2999999999999999" in unknown.stderr

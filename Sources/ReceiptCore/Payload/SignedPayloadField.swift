@@ -130,19 +130,74 @@ public enum SignedPayloadField {
         }
     }
 
-    /// Checks every documented member present in `payload` against its kind.
+    /// Checks every documented member present in `payload` against its kind, and names
+    /// the first mistyped one in the table's order.
     static func check(_ payload: JSONValue, as kind: SignedPayloadKind) throws(ReceiptError) {
-        for (path, fieldKind) in fields(of: kind) {
-            if !path.eachElement {  // most paths: one look-up, nothing allocated
-                guard let value = payload.member(at: path), value != .null else { continue }
-                guard conforms(value, to: fieldKind) else { throw mistyped(path.description, value, fieldKind) }
-                continue
-            }
-            guard payload[path.components[0]] != nil else { continue }
-            for (value, at) in payload.members(at: path) where value != .null {
-                guard conforms(value, to: fieldKind) else { throw mistyped(at, value, fieldKind) }
+        guard case .object(let members) = payload else { return }  // nothing documented can be present
+        let table = CheckTable.of(kind)
+        var first: (order: Int, error: ReceiptError)?
+        // Each member present is hashed once, rather than each documented name (most are absent).
+        for (name, value) in members where value != .null {
+            guard let field = table.topLevel[name], !conforms(value, to: field.kind),
+                  field.order < first?.order ?? .max else { continue }
+            first = (field.order, mistyped(name, value, field.kind))
+        }
+        // Nested paths are walked only under a member that is there (commitmentInfo, advancedCommerceInfo, data).
+        for group in table.nested where members[group.root] != nil {
+            for (order, path, fieldKind) in group.fields where order < first?.order ?? .max {
+                if let error = firstMistyped(path, fieldKind, in: payload) {
+                    first = (order, error)
+                    break
+                }
             }
         }
+        if let first { throw first.error }
+    }
+
+    /// The first member at `path` (each element's, for `name[]`) that is not null and not of `kind`.
+    private static func firstMistyped(_ path: MemberPath, _ kind: SignedFieldKind, in payload: JSONValue) -> ReceiptError? {
+        if !path.eachElement {
+            guard let value = payload.member(at: path), value != .null, !conforms(value, to: kind) else { return nil }
+            return mistyped(path.description, value, kind)
+        }
+        for (value, at) in payload.members(at: path) where value != .null && !conforms(value, to: kind) {
+            return mistyped(at, value, kind)
+        }
+        return nil
+    }
+
+    /// A kind's table split once for `check`: its top-level names, and its nested paths
+    /// grouped by the member they start from; each entry keeps its place in the table.
+    struct CheckTable: Sendable {
+        let topLevel: [String: (order: Int, kind: SignedFieldKind)]
+        let nested: [(root: String, fields: [(order: Int, path: MemberPath, kind: SignedFieldKind)])]
+
+        init(_ fields: [(path: MemberPath, kind: SignedFieldKind)]) {
+            var topLevel: [String: (order: Int, kind: SignedFieldKind)] = [:]
+            var nested: [(root: String, fields: [(order: Int, path: MemberPath, kind: SignedFieldKind)])] = []
+            for (order, (path, kind)) in fields.enumerated() {
+                if path.components.count == 1, !path.eachElement {
+                    if topLevel[path.description] == nil { topLevel[path.description] = (order, kind) }
+                    continue
+                }
+                let first = path.components[0]
+                let root = first.hasSuffix("[]") ? String(first.dropLast(2)) : first
+                if let index = nested.firstIndex(where: { $0.root == root }) {
+                    nested[index].fields.append((order, path, kind))
+                } else {
+                    nested.append((root, [(order, path, kind)]))
+                }
+            }
+            self.topLevel = topLevel
+            self.nested = nested
+        }
+
+        /// Every kind's, made once.
+        private static let byKind = Dictionary(uniqueKeysWithValues: SignedPayloadKind.allCases.map {
+            ($0, CheckTable(SignedPayloadField.fields(of: $0)))
+        })
+
+        static func of(_ kind: SignedPayloadKind) -> CheckTable { byKind[kind] ?? CheckTable([]) }
     }
 
     private static func mistyped(_ path: String, _ value: JSONValue, _ kind: SignedFieldKind) -> ReceiptError {

@@ -128,7 +128,8 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
     }
 
     func subscriptions(_ originalTransactionIDs: [String], transactionsEach: Int) async throws -> StoredSubscriptions {
-        try await read(SQLitePointRead.subscriptions(originalTransactionIDs, transactionsEach: transactionsEach))
+        guard !originalTransactionIDs.isEmpty else { return StoredSubscriptions() }  // no statement for no ids
+        return try await read(SQLitePointRead.subscriptions(originalTransactionIDs, transactionsEach: transactionsEach))
     }
 
     func transactions(appAccountToken: String, after cursor: StoreCursor?, limit: Int) async throws -> StoredPage {
@@ -168,7 +169,8 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
 
 extension SQLiteSubscriptionStore: ImmediatePointReads {
     func subscriptionsAtOnce(_ originalTransactionIDs: [String], transactionsEach: Int) throws -> StoredSubscriptions? {
-        try SQLitePointRead.subscriptions(originalTransactionIDs, transactionsEach: transactionsEach).atOnce(quick)
+        guard !originalTransactionIDs.isEmpty else { return StoredSubscriptions() }
+        return try SQLitePointRead.subscriptions(originalTransactionIDs, transactionsEach: transactionsEach).atOnce(quick)
     }
 
     func transactionsAtOnce(appAccountToken: String, after cursor: StoreCursor?, limit: Int) throws -> StoredPage? {
