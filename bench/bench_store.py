@@ -89,10 +89,15 @@ def mint_inputs(directory):
 READ_TOKEN = "bench-read-token"
 
 
-def start(store, anchors):
+def serve_command(store, anchors):
+    """`receipt serve` on a free port over `store`, taking the minted app's notifications."""
     flags = [flag for anchor in anchors for flag in ("--anchor", str(anchor))]
-    process = subprocess.Popen([CLI, "serve", "--port", "0", "--store", str(store), "--bundle-id", "com.example.minted",
-                                "--environment", "sandbox", *flags],
+    return [CLI, "serve", "--port", "0", "--store", str(store), "--bundle-id", "com.example.minted",
+            "--environment", "sandbox", *flags]
+
+
+def start(store, anchors):
+    process = subprocess.Popen(serve_command(store, anchors),
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                                env=dict(os.environ, RECEIPT_READ_TOKEN=READ_TOKEN))
     port = int(re.fullmatch(r"listening on 127\.0\.0\.1:(\d+)\n", process.stdout.readline()).group(1))
@@ -197,8 +202,7 @@ def instructions(location, anchors, original, directory):
     body = (directory / "store-verify-body.json").read_bytes()
     requests = {"empty": ("GET", "/healthz", None), "subscription_read": ("GET", f"/v1/subscriptions/{original}", None),
                 "verify_receipt_merged": ("POST", "/sandbox/verifyReceipt", body)}
-    serve = [CLI, "serve", "--port", "0", "--store", str(location), "--bundle-id", "com.example.minted",
-             "--environment", "sandbox", *flags]
+    serve = serve_command(location, anchors)
 
     def server(key, count):
         method, path, payload = requests[key]
