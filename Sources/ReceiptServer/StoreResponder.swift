@@ -192,10 +192,11 @@ struct StoreResponder: Sendable {
         return known
     }
 
-    /// Stored payloads were verified when they arrived; one that no longer decodes
-    /// (a store edited by hand) is left out rather than believed.
+    /// Stored payloads were verified when they arrived, so only their payloads are
+    /// decoded (`decodeVerifiedBefore`: a read never looks at a header); one that no
+    /// longer decodes (a store edited by hand) is left out rather than believed.
     static func decoded(_ tokens: [String]) -> [SignedPayload] {
-        tokens.compactMap { try? SignedPayload.decode($0) }
+        tokens.compactMap { try? SignedPayload.decodeVerifiedBefore($0) }
     }
 
     static func refusal(_ error: ReceiptError) -> [UInt8] { NotificationEndpoint.refusal(error) }

@@ -50,7 +50,7 @@ public struct StoreEvent: Sendable {
         var decodedByToken: [String: SignedPayload] = [:]
         let decodedOne = { (token: String) -> SignedPayload? in
             if let known = decodedByToken[token] { return known }
-            let payload = try? SignedPayload.decode(token)
+            let payload = try? SignedPayload.decodeVerifiedBefore(token)
             decodedByToken[token] = payload
             return payload
         }

@@ -21,52 +21,89 @@ struct CompactJWS {
     let token: [UInt8]
     /// `header.payload` within `token`: the bytes the signature covers.
     let signingInput: Range<Int>
-    let headerBytes: [UInt8]
     let payloadBytes: [UInt8]
-    let header: JSONValue
     let payload: JSONValue
-    let signature: [UInt8]
+    /// The header and the signature, decoded; nil when only the payload was
+    /// (`decodePayload`): such a JWS cannot be judged until it is decoded in full.
+    let signed: SignedParts?
 
-    static func decode(_ input: UnsafeBufferPointer<UInt8>, limits: ParseLimits = .default) throws(ReceiptError) -> CompactJWS {
-        let maxInputBytes = min(limits.maxInputBytes, ParseLimits.ceilingInputBytes)
-        guard input.count <= maxInputBytes else {
-            throw ReceiptError(.inputTooLarge, "input of \(input.count) bytes exceeds the limit of \(maxInputBytes)")
+    struct SignedParts {
+        let headerBytes: [UInt8]
+        let header: JSONValue
+        let signature: [UInt8]
+    }
+
+    /// Where a token's three segments lie, checked as `decode` describes; the
+    /// segments themselves are not yet decoded.
+    private struct Segments {
+        let token: UnsafeBufferPointer<UInt8>
+        /// Where `token` starts in the input: error offsets are the input's.
+        let first: Int
+        let header: Range<Int>, payload: Range<Int>, signature: Range<Int>
+
+        init(_ input: UnsafeBufferPointer<UInt8>, limits: ParseLimits) throws(ReceiptError) {
+            let maxInputBytes = min(limits.maxInputBytes, ParseLimits.ceilingInputBytes)
+            guard input.count <= maxInputBytes else {
+                throw ReceiptError(.inputTooLarge, "input of \(input.count) bytes exceeds the limit of \(maxInputBytes)")
+            }
+            guard let first = input.firstIndex(where: { !Base64.isWhitespace($0) }),
+                  let last = input.lastIndex(where: { !Base64.isWhitespace($0) }) else {
+                throw ReceiptError(.emptyInput, "the input is empty or only whitespace")
+            }
+            let token = UnsafeBufferPointer(rebasing: input[first...last])
+            // A JWS starts "eyJ": anything else may be a wrapper someone passed instead.
+            if token.first != UInt8(ascii: "e"), let mistake = InputShape.mistake(in: token) {
+                throw ReceiptError(.notAJWS, at: first, mistake)
+            }
+            var dots: [Int] = []
+            var searched = 0
+            while dots.count <= 2, searched < token.count,
+                  let found = memchr(token.baseAddress! + searched, Int32(UInt8(ascii: ".")), token.count - searched) {
+                let index = token.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                dots.append(index)
+                searched = index + 1
+            }
+            guard dots.count == 2 else {
+                throw ReceiptError(.notAJWS, at: first, dots.count > 2 ? "more than two '.' (a compact JWS has three segments)"
+                                                                      : "\(dots.count) '.' where a compact JWS has two")
+            }
+            header = 0..<dots[0]
+            payload = dots[0] + 1..<dots[1]
+            signature = dots[1] + 1..<token.count
+            guard !header.isEmpty, !payload.isEmpty else {
+                throw ReceiptError(.notAJWS, at: first, "the \(header.isEmpty ? "header" : "payload") segment is empty")
+            }
+            self.token = token
+            self.first = first
         }
-        guard let first = input.firstIndex(where: { !Base64.isWhitespace($0) }),
-              let last = input.lastIndex(where: { !Base64.isWhitespace($0) }) else {
-            throw ReceiptError(.emptyInput, "the input is empty or only whitespace")
-        }
-        let token = UnsafeBufferPointer(rebasing: input[first...last])
-        // A JWS starts "eyJ": anything else may be a wrapper someone passed instead.
-        if token.first != UInt8(ascii: "e"), let mistake = InputShape.mistake(in: token) {
-            throw ReceiptError(.notAJWS, at: first, mistake)
-        }
-        var dots: [Int] = []
-        var searched = 0
-        while dots.count <= 2, searched < token.count,
-              let found = memchr(token.baseAddress! + searched, Int32(UInt8(ascii: ".")), token.count - searched) {
-            let index = token.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
-            dots.append(index)
-            searched = index + 1
-        }
-        guard dots.count == 2 else {
-            throw ReceiptError(.notAJWS, at: first, dots.count > 2 ? "more than two '.' (a compact JWS has three segments)"
-                                                                  : "\(dots.count) '.' where a compact JWS has two")
-        }
-        let headerRange = 0..<dots[0], payloadRange = dots[0] + 1..<dots[1], signatureRange = dots[1] + 1..<token.count
-        guard !headerRange.isEmpty, !payloadRange.isEmpty else {
-            throw ReceiptError(.notAJWS, at: first, "the \(headerRange.isEmpty ? "header" : "payload") segment is empty")
-        }
-        func segment(_ range: Range<Int>) throws(ReceiptError) -> [UInt8] {
+
+        func decoded(_ range: Range<Int>) throws(ReceiptError) -> [UInt8] {
             try Base64URL.decode(UnsafeBufferPointer(rebasing: token[range]), offset: first + range.lowerBound)
         }
-        let headerBytes = try segment(headerRange)
-        let payloadBytes = try segment(payloadRange)
-        let signature = try segment(signatureRange)
+
+        /// The JWS with its payload decoded, and its header and signature when `signed` gives them.
+        func jws(payloadBytes: [UInt8], signed: SignedParts?) throws(ReceiptError) -> CompactJWS {
+            CompactJWS(token: Array(token), signingInput: 0..<signature.lowerBound - 1, payloadBytes: payloadBytes,
+                       payload: try CompactJWS.object(payloadBytes, "payload"), signed: signed)
+        }
+    }
+
+    static func decode(_ input: UnsafeBufferPointer<UInt8>, limits: ParseLimits = .default) throws(ReceiptError) -> CompactJWS {
+        let segments = try Segments(input, limits: limits)
+        let headerBytes = try segments.decoded(segments.header)
+        let payloadBytes = try segments.decoded(segments.payload)
+        let signature = try segments.decoded(segments.signature)
         let header = try object(headerBytes, "header")
-        let payload = try object(payloadBytes, "payload")
-        return CompactJWS(token: Array(token), signingInput: 0..<dots[1], headerBytes: headerBytes,
-                          payloadBytes: payloadBytes, header: header, payload: payload, signature: signature)
+        return try segments.jws(payloadBytes: payloadBytes,
+                                signed: SignedParts(headerBytes: headerBytes, header: header, signature: signature))
+    }
+
+    /// The payload alone, for a JWS verified before (a store's row): the header and
+    /// signature segments are split off but not decoded, which is most of a JWS's
+    /// bytes (the header's `x5c` is three certificates). The rest is as `decode`.
+    static func decodePayload(_ input: UnsafeBufferPointer<UInt8>, limits: ParseLimits = .default) throws(ReceiptError) -> CompactJWS {
+        let segments = try Segments(input, limits: limits)
+        return try segments.jws(payloadBytes: try segments.decoded(segments.payload), signed: nil)
     }
 
     /// A decoded segment's JSON, which must be an object. Offsets in errors are

@@ -172,28 +172,40 @@ private struct JSONParser {
 
     mutating func object(depth: Int) throws(ReceiptError) -> JSONValue {
         index += 1
-        var members: [String: JSONValue] = [:]
+        // The members are gathered first and hashed once into a table of their number: a
+        // table grown member by member would hash them all again at each doubling.
+        var members: [(name: String, value: JSONValue, colon: Int)] = []
+        members.reserveCapacity(16)  // a payload's objects hold 1 to 40 members
         skipWhitespace()
-        if index < bytes.count && bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+        if index < bytes.count && bytes[index] == UInt8(ascii: "}") { index += 1; return .object([:]) }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
-            let key = try string()
+            let name = try string()
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
-            // Two readers of one document must not disagree on what it says: a repeated
-            // name (which other parsers resolve first-wins or last-wins) is refused.
-            guard members[key] == nil else {
-                throw ReceiptError(.duplicateMember, at: index, "the member name \"\(key)\" appears twice in one object")
-            }
+            let colon = index
             index += 1
-            members[key] = try value(depth: depth + 1)
+            members.append((name, try value(depth: depth + 1), colon))
             skipWhitespace()
             guard index < bytes.count else { throw error("an object is not closed") }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(try Self.table(of: members)) }
             guard bytes[index] == UInt8(ascii: ",") else { throw error("expected ',' or '}'") }
             index += 1
         }
+    }
+
+    /// An object's members by name. Two readers of one document must not disagree on
+    /// what it says: a repeated name (which other parsers resolve first-wins or
+    /// last-wins) is refused, at the ':' after its second spelling.
+    static func table(of members: [(name: String, value: JSONValue, colon: Int)]) throws(ReceiptError) -> [String: JSONValue] {
+        var table = [String: JSONValue](minimumCapacity: members.count)
+        for (name, value, colon) in members {
+            guard table.updateValue(value, forKey: name) == nil else {
+                throw ReceiptError(.duplicateMember, at: colon, "the member name \"\(name)\" appears twice in one object")
+            }
+        }
+        return table
     }
 
     mutating func array(depth: Int) throws(ReceiptError) -> JSONValue {

@@ -8,7 +8,7 @@ public enum SignedPayloadJSON {
         writer.beginObject()
         writer.string("format", "jws")
         writer.string("type", payload.kind.rawValue)
-        writer.raw("header", payload.jws.headerBytes)
+        writer.raw("header", payload.headerBytes)
         writer.raw("payload", payload.jws.payloadBytes)
         if let signed = payload.signingDate { writer.number("signed_date_ms", signed) } else { writer.null("signed_date_ms") }
         writer.number("certificates", Int64(payload.certificateChain.count))

@@ -16,9 +16,11 @@ public final class SignedPayload: Sendable {
     /// members say it is another known kind is refused; one too minimal to tell is
     /// typed and judged as the expected kind (its bundle id and environment then
     /// required where that kind carries them). Nil: the kind is told from the members.
-    init(_ jws: CompactJWS, as expected: SignedPayloadKind? = nil) throws(ReceiptError) {
+    /// `checkingTypes`: false only for a payload that passed the check when it was
+    /// verified (`decodeVerifiedBefore`).
+    init(_ jws: CompactJWS, as expected: SignedPayloadKind? = nil, checkingTypes: Bool = true) throws(ReceiptError) {
         for (path, fieldKind) in Self.headerFields {
-            guard let value = jws.header.member(at: path), !SignedPayloadField.conforms(value, to: fieldKind) else { continue }
+            guard let value = jws.signed?.header.member(at: path), !SignedPayloadField.conforms(value, to: fieldKind) else { continue }
             throw ReceiptError(.badField, "the JWS header's \(path) is \(value.kindName), not \(fieldKind.rawValue)")
         }
         guard case .object(let members) = jws.payload else {
@@ -33,7 +35,7 @@ public final class SignedPayload: Sendable {
         } else {
             kind = told
         }
-        try SignedPayloadField.check(jws.payload, as: kind)
+        if checkingTypes { try SignedPayloadField.check(jws.payload, as: kind) }
         self.jws = jws
     }
 
@@ -54,21 +56,59 @@ public final class SignedPayload: Sendable {
         try decode(Array(token.utf8), limits: limits, as: kind)
     }
 
+    /// Decodes the payload of a JWS verified before, for reading it again: a store's
+    /// row, accepted only after `verify(jws:)` (and so after `decode`'s checks). The
+    /// header and signature are split off but not decoded (most of a JWS's bytes, and
+    /// about a third of its decoding), and the payload's members are not type-checked
+    /// again (a fifth of what is left): a member of another type than documented reads
+    /// nil, as through any typed read. The payload must still be a JSON object of the
+    /// kind expected, refused as `decode` refuses it. The header members (`header`,
+    /// `certificateChain`, …) decode the header again when asked, and `verify(jws:)`
+    /// decodes the whole token again, checks included, before it judges: nothing is
+    /// judged that a full decode would refuse.
+    public static func decodeVerifiedBefore(_ token: String, as kind: SignedPayloadKind? = nil) throws(ReceiptError) -> SignedPayload {
+        try Array(token.utf8).withUnsafeBufferPointer { (buffer) throws(ReceiptError) in
+            try SignedPayload(try CompactJWS.decodePayload(buffer), as: kind, checkingTypes: false)
+        }
+    }
+
+    /// True when the header and signature were decoded with the payload (not `decodeVerifiedBefore`).
+    var isDecodedInFull: Bool { jws.signed != nil }
+
+    /// This payload decoded in full: itself, or, when only its payload was decoded
+    /// (`decodeVerifiedBefore`), its token decoded again, header and signature included;
+    /// throws what `decode` throws for it.
+    func inFull() throws(ReceiptError) -> SignedPayload {
+        guard !isDecodedInFull else { return self }
+        return try jws.token.withUnsafeBufferPointer { (buffer) throws(ReceiptError) in
+            try SignedPayload(try CompactJWS.decode(buffer), as: kind)
+        }
+    }
+
+    /// The header and signature: as decoded, or decoded now (`inFull`); nil when the
+    /// token's header or signature does not decode (a stored row edited by hand).
+    var signedParts: CompactJWS.SignedParts? { jws.signed ?? (try? inFull())?.jws.signed }
+
     /// The whole JWS as given (surrounding whitespace cut): what a store keeps.
     public var compactSerialization: String { String(decoding: jws.token, as: UTF8.self) }
-    /// The header's JSON, exactly as signed.
-    public var headerText: String { String(decoding: jws.headerBytes, as: UTF8.self) }
+    /// The header's JSON, exactly as signed; empty when it does not decode (only a
+    /// payload decoded by `decodeVerifiedBefore` can get that far without one).
+    public var headerText: String { String(decoding: headerBytes, as: UTF8.self) }
+    var headerBytes: [UInt8] { signedParts?.headerBytes ?? [] }
+    /// The signature's bytes (ES256: r then s); empty when it does not decode.
+    var signature: [UInt8] { signedParts?.signature ?? [] }
     /// The payload's JSON, exactly as signed (a caller's JSON library reads it as Apple wrote it).
     public var payloadText: String { String(decoding: jws.payloadBytes, as: UTF8.self) }
     public var payloadBytes: [UInt8] { jws.payloadBytes }
-    public var header: JSONValue { jws.header }
+    /// The header; an empty object when it does not decode (see `headerText`).
+    public var header: JSONValue { signedParts?.header ?? .object([:]) }
     public var payload: JSONValue { jws.payload }
 
-    public var algorithm: String? { jws.header["alg"]?.stringValue }
-    public var keyID: String? { jws.header["kid"]?.stringValue }
+    public var algorithm: String? { header["alg"]?.stringValue }
+    public var keyID: String? { header["kid"]?.stringValue }
     /// The header's certificate chain as written: base64 DER, leaf first.
-    public var certificateChain: [String] { jws.header["x5c"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
-    public var criticalParameters: [String]? { jws.header["crit"]?.arrayValue?.compactMap(\.stringValue) }
+    public var certificateChain: [String] { header["x5c"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
+    public var criticalParameters: [String]? { header["crit"]?.arrayValue?.compactMap(\.stringValue) }
 
     // Typed reads by dotted path (`data.bundleId`); nil when absent or of another type.
     public func string(_ path: String) -> String? { jws.payload.member(atPath: path)?.stringValue }

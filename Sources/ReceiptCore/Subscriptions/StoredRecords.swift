@@ -40,7 +40,7 @@ public struct StoredTransaction: Sendable, Equatable {
     /// A row read back from a store (verified when it arrived); nil when its JWS no
     /// longer decodes to a transaction a row can hold (a store edited by hand).
     public init?(storedJWS jws: String) {
-        guard let payload = try? SignedPayload.decode(jws, as: .transaction) else { return nil }
+        guard let payload = try? SignedPayload.decodeVerifiedBefore(jws, as: .transaction) else { return nil }
         self.init(verified: payload)
     }
 
@@ -70,7 +70,7 @@ public struct StoredRenewalInfo: Sendable, Equatable {
 
     /// A row read back from a store, as StoredTransaction(storedJWS:).
     public init?(storedJWS jws: String) {
-        guard let payload = try? SignedPayload.decode(jws, as: .renewalInfo) else { return nil }
+        guard let payload = try? SignedPayload.decodeVerifiedBefore(jws, as: .renewalInfo) else { return nil }
         self.init(verified: payload)
     }
 
@@ -115,7 +115,7 @@ public struct StoredConsentRescission: Sendable, Equatable {
     /// A row read back from a store (verified when it arrived); nil when its JWS no
     /// longer decodes to an app transaction with an id (a store edited by hand).
     public init?(storedJWS jws: String, notificationUUID: String, signedDate: Int64) {
-        guard let payload = try? SignedPayload.decode(jws, as: .appTransaction) else { return nil }
+        guard let payload = try? SignedPayload.decodeVerifiedBefore(jws, as: .appTransaction) else { return nil }
         self.init(notificationUUID: notificationUUID, signedDate: signedDate, appTransaction: payload)
     }
 

@@ -31,7 +31,7 @@ enum EventOutbox {
             after.accountTransactions = account
             // The account's other subscriptions' renewal infos (this one's was read above): most
             // accounts hold one subscription, and this read is then not made.
-            let subscriptions = Set(account.compactMap { try? SignedPayload.decode($0).originalTransactionID })
+            let subscriptions = Set(account.compactMap { try? SignedPayload.decodeVerifiedBefore($0).originalTransactionID })
                 .subtracting([originalTransactionID].compactMap { $0 }).sorted()
             after.accountRenewalInfos = after.renewalInfo.map { [$0] } ?? []
             if !subscriptions.isEmpty {

@@ -42,7 +42,7 @@ struct JWSSignaturePolicy: JWSPolicy {
     func outcome(in context: JWSContext) -> StepOutcome {
         checked { () throws(ReceiptError) in
             let bag = try context.bag.get()
-            try ES256Signature.verify(context.payload.jws.signature, digest: context.fingerprint,
+            try ES256Signature.verify(context.payload.signature, digest: context.fingerprint,
                                       certificate: bag.certificates[0], precomputed: bag.precomputedLeafKey())
             return "ES256 by \(bag.certificates[0].subject)"
         }

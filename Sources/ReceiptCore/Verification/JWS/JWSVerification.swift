@@ -32,7 +32,14 @@ extension ReceiptVerifier {
         try verify(jws: Array(token.utf8), as: kind)
     }
 
-    func verify(jws payload: SignedPayload, depth: Int) -> VerificationResult {
+    func verify(jws given: SignedPayload, depth: Int) -> VerificationResult {
+        // A payload decoded alone (`decodeVerifiedBefore`) is judged as its whole token
+        // decodes: every step fails, by the decoding's error, where the token does not.
+        let payload: SignedPayload
+        do { payload = try given.inFull() } catch {
+            return VerificationResult(steps: Self.jwsPolicies.map { StepResult(step: $0.step, outcome: .failed(error)) },
+                                      anchor: nil, fingerprint: FingerprintSource(known: given.fingerprint))
+        }
         let bag = Result { () throws(ReceiptError) in try certificateBag(of: payload) }
         let instant = Result { () throws(ReceiptError) in try chainInstant(of: payload) }
         let chain = Result { () throws(ReceiptError) in

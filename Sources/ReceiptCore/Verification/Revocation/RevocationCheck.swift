@@ -98,7 +98,7 @@ extension ReceiptVerifier {
             // no attacker-written URL is ever fetched, and a forged JWS that reuses
             // Apple's public x5c makes no request either.
             _ = try establishJWSChain(bag, atMilliseconds: try chainInstant(of: payload))
-            try ES256Signature.verify(payload.jws.signature, digest: payload.fingerprint,
+            try ES256Signature.verify(payload.signature, digest: payload.fingerprint,
                                       certificate: bag.certificates[0], precomputed: bag.precomputedLeafKey())
         } catch {
             return []
