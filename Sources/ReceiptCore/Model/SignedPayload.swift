@@ -79,10 +79,7 @@ public final class SignedPayload: Sendable {
     /// (`decodeVerifiedBefore`), its token decoded again, header and signature included;
     /// throws what `decode` throws for it.
     func inFull() throws(ReceiptError) -> SignedPayload {
-        guard !isDecodedInFull else { return self }
-        return try jws.token.withUnsafeBufferPointer { (buffer) throws(ReceiptError) in
-            try SignedPayload(try CompactJWS.decode(buffer), as: kind)
-        }
+        isDecodedInFull ? self : try SignedPayload.decode(jws.token, as: kind)
     }
 
     /// The header and signature: as decoded, or decoded now (`inFull`); nil when the
