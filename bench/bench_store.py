@@ -9,7 +9,7 @@
   framework's empty request under the same load (GET /healthz) plus the in-process work
   (`receipt bench-store`: one store read, the state or the verdict and merged answer,
   16 calls at a time as a server's requests come, so over every core). The four measures are
-  taken in turn, SERVE_BENCH_ROUNDS times (3), and their medians compared, so that a change
+  taken in turn, SERVE_BENCH_ROUNDS times (5), and their medians compared, so that a change
   in the machine's load between them moves every part alike. Target: >= 0.85x.
 - the same two ratios in instructions (valgrind's callgrind, when installed): the server's
   instructions per read and per empty request, and `receipt bench-store`'s per read, each the
@@ -145,7 +145,7 @@ def wrk(url, body=None):
 
 #: Rounds of the four measures (the empty GET, each read over HTTP, the in-process reads), taken
 #: in turn so that each ratio's parts are measured side by side; their medians are compared.
-ROUNDS = int(os.environ.get("SERVE_BENCH_ROUNDS", "3"))
+ROUNDS = int(os.environ.get("SERVE_BENCH_ROUNDS", "5"))
 
 
 def inprocess(location, anchors, original, directory):

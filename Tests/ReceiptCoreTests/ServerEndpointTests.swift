@@ -190,18 +190,35 @@ struct JSONWriterAndBase64Tests {
         }
     }
 
-    /// The eight-byte scan must still find what needs escaping at every position.
+    /// The sixteen- and eight-byte scans (JSONText.firstSpecial) must still find what
+    /// needs escaping at every position, in the writer and in the reader: 40 bytes take
+    /// two sixteen-byte steps, an eight-byte one and a byte at a time.
     @Test func escapesAtEveryPosition() throws {
-        for position in 0..<20 {
-            for special in ["\"", "\\", "\n", "\u{1}"] {
-                var text = String(repeating: "a", count: 20)
-                text.insert(contentsOf: special, at: text.index(text.startIndex, offsetBy: position))
-                var writer = JSONWriter()
-                writer.beginObject()
-                writer.string("k", text)
-                writer.endObject()
-                let parsed = try JSONSerialization.jsonObject(with: Data(writer.string.utf8)) as! [String: String]
+        /// 40 a's with `inserted` at `position`, and that text written as `{"k": text}`.
+        func written(_ inserted: String, at position: Int) -> (text: String, json: String) {
+            var text = String(repeating: "a", count: 40)
+            text.insert(contentsOf: inserted, at: text.index(text.startIndex, offsetBy: position))
+            var writer = JSONWriter()
+            writer.beginObject()
+            writer.string("k", text)
+            writer.endObject()
+            return (text, writer.string)
+        }
+        for position in 0..<40 {
+            for special in ["\"", "\\", "\n", "\u{1}", "\u{1F}"] {
+                let (text, json) = written(special, at: position)
+                let parsed = try JSONSerialization.jsonObject(with: Data(json.utf8)) as! [String: String]
                 #expect(parsed["k"] == text)
+                #expect(try JSONValue.parse(json)["k"] == .string(text), "\(position)")
+                // Unescaped, the reader refuses a control character wherever it stands.
+                if special.utf8.first! < 0x20 {
+                    #expect(throws: ReceiptError.self) { try JSONValue.parse("{\"k\":\"\(text)\"}") }
+                }
+            }
+            // What needs no escape is copied as it is (a space, DEL, bytes above 0x7F).
+            for plain in [" ", "\u{7F}", "é"] {
+                let (text, json) = written(plain, at: position)
+                #expect(json == "{\"k\":\"\(text)\"}", "\(position)")
             }
         }
     }

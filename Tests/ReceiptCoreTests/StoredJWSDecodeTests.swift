@@ -17,6 +17,9 @@ struct StoredJWSDecodeTests {
         #expect(!alone.isDecodedInFull && full.isDecodedInFull)
         #expect(alone.payload == full.payload && alone.payloadBytes == full.payloadBytes && alone.kind == .transaction)
         #expect(alone.compactSerialization == token && alone.fingerprint == full.fingerprint)
+        // Whitespace around the token is cut, as `decode` cuts it.
+        let padded = try SignedPayload.decodeVerifiedBefore(" \n" + token + "\r\n", as: .transaction)
+        #expect(padded.compactSerialization == token && padded.fingerprint == full.fingerprint)
         #expect(alone.transactionID == "11" && alone.originalTransactionID == "10" && alone.signingDate == 1_700_000_000_000)
         // The header members decode the header when asked.
         #expect(alone.header == full.header && alone.headerText == full.headerText)

@@ -17,9 +17,11 @@ import Glibc
 /// segment is kept, so that `alg: none` reaches the header step and is refused
 /// there by name.
 struct CompactJWS {
-    /// The token without surrounding whitespace.
-    let token: [UInt8]
-    /// `header.payload` within `token`: the bytes the signature covers.
+    /// The token without surrounding whitespace. Kept as text: a store hands its rows
+    /// over as strings and writes them back out as strings (a read's answer), so a
+    /// token read again from a store is neither copied nor validated once more.
+    let token: String
+    /// `header.payload` within `token`'s UTF-8: the bytes the signature covers.
     let signingInput: Range<Int>
     let payloadBytes: [UInt8]
     let payload: JSONValue
@@ -81,10 +83,11 @@ struct CompactJWS {
             try Base64URL.decode(UnsafeBufferPointer(rebasing: token[range]), offset: first + range.lowerBound)
         }
 
-        /// The JWS with its payload decoded, and its header and signature when `signed` gives them.
-        func jws(payloadBytes: [UInt8], signed: SignedParts?) throws(ReceiptError) -> CompactJWS {
-            CompactJWS(token: Array(token), signingInput: 0..<signature.lowerBound - 1, payloadBytes: payloadBytes,
-                       payload: try CompactJWS.object(payloadBytes, "payload"), signed: signed)
+        /// The JWS with its payload decoded, and its header and signature when `signed`
+        /// gives them. `text`: `token` as a String, when the caller has it already.
+        func jws(payloadBytes: [UInt8], signed: SignedParts?, text: String? = nil) throws(ReceiptError) -> CompactJWS {
+            CompactJWS(token: text ?? String(decoding: token, as: UTF8.self), signingInput: 0..<signature.lowerBound - 1,
+                       payloadBytes: payloadBytes, payload: try CompactJWS.object(payloadBytes, "payload"), signed: signed)
         }
     }
 
@@ -101,9 +104,15 @@ struct CompactJWS {
     /// The payload alone, for a JWS verified before (a store's row): the header and
     /// signature segments are split off but not decoded, which is most of a JWS's
     /// bytes (the header's `x5c` is three certificates). The rest is as `decode`.
-    static func decodePayload(_ input: UnsafeBufferPointer<UInt8>, limits: ParseLimits = .default) throws(ReceiptError) -> CompactJWS {
-        let segments = try Segments(input, limits: limits)
-        return try segments.jws(payloadBytes: try segments.decoded(segments.payload), signed: nil)
+    /// The token is read where the String keeps it, and kept as that String when it
+    /// has no whitespace around it (a stored row never has): neither is copied.
+    static func decodePayload(_ input: String, limits: ParseLimits = .default) throws(ReceiptError) -> CompactJWS {
+        var bytes = input
+        return try bytes.withUTF8Bytes { (buffer) throws(ReceiptError) in
+            let segments = try Segments(buffer, limits: limits)
+            let whole = segments.token.count == buffer.count
+            return try segments.jws(payloadBytes: try segments.decoded(segments.payload), signed: nil, text: whole ? input : nil)
+        }
     }
 
     /// A decoded segment's JSON, which must be an object. Offsets in errors are

@@ -22,7 +22,8 @@ public enum ContentFingerprint {
 extension SignedPayload {
     /// SHA-256 of `header.payload` as signed (ContentFingerprint).
     public var fingerprint: [UInt8] {
-        jws.token.withUnsafeBufferPointer { Digest.of(UnsafeBufferPointer(rebasing: $0[jws.signingInput]), .sha256) }
+        var token = jws.token
+        return token.withUTF8 { Digest.of(UnsafeBufferPointer(rebasing: $0[jws.signingInput]), .sha256) }
     }
 }
 

@@ -9,7 +9,11 @@
 /// `refunded_share_milliunits` and `refunded_quantity`.
 public enum SubscriptionStateJSON {
     public static func render(_ state: SubscriptionState, indent: Int? = nil) -> [UInt8] {
-        var writer = JSONWriter(indent: indent)
+        // Most of the answer is the signed members and their payloads: reserved at once,
+        // the buffer is not grown (a large allocation and a copy each time) as it fills.
+        let signed = [state.latestTransaction, state.renewalInfo].compactMap { $0 }
+        let expected = signed.reduce(1024) { $0 + $1.compactSerialization.utf8.count + $1.payloadBytes.count }
+        var writer = JSONWriter(indent: indent, capacity: expected)
         writer.beginObject()
         writer.string("originalTransactionId", state.originalTransactionID)
         writer.number("status", state.status.rawValue)

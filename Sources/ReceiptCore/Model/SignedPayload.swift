@@ -53,7 +53,8 @@ public final class SignedPayload: Sendable {
 
     public static func decode(_ token: String, limits: ParseLimits = .default,
                               as kind: SignedPayloadKind? = nil) throws(ReceiptError) -> SignedPayload {
-        try decode(Array(token.utf8), limits: limits, as: kind)
+        var token = token
+        return try token.withUTF8Bytes { (buffer) throws(ReceiptError) in try decode(buffer, limits: limits, as: kind) }
     }
 
     /// Decodes the payload of a JWS verified before, for reading it again: a store's
@@ -67,9 +68,7 @@ public final class SignedPayload: Sendable {
     /// decodes the whole token again, checks included, before it judges: nothing is
     /// judged that a full decode would refuse.
     public static func decodeVerifiedBefore(_ token: String, as kind: SignedPayloadKind? = nil) throws(ReceiptError) -> SignedPayload {
-        try Array(token.utf8).withUnsafeBufferPointer { (buffer) throws(ReceiptError) in
-            try SignedPayload(try CompactJWS.decodePayload(buffer), as: kind, checkingTypes: false)
-        }
+        try SignedPayload(try CompactJWS.decodePayload(token), as: kind, checkingTypes: false)
     }
 
     /// True when the header and signature were decoded with the payload (not `decodeVerifiedBefore`).
@@ -87,7 +86,7 @@ public final class SignedPayload: Sendable {
     var signedParts: CompactJWS.SignedParts? { jws.signed ?? (try? inFull())?.jws.signed }
 
     /// The whole JWS as given (surrounding whitespace cut): what a store keeps.
-    public var compactSerialization: String { String(decoding: jws.token, as: UTF8.self) }
+    public var compactSerialization: String { jws.token }
     /// The header's JSON, exactly as signed; empty when it does not decode (only a
     /// payload decoded by `decodeVerifiedBefore` can get that far without one).
     public var headerText: String { String(decoding: headerBytes, as: UTF8.self) }
