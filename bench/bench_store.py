@@ -145,6 +145,8 @@ def wrk(url, body=None):
 
 #: Rounds of the four measures (the empty GET, each read over HTTP, the in-process reads), taken
 #: in turn so that each ratio's parts are measured side by side; their medians are compared.
+#: Five: on two cores one round's ratio moves by 0.1 or more, and a median of three moved from
+#: run to run by more than the target's margin.
 ROUNDS = int(os.environ.get("SERVE_BENCH_ROUNDS", "5"))
 
 
