@@ -107,8 +107,7 @@ struct CompactJWS {
     /// The token is read where the String keeps it, and kept as that String when it
     /// has no whitespace around it (a stored row never has): neither is copied.
     static func decodePayload(_ input: String, limits: ParseLimits = .default) throws(ReceiptError) -> CompactJWS {
-        var bytes = input
-        return try bytes.withUTF8Bytes { (buffer) throws(ReceiptError) in
+        try input.withUTF8Bytes { (buffer) throws(ReceiptError) in
             let segments = try Segments(buffer, limits: limits)
             let whole = segments.token.count == buffer.count
             return try segments.jws(payloadBytes: try segments.decoded(segments.payload), signed: nil, text: whole ? input : nil)

@@ -22,8 +22,7 @@ public enum ContentFingerprint {
 extension SignedPayload {
     /// SHA-256 of `header.payload` as signed (ContentFingerprint).
     public var fingerprint: [UInt8] {
-        var token = jws.token
-        return token.withUTF8 { Digest.of(UnsafeBufferPointer(rebasing: $0[jws.signingInput]), .sha256) }
+        jws.token.withUTF8Bytes { Digest.of(UnsafeBufferPointer(rebasing: $0[jws.signingInput]), .sha256) }
     }
 }
 

@@ -42,11 +42,9 @@ public enum JSONValue: Sendable, Equatable {
     /// minus infinity (Xcode writes fractions of a millisecond). Nil for anything
     /// else: a string, an exponent, or a value outside Int64.
     public var epochMilliseconds: Int64? {
-        guard case .number(var text) = self else { return nil }
-        // Read where the String keeps its bytes: walking `text.utf8` costs dozens of
-        // instructions a byte on a small string, and a read of a stored subscription
-        // asks a dozen dates.
-        return text.withUTF8(Self.epochMilliseconds(ofNumber:))
+        guard case .number(let text) = self else { return nil }
+        // In place (withUTF8Bytes): a read of a stored subscription asks a dozen dates.
+        return text.withUTF8Bytes(Self.epochMilliseconds(ofNumber:))
     }
 
     private static func epochMilliseconds(ofNumber text: UnsafeBufferPointer<UInt8>) -> Int64? {

@@ -53,8 +53,7 @@ public final class SignedPayload: Sendable {
 
     public static func decode(_ token: String, limits: ParseLimits = .default,
                               as kind: SignedPayloadKind? = nil) throws(ReceiptError) -> SignedPayload {
-        var token = token
-        return try token.withUTF8Bytes { (buffer) throws(ReceiptError) in try decode(buffer, limits: limits, as: kind) }
+        try token.withUTF8Bytes { (buffer) throws(ReceiptError) in try decode(buffer, limits: limits, as: kind) }
     }
 
     /// Decodes the payload of a JWS verified before, for reading it again: a store's
