@@ -43,7 +43,8 @@ final class ChunkedBodyLimitHandler: ChannelInboundHandler, RemovableChannelHand
     private var state = State.head
     /// The head, chunk-size line or trailer line read so far.
     private var pending: [UInt8] = []
-    private var path = ""
+    /// The request target of the head read last, up to any query: named in a refusal.
+    private var path: [UInt8] = []
 
     init(maxBodyBytes: Int, refusal: @escaping Refusal) {
         self.maxBodyBytes = UInt64(max(0, maxBodyBytes))
@@ -63,7 +64,7 @@ final class ChunkedBodyLimitHandler: ChannelInboundHandler, RemovableChannelHand
         let refused = buffer.withUnsafeReadableBytes { follow(UnsafeBufferPointer(rebasing: $0.bindMemory(to: UInt8.self)[...])) }
         if refused {
             state = .refused
-            let answer = context.channel.allocator.buffer(bytes: refusal(path))
+            let answer = context.channel.allocator.buffer(bytes: refusal(String(decoding: path, as: UTF8.self)))
             // Closing once the answer is written, on the channel's own loop (the context is not Sendable).
             let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
             context.writeAndFlush(NIOAny(answer)).whenComplete { _ in bound.value.close(promise: nil) }
@@ -110,16 +111,21 @@ final class ChunkedBodyLimitHandler: ChannelInboundHandler, RemovableChannelHand
 
     /// Appends bytes to `pending` until `terminator` ends it: the length before the
     /// terminator, or nil when more bytes are needed (past `bound` the watch ends).
+    /// Both terminators end in LF, so bytes are copied a line at a time and only a
+    /// line's end is compared: a head costs a few copies, not a step per byte.
     private func take(_ bytes: UnsafeBufferPointer<UInt8>, _ index: inout Int, until terminator: [UInt8],
                       bound: Int) -> Int? {
         while index < bytes.count {
-            pending.append(bytes[index])
-            index += 1
-            if pending.count >= terminator.count, pending.suffix(terminator.count).elementsEqual(terminator) {
+            let lineFeed = bytes[index...].firstIndex(of: 10)
+            let end = lineFeed.map { $0 + 1 } ?? bytes.count
+            pending.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]))
+            index = end
+            if lineFeed != nil, pending.count >= terminator.count,
+               pending[(pending.count - terminator.count)...].elementsEqual(terminator) {
                 return pending.count - terminator.count
             }
             if pending.count > bound {
-                state = .unwatched
+                state = .unwatched  // the decoder's own limits apply from here
                 return nil
             }
         }
@@ -127,25 +133,71 @@ final class ChunkedBodyLimitHandler: ChannelInboundHandler, RemovableChannelHand
     }
 
     /// What follows the head: a chunked body, a Content-Length body, or the next request.
+    /// Read in place, making no String: this runs on every request.
     private func readHead(_ head: ArraySlice<UInt8>) -> State {
-        let lines = head.split(separator: 10, omittingEmptySubsequences: false).map { $0.last == 13 ? $0.dropLast() : $0 }
-        guard let requestLine = lines.first else { return .head }
-        let parts = requestLine.split(separator: 32)
-        path = parts.count > 1 ? String(decoding: parts[1].prefix { $0 != UInt8(ascii: "?") }, as: UTF8.self) : ""
         var chunked = false
         var length: UInt64?
-        for line in lines.dropFirst() {
+        var isRequestLine = true
+        var lineStart = head.startIndex
+        while lineStart < head.endIndex {
+            let lineFeed = head[lineStart...].firstIndex(of: 10) ?? head.endIndex
+            var line = head[lineStart..<lineFeed]
+            lineStart = lineFeed == head.endIndex ? lineFeed : lineFeed + 1
+            if line.last == 13 { line = line.dropLast() }
+            if isRequestLine {
+                isRequestLine = false
+                let target = line.drop { $0 != 32 }.drop { $0 == 32 }.prefix { $0 != 32 && $0 != UInt8(ascii: "?") }
+                path.removeAll(keepingCapacity: true)
+                path.append(contentsOf: target)
+                continue
+            }
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
-            let name = String(decoding: line[..<colon], as: UTF8.self).lowercased()
-            let isSpace: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-            let value = String(decoding: line[(colon + 1)...].drop(while: isSpace).reversed().drop(while: isSpace).reversed(),
-                               as: UTF8.self).lowercased()
-            if name == "transfer-encoding" { chunked = chunked || value.hasSuffix("chunked") }
-            if name == "content-length" { length = UInt64(value) }
+            let name = line[..<colon]
+            let value = Self.trimmed(line[(colon + 1)...])
+            if Self.equalsIgnoringCase(name, "transfer-encoding") {
+                chunked = chunked || Self.endsIgnoringCase(value, "chunked")
+            } else if Self.equalsIgnoringCase(name, "content-length") {
+                length = Self.decimal(value)
+            }
         }
         if chunked { return .chunkSize }
         if let length, length > 0 { return .fixedBody(remaining: length) }
         return .head
+    }
+
+    private static func trimmed(_ value: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        let isSpace: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        var value = value.drop(while: isSpace)
+        while let last = value.last, isSpace(last) { value = value.dropLast() }
+        return value
+    }
+
+    /// ASCII compared without case; `lowercase` is given in lower case.
+    private static func equalsIgnoringCase(_ bytes: ArraySlice<UInt8>, _ lowercase: StaticString) -> Bool {
+        let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        guard bytes.count == expected.count else { return false }
+        return zip(bytes, expected).allSatisfy { byte, lower in
+            (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == lower
+        }
+    }
+
+    private static func endsIgnoringCase(_ bytes: ArraySlice<UInt8>, _ lowercase: StaticString) -> Bool {
+        bytes.count >= lowercase.utf8CodeUnitCount
+            && equalsIgnoringCase(bytes.suffix(lowercase.utf8CodeUnitCount), lowercase)
+    }
+
+    /// A Content-Length's value: decimal digits only, as the decoder takes them; nil past UInt64.
+    private static func decimal(_ digits: ArraySlice<UInt8>) -> UInt64? {
+        guard !digits.isEmpty else { return nil }
+        var value: UInt64 = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times10, overflowed) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carried) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            guard !overflowed, !carried else { return nil }
+            value = sum
+        }
+        return value
     }
 
     /// The chunk size a line declares (hex digits before any extension), or nil when

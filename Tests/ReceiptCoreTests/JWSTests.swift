@@ -161,6 +161,22 @@ struct SignedPayloadTests {
         #expect(kept?.payload.member(atPath: "newThing.x") == .array([]))
     }
 
+    /// Paths split at each '.', empty names kept (a name may be empty in JSON), and one name
+    /// without a dot taken whole, however it reads ("é", "items[]").
+    @Test func memberPathsSplitAtEachDot() throws {
+        #expect(MemberPath("a").components == ["a"])
+        #expect(MemberPath("").components == [""])
+        #expect(MemberPath("data.bundleId").components == ["data", "bundleId"])
+        #expect(MemberPath("a..b.").components == ["a", "", "b", ""])
+        #expect(MemberPath("é.ü").components == ["é", "ü"])
+        #expect(MemberPath("items[].price").eachElement && MemberPath("items[]").eachElement)
+        #expect(!MemberPath("items.price").eachElement)
+        let payload = try SignedPayload.decode(token(#"{"":{"a":1},"x":{"":{"y":2}},"p.q":3}"#)).payload
+        #expect(payload.member(atPath: ".a") == .number("1"))
+        #expect(payload.member(atPath: "x..y") == .number("2"))
+        #expect(payload.member(atPath: "p.q") == nil && payload["p.q"] == .number("3"))
+    }
+
     @Test func notificationsNameTheirAppInTheirObjects() throws {
         let summary = try SignedPayload.decode(token(#"{"notificationType":"RENEWAL_EXTENSION","signedDate":5,"#
                                                      + #""summary":{"bundleId":"b","environment":"Production","appAppleId":9}}"#))
