@@ -22,7 +22,7 @@ public enum ReceiptServer {
     public static func run(_ settings: ServerSettings, logger: Logger,
                            onListening: @escaping @Sendable (Int) -> Void) async throws {
         let metrics = ServerMetrics()
-        var store: (any SubscriptionStore)?
+        var store: DeadlineStore?
         if let location = settings.store {
             do {
                 store = DeadlineStore(inner: try await makeSubscriptionStore(location: location, logger: logger),

@@ -27,10 +27,13 @@ public enum StoreBench {
                                         metrics: ServerMetrics(), catchUp: nil, revocation: RevocationTransport(timeout: .seconds(5)), wake: nil,
                                         consumptionWake: nil)
             var figures: [(String, Int64)] = []
-            let (status, _) = try await stored.subscription(originalTransactionID, mayLookUp: false, logger: logger)
+            let (status, _) = try await stored.subscription(originalTransactionID, mayLookUp: false, logger: logger).answer()
             guard status == .ok else { throw ReceiptError(.absent, "the store knows no subscription \(originalTransactionID)") }
             figures.append(("subscription_read", try await median(samples, calls, concurrency) {
-                _ = try await stored.subscription(originalTransactionID, mayLookUp: false, logger: logger)
+                // As ReceiptResponder: the reply made at once, or its rest awaited.
+                if case .later(let rest) = try stored.subscription(originalTransactionID, mayLookUp: false, logger: logger) {
+                    _ = try await rest()
+                }
             }))
             if let body = verifyReceiptBody {
                 let production = VerifyReceiptEndpoint(environment: .production, verifier: verifier)
@@ -51,7 +54,11 @@ public enum StoreBench {
     private static func merged(_ endpoint: VerifyReceiptEndpoint, _ body: [UInt8], _ stored: StoreResponder) async throws
         -> VerifyReceiptEndpoint.PreparedRequest {
         let prepared = endpoint.prepare(body: body)
-        _ = endpoint.answer(prepared, known: try await stored.known(prepared.subscriptionIDs))
+        let known = switch try stored.known(prepared.subscriptionIDs) {
+        case .now(let answer): answer
+        case .later(let rest): try await rest()
+        }
+        _ = endpoint.answer(prepared, known: known)
         return prepared
     }
 

@@ -9,7 +9,10 @@ import ReceiptServerAPIClient
 /// stored payloads mean now are the core's (NotificationEndpoint, SubscriptionState,
 /// Entitlements, VerifyReceiptEndpoint); this moves rows between them and the store.
 struct StoreResponder: Sendable {
-    let store: any SubscriptionStore
+    let store: DeadlineStore
+    /// The same store without its reads at once: for a read whose read at once was just
+    /// handed on (`subscription`, `known`), so that it is not tried twice.
+    private let readers: DeadlineStore
     let notifications: NotificationEndpoint
     let metrics: ServerMetrics
     /// Nil without App Store Server API credentials: unknown subscriptions stay unknown.
@@ -22,6 +25,36 @@ struct StoreResponder: Sendable {
     let consumptionWake: WakeSignal?
     /// Refused notifications are logged at the default level, this many a minute at most.
     let refusalLog = RateLimitedLog(perMinute: 20)
+
+    init(store: DeadlineStore, notifications: NotificationEndpoint, metrics: ServerMetrics, catchUp: StoreCatchUp?,
+         revocation: RevocationTransport, wake: WakeSignal?, consumptionWake: WakeSignal?) {
+        self.store = store
+        readers = store.handingOn
+        self.notifications = notifications
+        self.metrics = metrics
+        self.catchUp = catchUp
+        self.revocation = revocation
+        self.wake = wake
+        self.consumptionWake = consumptionWake
+    }
+
+    /// A reply made at once, or the rest of the work, which waits (a read through the
+    /// store's readers, a look-up with the App Store Server API). Why two: with NIO as
+    /// Swift's global executor, each nonisolated async call on a request's way is a job of
+    /// its own on the event loop's queue, so a reply the store can read at once (SQLite's
+    /// quick reads) is made by plain calls, and the caller awaits only `later`.
+    enum Reply<Answer: Sendable>: Sendable {
+        case now(Answer)
+        case later(@Sendable () async throws -> Answer)
+
+        /// The answer, awaiting the rest when there is one (an async call itself).
+        func answer() async throws -> Answer {
+            switch self {
+            case .now(let answer): answer
+            case .later(let rest): try await rest()
+            }
+        }
+    }
 
     /// Refusals that may not hold later: Apple is told to send again (503).
     static let transientRefusals: Set<ReceiptStatus> = [.revocationUnknown]
@@ -83,17 +116,38 @@ struct StoreResponder: Sendable {
     /// has credentials and the caller may spend them (`mayLookUp`: it gave a read
     /// token): 404 when Apple does not know it either, 503 when too many look-ups run
     /// or the minute's budget is spent, 502 when Apple's answer failed. Otherwise: 404, saying so.
-    func subscription(_ originalTransactionID: String, mayLookUp: Bool, logger: Logger) async throws -> (HTTPResponse.Status, [UInt8]) {
-        if let state = try await state(of: originalTransactionID) { return (.ok, SubscriptionStateJSON.render(state)) }
-        guard mayLookUp else {
-            return (.notFound, Self.refusal(ReceiptError(.absent, "no transaction of original transaction id \(originalTransactionID) "
-                                                         + "is known; only a caller with a read token makes the server look it up")))
+    func subscription(_ originalTransactionID: String, mayLookUp: Bool, logger: Logger) throws -> Reply<(HTTPResponse.Status, [UInt8])> {
+        let start = ContinuousClock.now
+        let each = StoreSchema.stateTransactionsPerSubscription
+        guard let found = try store.subscriptionsAtOnce([originalTransactionID], transactionsEach: each) else {
+            return .later {
+                let found = try await readers.subscriptions([originalTransactionID], transactionsEach: each)
+                return try await subscription(originalTransactionID, in: found, since: start, mayLookUp: mayLookUp, logger: logger).answer()
+            }
         }
-        guard let catchUp else {
-            return (.notFound, Self.refusal(ReceiptError(.absent, "no transaction of original transaction id \(originalTransactionID) "
-                                                         + "is known, and without App Store Server API credentials (--api-private-key-file) "
-                                                         + "it cannot be looked up")))
-        }
+        return subscription(originalTransactionID, in: found, since: start, mayLookUp: mayLookUp, logger: logger)
+    }
+
+    /// `subscription`'s reply once the store's rows of it are read.
+    private func subscription(_ originalTransactionID: String, in found: StoredSubscriptions, since start: ContinuousClock.Instant,
+                              mayLookUp: Bool, logger: Logger) -> Reply<(HTTPResponse.Status, [UInt8])> {
+        if let state = state(of: originalTransactionID, in: found, since: start) { return .now((.ok, SubscriptionStateJSON.render(state))) }
+        guard mayLookUp, let catchUp else { return .now(notLookedUp(originalTransactionID, mayLookUp: mayLookUp)) }
+        return .later { try await lookUp(originalTransactionID, with: catchUp, logger: logger) }
+    }
+
+    /// The 404 for a subscription the store does not know and that is not looked up: the
+    /// caller gave no read token (`mayLookUp` false), or the server has no App Store Server
+    /// API credentials.
+    private func notLookedUp(_ originalTransactionID: String, mayLookUp: Bool) -> (HTTPResponse.Status, [UInt8]) {
+        let why = mayLookUp ? "is known, and without App Store Server API credentials (--api-private-key-file) it cannot be looked up"
+                            : "is known; only a caller with a read token makes the server look it up"
+        return (.notFound, Self.refusal(ReceiptError(.absent, "no transaction of original transaction id \(originalTransactionID) " + why)))
+    }
+
+    /// A subscription the store does not know, asked of the App Store Server API.
+    private func lookUp(_ originalTransactionID: String, with catchUp: StoreCatchUp, logger: Logger) async throws
+        -> (HTTPResponse.Status, [UInt8]) {
         let outcome: StoreCatchUp.Outcome
         do {
             outcome = try await catchUp.fetch(originalTransactionID: originalTransactionID)
@@ -114,17 +168,17 @@ struct StoreResponder: Sendable {
             return (.notFound, Self.refusal(ReceiptError(.absent, "neither the store nor the App Store knows original transaction id \(originalTransactionID)")))
         case .stored:
             metrics.recordCatchUp(outcome: "stored")
-            guard let state = try await state(of: originalTransactionID) else {
+            let start = ContinuousClock.now
+            let found = try await store.subscriptions([originalTransactionID], transactionsEach: StoreSchema.stateTransactionsPerSubscription)
+            guard let state = state(of: originalTransactionID, in: found, since: start) else {
                 return (.notFound, Self.refusal(ReceiptError(.absent, "the App Store's answer holds no transaction of original transaction id \(originalTransactionID)")))
             }
             return (.ok, SubscriptionStateJSON.render(state))
         }
     }
 
-    private func state(of originalTransactionID: String) async throws -> SubscriptionState? {
-        let start = ContinuousClock.now
-        let found = try await store.subscriptions([originalTransactionID],
-                                                  transactionsEach: StoreSchema.stateTransactionsPerSubscription)
+    private func state(of originalTransactionID: String, in found: StoredSubscriptions, since start: ContinuousClock.Instant)
+        -> SubscriptionState? {
         metrics.recordStore(operation: "read_subscription", since: start)
         return SubscriptionState(originalTransactionID: originalTransactionID, transactions: Self.decoded(found.transactions),
                                  renewalInfo: Self.decoded(found.renewalInfos).first, at: ReceiptVerifier.currentMilliseconds())
@@ -182,11 +236,18 @@ struct StoreResponder: Sendable {
         return (.ok, ConsentStateJSON.render(appTransactionID: appTransactionID, rescission: rescission))
     }
 
-    /// What the store knows of a verifyReceipt request's subscriptions.
-    func known(_ subscriptionIDs: [String]) async throws -> KnownSubscriptions? {
-        guard !subscriptionIDs.isEmpty else { return nil }
+    /// What the store knows of a verifyReceipt request's subscriptions (nil for none asked).
+    func known(_ subscriptionIDs: [String]) throws -> Reply<KnownSubscriptions?> {
+        guard !subscriptionIDs.isEmpty else { return .now(nil) }
         let start = ContinuousClock.now
-        let found = try await store.subscriptions(subscriptionIDs, transactionsEach: StoreSchema.maxTransactionsPerSubscription)
+        let each = StoreSchema.maxTransactionsPerSubscription
+        guard let found = try store.subscriptionsAtOnce(subscriptionIDs, transactionsEach: each) else {
+            return .later { known(try await readers.subscriptions(subscriptionIDs, transactionsEach: each), since: start) }
+        }
+        return .now(known(found, since: start))
+    }
+
+    private func known(_ found: StoredSubscriptions, since start: ContinuousClock.Instant) -> KnownSubscriptions {
         let known = KnownSubscriptions(transactions: Self.decoded(found.transactions), renewalInfos: Self.decoded(found.renewalInfos))
         metrics.recordStore(operation: "read_known", since: start)
         return known

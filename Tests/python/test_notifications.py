@@ -12,6 +12,7 @@ import datetime
 import itertools
 import json
 import os
+import pathlib
 import random
 import re
 import signal
@@ -545,6 +546,49 @@ def test_a_read_too_long_to_make_at_once_gets_the_same_answer(tmp_path, news_ca,
         assert after_merge["handed_on"] == after_state["handed_on"] + 1 and after_merge["read"] == after_state["read"]
     else:
         assert before == after_merge == {"read": 0, "handed_on": 0}  # PostgreSQL has no quick reads
+
+
+def checkpoint(path):
+    """Moves the WAL's pages into the SQLite file (another connection may, as `receipt serve` runs)."""
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0] == 0  # not busy
+
+
+def test_quick_reads_map_the_store_and_follow_it_as_it_grows(tmp_path, news_ca, test_ca, story, mint_jws, now):
+    """SQLite's quick reads map the store's file (a stored JWS lies mostly in overflow pages,
+    which SQLite otherwise reads with a pread each, as it never caches them). A read after the
+    WAL was moved into the file, and after the file grew past what was mapped first (more
+    subscriptions, checkpointed again), each gets what was stored, at once."""
+    _, chains = news_ca
+    path = tmp_path / "store.db"
+    server = store_server(tmp_path, news_ca, test_ca, store=path)
+    try:
+        for _, _, body in story[:3]:
+            assert post(server, body)[0] == 200
+        checkpoint(path)
+        before = quick_reads(server)
+        early = state_of(server)
+        maps = pathlib.Path(f"/proc/{server.process.pid}/maps").read_text().splitlines()
+        size = path.stat().st_size
+        for subscription in range(1, 41):  # (notification_story's UUIDs end in the id's last six digits)
+            for _, payload in mint_jws.notification_story(str(3100000000000001 + subscription * 1000), TOKEN, now=now):
+                assert post(server, mint_jws.sign_notification(payload, chains))[0] == 200
+        for _, _, body in story[3:]:
+            assert post(server, body)[0] == 200
+        checkpoint(path)
+        grown = path.stat().st_size
+        late = state_of(server)
+        other = state_of(server, "3100000000040001")
+        after = quick_reads(server)
+    finally:
+        assert server.stop() == 0
+    assert any(line.endswith(str(path)) for line in maps), "the store file is not mapped"
+    assert grown > 2 * size, (size, grown)
+    assert early["transaction_info"]["transactionId"] == story[2][1]["data"]["signedTransactionInfo"]["transactionId"]
+    assert early["transaction_count"] == 2
+    assert (late["transaction_count"], late["transaction_info"]["transactionId"], late["status"]) == (3, "2000000000000004", 4)
+    assert other["transaction_count"] == 3 and other["status"] == 4
+    assert after["read"] == before["read"] + 3 and after["handed_on"] == before["handed_on"]
 
 
 def test_killed_mid_stream_loses_nothing_acknowledged(tmp_path, news_ca, test_ca, mint_jws, now, new_store):

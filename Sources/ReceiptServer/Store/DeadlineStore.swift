@@ -11,10 +11,18 @@ struct DeadlineStore: SubscriptionStore {
     private let immediate: (any ImmediatePointReads)?
 
     init(inner: any SubscriptionStore, seconds: Int) {
+        self.init(inner: inner, seconds: seconds, immediate: inner as? any ImmediatePointReads)
+    }
+
+    private init(inner: any SubscriptionStore, seconds: Int, immediate: (any ImmediatePointReads)?) {
         self.inner = inner
         self.seconds = seconds
-        immediate = inner as? any ImmediatePointReads
+        self.immediate = immediate
     }
+
+    /// This store without its reads at once: every read goes to the inner store's readers.
+    /// For a caller that made the read at once itself and had it handed on.
+    var handingOn: DeadlineStore { DeadlineStore(inner: inner, seconds: seconds, immediate: nil) }
 
     private func bounded<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
         try await ReceiptServer.withDeadline(seconds: seconds, work)
@@ -44,5 +52,19 @@ struct DeadlineStore: SubscriptionStore {
     func close() async throws { try await inner.close() }
     func withStatements<T: Sendable>(transaction: Bool, _ work: @escaping @Sendable (any StoreStatements) async throws -> T) async throws -> T {
         try await bounded { try await inner.withStatements(transaction: transaction, work) }
+    }
+}
+
+/// The inner store's reads made at once, when it has them (nil from each when it has not):
+/// they wait on nothing, so they need no deadline.
+extension DeadlineStore: ImmediatePointReads {
+    func subscriptionsAtOnce(_ originalTransactionIDs: [String], transactionsEach: Int) throws -> StoredSubscriptions? {
+        try immediate?.subscriptionsAtOnce(originalTransactionIDs, transactionsEach: transactionsEach)
+    }
+    func transactionsAtOnce(appAccountToken: String, after cursor: StoreCursor?, limit: Int) throws -> StoredPage? {
+        try immediate?.transactionsAtOnce(appAccountToken: appAccountToken, after: cursor, limit: limit)
+    }
+    func consentRescissionAtOnce(appTransactionID: String) throws -> StoredConsentRescission?? {
+        try immediate?.consentRescissionAtOnce(appTransactionID: appTransactionID)
     }
 }

@@ -106,6 +106,8 @@ final class SQLiteQuickReads: Sendable {
     /// One read-only connection and its prepared statements. Used by one thread at a time
     /// (`SQLiteQuickReads.free` hands it out), so SQLite's own mutex is off.
     private final class Handle: @unchecked Sendable {
+        /// The most of the file a handle maps (SQLite lowers it to its own limit).
+        static let mappedBytes = 1 << 31
         private var connection: OpaquePointer?
         private var statements: [String: OpaquePointer] = [:]
         private var order: [String] = []
@@ -120,6 +122,14 @@ final class SQLiteQuickReads: Sendable {
             }
             connection = opened
             sqlite_nio_sqlite3_busy_timeout(opened, 0)
+            // A stored JWS is longer than a page, so most of it lies in overflow pages, which
+            // SQLite reads straight from the file (a pread each, three a subscription's state)
+            // rather than through its cache. Mapped, they are memory copies. The map adds no way
+            // to fail: in WAL mode SQLite maps the WAL's index (the -shm file) already, and
+            // an I/O error under either map ends the process alike. SQLite caps the map at
+            // its SQLITE_MAX_MMAP_SIZE (2 GB here); pages past it are read as before, and a
+            // handle whose map could not be set still reads correctly, so the status is not checked.
+            sqlite_nio_sqlite3_exec(opened, "PRAGMA mmap_size = \(Self.mappedBytes)", nil, nil, nil)
         }
 
         func read(_ sql: String, _ binds: [Bind], maxRows: Int, row: (any PointReadRow) throws -> Void) throws -> Bool {
