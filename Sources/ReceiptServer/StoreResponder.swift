@@ -10,9 +10,6 @@ import ReceiptServerAPIClient
 /// Entitlements, VerifyReceiptEndpoint); this moves rows between them and the store.
 struct StoreResponder: Sendable {
     let store: DeadlineStore
-    /// The same store without its reads at once: for a read whose read at once was just
-    /// handed on (`subscription`, `known`), so that it is not tried twice.
-    private let readers: DeadlineStore
     let notifications: NotificationEndpoint
     let metrics: ServerMetrics
     /// Nil without App Store Server API credentials: unknown subscriptions stay unknown.
@@ -26,17 +23,9 @@ struct StoreResponder: Sendable {
     /// Refused notifications are logged at the default level, this many a minute at most.
     let refusalLog = RateLimitedLog(perMinute: 20)
 
-    init(store: DeadlineStore, notifications: NotificationEndpoint, metrics: ServerMetrics, catchUp: StoreCatchUp?,
-         revocation: RevocationTransport, wake: WakeSignal?, consumptionWake: WakeSignal?) {
-        self.store = store
-        readers = store.handingOn
-        self.notifications = notifications
-        self.metrics = metrics
-        self.catchUp = catchUp
-        self.revocation = revocation
-        self.wake = wake
-        self.consumptionWake = consumptionWake
-    }
+    /// The same store without its reads at once: for a read whose read at once was just
+    /// handed on (`subscription`, `known`), so that it is not tried twice.
+    private var readers: DeadlineStore { store.handingOn }
 
     /// A reply made at once, or the rest of the work, which waits (a read through the
     /// store's readers, a look-up with the App Store Server API). Why two: with NIO as
