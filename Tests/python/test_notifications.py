@@ -358,14 +358,28 @@ def test_a_postgresql_mistake_is_named_at_once_in_one_line(postgres, mistake, sa
         line for line in result.stderr.splitlines() if "cannot open the store" in line], result.stderr
 
 
-def test_a_store_of_a_newer_schema_is_refused(tmp_path):
-    path = tmp_path / "newer.db"
+def refused_at_start(path, *statements):
+    """`receipt serve`'s start on an SQLite store made by `statements`: its stderr, once it exited 2."""
     with sqlite3.connect(path) as connection:
-        connection.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
-        connection.execute("INSERT INTO schema_version VALUES (99)")
+        for statement in statements:
+            connection.execute(statement)
     result = subprocess.run([CLI, "serve", "--store", str(path), *STORE_POLICY], capture_output=True, text=True,
                             timeout=30, env=READ_TOKEN_ENVIRONMENT)
-    assert result.returncode == 2 and "version 99" in result.stderr, result.stderr
+    assert result.returncode == 2, result.stderr
+    return result.stderr
+
+
+def test_a_store_of_a_newer_schema_is_refused(tmp_path):
+    assert "version 99" in refused_at_start(tmp_path / "newer.db", "CREATE TABLE schema_version (version INTEGER NOT NULL)",
+                                            "INSERT INTO schema_version VALUES (99)")
+
+
+def test_a_store_that_keeps_its_text_in_utf16_is_refused(tmp_path):
+    """The quick reads take a text's bytes as SQLite holds them, which are UTF-8 only in a
+    UTF-8 database: a store made in UTF-16 (the server makes its own in UTF-8) is refused at
+    start, in words, rather than read as mangled text."""
+    assert "keeps its text in UTF-16le, not UTF-8" in refused_at_start(
+        tmp_path / "utf16.db", "PRAGMA encoding = 'UTF-16le'", "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
 
 def test_unknown_subscription_and_bad_ids(tmp_path, news_ca, test_ca):

@@ -16,12 +16,11 @@ enum EventOutbox {
         var after = StoreEvent.After()
         if let originalTransactionID {
             let list = "IN (\(d.placeholder(1)))"
-            for row in try await statements.run(StoreSchema.subscriptionsQuery(list, each: StoreSchema.stateTransactionsPerSubscription,
-                                                                                collate: d.collate, one: true),
-                                                [.text(originalTransactionID)]) {
-                guard let jws = row.last?.text else { continue }
-                if row.first?.integer == 0 { after.subscriptionTransactions.append(jws) } else { after.renewalInfo = jws }
-            }
+            let found = try await Self.subscriptions(StoreSchema.subscriptionsQuery(list, each: StoreSchema.stateTransactionsPerSubscription,
+                                                                               collate: d.collate, one: true),
+                                                [.text(originalTransactionID)], on: statements)
+            after.subscriptionTransactions = found.transactions
+            after.renewalInfo = found.renewalInfos.last
         }
         if let appAccountToken {
             let page = try await statements.run(StoreSchema.accountPageQuery(placeholders: d.placeholders(1...3), afterCursor: false,
@@ -36,8 +35,8 @@ enum EventOutbox {
             after.accountRenewalInfos = after.renewalInfo.map { [$0] } ?? []
             if !subscriptions.isEmpty {
                 let list = "IN (" + d.placeholders(1...subscriptions.count).joined(separator: ", ") + ")"
-                after.accountRenewalInfos += try await statements.run(StoreSchema.subscriptionsQuery(list, each: 0, collate: d.collate),
-                                                                      subscriptions.map { .text($0) }).compactMap { $0.last?.text }
+                after.accountRenewalInfos += try await Self.subscriptions(StoreSchema.subscriptionsQuery(list, each: 0, collate: d.collate),
+                                                                          subscriptions.map { .text($0) }, on: statements).renewalInfos
             }
         }
         let event = try StoreEvent.make(cause, after: after, at: now)
@@ -52,6 +51,15 @@ enum EventOutbox {
             INSERT INTO deliveries (event_sequence, endpoint, ordering_key, state, attempts, next_attempt_at, lease_until, created_at)
             SELECT \(p[0]), url, \(p[1]), 'pending', 0, \(p[2]), 0, \(p[2]) FROM webhook_endpoints
             """, [.integer(sequence), .text(event.orderingKey), .integer(now)])
+    }
+
+    /// What a `StoreSchema.subscriptionsQuery` finds, in signing order.
+    private static func subscriptions(_ sql: String, _ binds: [StoreValue], on statements: some StoreStatements) async throws
+        -> StoredSubscriptions {
+        StoredSubscriptions(rows: try await statements.run(sql, binds).compactMap { row in
+            guard row.count == 3, let kind = row[0].integer, let signed = row[1].integer, let jws = row[2].text else { return nil }
+            return StoredSubscriptions.Row(isTransaction: kind == 0, signedDate: signed, jws: jws)
+        })
     }
 
     /// The events of rows learnt from the App Store Server API: one per subscription whose

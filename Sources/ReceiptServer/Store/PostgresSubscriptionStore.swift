@@ -84,17 +84,17 @@ final class PostgresSubscriptionStore: SubscriptionStore {
     }
 
     func subscriptions(_ originalTransactionIDs: [String], transactionsEach: Int) async throws -> StoredSubscriptions {
-        var found = StoredSubscriptions()
-        guard !originalTransactionIDs.isEmpty else { return found }
+        guard !originalTransactionIDs.isEmpty else { return StoredSubscriptions() }
         var binds = PostgresBindings()
         binds.append(originalTransactionIDs)
         let query = StoreSchema.subscriptionsQuery("= ANY($1)", each: transactionsEach, collate: " COLLATE \"C\"",
                                                    one: originalTransactionIDs.count == 1)
         let rows = try await client.query(PostgresQuery(unsafeSQL: query, binds: binds), logger: logger)
-        for try await (kind, jws) in rows.decode((Int32, String).self) {
-            if kind == 0 { found.transactions.append(jws) } else { found.renewalInfos.append(jws) }
+        var found: [StoredSubscriptions.Row] = []
+        for try await (kind, signed, jws) in rows.decode((Int32, Int64, String).self) {
+            found.append(StoredSubscriptions.Row(isTransaction: kind == 0, signedDate: signed, jws: jws))
         }
-        return found
+        return StoredSubscriptions(rows: found)
     }
 
     func transactions(appAccountToken: String, after cursor: StoreCursor?, limit: Int) async throws -> StoredPage {

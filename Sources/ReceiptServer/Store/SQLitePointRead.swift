@@ -29,18 +29,15 @@ struct SQLitePointRead<Row, Answer> {
     }
 }
 
-extension SQLitePointRead where Row == (isTransaction: Bool, jws: String), Answer == StoredSubscriptions {
+extension SQLitePointRead where Row == StoredSubscriptions.Row, Answer == StoredSubscriptions {
     static func subscriptions(_ originalTransactionIDs: [String], transactionsEach: Int) -> Self {
         let list = "IN (" + originalTransactionIDs.indices.map { "?\($0 + 1)" }.joined(separator: ", ") + ")"
         return Self(sql: StoreSchema.subscriptionsQuery(list, each: transactionsEach, one: originalTransactionIDs.count == 1), binds: originalTransactionIDs.map { .text($0) },
-                    row: { row in row.text(1).map { (isTransaction: row.integer(0) == 0, jws: $0) } },
-                    answer: { rows in
-                        var found = StoredSubscriptions()
-                        for row in rows {
-                            if row.isTransaction { found.transactions.append(row.jws) } else { found.renewalInfos.append(row.jws) }
-                        }
-                        return found
-                    })
+                    row: { row in
+                        guard let kind = row.integer(0), let signed = row.integer(1), let jws = row.text(2) else { return nil }
+                        return StoredSubscriptions.Row(isTransaction: kind == 0, signedDate: signed, jws: jws)
+                    },
+                    answer: StoredSubscriptions.init(rows:))
     }
 }
 

@@ -91,11 +91,15 @@ final class SQLiteQuickReads: Sendable {
     private struct Row: PointReadRow {
         let statement: OpaquePointer
 
+        /// The text's bytes as SQLite holds them (`column_blob`: the store is UTF-8, so no
+        /// conversion): `column_text` would first copy a value that lies in mapped pages
+        /// or overflow to end it with a NUL, a second copy of every JWS read.
         func text(_ column: Int32) -> String? {
-            guard sqlite_nio_sqlite3_column_type(statement, column) == SQLITE_TEXT,
-                  let bytes = sqlite_nio_sqlite3_column_text(statement, column) else { return nil }
+            guard sqlite_nio_sqlite3_column_type(statement, column) == SQLITE_TEXT else { return nil }
+            let bytes = sqlite_nio_sqlite3_column_blob(statement, column)  // nil for the empty text
             let count = Int(sqlite_nio_sqlite3_column_bytes(statement, column))
-            return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+            guard let bytes, count > 0 else { return "" }
+            return String(decoding: UnsafeRawBufferPointer(start: bytes, count: count), as: UTF8.self)
         }
 
         func integer(_ column: Int32) -> Int64? {
@@ -130,6 +134,24 @@ final class SQLiteQuickReads: Sendable {
             // its SQLITE_MAX_MMAP_SIZE (2 GB here); pages past it are read as before, and a
             // handle whose map could not be set still reads correctly, so the status is not checked.
             sqlite_nio_sqlite3_exec(opened, "PRAGMA mmap_size = \(Self.mappedBytes)", nil, nil, nil)
+            // Row.text reads a text's bytes as stored, which are UTF-8 only in a UTF-8 database
+            // (the server makes its stores so; a file converted to UTF-16 by hand is refused).
+            let encoding = Self.encoding(of: opened)
+            guard encoding == "UTF-8" else {
+                sqlite_nio_sqlite3_close_v2(opened)
+                connection = nil
+                throw SQLiteReadError(status: SQLITE_MISMATCH, message: "\(path) keeps its text in \(encoding ?? "an unknown encoding"), "
+                                      + "not UTF-8 as the stores receipt serve makes")
+            }
+        }
+
+        /// The database's text encoding (`PRAGMA encoding`): "UTF-8", "UTF-16le" or "UTF-16be".
+        private static func encoding(of connection: OpaquePointer) -> String? {
+            var statement: OpaquePointer?
+            guard sqlite_nio_sqlite3_prepare_v2(connection, "PRAGMA encoding", -1, &statement, nil) == SQLITE_OK, let statement else { return nil }
+            defer { sqlite_nio_sqlite3_finalize(statement) }
+            guard sqlite_nio_sqlite3_step(statement) == SQLITE_ROW, let text = sqlite_nio_sqlite3_column_text(statement, 0) else { return nil }
+            return String(cString: text)
         }
 
         func read(_ sql: String, _ binds: [Bind], maxRows: Int, row: (any PointReadRow) throws -> Void) throws -> Bool {

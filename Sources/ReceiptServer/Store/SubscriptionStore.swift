@@ -136,10 +136,29 @@ extension SubscriptionStore {
     }
 }
 
-/// What a store holds of some subscriptions, as the JWS it keeps.
+/// What a store holds of some subscriptions, as the JWS it keeps, each kind in the order
+/// it was signed.
 struct StoredSubscriptions: Sendable {
     var transactions: [String] = []
     var renewalInfos: [String] = []
+
+    /// One row of `StoreSchema.subscriptionsQuery`.
+    struct Row {
+        let isTransaction: Bool
+        let signedDate: Int64
+        let jws: String
+    }
+
+    init() {}
+
+    /// The rows of `StoreSchema.subscriptionsQuery`, put in signing order here: the query
+    /// leaves them unordered because SQLite orders a result by copying every row, JWS and
+    /// all, into a temporary tree (three copies of each JWS instead of one).
+    init(rows: [Row]) {
+        for row in rows.sorted(by: { $0.signedDate < $1.signedDate }) {
+            if row.isTransaction { transactions.append(row.jws) } else { renewalInfos.append(row.jws) }
+        }
+    }
 }
 
 /// Where a page of an account's transactions ends: the last row's signing date and
@@ -332,7 +351,8 @@ enum StoreSchema {
     static let maxPageTransactions = 100
 
     /// One read of some subscriptions' transactions (kind 0; the `each` most recently
-    /// signed of each) and renewal infos (kind 1); `list` is the SQL that stands for the
+    /// signed of each) and renewal infos (kind 1): rows of kind, signed date and JWS, in no
+    /// order (StoredSubscriptions(rows:) orders them). `list` is the SQL that stands for the
     /// ids (`IN (…)`, `= ANY(…)`), used twice; `each` a literal number. With `one` (the list
     /// holds a single id, as most reads' do), the latest are read down the index of the
     /// subscription's signing dates, `each` entries of it, where the ranks of several
@@ -341,28 +361,24 @@ enum StoreSchema {
     static func subscriptionsQuery(_ list: String, each: Int, collate: String = "", one: Bool = false) -> String {
         let renewals = "SELECT 1 AS kind, signed_date, jws FROM renewal_infos WHERE original_transaction_id \(list)"
         let count = max(0, min(each, maxTransactionsPerSubscription))
-        guard count > 0 else { return "SELECT kind, jws FROM (\(renewals)) AS found ORDER BY signed_date" }
+        guard count > 0 else { return renewals }
         if one {
             return """
-                SELECT kind, jws FROM (
-                  SELECT * FROM (SELECT 0 AS kind, signed_date, jws FROM transactions WHERE original_transaction_id \(list)
-                    ORDER BY signed_date DESC, transaction_id\(collate) DESC LIMIT \(count)) AS latest
-                  UNION ALL
-                  \(renewals)
-                ) AS found ORDER BY kind, signed_date
+                SELECT * FROM (SELECT 0 AS kind, signed_date, jws FROM transactions WHERE original_transaction_id \(list)
+                  ORDER BY signed_date DESC, transaction_id\(collate) DESC LIMIT \(count)) AS latest
+                UNION ALL
+                \(renewals)
                 """
         }
         // The ranks read only the index; the JWS is fetched for the rows kept.
         return """
-            SELECT kind, jws FROM (
-              SELECT 0 AS kind, kept.signed_date, kept.jws FROM transactions AS kept JOIN (
-                SELECT transaction_id, ROW_NUMBER() OVER (PARTITION BY original_transaction_id
-                  ORDER BY signed_date DESC, transaction_id\(collate) DESC) AS position
-                FROM transactions WHERE original_transaction_id \(list)) AS ranked
-              ON ranked.transaction_id = kept.transaction_id WHERE ranked.position <= \(count)
-              UNION ALL
-              \(renewals)
-            ) AS found ORDER BY kind, signed_date
+            SELECT 0 AS kind, kept.signed_date, kept.jws FROM transactions AS kept JOIN (
+              SELECT transaction_id, ROW_NUMBER() OVER (PARTITION BY original_transaction_id
+                ORDER BY signed_date DESC, transaction_id\(collate) DESC) AS position
+              FROM transactions WHERE original_transaction_id \(list)) AS ranked
+            ON ranked.transaction_id = kept.transaction_id WHERE ranked.position <= \(count)
+            UNION ALL
+            \(renewals)
             """
     }
 
