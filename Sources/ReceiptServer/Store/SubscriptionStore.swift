@@ -151,9 +151,10 @@ struct StoredSubscriptions: Sendable {
 
     init() {}
 
-    /// The rows of `StoreSchema.subscriptionsQuery`, put in signing order here: the query
-    /// leaves them unordered because SQLite orders a result by copying every row, JWS and
-    /// all, into a temporary tree (three copies of each JWS instead of one).
+    /// The rows of `StoreSchema.subscriptionsQuery`, put in signing order here (rows signed
+    /// at the same instant in any order, as SQL's would be): the query leaves them unordered
+    /// because SQLite orders a result by copying every row, JWS and all, into a temporary
+    /// tree, and then copies each JWS out of it again.
     init(rows: [Row]) {
         for row in rows.sorted(by: { $0.signedDate < $1.signedDate }) {
             if row.isTransaction { transactions.append(row.jws) } else { renewalInfos.append(row.jws) }
