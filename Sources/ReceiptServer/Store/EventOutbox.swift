@@ -58,7 +58,7 @@ enum EventOutbox {
         -> StoredSubscriptions {
         StoredSubscriptions(rows: try await statements.run(sql, binds).compactMap { row in
             guard row.count == 3, let kind = row[0].integer, let signed = row[1].integer, let jws = row[2].text else { return nil }
-            return StoredSubscriptions.Row(isTransaction: kind == 0, signedDate: signed, jws: jws)
+            return StoredSubscriptions.Row(kind: kind, signedDate: signed, jws: jws)
         })
     }
 

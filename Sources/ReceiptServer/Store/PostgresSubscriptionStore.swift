@@ -92,7 +92,7 @@ final class PostgresSubscriptionStore: SubscriptionStore {
         let rows = try await client.query(PostgresQuery(unsafeSQL: query, binds: binds), logger: logger)
         var found: [StoredSubscriptions.Row] = []
         for try await (kind, signed, jws) in rows.decode((Int32, Int64, String).self) {
-            found.append(StoredSubscriptions.Row(isTransaction: kind == 0, signedDate: signed, jws: jws))
+            found.append(StoredSubscriptions.Row(kind: Int64(kind), signedDate: signed, jws: jws))
         }
         return StoredSubscriptions(rows: found)
     }

@@ -35,7 +35,7 @@ extension SQLitePointRead where Row == StoredSubscriptions.Row, Answer == Stored
         return Self(sql: StoreSchema.subscriptionsQuery(list, each: transactionsEach, one: originalTransactionIDs.count == 1), binds: originalTransactionIDs.map { .text($0) },
                     row: { row in
                         guard let kind = row.integer(0), let signed = row.integer(1), let jws = row.text(2) else { return nil }
-                        return StoredSubscriptions.Row(isTransaction: kind == 0, signedDate: signed, jws: jws)
+                        return StoredSubscriptions.Row(kind: kind, signedDate: signed, jws: jws)
                     },
                     answer: StoredSubscriptions.init(rows:))
     }

@@ -147,6 +147,13 @@ struct StoredSubscriptions: Sendable {
         let isTransaction: Bool
         let signedDate: Int64
         let jws: String
+
+        /// The query's columns: `kind` 0 for a transaction, 1 for a renewal info.
+        init(kind: Int64, signedDate: Int64, jws: String) {
+            isTransaction = kind == 0
+            self.signedDate = signedDate
+            self.jws = jws
+        }
     }
 
     init() {}
