@@ -17,7 +17,8 @@ its base URL once it listens, serves from a child process, writes that process's
 DIR/mock.pid, and returns at once (`kill "$(cat DIR/mock.pid)"` stops it, and so does removing DIR).
 
 The customer: original transaction 2000000000000001 with --transactions renewals (45 by
-default), 20 a page. Transaction ids that script a behaviour, once per server run:
+default), 20 a page. Its 12 notifications of history (5 a page) name --history-names in turn
+(the customer alone by default). Transaction ids that script a behaviour, once per server run:
     9000000000000429  first a 429 with Retry-After: 1, then as the customer
     9000000000003600  first a 429 whose Retry-After is Apple's form, an instant in milliseconds
                       since 1970 an hour ahead, then as the customer
@@ -64,8 +65,9 @@ def b64url_decode(text):
 class Customer:
     """The transactions, renewal info, notifications and app transaction the mock answers with."""
 
-    def __init__(self, chains, bundle_id, environment, count):
+    def __init__(self, chains, bundle_id, environment, count, history_names=(ORIGINAL_ID,)):
         self.chains, self.bundle_id, self.environment = chains, bundle_id, environment
+        self.history_names = list(history_names)
         now = int(time.time() * 1000)
         self.now = now
         self.transactions = []
@@ -90,18 +92,21 @@ class Customer:
                 self.signed[key] = mint_jws.sign(payload, self.chains, variant)
             return self.signed[key]
 
-    def renewal_info(self):
-        return {"originalTransactionId": ORIGINAL_ID, "autoRenewProductId": "com.example.monthly",
+    def renewal_info(self, original=ORIGINAL_ID):
+        return {"originalTransactionId": original, "autoRenewProductId": "com.example.monthly",
                 "productId": "com.example.monthly", "autoRenewStatus": 1, "signedDate": self.now,
                 "environment": self.environment, "renewalDate": self.transactions[-1]["expiresDate"]}
 
     def notification(self, index):
+        # The notification history names the subscriptions of --history-names in turn.
+        original = self.history_names[index % len(self.history_names)]
+        transaction = dict(self.transactions[index % len(self.transactions)], originalTransactionId=original)
         return {"notificationType": "DID_RENEW", "notificationUUID": f"6f1f4a2e-0000-4000-8000-{index:012d}",
                 "version": "2.0", "signedDate": self.now - index * 1000,
                 "data": {"appAppleId": APP_APPLE_ID, "bundleId": self.bundle_id, "bundleVersion": "1",
                          "environment": self.environment, "status": 1,
-                         "signedTransactionInfo": self.sign(self.transactions[index % len(self.transactions)]),
-                         "signedRenewalInfo": self.sign(self.renewal_info())}}
+                         "signedTransactionInfo": self.sign(transaction),
+                         "signedRenewalInfo": self.sign(self.renewal_info(original))}}
 
     def app_transaction(self):
         return {"receiptType": self.environment, "appAppleId": APP_APPLE_ID, "bundleId": self.bundle_id,
@@ -114,7 +119,8 @@ class Mock:
     def __init__(self, args):
         if not os.path.exists(os.path.join(args.ca, "root.pem")):
             mint_jws.create_ca(args.ca)
-        self.customer = Customer(mint_jws.load_ca(args.ca), args.bundle_id, args.environment, args.transactions)
+        self.customer = Customer(mint_jws.load_ca(args.ca), args.bundle_id, args.environment, args.transactions,
+                                 args.history_names.split(","))
         key = serialization.load_pem_private_key(open(args.key, "rb").read(), password=None)
         self.public_key = key.public_key()
         self.key_id, self.issuer_id, self.bundle_id = args.key_id, args.issuer_id, args.bundle_id
@@ -156,7 +162,7 @@ class Mock:
     def answer(self, method, path, query, body):
         """(HTTP status, headers, JSON answer or None)."""
         customer = self.customer
-        known = ({t["transactionId"] for t in customer.transactions}
+        known = ({t["transactionId"] for t in customer.transactions} | set(customer.history_names)
                  | {ORIGINAL_ID, RATE_LIMITED, FAILING, TAMPERED, LIMITED_FOR_AN_HOUR})
         parts = path.strip("/").split("/")
         transaction_id = parts[-1] if parts[-1].isdigit() else None
@@ -334,6 +340,9 @@ def main(argv=None):
     parser.add_argument("--bundle-id", required=True)
     parser.add_argument("--environment", default="Sandbox")
     parser.add_argument("--transactions", type=int, default=45)
+    parser.add_argument("--history-names", default=ORIGINAL_ID, metavar="ID,ID,...",
+                        help="original transaction ids the notification history names in turn (each answers with the "
+                             "customer's transaction history)")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--background", action="store_true", help="print the base URL, serve from a child process")
     parser.add_argument("--idle-exit", type=float, default=0, help="with --background: stop after this many idle seconds")

@@ -5,8 +5,8 @@ import ReceiptServerAPIClient
 /// `receipt sync`: the notification history between two instants (Apple keeps 180
 /// days), then the whole transaction history of every subscription it named, into a
 /// store. Resumable: the position (the history's pagination token, then the
-/// subscriptions still to pull) is saved in the store after every page, so a second
-/// run with the same `since` goes on where the first stopped.
+/// subscriptions still to pull: SyncPendingSubscriptions) is saved in the store after
+/// every page, so a second run with the same `since` goes on where the first stopped.
 extension ReceiptServer {
     public struct SyncSummary: Sendable {
         public var notificationPages = 0
@@ -19,7 +19,6 @@ extension ReceiptServer {
     /// Apple keeps notification history for 180 days.
     public static let notificationHistoryDays: Int64 = 180
     static let cursorKey = "sync.notification_history"
-    static let pendingKey = "sync.subscriptions_pending"
 
     public static func sync(storeLocation: StoreLocation, api: ServerAPIClient, since: Int64, until: Int64, logger: Logger,
                             progress: @escaping @Sendable (String) -> Void) async throws -> SyncSummary {
@@ -69,33 +68,33 @@ extension ReceiptServer {
             summary.resumed = true
             progress("resuming the sync since \(since) (until \(end))" + (historyDone ? ": notification history already read" : ""))
         } else {
-            try await store.setSetting(pendingKey, "")
+            try await SyncPendingSubscriptions.clear(in: store)
         }
-        var pending = Set((try await store.setting(pendingKey) ?? "").split(separator: ",").map(String.init))
+        var pending = try await SyncPendingSubscriptions.load(from: store)
         if !historyDone {
             var arguments: [String: JSONValue] = ["startDate": .number(String(since)), "endDate": .number(String(end))]
             if let token { arguments["paginationToken"] = .string(token) }
             try await store.setSetting(cursorKey, "\(since) \(end) \(token ?? "-")")
             for try await page in catchUp.client.pages("get_notification_history", arguments) {
                 let rows = try await catchUp.keep(page)
-                pending.formUnion(rows.originalTransactionIDs)
-                try await store.setSetting(pendingKey, pending.sorted().joined(separator: ","))
+                try await pending.add(rows.originalTransactionIDs, in: store)
                 try await store.setSetting(cursorKey, "\(since) \(end) \(page.nextPage?.value.stringValue ?? "done")")
                 summary.notificationPages += 1
                 summary.notifications += rows.notifications.count
                 progress("notification history: \(summary.notificationPages) pages, \(summary.notifications) notifications, "
-                         + "\(pending.count) subscriptions")
+                         + "\(pending.named.count) subscriptions")
             }
             try await store.setSetting(cursorKey, "\(since) \(end) done")
         }
-        for id in pending.sorted() {
+        let toPull = pending.toPull
+        for (index, id) in toPull.enumerated() {
             summary.transactions += try await catchUp.pull("get_transaction_history", ["transactionId": .string(id)],
                                                           maxPages: StoreCatchUp.maxHistoryPages)
             summary.subscriptions += 1
-            pending.remove(id)
-            try await store.setSetting(pendingKey, pending.sorted().joined(separator: ","))
-            progress("transaction histories: \(summary.subscriptions) done, \(pending.count) to go")
+            try await pending.markPulled(id, in: store)
+            progress("transaction histories: \(summary.subscriptions) done, \(toPull.count - index - 1) to go")
         }
+        try await SyncPendingSubscriptions.clear(in: store)
         try await store.setSetting(cursorKey, "")
         return summary
     }

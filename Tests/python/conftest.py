@@ -82,15 +82,15 @@ MOCK_API_IDS = {"key_id": "KEY123ABCD", "issuer_id": "57246542-96fe-1a63-e053-08
 
 
 @contextlib.contextmanager
-def api_mock_running(directory, key_pem):
-    """tools/mock_appstore_api.py on loopback, trusting `key_pem` (written to DIRECTORY/key.pem) under
+def api_mock_running(directory, key_pem, *flags):
+    """tools/mock_appstore_api.py (with `flags`) on loopback, trusting `key_pem` (written to DIRECTORY/key.pem) under
     MOCK_API_IDS and signing with a test CA it makes in DIRECTORY/ca: yields (base URL, requests()),
     requests() listing what it received and requests.reset() replaying its scripted failures."""
     (directory / "key.pem").write_bytes(key_pem)
     process = subprocess.Popen([sys.executable, str(ROOT / "tools" / "mock_appstore_api.py"), "--ca",
                                 str(directory / "ca"), "--key", str(directory / "key.pem"),
                                 "--key-id", MOCK_API_IDS["key_id"], "--issuer-id", MOCK_API_IDS["issuer_id"],
-                                "--bundle-id", MOCK_API_IDS["bundle_id"]], stdout=subprocess.PIPE, text=True)
+                                "--bundle-id", MOCK_API_IDS["bundle_id"], *flags], stdout=subprocess.PIPE, text=True)
     try:
         line = process.stdout.readline()
         assert line.startswith("listening on "), line

@@ -822,6 +822,62 @@ def test_sync_resumes_where_it_stopped(tmp_path, api_mock):
     assert len(history) == 2  # pages from 5 and 10
 
 
+def sync_settings(store):
+    """The store's sync.* settings, by key."""
+    return dict(table(store, "SELECT key, value FROM settings WHERE key LIKE 'sync.%'"))
+
+
+def test_sync_saves_each_page_of_subscriptions_once_and_resumes_after_the_last_pulled(tmp_path, new_store):
+    """Each page of notification history saves only the subscriptions it names first, and each
+    transaction history pulled only its id: a step costs the same however many came before
+    (the whole list saved at every step was quadratic). The history names 12 subscriptions, 5
+    a page; the last in pulling order, 9000000000000666, has a tampered history, so the run
+    stops there and the next run pulls it alone."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    named = [str(2000000000000002 + n) for n in range(11)] + ["9000000000000666"]
+    key = ec.generate_private_key(ec.SECP256R1()).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    (tmp_path / "mock").mkdir()
+    with api_mock_running(tmp_path / "mock", key, "--history-names", ",".join(named)) as (base, requests):
+        api = (base, tmp_path / "mock" / "key.pem", tmp_path / "mock" / "ca" / "root.pem", requests)
+        store = new_store()
+        first, since = sync(api, store)
+        saved = sync_settings(store)
+        before = len(requests())
+        second, _ = sync(api, store, since=since)
+        pulled_again = [r["path"].rsplit("/", 1)[1] for r in requests()[before:] if r["path"].startswith("/inApps/v2/history/")]
+    assert first.returncode != 0, first.stdout
+    pages = [value.split(",") for key, value in sorted(saved.items()) if key.startswith("sync.subscriptions_named.")]
+    assert [len(page) for page in pages] == [5, 5, 2]  # each page's own ids, never the list so far
+    assert sorted(sum(pages, [])) == sorted(named)
+    assert saved["sync.subscriptions_done_through"] == "2000000000000012"  # all but the tampered one pulled
+    assert "sync.subscriptions_pending" not in saved
+    assert second.returncode == first.returncode and "resum" in second.stdout + second.stderr
+    assert set(pulled_again) == {"9000000000000666"}, pulled_again
+
+
+def test_sync_goes_on_from_the_whole_list_an_earlier_build_saved(tmp_path, api_mock):
+    """A store an earlier build left mid-sync holds every subscription still to pull under one
+    key: the next run pulls those, then leaves no sync position behind."""
+    store = tmp_path / "s.db"
+    first, since = sync(api_mock, store)
+    assert first.returncode == 0, first.stderr
+    since_ms = int(datetime.datetime.strptime(since, "%Y-%m-%dT%H:%M:%S.%f%z").timestamp() * 1000)
+    earlier = [MOCK_ORIGINAL, "2000000000000100"]
+    with sqlite3.connect(store) as connection:
+        connection.execute("INSERT INTO settings (key, value) VALUES ('sync.notification_history', ?), "
+                           "('sync.subscriptions_pending', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                           (f"{since_ms} {since_ms + DAY} done", ",".join(earlier)))
+    requests = api_mock[3]
+    before = len(requests())
+    second, _ = sync(api_mock, store, since=since)
+    pulled = [r["path"].rsplit("/", 1)[1] for r in requests()[before:] if r["path"].startswith("/inApps/v2/history/")]
+    assert second.returncode == 0 and "resumed" in second.stdout, second.stderr
+    assert sorted(set(pulled)) == sorted(earlier)
+    assert sync_settings(store) == {"sync.notification_history": ""}
+
+
 def test_sync_refuses_more_than_180_days(tmp_path, api_mock):
     base, key, root, _ = api_mock
     result = subprocess.run([CLI, "sync", "--store", str(tmp_path / "s.db"), "--since", "2020-01-01T00:00:00Z",
