@@ -1305,7 +1305,8 @@ int64_t receipt_api_error_code(size_t index);
  * most `retries` times in a row, and not when the wait would exceed 60 s (the
  * step then carries Apple's wait). A request without an answer (http_status 0)
  * is sent again unless it is a POST. Paging ends when Apple says hasMore false,
- * repeats a cursor, or after 100000 pages.
+ * repeats a cursor, or after 100000 pages. An exchange keeps 32 bytes for each
+ * page's cursor (its SHA-256), however long the cursor (up to 4096 bytes).
  * Thread-safety: an exchange is for one thread; many may run on one client.
  * Free with receipt_api_exchange_free() (NULL is a no-op).
  * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_INVALID_ARGUMENT (unknown call,

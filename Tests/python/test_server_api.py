@@ -285,6 +285,41 @@ def test_any_transport_plugs_in(mock):
                      ["Accept", "Authorization", "User-Agent"])]
 
 
+def resident_bytes():
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def test_an_endless_pager_costs_no_copy_of_each_cursor(mock):
+    """A server that pages on forever with a new 4,096-byte revision each time is stopped by
+    the page limit (100,000); until then the exchange keeps each cursor it saw as a 32-byte
+    digest, not the cursor: 4,000 such pages carry 16 MB of cursors, and must not grow the
+    process by a quarter of that."""
+    base, key, root, _ = mock
+    served = [0]  # a count: the URLs, which carry the cursors, are not kept
+
+    def endless(method, url, headers, body, timeout):
+        if served[0] == 4_200:
+            raise OSError("enough pages")
+        served[0] += 1
+        revision = "r" + str(served[0]).rjust(4095, "0")
+        return 200, {}, json.dumps({"revision": revision, "hasMore": True, "bundleId": BUNDLE_ID, "appAppleId": 1234567890,
+                                    "environment": "Sandbox", "signedTransactions": []}).encode()
+
+    client = AppStoreServerAPIClient(key, KEY_ID, ISSUER_ID, BUNDLE_ID, "sandbox", base_url=base,
+                                     verifier=ca_verifier(root), transport=endless, retries=0)
+    pages = client._pages("get_transaction_history", {"transactionId": "2000000000000100"})
+    for _ in range(200):  # the allocator's pools warmed, before the measure
+        next(pages)
+    before = resident_bytes()
+    with pytest.raises(APIException) as stopped:
+        for _ in pages:
+            pass
+    grown = resident_bytes() - before
+    assert served[0] == 4_200 and "enough pages" in str(stopped.value)
+    assert grown < 4_000_000, f"{grown:,} bytes more resident after 4,000 pages"
+
+
 def test_no_answer_is_retried_for_get_but_not_post(mock, monkeypatch):
     base, key, root, _ = mock
     monkeypatch.setattr(api.time, "sleep", lambda seconds: None)

@@ -12,7 +12,9 @@
 /// not all verify throws, naming the member.
 ///
 /// Paging stops at `maxPages`, and when Apple repeats a cursor, so that a server
-/// that always says `hasMore` cannot keep a caller looping.
+/// that always says `hasMore` cannot keep a caller looping. The cursors seen are kept
+/// as their SHA-256 digests: a cursor may be 4,096 bytes, and a server that pages to
+/// the limit with a new one each time would otherwise make the exchange hold 400 MB.
 ///
 /// Production→sandbox fallback, opt-in (`fallBack(to:)`): when production answers
 /// that it does not know the transaction a call names (404, TRANSACTION_ID_NOT_FOUND
@@ -49,7 +51,8 @@ public struct ServerAPIExchange: Sendable {
     private let maxPages: Int
     private var retriesDone = 0
     private var next: (name: String, value: JSONValue)?
-    private var cursorsSeen: Set<String> = []
+    /// The SHA-256 of each cursor sent (32 bytes each, whatever the cursor's length).
+    private var cursorsSeen: Set<[UInt8]> = []
 
     public init(client: ServerAPIClient, call: ServerAPICall, arguments: [String: JSONValue],
                 retries: Int = defaultRetries, maxDelayMilliseconds: Int64 = defaultMaxDelayMilliseconds,
@@ -133,7 +136,7 @@ public struct ServerAPIExchange: Sendable {
         guard let (name, value) = next else { return nil }
         next = nil
         let cursor = ServerAPIValueKind.queryText(value)
-        guard cursorsSeen.insert(cursor).inserted else {
+        guard cursorsSeen.insert(Digest.sha256(Array(cursor.utf8))).inserted else {
             throw ReceiptError(.limitExceeded, "\(call.name): the answer repeats the \(name) of an earlier page; "
                                + "stopped after \(pages) pages")
         }
