@@ -23,9 +23,7 @@ struct SyncPendingSubscriptions {
     /// What the store holds (nothing after `clear`).
     static func load(from store: any SubscriptionStore) async throws -> Self {
         let rows = try await store.withStatements(transaction: false) { statements in
-            try await statements.run(
-                "SELECT key, value FROM settings WHERE \(savedKeys(statements.dialect))",
-                [.text(namedPrefix), .text(previousReleaseKey), .text(doneKey)])
+            try await statements.run("SELECT key, value FROM settings WHERE \(savedKeys(statements.dialect))", savedKeysBinds)
         }
         var pending = Self()
         for row in rows {
@@ -43,17 +41,19 @@ struct SyncPendingSubscriptions {
     /// Removes every key a sync saved its subscriptions under, in one transaction.
     static func clear(in store: any SubscriptionStore) async throws {
         _ = try await store.withStatements(transaction: true) { statements in
-            try await statements.run("DELETE FROM settings WHERE \(savedKeys(statements.dialect))",
-                                     [.text(namedPrefix), .text(previousReleaseKey), .text(doneKey)])
+            try await statements.run("DELETE FROM settings WHERE \(savedKeys(statements.dialect))", savedKeysBinds)
         }
     }
 
-    /// The condition on `settings.key` that picks every key of a sync's subscriptions (binds:
-    /// the prefix, then the two single keys). `substr` rather than LIKE, in which `_` is a wildcard.
+    /// The condition on `settings.key` that picks every key of a sync's subscriptions, bound to
+    /// `savedKeysBinds`. `substr` rather than LIKE, in which `_` is a wildcard.
     private static func savedKeys(_ dialect: StoreDialect) -> String {
         let (prefix, previous, done) = (dialect.placeholder(1), dialect.placeholder(2), dialect.placeholder(3))
         return "substr(key, 1, \(namedPrefix.utf8.count)) = \(prefix) OR key = \(previous) OR key = \(done)"
     }
+
+    /// `savedKeys`'s binds: the prefix, then the two single keys.
+    private static var savedKeysBinds: [StoreValue] { [.text(namedPrefix), .text(previousReleaseKey), .text(doneKey)] }
 
     /// Adds one page's ids, saving those not named before (nothing when there are none).
     mutating func add(_ ids: some Sequence<String>, in store: any SubscriptionStore) async throws {
