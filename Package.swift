@@ -70,9 +70,12 @@ let package = Package(
         // core's VerifyReceiptEndpoint and VerdictEndpoint. Linked into the CLI, never into libreceipt.so.
         // The Swift runtime's enqueue hook, which `receipt serve` sets (ReceiptServer.installEnqueueHook).
         .target(name: "CConcurrencyHook"),
+        // glibc's mallopt, which `receipt serve` sets (ServerAllocator).
+        .target(name: "CGlibcMalloc"),
         .target(name: "ReceiptServer", dependencies: [
             "ReceiptCore",
             "CConcurrencyHook",
+            "CGlibcMalloc",
             "ReceiptServerAPIClient",  // its RevocationTransport asks OCSP (AsyncHTTPClient)
             .product(name: "Hummingbird", package: "hummingbird", condition: server),
             .product(name: "HummingbirdCore", package: "hummingbird", condition: server),

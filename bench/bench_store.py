@@ -20,6 +20,10 @@
   same whatever else the machine does; where the two ratios part, the server does the floor's
   work but each instruction costs it more (caches and branch predictors shared with the
   network stack and wrk on the same cores), not more work.
+- on SQLite, whose work is all in the server's process, the same reads in CPU time a request
+  (the server's user and system time from /proc, wrk's own): what a read adds over the empty
+  GET, less the in-process work, split between the server's user time, its system time and
+  wrk's, to show where the time beyond the floor goes.
 
     bench_store.py OUTDIR
 """
@@ -148,6 +152,25 @@ def wrk(url, body=None):
     return float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)), errors
 
 
+def cpu_seconds(pid):
+    """A process's CPU time so far, (user, system) in seconds, from /proc/PID/stat."""
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
+
+
+def wrk_with_cpu(server_pid, url, body=None):
+    """wrk(url, body), and the CPU microseconds a request it cost: the server's user and system
+    time, and wrk's own (both its threads, user and system), which shares the cores."""
+    server_before, wrk_before = cpu_seconds(server_pid), os.times()
+    rate, errors = wrk(url, body)
+    server_after, wrk_after = cpu_seconds(server_pid), os.times()
+    requests = rate * SECONDS
+    client = (wrk_after.children_user + wrk_after.children_system) - (wrk_before.children_user + wrk_before.children_system)
+    return rate, errors, tuple(1e6 * seconds / requests for seconds in
+                               (server_after[0] - server_before[0], server_after[1] - server_before[1], client))
+
+
 #: Rounds of the measures (the empty GET, the same-sized POST, each read over HTTP, the in-process reads), taken
 #: in turn so that each ratio's parts are measured side by side; their medians are compared.
 #: Five: on two cores one round's ratio moves by 0.1 or more, and a median of three moved from
@@ -267,22 +290,41 @@ def print_instructions(location, anchors, original, directory):
               f"HTTP / floor = {floor / per[key]:.2f}")
 
 
-def row(name, location, bodies, anchors, original, directory):
+def print_cpu(cpu, median):
+    """Where each read's time goes beyond its floor, in CPU: what the read adds over the empty
+    GET, to the server's user time (less the in-process work, counted as its time a call over
+    every core, which bench-store keeps busy), to its system time, and to wrk's."""
+    empty = [statistics.median(spent[part] for spent in cpu["empty"]) for part in range(3)]
+    for key, label in (("subscription_read", "GET /v1/subscriptions/{id}"), ("verify_receipt_merged", "POST /verifyReceipt merged")):
+        read = [statistics.median(spent[part] for spent in cpu[key]) for part in range(3)]
+        work = 1e6 / median["work:" + key] * CORES
+        print(f"  {label} in CPU (µs a request, medians; server user + system, wrk): {read[0]:.1f} + {read[1]:.1f}, "
+              f"{read[2]:.1f} against the empty GET's {empty[0]:.1f} + {empty[1]:.1f}, {empty[2]:.1f} and the in-process "
+              f"{work:.1f}; beyond the floor: server user {read[0] - empty[0] - work:+.1f}, system {read[1] - empty[1]:+.1f}, "
+              f"wrk {read[2] - empty[2]:+.1f}")
+
+
+def row(name, location, bodies, anchors, original, directory, all_in_process=False):
+    """One store's rows. `all_in_process`: the store's work is done inside the server's process
+    (SQLite), so the CPU lines can set the server's time against the in-process work."""
     process, port = start(location, anchors)
     samples = {"empty": [], "sized": [], "subscription_read": [], "verify_receipt_merged": [],
                "work:subscription_read": [], "work:verify_receipt_merged": []}
+    cpu = {"empty": [], "subscription_read": [], "verify_receipt_merged": []}  # (server user, system, wrk) µs a request
     errors = 0
     try:
         rate = ingest(port, bodies)
         base = f"http://127.0.0.1:{port}"
         for _ in range(ROUNDS):
-            samples["empty"].append(wrk(f"{base}/healthz")[0])
+            empty_rate, _, empty_cpu = wrk_with_cpu(process.pid, f"{base}/healthz")
+            samples["empty"].append(empty_rate)
+            cpu["empty"].append(empty_cpu)
             samples["sized"].append(wrk(f"{base}/sandbox/verifyReceipt", directory / "store-refused-body.json")[0])
-            for key, read in (("subscription_read", lambda: wrk(f"{base}/v1/subscriptions/{original}")),
-                              ("verify_receipt_merged",
-                               lambda: wrk(f"{base}/sandbox/verifyReceipt", directory / "store-verify-body.json"))):
-                http_rate, failed = read()
+            for key, url, body in (("subscription_read", f"{base}/v1/subscriptions/{original}", None),
+                                   ("verify_receipt_merged", f"{base}/sandbox/verifyReceipt", directory / "store-verify-body.json")):
+                http_rate, failed, spent = wrk_with_cpu(process.pid, url, body)
                 samples[key].append(http_rate)
+                cpu[key].append(spent)
                 errors += failed
             # The server is idle meanwhile: the in-process reads have the cores to themselves.
             for key, nanoseconds in inprocess(location, anchors, original, directory).items():
@@ -304,6 +346,11 @@ def row(name, location, bodies, anchors, original, directory):
               f"req/s + in-process {work:,.0f}/s (16 at a time, {CORES} cores) = {floor:,.0f} req/s; medians of {ROUNDS} "
               f"rounds taken in turn; HTTP / floor = {ratio:.2f} (rounds: {rounds}) (target >= 0.85): "
               f"{'met' if ratio >= 0.85 else 'NOT met'}")
+    if all_in_process:
+        print_cpu(cpu, median)
+    else:
+        print("  in CPU: not shown (the store's work is done in its own processes, which neither the server's time "
+              "nor bench-store's counts)")
     # A POST's request carries a body that the empty GET has not: measured, as bench_realtime.sh's
     # floor is, by a POST of the same size that the endpoint refuses at its first byte.
     sized, work = median["sized"], median["work:verify_receipt_merged"]
@@ -322,7 +369,7 @@ def main():
     print(f"assumed Apple peak: 1,000,000 subscribers / 30 days x 2 notifications per renewal, a day's within one hour "
           f"= {APPLE_PEAK:,.1f} notifications/s")
     with tempfile.TemporaryDirectory() as scratch:
-        row("SQLite", pathlib.Path(scratch) / "bench.db", bodies, anchors, original, directory)
+        row("SQLite", pathlib.Path(scratch) / "bench.db", bodies, anchors, original, directory, all_in_process=True)
     if postgres_cluster.server_binaries() is None:
         print("PostgreSQL: not installed (scripts/install-deps.sh test installs it): row skipped")
         return

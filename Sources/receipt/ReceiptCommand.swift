@@ -30,8 +30,9 @@ struct ReceiptCommand: AsyncParsableCommand {
         do {
             var command = try parseAsRoot()
             // Still on the main thread with no task started: the only moment the server's
-            // event loops can take over Swift's global executor.
-            (command as? Serve)?.prepareThreads()
+            // event loops can take over Swift's global executor (and the allocator is set
+            // before any thread allocates).
+            (command as? Serve)?.prepareProcess()
             if var server = command as? AsyncParsableCommand {
                 try await server.run()
             } else {

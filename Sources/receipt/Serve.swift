@@ -127,8 +127,10 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Check the configuration (options, files, keys, rules, and that the store can be reached) and exit: 0 usable, 2 not, naming why. Creates and changes nothing.")
     var checkConfig = false
 
-    /// Called by main before any task starts (see ReceiptServer.runConcurrencyOnEventLoops).
-    func prepareThreads() {
+    /// Called by main before any task starts (see ReceiptServer.runConcurrencyOnEventLoops and
+    /// ServerAllocator).
+    func prepareProcess() {
+        ServerAllocator.keepFreedMemoryForReuse()
         ReceiptServer.runConcurrencyOnEventLoops(workers: workers ?? ServerSettings.coreCount)
     }
 
