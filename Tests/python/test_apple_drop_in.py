@@ -127,12 +127,13 @@ def test_the_kind_comes_from_the_call(jws_ca):
 
 def test_a_minimal_renewal_info_is_judged_as_the_call_says():
     # Apple's renewalInfo holds only environment and signedDate: no member says what it is.
+    from appstoreserverlibrary.models.Environment import Environment
+    from appstoreserverlibrary.models.JWSRenewalInfoDecodedPayload import JWSRenewalInfoDecodedPayload
     renewal = verifier("Sandbox", "com.example", 1234).verify_and_decode_renewal_info(token_of("renewalInfo"))
-    assert renewal.environment == "Sandbox" and renewal.signedDate == 1672956154000
+    assert type(renewal) is JWSRenewalInfoDecodedPayload  # Apple's own model class
+    assert renewal.environment is Environment.SANDBOX and renewal.rawEnvironment == "Sandbox"
+    assert renewal.signedDate == 1672956154000
     assert renewal.autoRenewStatus is None  # absent members are None, as in Apple's models
-    assert renewal["environment"] == renewal.raw["environment"] == "Sandbox"
-    with pytest.raises(AttributeError):
-        renewal.environment = "Production"
 
 
 KINDS = {"signedTransaction.json": "transaction", "signedTransactionWithRevocation.json": "transaction",

@@ -21,19 +21,39 @@ def apple_style_client(mock, cls=api_client.AppStoreServerAPIClient):
     return cls(key, KEY_ID, ISSUER_ID, BUNDLE_ID, "sandbox", base_url=base, verifier=ca_verifier(root))
 
 
-def test_answers_read_as_apples_models_do(mock):
+def apple_verifier(mock):
+    """Apple's way of reading a signed member: a SignedDataVerifier (here the drop-in's) on the mock's CA."""
+    from libreceipt.appstoreserverlibrary.signed_data_verifier import SignedDataVerifier
+    return SignedDataVerifier([mock[2]], False, "Sandbox", BUNDLE_ID)
+
+
+def test_answers_are_apples_response_models(mock):
     client = apple_style_client(mock)
     request = models.TransactionHistoryRequest(sort=models.Order.DESCENDING,
                                                productTypes=[models.ProductType.AUTO_RENEWABLE])
     response = client.get_transaction_history(ORIGINAL, None, request)
+    from appstoreserverlibrary.models.Environment import Environment
+    from appstoreserverlibrary.models.HistoryResponse import HistoryResponse
+    from appstoreserverlibrary.models.TransactionInfoResponse import TransactionInfoResponse
+    assert type(response) is HistoryResponse
     assert response.hasMore is True and isinstance(response.revision, str)
+    assert response.environment is Environment.SANDBOX and response.rawEnvironment == "Sandbox"
     assert len(response.signedTransactions) == 20 and all(t.startswith("ey") for t in response.signedTransactions)
-    # Beside Apple's members, the verified payloads: newest first, as asked.
-    ids = [transaction.transactionId for transaction in response.transactions]
+    # Each signed member verified before the call returned; decoded as Apple's documentation does.
+    transactions = [apple_verifier(mock).verify_and_decode_signed_transaction(t) for t in response.signedTransactions]
+    ids = [transaction.transactionId for transaction in transactions]
     assert ids == sorted(ids, reverse=True)
-    assert response.environment == "Sandbox" and response.notAppleMember is None
     info = client.get_transaction_info(FIRST)
-    assert info.transaction_info.originalTransactionId == ORIGINAL
+    assert type(info) is TransactionInfoResponse
+    assert apple_verifier(mock).verify_and_decode_signed_transaction(info.signedTransactionInfo) \
+        .originalTransactionId == ORIGINAL
+
+
+def test_iterators_yield_apples_decoded_models(mock):
+    from appstoreserverlibrary.models.JWSTransactionDecodedPayload import JWSTransactionDecodedPayload
+    transactions = list(apple_style_client(mock).iter_transaction_history(ORIGINAL))
+    assert transactions and all(type(t) is JWSTransactionDecodedPayload for t in transactions)
+    assert {t.originalTransactionId for t in transactions} == {ORIGINAL}
 
 
 def test_refusals_are_apples_exception_with_apples_codes(mock):
@@ -47,7 +67,9 @@ def test_refusals_are_apples_exception_with_apples_codes(mock):
 def test_the_async_client_answers_alike(mock):
     client = apple_style_client(mock, api_client.AsyncAppStoreServerAPIClient)
     info = asyncio.run(client.get_transaction_info(FIRST))
-    assert info.transaction_info.originalTransactionId == ORIGINAL
+    assert type(info).__name__ == "TransactionInfoResponse"
+    assert apple_verifier(mock).verify_and_decode_signed_transaction(info.signedTransactionInfo) \
+        .originalTransactionId == ORIGINAL
 
 
 def test_apples_module_names_lead_to_libreceipts_classes():
@@ -63,24 +85,30 @@ XCODE_RECEIPTS = (pathlib.Path(__file__).resolve().parents[3] / "shared" / "fixt
 
 
 @pytest.mark.skipif(not XCODE_RECEIPTS.is_dir(), reason="../shared/fixtures/apple-library-tests is absent")
-def test_receipt_utility_reads_only_what_verified():
+def test_receipt_utility_reads_as_apples_and_verifies_under_its_own_name():
     from libreceipt import Verifier
     from libreceipt.appstoreserverlibrary.receipt_utility import ReceiptUtility
     from libreceipt.appstoreserverlibrary.signed_data_verifier import VerificationException
     with_one = (XCODE_RECEIPTS / "xcode-app-receipt-with-transaction").read_text()
     empty = (XCODE_RECEIPTS / "xcode-app-receipt-empty").read_text()
-    # Apple's answers (tests/test_receipt_utility.py), once the receipt verified under Xcode's certificate.
+    # Apple's methods read without verifying (Apple's tests/test_receipt_utility.py): the id is only
+    # a key for the API, whose answers are verified.
+    assert ReceiptUtility().extract_transaction_id_from_app_receipt(with_one) == "0"
+    assert ReceiptUtility().extract_transaction_id_from_app_receipt(empty) is None
+    with pytest.raises(ValueError):
+        ReceiptUtility().extract_transaction_id_from_app_receipt("bm90IGEgcmVjZWlwdA==")
+    legacy = (XCODE_RECEIPTS.parent / "mock_signed_data" / "legacyTransaction").read_text()
+    assert ReceiptUtility().extract_transaction_id_from_transaction_receipt(legacy) == "33993399"
+    # libreceipt's verifying extraction: under Xcode's certificate Apple's answers; by default only
+    # Apple's root is trusted, and Xcode's receipt is refused, not read.
     trusting_xcode = ReceiptUtility(Verifier(allow_xcode=True))
-    assert trusting_xcode.extract_transaction_id_from_app_receipt(with_one) == "0"
-    assert trusting_xcode.extract_transaction_id_from_app_receipt(empty) is None
-    # By default only Apple's root is trusted: Xcode's receipt is refused, not read.
+    assert trusting_xcode.extract_verified_transaction_id_from_app_receipt(with_one) == "0"
+    assert trusting_xcode.extract_verified_transaction_id_from_app_receipt(empty) is None
     with pytest.raises(VerificationException) as refused:
-        ReceiptUtility().extract_transaction_id_from_app_receipt(with_one)
+        ReceiptUtility().extract_verified_transaction_id_from_app_receipt(with_one)
     assert refused.value.receipt_status == "RECEIPT_E_CHAIN_UNTRUSTED"
     with pytest.raises(ValueError):
-        ReceiptUtility().extract_transaction_id_from_app_receipt("not a receipt")
-    with pytest.raises(VerificationException, match="iOS 6|Verification failed"):
-        ReceiptUtility().extract_transaction_id_from_transaction_receipt("ewoJInNpZ25hdHVyZSIgPSAiQXBk")
+        ReceiptUtility().extract_verified_transaction_id_from_app_receipt("not a receipt")
 
 
 @pytest.mark.parametrize("call, arguments, code", [

@@ -33,15 +33,11 @@ FILES = ["test_payload_verification.py", "test_decoded_payloads.py", "test_xcode
 # Why a case is answered otherwise on purpose.
 KEY_ID = ("Apple's test makes its credentials with key id 'keyId' and issuer id 'issuerId'; libreceipt refuses a "
           "key id that is not App Store Connect's 10 characters and an issuer id that is not a UUID before any "
-          "token is made (hardening 4)")
+          "token is made (hardening 4). #58 item 4 has the drop-in accept them (refusing still control characters, "
+          "whitespace, PEM armour and more than 64 characters); that needs the core's credentials to take them, "
+          "which they do not yet (ServerAPICredentials)")
 NO_KEY_USAGE = ("the token's leaf (serial 11 of Apple's test CA) has no keyUsage; libreceipt requires digitalSignature "
                 "on the signer (hardening 3), which every Apple and Xcode signer carries")
-XCODE_RECEIPT = ("the receipt is Xcode's; ReceiptUtility verifies a receipt before reading it, by default against "
-                 "Apple's root only, so it refuses this one (with Verifier(allow_xcode=True) it gives Apple's answer: "
-                 "test_apple_drop_in_api.py)")
-IOS6 = ("an iOS 6 transaction receipt: libreceipt does not verify that format's signature, and hands out nothing "
-        "it has not verified")
-
 NESTED = ("the notification's nested signed member is Apple's placeholder text ('signed_transaction_info_value'); "
           "libreceipt verifies a notification's nested JWS too (RECEIPT_E_NESTED_UNREADABLE)")
 XCODE = ("the token is signed by the StoreKit Testing certificate of the Mac that made it; libreceipt verifies an "
@@ -49,7 +45,6 @@ XCODE = ("the token is signed by the StoreKit Testing certificate of the Mac tha
          "skips verification in the Xcode environment")
 REPLACED_INTERNALS = ("Apple's test replaces its verifier's internal _verify_notification; libreceipt's verifier checks "
                       "the token's environment (production, from its externalPurchaseId) against its own (local testing)")
-UUID_MEMBER = ("decoded payloads keep each member as signed (a string); Apple's model makes requestIdentifier a UUID")
 
 # Apple's test class (file.Class) or case (file.Class.test) -> the reason it is answered otherwise.
 DELIBERATE = {
@@ -63,16 +58,12 @@ DELIBERATE = {
     "test_decoded_payloads.DecodedPayloads.test_external_purchase_token_notification_decoding": REPLACED_INTERNALS,
     "test_decoded_payloads.DecodedPayloads.test_external_purchase_token_sandbox_notification_decoding":
         REPLACED_INTERNALS,
-    "test_decoded_payloads.DecodedPayloads.test_realtime_request_decoding": UUID_MEMBER,
     **{f"test_xcode_signed_data.ReceiptUtilityTest.{case}": XCODE for case in (
         "test_xcode_signed_app_transaction", "test_xcode_signed_renewal_info", "test_xcode_signed_transaction")},
     "test_api_client.DecodedPayloads": KEY_ID,
     "test_api_client_async.DecodedPayloads": KEY_ID,
     "test_jws_signature_creator.JWSSignatureCreatorTest": KEY_ID,
     "test_promotional_offer_signature_creator.PromotionalOfferSignatureCreatorTest": KEY_ID,
-    "test_receipt_utility.ReceiptUtilityTest.test_xcode_app_receipt_extraction_with_no_transactions": XCODE_RECEIPT,
-    "test_receipt_utility.ReceiptUtilityTest.test_xcode_app_receipt_extraction_with_transactions": XCODE_RECEIPT,
-    "test_receipt_utility.ReceiptUtilityTest.test_transaction_receipt_extraction": IOS6,
 }
 
 
@@ -140,10 +131,12 @@ def test_the_credential_cases_fail_on_the_credentials_alone(outcomes):
 def test_the_count_of_apples_cases_answered_alike(outcomes):
     passed = [case for case, (outcome, _) in outcomes.items() if outcome == "passed"]
     # README's figures (its migration section), kept true by this test.
-    assert (len(passed), len(outcomes)) == (10, 130)
+    assert (len(passed), len(outcomes)) == (14, 130)
     reasons = [reason_for(case) for case in outcomes if case not in passed]
-    assert [reasons.count(reason) for reason in (KEY_ID, NO_KEY_USAGE, NESTED, XCODE, REPLACED_INTERNALS,
-                                                   XCODE_RECEIPT, IOS6, UUID_MEMBER)] == [103, 5, 3, 3, 2, 2, 1, 1]
+    assert [reasons.count(reason) for reason in (KEY_ID, NO_KEY_USAGE, NESTED, XCODE, REPLACED_INTERNALS)] == \
+        [103, 5, 3, 3, 2]
+    assert len(set(DELIBERATE.values())) <= 10  # the issue's bound on deliberate differences (#58)
     print(f"\nApple's suite {VERSION}: {len(passed)} of {len(outcomes)} cases answered as Apple answers; "
           f"{len(outcomes) - len(passed)} otherwise on purpose")
-    assert {case.split(".")[0] for case in passed} >= {"test_payload_verification", "test_decoded_payloads"}
+    assert {case.split(".")[0] for case in passed} >= {"test_payload_verification", "test_decoded_payloads",
+                                                      "test_receipt_utility"}

@@ -1,23 +1,31 @@
 """Apple's `SignedDataVerifier`, `VerificationException` and `VerificationStatus`, by
 Apple's names and signatures, verified by libreceipt's core.
 
-Each `verify_and_decode_*` takes the payload's kind from the call, as Apple's do: a JWS
-of another kind is refused. What libreceipt does beyond Apple's: the chain is judged at
-the time of signing against the roots given (never the system's), every member Apple
-documents has its documented type, a notification's nested JWS are verified too, and
-`enable_online_checks` asks OCSP for the leaf and the intermediate (hard: no answer, no
-verdict). The decoded payload comes back as `DecodedPayload`: Apple's member names as
-attributes (absent ones None, as in Apple's models), enumerations as their raw values,
-which compare equal to Apple's string enumerations, and `rawX` for each member `x`, as Apple's
-models have them. As Apple's, the app's Apple id is checked in production only."""
-from enum import Enum
+Each `verify_and_decode_*` returns Apple's own model class (`appstoreserverlibrary.models`:
+`ResponseBodyV2DecodedPayload` with its `Data`, `Summary`, `ExternalPurchaseToken` or `AppData`,
+`JWSTransactionDecodedPayload`, `JWSRenewalInfoDecodedPayload`, `AppTransaction`,
+`DecodedRealtimeRequestBody`), built from the verified payload the way Apple's library builds
+it (its cattrs converter): enumerations are Apple's enum members, a value Apple's enum does not
+know stays in the `raw…` member, and every member of the installed version of Apple's models is
+there. Nothing is built from a payload whose signature did not verify.
 
-from ..verification import Verifier
+Each call takes the payload's kind from the call, as Apple's do: a JWS of another kind is refused.
+What libreceipt does beyond Apple's: the chain is judged at the time of signing against the roots
+given (never the system's), every member Apple documents has its documented type, a notification's
+nested JWS are verified too, and `enable_online_checks` asks OCSP for the leaf and the intermediate
+(hard: no answer, no verdict, RETRYABLE_VERIFICATION_FAILURE as Apple's). The verdict with its steps
+is reachable beside the model: `verify_and_decode_with_verdict(signed_data, kind)`. As Apple's, the
+app's Apple id is checked in production only."""
+import importlib
+from enum import IntEnum
+
 from .._errors import ReceiptError
 from .._native import lib
+from ..verification import Verifier
 
 
-class VerificationStatus(Enum):
+class VerificationStatus(IntEnum):
+    """Apple's statuses, with Apple's values."""
     OK = 0
     VERIFICATION_FAILURE = 1
     INVALID_APP_IDENTIFIER = 2
@@ -45,43 +53,50 @@ def _apple_status(status):
     return VerificationStatus.__members__.get(name, VerificationStatus.VERIFICATION_FAILURE)
 
 
+def _refusal(verification, production=True):
+    """The VerificationException of a verdict that failed. Every step reports, so the status is the
+    one Apple's verifier reaches first: its signature and chain checks come before the app's
+    identifiers, and those before the environment; the app's Apple id counts among the identifiers in
+    production only, as in Apple's (libreceipt requires it of any production JWS, so a non-production
+    verifier's refusal of a production JWS is Apple's INVALID_ENVIRONMENT)."""
+    failed = [step for step in verification.steps if step.outcome == "failed"]
+    if not failed:  # a verdict that failed names its status even when no step carries it
+        return VerificationException(_apple_status(verification.status), verification.status_name, None)
+
+    def rank(step):
+        status = _apple_status(step.status)
+        if status == VerificationStatus.INVALID_APP_IDENTIFIER:
+            return 1 if production or step.status_name != "RECEIPT_E_APP_APPLE_ID_MISMATCH" else 3
+        return 2 if status == VerificationStatus.INVALID_ENVIRONMENT else 0
+
+    step = min(failed, key=rank)  # the first of the lowest rank: min keeps the order of the steps
+    return VerificationException(_apple_status(step.status), step.status_name, step.detail)
+
+
 _ENVIRONMENTS = {"Production": "production", "Sandbox": "sandbox", "Xcode": "xcode", "LocalTesting": "local-testing"}
 
-
-class DecodedPayload:
-    """A verified payload: `payload.transactionId`, `payload.data.bundleId`, … (None when
-    absent), `payload["member"]`, and `raw`, the dict as signed."""
-
-    __slots__ = ("raw",)
-
-    def __init__(self, members):
-        object.__setattr__(self, "raw", members)
-
-    def __getattr__(self, name):
-        if name not in self.raw and name.startswith("raw") and name[3:4].isupper():
-            # Apple's models keep each enumeration's value as sent beside it: rawType for type.
-            return _wrapped(self.raw.get(name[3].lower() + name[4:]))
-        return _wrapped(self.raw.get(name))
-
-    def __getitem__(self, name):
-        return _wrapped(self.raw[name])
-
-    def __setattr__(self, name, value):
-        raise AttributeError("a verified payload is read-only")
-
-    def __eq__(self, other):
-        return isinstance(other, DecodedPayload) and other.raw == self.raw
-
-    def __repr__(self):
-        return f"DecodedPayload({self.raw!r})"
+# The kind of each call -> Apple's model (module and class of appstoreserverlibrary.models).
+_MODELS = {"notification": "ResponseBodyV2DecodedPayload", "transaction": "JWSTransactionDecodedPayload",
+           "renewal_info": "JWSRenewalInfoDecodedPayload", "app_transaction": "AppTransaction",
+           "realtime_request": "DecodedRealtimeRequestBody"}
 
 
-def _wrapped(value):
-    if isinstance(value, dict):
-        return DecodedPayload(value)
-    if isinstance(value, list):
-        return [_wrapped(item) for item in value]
-    return value
+def _converter(model):
+    """Apple's converter for `model`, as Apple's library makes it (LibraryUtility), or a plain cattrs
+    converter for a version of Apple's models without one."""
+    try:
+        from appstoreserverlibrary.models.LibraryUtility import _get_cattrs_converter
+    except ImportError:  # pragma: no cover - every version from 1.0 has it
+        import cattrs
+        return cattrs.Converter()
+    return _get_cattrs_converter(model)
+
+
+def apple_model(name, members):
+    """Apple's model class `name` (e.g. "JWSTransactionDecodedPayload") built from `members` (a dict
+    as signed or as sent) the way Apple's library builds it."""
+    model = getattr(importlib.import_module("appstoreserverlibrary.models." + name), name)
+    return _converter(model).structure(members, model)
 
 
 class SignedDataVerifier:
@@ -96,32 +111,38 @@ class SignedDataVerifier:
         if name == "Production" and app_apple_id is None:
             raise ValueError("appAppleId is required when the environment is Production")  # Apple's words
         # As Apple's verifier, the app's Apple id is checked in production only.
+        self._production = name == "Production"
         self._verifier = Verifier(bundle_id=bundle_id, apple_root=False, anchors=list(root_certificates),
                                   environment=_ENVIRONMENTS[name],
                                   app_apple_id=int(app_apple_id) if name == "Production" else None,
                                   revocation="hard" if enable_online_checks else "off")
 
     def verify_and_decode_notification(self, signed_payload):
-        return self._verify(signed_payload, "notification")
+        return self.verify_and_decode_with_verdict(signed_payload, "notification")[0]
 
     def verify_and_decode_signed_transaction(self, signed_transaction):
-        return self._verify(signed_transaction, "transaction")
+        return self.verify_and_decode_with_verdict(signed_transaction, "transaction")[0]
 
     def verify_and_decode_renewal_info(self, signed_renewal_info):
-        return self._verify(signed_renewal_info, "renewal_info")
+        return self.verify_and_decode_with_verdict(signed_renewal_info, "renewal_info")[0]
 
     def verify_and_decode_app_transaction(self, signed_app_transaction):
-        return self._verify(signed_app_transaction, "app_transaction")
+        return self.verify_and_decode_with_verdict(signed_app_transaction, "app_transaction")[0]
 
     def verify_and_decode_realtime_request(self, signed_payload):
-        return self._verify(signed_payload, "realtime_request")
+        return self.verify_and_decode_with_verdict(signed_payload, "realtime_request")[0]
 
-    def _verify(self, token, kind):
+    def verify_and_decode_with_verdict(self, signed_data, kind):
+        """(Apple's model, libreceipt's Verification) of `signed_data` as `kind` ("notification",
+        "transaction", "renewal_info", "app_transaction", "realtime_request"): the verdict's steps
+        (a notification's nested JWS among them), its fingerprint and JSON report beside the model.
+        Raises VerificationException as the verify_and_decode_* methods do."""
+        if kind not in _MODELS:
+            raise ValueError(f"kind: one of {', '.join(_MODELS)}, not {kind!r}")
         try:
-            verification = self._verifier.verify_jws(token, kind)
+            verification = self._verifier.verify_jws(signed_data, kind)
         except ReceiptError as error:  # not a readable JWS, or one of another kind
             raise VerificationException(_apple_status(error.status), error.name, error.detail) from error
         if not verification.valid:
-            failed = next(step for step in verification.steps if step.outcome == "failed")
-            raise VerificationException(_apple_status(verification.status), verification.status_name, failed.detail)
-        return DecodedPayload(verification.payload)
+            raise _refusal(verification, self._production)
+        return apple_model(_MODELS[kind], verification.payload), verification
