@@ -49,6 +49,7 @@ struct ConsumptionDelivery: Sendable {
         for row in awaiting {
             guard let arguments = policy.arguments(transactionID: row.transactionID, productID: row.productID) else { continue }
             let body = ConsumptionAnswer.bodyText(arguments)
+            // Refused when the app answered meanwhile, or Apple's 12 hours passed: nothing to do.
             _ = try await store.consumption { statements, now in
                 try await ConsumptionOutbox.answer(transactionID: row.transactionID, body: body, source: "policy", on: statements, at: now)
             }

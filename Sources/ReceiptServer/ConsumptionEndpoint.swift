@@ -3,16 +3,13 @@ import Hummingbird
 import ReceiptCore
 
 /// The answers to Apple's `CONSUMPTION_REQUEST`: `POST /v1/consumption/{transactionId}` with
-/// Apple's V2 members (`customerConsented`, `sampleContentProvided`, `deliveryStatus`,
-/// `consumptionPercentage`, `refundPreference`) gives the app's answer, which the server sends
-/// (a token is required, even where reads are open); `GET` shows where it stands.
+/// Apple's V2 members (`customerConsented` true, `sampleContentProvided`, `deliveryStatus`,
+/// `consumptionPercentage`, `refundPreference`) gives the app's answer to a request Apple made
+/// (stored from its notification, awaiting an answer, within its 12 hours), which the server
+/// sends (the write token); `GET` shows where it stands (a read token).
 extension ReceiptResponder {
-    static let consumptionPrefix = "/v1/consumption/"
-
     func consumption(_ id: String, _ request: Request, context: Context) async throws -> (Response, String) {
         guard let stored else { return Self.noStore() }
-        let caller = reads.caller(of: request.headers)
-        guard caller != .refused else { return Self.unauthorized() }
         guard !id.isEmpty, id.utf8.count <= 20, id.utf8.allSatisfy({ (48...57).contains($0) }) else {
             return (Self.json(.badRequest, NotificationEndpoint.refusal(ReceiptError(.invalidArgument,
                                                                                      "a transaction id is 1 to 20 digits"))), "400")
@@ -28,7 +25,6 @@ extension ReceiptResponder {
                 }
                 return (Self.json(.ok, row.json), "200")
             case .post:
-                guard caller == .authenticated else { return Self.unauthorized() }
                 guard let body = try await readBody(request) else {
                     return (Self.json(.contentTooLarge, NotificationEndpoint.failure("TOO_LARGE", "the body is too large")), "413")
                 }
@@ -39,14 +35,22 @@ extension ReceiptResponder {
                     return (Self.json(.badRequest, NotificationEndpoint.refusal(error)), "400")
                 }
                 let text = ConsumptionAnswer.bodyText(arguments)
-                guard let row = try await stored.store.consumption({ statements, now in
+                let taken = try await stored.store.consumption { statements, now in
                     try await ConsumptionOutbox.answer(transactionID: id, body: text, source: "app", on: statements, at: now)
-                }) else {
-                    return (Self.json(.conflict, NotificationEndpoint.failure("ALREADY_SENT", "an answer to this request was "
-                                                                              + "already sent to the App Store")), "409")
                 }
-                stored.consumptionWake?.signal()
-                return (Self.json(.accepted, row.json), "202")
+                switch taken {
+                case .success(let row):
+                    stored.consumptionWake?.signal()
+                    return (Self.json(.accepted, row.json), "202")
+                case .failure(let refusal):
+                    let (status, code, detail): (HTTPResponse.Status, String, String) = switch refusal {
+                    case .notAsked: (.notFound, "NOT_ASKED", "the App Store sent no CONSUMPTION_REQUEST for transaction \(id) "
+                                     + "(none is stored): an answer is sent only when Apple asks")
+                    case .answered: (.conflict, "ALREADY_ANSWERED", "Apple's request for transaction \(id) was already answered")
+                    case .expired: (.gone, "EXPIRED", "Apple's 12 hours to answer its request for transaction \(id) are over")
+                    }
+                    return (Self.json(status, NotificationEndpoint.failure(code, detail)), String(status.code))
+                }
             default:
                 return (Self.methodNotAllowed(allow: "GET, POST"), "405")
             }

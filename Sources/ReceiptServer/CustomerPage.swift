@@ -12,9 +12,7 @@ extension ReceiptResponder {
     static let customerPagePath = "/dashboard/customer"
 
     func customerPage(_ request: Request, context: Context) async throws -> (Response, String) {
-        guard request.method == .get || request.method == .head else { return (Self.methodNotAllowed(allow: "GET"), "405") }
         guard let stored else { return Self.noStore() }
-        if let refusal = pageRefusal(request) { return refusal }
         let id = request.uri.queryParameters.get("id") ?? ""
         guard !id.isEmpty else { return Self.page(.ok, CustomerPage.form(id: "", message: nil)) }
         guard CustomerView.isCustomerID(id) else {

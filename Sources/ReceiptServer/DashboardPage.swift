@@ -13,12 +13,12 @@ extension ReceiptResponder {
     static let dashboardPath = "/dashboard"
 
     func dashboard(_ request: Request, context: Context) async throws -> (Response, String) {
-        guard request.method == .get || request.method == .head else { return (Self.methodNotAllowed(allow: "GET"), "405") }
         guard let stored else { return Self.noStore() }
-        if let refusal = pageRefusal(request) { return refusal }
-        guard let figure = FigureQuery(request.uri.queryParameters, now: ReceiptVerifier.currentMilliseconds(),
-                                       lookBackDays: 365, by: .month) else {
-            return Self.badRequest(FigureQuery.why)
+        let figure: FigureQuery
+        do throws(FigureQuery.Refusal) {
+            figure = try FigureQuery(request.uri.queryParameters, now: ReceiptVerifier.currentMilliseconds(), lookBackDays: 365, by: .month)
+        } catch {
+            return Self.badRequest(error.description)
         }
         do {
             // Every product's counts: the form offers each; the table shows the one asked. The
@@ -39,22 +39,16 @@ extension ReceiptResponder {
         }
     }
 
-    /// The dashboard's pages take the read token as a browser gives it (HTTP Basic, the token
-    /// as the password) or as a bearer token; nil when the caller may read, else the 401
-    /// that makes a browser ask for it.
-    func pageRefusal(_ request: Request) -> (Response, String)? {
-        guard reads.caller(of: request.headers, basic: true) == .refused else { return nil }
-        var (response, status) = Self.unauthorized()
-        response.headers[.wwwAuthenticate] = #"Basic realm="receipt serve", charset="UTF-8""#
-        return (response, status)
-    }
+    /// An HTML page of the dashboard: no script, no frame, nothing fetched (the page is all there is), never cached,
+    /// and no address of it handed to another site.
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
 
-    /// An HTML page of the dashboard: no script, no frame, nothing fetched (the page is all there is), never cached.
     static func page(_ status: HTTPResponse.Status, _ html: String) -> (Response, String) {
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
         headers[.cacheControl] = "no-store"
+        headers[Self.referrerPolicy] = "no-referrer"
         return (Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html))), String(status.code))
     }
 }
@@ -132,10 +126,11 @@ struct DashboardPage {
     private var flowsSection: String {
         let series: [(name: String, color: String, value: (IntervalFlows) -> Int64)] = [
             ("new", "#3b7dd8", { $0.began.new }), ("renewals", "#34a853", { $0.began.renewals }),
-            ("churned", "#d93025", { $0.churnedVoluntary + $0.churnedBilling + $0.churnedOther }),
+            ("churned", "#d93025", { $0.churnedVoluntary.clampedAdding($0.churnedBilling).clampedAdding($0.churnedOther) }),
         ]
         let (width, height, top) = (720.0, 200.0, 10.0)
-        let highest = Double(max(1, flows.flatMap { flow in series.map { $0.value(flow) } }.max() ?? 1))
+        let highestValue = max(1, flows.flatMap { flow in series.map { $0.value(flow) } }.max() ?? 1)
+        let highest = Double(highestValue)
         let slot = width / Double(max(1, flows.count))
         let bar = slot / Double(series.count + 1)
         var chart = "<h2>Flows by \(figure.interval.rawValue)</h2>\n<p class=\"legend\">"
@@ -144,7 +139,7 @@ struct DashboardPage {
             + "role=\"img\" aria-label=\"new, renewals and churned per \(figure.interval.rawValue)\">\n"
             + "<line x1=\"0\" y1=\"\(height + top)\" x2=\"\(width)\" y2=\"\(height + top)\" stroke=\"#999\"/>\n"
             + "<line x1=\"0\" y1=\"\(top)\" x2=\"\(width)\" y2=\"\(top)\" stroke=\"#eee\"/>\n"
-            + "<text x=\"\(Int(width) - 4)\" y=\"\(Int(top) + 12)\" font-size=\"11\" text-anchor=\"end\">\(Int64(highest))</text>\n"
+            + "<text x=\"\(Int(width) - 4)\" y=\"\(Int(top) + 12)\" font-size=\"11\" text-anchor=\"end\">\(highestValue)</text>\n"
         let labelEvery = max(1, flows.count / 12)
         for (index, flow) in flows.enumerated() {
             for (position, entry) in series.enumerated() {

@@ -2,58 +2,78 @@ import HTTPTypes
 import Hummingbird
 import ReceiptCore
 
-/// The outbox over HTTP, for a caller with a read token: `GET /v1/events[?state=pending|
-/// delivered|failed][&limit=N][&before=SEQUENCE]` lists events, most recent first;
-/// `GET /v1/events/{id}` shows one with its body and deliveries; `POST
-/// /v1/events/{id}/replay` (or `/v1/events/replay-failed`) makes deliveries pending
-/// again. Replaying is a write: it takes a token even where reads are open.
+/// The outbox over HTTP: `GET /v1/events[?state=pending|delivered|failed][&limit=N][&before=SEQUENCE]`
+/// lists events, most recent first; `GET /v1/events/{id}` shows one with its body and
+/// deliveries (a read token). `POST /v1/events/{id}/replay` makes the event's parked (failed)
+/// deliveries pending again, and with `?force=true` its delivered ones too, at most
+/// EventOutbox.maxForcedReplays times, each logged with the token's fingerprint; `POST
+/// /v1/events/replay-failed` every parked delivery (the write token: ServerRoutes).
 extension ReceiptResponder {
-    static let eventsPath = "/v1/events"
-
-    static func isEventsPath(_ path: String) -> Bool { path == eventsPath || path.hasPrefix(eventsPath + "/") }
-
-    func events(_ path: String, _ request: Request, context: Context) async throws -> (Response, String) {
+    func events(_ request: Request, context: Context) async throws -> (Response, String) {
         guard let stored else { return Self.noStore() }
-        let caller = reads.caller(of: request.headers)
-        guard caller != .refused else { return Self.unauthorized() }
-        let rest = path.dropFirst(Self.eventsPath.count)
-        let parts = rest.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let query = request.uri.queryParameters
+        let limit = query.get("limit").map { Int($0) ?? 0 } ?? 100
+        let state = query.get("state")
+        let before = query.get("before")
+        guard (1...EventOutbox.maxListedEvents).contains(limit), state == nil || EventSummary.deliveryStates.contains(state!),
+              before == nil || Int64(before!) != nil else {
+            return Self.badRequest("limit is 1 to \(EventOutbox.maxListedEvents), state pending, delivered or failed, "
+                                   + "and before a sequence (next_before)")
+        }
+        do {
+            let events = try await stored.store.events(state: state, before: before.flatMap { Int64($0) }, limit: limit)
+            return (Self.json(.ok, EventsJSON.list(events, limit: limit)), "200")
+        } catch {
+            return Self.storeUnavailable(error, context)
+        }
+    }
+
+    /// `rest`: the path under /v1/events/.
+    func event(_ rest: Substring, _ request: Request, context: Context) async throws -> (Response, String) {
+        guard let stored else { return Self.noStore() }
+        let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
+        let force = request.uri.queryParameters.get("force")
+        guard force == nil || force == "true" else { return Self.badRequest("force, when given, is true") }
         do {
             switch (request.method, parts.count) {
-            case (.get, 0):
-                let query = request.uri.queryParameters
-                let limit = query.get("limit").map { Int($0) ?? 0 } ?? 100
-                let state = query.get("state")
-                let before = query.get("before")
-                guard (1...EventOutbox.maxListedEvents).contains(limit), state == nil || EventSummary.deliveryStates.contains(state!),
-                      before == nil || Int64(before!) != nil else {
-                    return Self.badRequest("limit is 1 to \(EventOutbox.maxListedEvents), state pending, delivered or failed, "
-                                           + "and before a sequence (next_before)")
-                }
-                let events = try await stored.store.events(state: state, before: before.flatMap { Int64($0) }, limit: limit)
-                return (Self.json(.ok, EventsJSON.list(events, limit: limit)), "200")
-            case (.get, 1):
-                let id = String(parts[parts.startIndex])
+            case (.get, 1) where force == nil:
+                let id = String(parts[0])
                 guard Self.isEventID(id) else { return Self.badRequest("an event id is evt_ and 32 hex digits") }
-                guard let event = try await stored.store.event(id: id) else {
-                    return (Self.json(.notFound, NotificationEndpoint.failure("NOT_FOUND", "no event \(id) is stored")), "404")
-                }
+                guard let event = try await stored.store.event(id: id) else { return Self.noEvent(id) }
                 return (Self.json(.ok, EventsJSON.detail(event)), "200")
-            case (.post, 1) where parts.last == "replay-failed", (.post, 2) where parts.last == "replay":
-                guard caller == .authenticated else { return Self.unauthorized() }
-                let id = parts.count == 2 ? String(parts[parts.startIndex]) : nil
-                if let id, !Self.isEventID(id) { return Self.badRequest("an event id is evt_ and 32 hex digits") }
-                let count = try await stored.store.replay(eventID: id)
-                stored.wake?.signal()
-                return (Self.json(.ok, EventsJSON.counted("replayed_deliveries", count)), "200")
-            case (.get, _), (.post, _):
-                return (Self.json(.notFound, NotificationEndpoint.failure("NOT_FOUND", "no such events path")), "404")
+            case (.post, 1) where parts[0] == "replay-failed" && force == nil:
+                return try await replay(nil, force: false, stored, context: context)
+            case (.post, 2) where parts[1] == "replay":
+                let id = String(parts[0])
+                guard Self.isEventID(id) else { return Self.badRequest("an event id is evt_ and 32 hex digits") }
+                return try await replay(id, force: force == "true", stored, context: context)
+            case (.get, 1), (.post, 1):
+                return Self.badRequest("force is taken by POST /v1/events/{id}/replay only")
             default:
-                return (Self.methodNotAllowed(allow: "GET, POST"), "405")
+                return (Self.json(.notFound, NotificationEndpoint.failure("NOT_FOUND", "no such events path")), "404")
             }
         } catch {
             return Self.storeUnavailable(error, context)
         }
+    }
+
+    private func replay(_ id: String?, force: Bool, _ stored: StoreResponder, context: Context) async throws -> (Response, String) {
+        let outcome = try await stored.store.replay(eventID: id, force: force)
+        if let (code, detail) = outcome.refusal {
+            let status: HTTPResponse.Status = outcome == .noSuchEvent ? .notFound : .conflict
+            return (Self.json(status, NotificationEndpoint.failure(code, detail + (code == "ALREADY_DELIVERED" ? " (?force=true)" : ""))),
+                    String(status.code))
+        }
+        if force, let id {
+            context.logger.notice("event \(id) sent again on purpose (force) with the write token \(context.credential ?? "none")")
+        }
+        guard case .replayed(let count) = outcome else { return Self.noEvent(id ?? "") }
+        if count > 0 { stored.wake?.signal() }
+        return (Self.json(.ok, EventsJSON.counted("replayed_deliveries", count)), "200")
+    }
+
+    private static func noEvent(_ id: String) -> (Response, String) {
+        (json(.notFound, NotificationEndpoint.failure("NOT_FOUND", "no event \(id) is stored")), "404")
     }
 
     static func isEventID(_ id: String) -> Bool {

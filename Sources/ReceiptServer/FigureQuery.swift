@@ -1,8 +1,9 @@
 import Hummingbird
 import ReceiptCore
 
-/// The instants and interval a figure is asked for (`?at=&from=&to=&by=`): each instant in
-/// epoch milliseconds or as a date (`2026-11-27`, midnight UTC); absent, the defaults.
+/// The instants and interval a figure is asked for (`?at=&from=&to=&by=&product=`): each
+/// instant in epoch milliseconds or as a date (`2026-11-27`, midnight UTC), within
+/// FigureInterval.instants; absent or empty, the defaults.
 struct FigureQuery: Sendable {
     let at: Int64
     let from: Int64
@@ -15,28 +16,41 @@ struct FigureQuery: Sendable {
 
     /// The most intervals one answer holds (a little under three years by day).
     static let maxIntervals = 1000
-    static let why = "at, from and to are epoch milliseconds or dates (2026-11-27), from before to, by day, week or month, "
-        + "and at most \(maxIntervals) intervals between from and to; product, when given, is a product id "
-        + "(1 to \(maxProductBytes) bytes, no control characters)"
     static let maxProductBytes = 255
 
-    /// Nil when an argument cannot be taken (`why` says what they must be).
-    init?(_ query: some Sequence<(key: Substring, value: Substring)>, now: Int64, lookBackDays: Int64, by defaultInterval: FigureInterval) {
+    /// An argument that cannot be taken, named, with what it must be.
+    struct Refusal: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The route's entry (ServerRoute.figureQuery) refused unknown and repeated parameters already.
+    init(_ query: some Sequence<(key: Substring, value: Substring)>, now: Int64, lookBackDays: Int64,
+         by defaultInterval: FigureInterval) throws(Refusal) {
         var values: [String: String] = [:]
-        for (key, value) in query { values[String(key)] = String(value) }
-        func instant(_ name: String, or otherwise: Int64) -> Int64?? {
-            guard let text = values[name], !text.isEmpty else { return .some(otherwise) }
-            return FigureInterval.instant(text)
+        for (key, value) in query where !value.isEmpty { values[String(key)] = String(value) }
+        func instant(_ name: String, or otherwise: Int64) throws(Refusal) -> Int64 {
+            guard let text = values[name] else { return otherwise }
+            guard let instant = FigureInterval.instant(text) else {
+                throw Refusal(description: "\(name) is \(FigureInterval.instantsText)")
+            }
+            return instant
         }
-        guard let at = instant("at", or: now) ?? nil, let to = instant("to", or: now) ?? nil,
-              let from = instant("from", or: to - lookBackDays * FigureInterval.dayMilliseconds) ?? nil,
-              let interval = values["by"].map({ FigureInterval(rawValue: $0) }) ?? defaultInterval, from < to,
-              let firstDays = interval.intervals(from: from, to: to, limit: Self.maxIntervals) else { return nil }
-        let product = values["product"].flatMap { $0.isEmpty ? nil : $0 }
+        let at = try instant("at", or: now)
+        let to = try instant("to", or: now)
+        // `to` is within FigureInterval.instants: a year's days back cannot overflow.
+        let from = try instant("from", or: to - lookBackDays * FigureInterval.dayMilliseconds)
+        guard from < to else { throw Refusal(description: "from must be before to") }
+        let interval = try values["by"].map { (text) throws(Refusal) in
+            guard let interval = FigureInterval(rawValue: text) else { throw Refusal(description: "by is day, week or month") }
+            return interval
+        } ?? defaultInterval
+        guard let firstDays = interval.intervals(from: from, to: to, limit: Self.maxIntervals) else {
+            throw Refusal(description: "from and to hold more than \(Self.maxIntervals) intervals by \(interval.rawValue)")
+        }
+        let product = values["product"]
         if let product, product.utf8.count > Self.maxProductBytes || product.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            return nil
+            throw Refusal(description: "product is a product id (1 to \(Self.maxProductBytes) bytes, no control characters)")
         }
-        (self.at, self.from, self.to, self.interval, self.firstDays) = (at, from, to, interval, firstDays)
-        self.product = product
+        (self.at, self.from, self.to, self.interval, self.firstDays, self.product) = (at, from, to, interval, firstDays, product)
     }
 }

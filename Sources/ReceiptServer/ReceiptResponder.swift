@@ -9,7 +9,7 @@ import ReceiptServerAPIClient
 /// VerdictEndpoint); this only reads the body within its limit, picks the
 /// endpoint, and records metrics.
 struct ReceiptResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = ServerRequestContext
 
     let production: VerifyReceiptEndpoint
     let sandbox: VerifyReceiptEndpoint
@@ -19,14 +19,15 @@ struct ReceiptResponder: HTTPResponder {
     let revocation: RevocationTransport
     /// Nil when the server runs without a store (no --store).
     let stored: StoreResponder?
-    let notificationsPath: String
-    /// Who may read the store.
-    let reads: ReadAuthorization
+    let routes: ServerRoutes
+    /// The tokens each kind of request takes.
+    let credentials: ServerCredentials
+    /// Failed credentials counted per client address.
+    let throttle = ClientThrottle()
     /// Whether each request is logged (--access-log).
     let accessLog: Bool
     /// Retention Messaging's realtime endpoint, when the server has rules.
     let retention: RetentionEndpoint?
-    let retentionPath: String
 
     init(settings: ServerSettings, metrics: ServerMetrics, store: DeadlineStore?, catchUp: StoreCatchUp?,
          wake: WakeSignal?, consumptionWake: WakeSignal?) {
@@ -47,60 +48,31 @@ struct ReceiptResponder: HTTPResponder {
         stored = store.map { StoreResponder(store: $0, notifications: NotificationEndpoint(verifier: settings.verifier),
                                             metrics: metrics, catchUp: catchUp, revocation: revocation, wake: wake,
                                             consumptionWake: consumptionWake) }
-        notificationsPath = settings.notificationsPath
-        reads = settings.reads
+        routes = ServerRoutes(notificationsPath: settings.notificationsPath,
+                              retentionPath: settings.retention == nil ? nil : settings.retentionPath)
+        credentials = settings.credentials
         accessLog = settings.accessLog
         retention = settings.retention
-        retentionPath = settings.retentionPath
     }
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let start = ContinuousClock.now
         let path = request.uri.path
-        let (response, status): (Response, String)
-        switch path {
-        case "/verifyReceipt":
-            (response, status) = try await verifyReceipt(request, context: context, on: production)
-        case "/sandbox/verifyReceipt":
-            (response, status) = try await verifyReceipt(request, context: context, on: sandbox)
-        case "/v1/verify":
-            (response, status) = try await verify(request)
-        case notificationsPath:
-            (response, status) = try await notification(request, context: context)
-        case retentionPath where retention != nil:
-            (response, status) = try await realtime(request, context: context)
-        case _ where path.hasPrefix(Self.subscriptionsPrefix):
-            (response, status) = try await subscription(String(path.dropFirst(Self.subscriptionsPrefix.count)), request,
-                                                        context: context)
-        case "/v1/entitlements":
-            (response, status) = try await entitlements(request, context: context)
-        case _ where path.hasPrefix(Self.consumptionPrefix):
-            (response, status) = try await consumption(String(path.dropFirst(Self.consumptionPrefix.count)), request,
-                                                       context: context)
-        case _ where Self.isEventsPath(path):
-            (response, status) = try await events(path, request, context: context)
-        case _ where path.hasPrefix(Self.statsPrefix):
-            (response, status) = try await stats(String(path.dropFirst(Self.statsPrefix.count)), request, context: context)
-        case Self.dashboardPath:
-            (response, status) = try await dashboard(request, context: context)
-        case Self.customerPagePath:
-            (response, status) = try await customerPage(request, context: context)
-        case _ where path.hasPrefix(Self.consentPrefix):
-            (response, status) = try await consent(String(path.dropFirst(Self.consentPrefix.count)), request, context: context)
-        case "/healthz" where request.method == .get || request.method == .head:
-            (response, status) = (Self.text(.ok, "ok\n"), "200")
-        case "/readyz" where request.method == .get || request.method == .head:
-            (response, status) = await readiness(context: context)
-        case "/metrics" where request.method == .get:
-            let exposition = metrics.exposition(cache: verdict.verifier.cacheStatistics,
-                                                revocation: verdict.verifier.revocationCacheStatistics)
-            (response, status) = (Self.response(.ok, contentType: "text/plain; version=0.0.4; charset=utf-8", exposition), "200")
-        case "/healthz", "/readyz", "/metrics":
-            (response, status) = (Self.methodNotAllowed(allow: "GET"), "405")
-        default:
+        var (response, status): (Response, String)
+        let found = routes.route(for: path)
+        if let (route, rest) = found {
+            var context = context
+            if let refusal = admission(route, request, &context) {
+                (response, status) = refusal
+            } else {
+                (response, status) = try await dispatch(route.name, rest, request, context: context)
+            }
+            if route.holdsCustomerData { response.headers[.cacheControl] = "no-store" }
+        } else {
             (response, status) = (Self.text(.notFound, "not found\n"), "404")
         }
-        metrics.record(endpoint: endpointLabel(path), status: status, since: start)
+        response.headers[.xContentTypeOptions] = "nosniff"
+        metrics.record(endpoint: found?.route.label ?? "other", status: status, since: start)
         if accessLog {
             // The path only: a query may carry an app account token.
             let elapsed = (ContinuousClock.now - start).components
@@ -111,6 +83,98 @@ struct ReceiptResponder: HTTPResponder {
             ])
         }
         return response
+    }
+
+    /// The route's handler. Inlined, as `verifyReceipt`.
+    @inline(__always) private func dispatch(_ name: ServerRoute.Name, _ rest: Substring, _ request: Request,
+                                            context: Context) async throws -> (Response, String) {
+        switch name {
+        case .verifyReceipt: try await verifyReceipt(request, context: context, on: production)
+        case .sandboxVerifyReceipt: try await verifyReceipt(request, context: context, on: sandbox)
+        case .verify: try await verify(request)
+        case .notifications: try await notification(request, context: context)
+        case .retention: try await realtime(request, context: context)
+        case .subscriptions: try await subscription(String(rest), request, context: context)
+        case .entitlements: try await entitlements(request, context: context)
+        case .consent: try await consent(String(rest), request, context: context)
+        case .consumption: try await consumption(String(rest), request, context: context)
+        case .events: try await events(request, context: context)
+        case .event: try await event(rest, request, context: context)
+        case .stats: try await stats(String(rest), request, context: context)
+        case .dashboard: try await dashboard(request, context: context)
+        case .customerPage: try await customerPage(request, context: context)
+        case .healthz: (Self.text(.ok, "ok\n"), "200")
+        case .readyz: await readiness(context: context)
+        case .metrics: (Self.response(.ok, contentType: "text/plain; version=0.0.4; charset=utf-8",
+                                      metrics.exposition(cache: verdict.verifier.cacheStatistics,
+                                                         revocation: verdict.verifier.revocationCacheStatistics)), "200")
+        }
+    }
+
+    /// What the route's entry asks of every request before its handler runs, in order: the
+    /// method, the store, the credential (with the caller's client address not refused), the
+    /// query parameters; nil when the request may go on, with the credential's fingerprint
+    /// in `context`.
+    @inline(__always) private func admission(_ route: ServerRoute, _ request: Request, _ context: inout Context) -> (Response, String)? {
+        if let methods = route.methods, !methods.contains(request.method) {
+            return (Self.methodNotAllowed(allow: methods.map(\.rawValue).joined(separator: ", ")), "405")
+        }
+        if route.needsStore, stored == nil { return Self.noStore() }
+        if route.access != .open {
+            let need: ServerCredentials.Need = switch route.access {
+            case .metrics: .metrics
+            case _ where request.method == .post: .write
+            default: .read
+            }
+            if let refusal = authorization(need, basic: route.access == .page, request, &context) { return refusal }
+        }
+        if let taken = route.query, request.uri.query != nil, let refusal = Self.queryRefusal(request, taking: taken) {
+            return refusal
+        }
+        return nil
+    }
+
+    /// 401 (with the challenge a browser answers on pages), 403 for another kind's token, 429
+    /// for an address that failed too often (ClientThrottle); nil when the request may go on.
+    private func authorization(_ need: ServerCredentials.Need, basic: Bool, _ request: Request,
+                               _ context: inout Context) -> (Response, String)? {
+        let address = context.clientAddress
+        let now = ReceiptVerifier.currentMilliseconds()
+        if let wait = throttle.refusal(of: address, now: now) {
+            metrics.recordCredentialFailure(outcome: "throttled")
+            return Self.tooManyFailures(retryAfterMilliseconds: wait)
+        }
+        switch credentials.standing(of: request.headers, need: need, basic: basic) {
+        case .granted(let fingerprint):
+            context.credential = fingerprint
+            return nil
+        case .otherKind:
+            return (Self.json(.forbidden, NotificationEndpoint.failure(
+                "FORBIDDEN", need == .write ? "this sends or changes what will be sent: it takes the write token (--write-token-file), "
+                    + "never a read token" : "this token is not one this endpoint takes")), "403")
+        case .wrong:
+            metrics.recordCredentialFailure(outcome: "refused")
+            if throttle.recordFailure(of: address, now: now) {
+                context.logger.warning("\(address): more than \(ClientThrottle.burst) wrong tokens in a second; refused for a while")
+            }
+            return basic ? Self.pageUnauthorized() : Self.unauthorized(need)
+        case .missing:
+            return basic ? Self.pageUnauthorized() : Self.unauthorized(need)
+        }
+    }
+
+    /// 400 for a query parameter the route does not take, or one given twice; nil when all are taken.
+    static func queryRefusal(_ request: Request, taking taken: Set<String>) -> (Response, String)? {
+        var seen: Set<Substring> = []
+        for (name, _) in request.uri.queryParameters {
+            guard taken.contains(String(name)) else {
+                let list = taken.isEmpty ? "this endpoint takes no query parameter" : "this endpoint takes "
+                    + taken.sorted().joined(separator: ", ")
+                return badRequest("unknown query parameter \(String(name).prefix(64)): \(list)")
+            }
+            guard seen.insert(name).inserted else { return badRequest("the query parameter \(name) is given twice") }
+        }
+        return nil
     }
 
     /// Apple's protocol: HTTP 200 whatever the outcome, the status in the JSON. Inlined, as
@@ -150,7 +214,6 @@ struct ReceiptResponder: HTTPResponder {
     /// 200 with a verdict (valid or not), 400 when there is none (unreadable body,
     /// bad query parameter), 413 past the size limit.
     private func verify(_ request: Request) async throws -> (Response, String) {
-        guard request.method == .post else { return (Self.methodNotAllowed(allow: "POST"), "405") }
         guard let body = try await readBody(request) else {
             let answer = VerdictEndpoint.refusal(
                 ReceiptError(.inputTooLarge, "the request body is over \(maxBodyBytes) bytes"))
@@ -160,19 +223,15 @@ struct ReceiptResponder: HTTPResponder {
         var answer = verdict.answer(toBody: body, query: query)
         // Revocation on and no fresh OCSP answer cached (a first sight, or the refresher
         // behind): ask now, then judge again. In steady state the refresher has asked.
-        if let payload = answer.revocationPending {
-            let outcomes = await revocation.ask(about: payload, for: verdict.verifier)
-            for outcome in outcomes { metrics.recordRevocation(outcome: outcome.label, reason: "request") }
-            if outcomes.contains(where: { if case .accepted = $0 { true } else { false } }) {
-                answer = verdict.answer(toBody: body, query: query)
-            }
+        if let payload = answer.revocationPending,
+           await revocation.askedAnew(about: payload, for: verdict.verifier, metrics: metrics, reason: "request") {
+            answer = verdict.answer(toBody: body, query: query)
         }
         return (Self.json(answer.refusal == nil ? .ok : .badRequest, answer.bytes), answer.status.name)
     }
 
     /// App Store Server Notifications V2 (StoreResponder.receive).
     private func notification(_ request: Request, context: Context) async throws -> (Response, String) {
-        guard request.method == .post else { return (Self.methodNotAllowed(allow: "POST"), "405") }
         guard let stored else { return Self.noStore() }
         guard let body = try await readBody(request) else {
             let refusal = ReceiptError(.inputTooLarge, "the request body is over \(maxBodyBytes) bytes")
@@ -185,13 +244,17 @@ struct ReceiptResponder: HTTPResponder {
     /// Retention Messaging: Apple's realtime request in, the rules' answer out (RetentionEndpoint);
     /// 400 with the reason for a request that does not verify (Apple then shows its default).
     private func realtime(_ request: Request, context: Context) async throws -> (Response, String) {
-        guard request.method == .post else { return (Self.methodNotAllowed(allow: "POST"), "405") }
         guard let retention else { return (Self.text(.notFound, "not found\n"), "404") }
         guard let body = try await readBody(request) else {
             let refusal = ReceiptError(.inputTooLarge, "the request body is over \(maxBodyBytes) bytes")
             return (Self.json(.contentTooLarge, NotificationEndpoint.refusal(refusal)), "413")
         }
-        let reply = retention.answer(body: body)
+        var reply = retention.answer(body: body)
+        // As /v1/verify: revocation on and no fresh OCSP answer for a chain that verified: ask now, then answer again.
+        if let payload = reply.revocationPending,
+           await revocation.askedAnew(about: payload, for: retention.verifier, metrics: metrics, reason: "realtime") {
+            reply = retention.answer(body: body)
+        }
         if let refusal = reply.refusal {
             context.logger.debug("realtime request refused: \(refusal.status.name): \(refusal.detail)")
             return (Self.json(.badRequest, reply.body), "400")
@@ -199,20 +262,15 @@ struct ReceiptResponder: HTTPResponder {
         return (Self.json(.ok, reply.body), "200")
     }
 
-    static let subscriptionsPrefix = "/v1/subscriptions/"
-
     private func subscription(_ id: String, _ request: Request, context: Context) async throws -> (Response, String) {
-        guard request.method == .get else { return (Self.methodNotAllowed(allow: "GET"), "405") }
         guard let stored else { return Self.noStore() }
-        let caller = reads.caller(of: request.headers)
-        guard caller != .refused else { return Self.unauthorized() }
         // Apple's ids are decimal digits; anything else cannot be known.
         guard !id.isEmpty, id.utf8.count <= 32, id.utf8.allSatisfy({ (48...57).contains($0) }) else {
             let refusal = ReceiptError(.invalidArgument, "an original transaction id is decimal digits (at most 32)")
             return (Self.json(.badRequest, NotificationEndpoint.refusal(refusal)), "400")
         }
         do {
-            let (status, bytes) = switch try stored.subscription(id, mayLookUp: caller == .authenticated, logger: context.logger) {
+            let (status, bytes) = switch try stored.subscription(id, mayLookUp: context.credential != nil, logger: context.logger) {
             case .now(let answer): answer
             case .later(let rest): try await rest()
             }
@@ -222,13 +280,9 @@ struct ReceiptResponder: HTTPResponder {
         }
     }
 
-    static let consentPrefix = "/v1/consent/"
-
     /// `GET /v1/consent/{appTransactionId}`: whether a RESCIND_CONSENT notification for the app transaction is stored.
     private func consent(_ id: String, _ request: Request, context: Context) async throws -> (Response, String) {
-        guard request.method == .get else { return (Self.methodNotAllowed(allow: "GET"), "405") }
         guard let stored else { return Self.noStore() }
-        guard reads.caller(of: request.headers) != .refused else { return Self.unauthorized() }
         // Apple's app transaction ids are digits; letters, '-', '_' and '.' are let through, other bytes cannot be one.
         let allowed: (UInt8) -> Bool = { byte in
             (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte) || byte == 45 || byte == 95 || byte == 46
@@ -246,9 +300,7 @@ struct ReceiptResponder: HTTPResponder {
     }
 
     private func entitlements(_ request: Request, context: Context) async throws -> (Response, String) {
-        guard request.method == .get else { return (Self.methodNotAllowed(allow: "GET"), "405") }
         guard let stored else { return Self.noStore() }
-        guard reads.caller(of: request.headers) != .refused else { return Self.unauthorized() }
         let query = request.uri.queryParameters
         guard let token = query.get("appAccountToken"), !token.isEmpty, token.utf8.count <= 64 else {
             let refusal = ReceiptError(.invalidArgument, "appAccountToken (a UUID) is required")
@@ -299,11 +351,31 @@ struct ReceiptResponder: HTTPResponder {
         (json(.badRequest, NotificationEndpoint.refusal(ReceiptError(.invalidArgument, detail))), "400")
     }
 
-    static func unauthorized() -> (Response, String) {
-        var response = json(.unauthorized, NotificationEndpoint.failure(
-            "UNAUTHORIZED", "reads need the header Authorization: Bearer TOKEN (the server's --read-token-file)"))
+    static func unauthorized(_ need: ServerCredentials.Need) -> (Response, String) {
+        let detail = switch need {
+        case .read: "reads need the header Authorization: Bearer TOKEN (the server's --read-token-file)"
+        case .write: "this sends or changes what will be sent: it needs Authorization: Bearer TOKEN with the server's "
+            + "write token (--write-token-file)"
+        case .metrics: "/metrics needs Authorization: Bearer TOKEN (the server's --metrics-token-file or --read-token-file)"
+        }
+        var response = json(.unauthorized, NotificationEndpoint.failure("UNAUTHORIZED", detail))
         response.headers[.wwwAuthenticate] = "Bearer"
         return (response, "401")
+    }
+
+    /// A page's 401, with the challenge that makes a browser ask for the read token (as the password).
+    static func pageUnauthorized() -> (Response, String) {
+        var (response, status) = unauthorized(.read)
+        response.headers[.wwwAuthenticate] = #"Basic realm="receipt serve", charset="UTF-8""#
+        return (response, status)
+    }
+
+    /// 429 for a client address that sent too many wrong tokens (ClientThrottle), with when to try again.
+    static func tooManyFailures(retryAfterMilliseconds wait: Int64) -> (Response, String) {
+        var response = json(.tooManyRequests, NotificationEndpoint.failure(
+            "TOO_MANY_FAILURES", "too many wrong tokens from this address; try again later"))
+        response.headers[.retryAfter] = String(max(1, (wait + 999) / 1000))
+        return (response, "429")
     }
 
     static func noStore() -> (Response, String) {
@@ -329,11 +401,11 @@ struct ReceiptResponder: HTTPResponder {
         response(status, contentType: "application/json", bytes)
     }
 
-    private static func text(_ status: HTTPResponse.Status, _ text: String) -> Response {
+    static func text(_ status: HTTPResponse.Status, _ text: String) -> Response {
         response(status, contentType: "text/plain; charset=utf-8", Array(text.utf8))
     }
 
-    private static func response(_ status: HTTPResponse.Status, contentType: String, _ bytes: [UInt8]) -> Response {
+    static func response(_ status: HTTPResponse.Status, contentType: String, _ bytes: [UInt8]) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = contentType
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
@@ -343,22 +415,5 @@ struct ReceiptResponder: HTTPResponder {
         var response = text(.methodNotAllowed, "method not allowed; use \(allow)\n")
         response.headers[.allow] = allow
         return response
-    }
-
-    /// Known paths by name; anything else as one label, so that scanners cannot
-    /// grow the metrics without bound.
-    func endpointLabel(_ path: String) -> String {
-        switch path {
-        case "/verifyReceipt", "/sandbox/verifyReceipt", "/v1/verify", "/healthz", "/readyz", "/metrics", "/v1/entitlements": path
-        case notificationsPath: "notifications"
-        case retentionPath where retention != nil: "retention"
-        case _ where path.hasPrefix(Self.subscriptionsPrefix): "/v1/subscriptions"
-        case _ where path.hasPrefix(Self.consentPrefix): "/v1/consent"
-        case _ where Self.isEventsPath(path): "/v1/events"
-        case _ where path.hasPrefix(Self.consumptionPrefix): "/v1/consumption"
-        case _ where path.hasPrefix(Self.statsPrefix): "/v1/stats"
-        case Self.dashboardPath, Self.customerPagePath: path
-        default: "other"
-        }
     }
 }

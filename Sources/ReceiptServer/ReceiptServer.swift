@@ -79,6 +79,11 @@ public enum ReceiptServer {
                             tasks.cancelAll()
                             throw StoreOpenError(location: location, reason: "\(error)")
                         }
+                        if let claim = storeClaim(settings.verifier.policy),
+                           let refusal = try await store.withStatements(transaction: true, { try await StoreIdentity.claim(claim, on: $0) }) {
+                            tasks.cancelAll()
+                            throw StoreOpenError(location: location, reason: refusal)
+                        }
                     }
                     if let store, settings.eventRetentionDays > 0 {
                         tasks.addTask { await EventRetention.run(store, days: settings.eventRetentionDays, logger: logger); return false }
@@ -123,6 +128,12 @@ public enum ReceiptServer {
         }
         try await ownGroup?.shutdownGracefully()
         try await store?.close()
+    }
+
+    /// What a server of `policy` claims its store for (StoreIdentity); nil without a bundle id or an environment.
+    static func storeClaim(_ policy: VerificationPolicy) -> StoreIdentity.Claim? {
+        guard let environment = policy.environment, let bundleID = policy.bundleID else { return nil }
+        return StoreIdentity.Claim(environment: environment.signedName, bundleIDs: Set([bundleID] + policy.otherBundleIDs))
     }
 
     /// Asks OCSP again, every `ocspRefreshIntervalSeconds`, for every cached answer that
@@ -172,11 +183,9 @@ public enum ReceiptServer {
     }
 
     /// Paths the server answers itself, which --notifications-path cannot take.
-    public static let reservedPaths = ["/verifyReceipt", "/sandbox/verifyReceipt", "/v1/verify", "/v1/entitlements",
-                                       "/healthz", "/readyz", "/metrics", "/v1/events", "/dashboard",
-                                       "/dashboard/customer"]
+    public static var reservedPaths: [String] { ServerRoute.reservedPaths }
     /// Path prefixes the server answers under, which --notifications-path cannot be under either.
-    public static let reservedPrefixes = ["/v1/subscriptions/", "/v1/consent/", "/v1/events/", "/v1/consumption/", "/v1/stats/"]
+    public static var reservedPrefixes: [String] { ServerRoute.reservedPrefixes }
 
     /// The server could not listen on its address (in use, not this host's, or a
     /// privileged port): named, for a usage error rather than a bare socket call.

@@ -72,6 +72,12 @@ final class ServerMetrics: Sendable {
         Metrics.Counter(label: "receipt_catch_up_total", dimensions: [("outcome", outcome)]).increment()
     }
 
+    /// One request with a wrong token (refused, counted by ClientThrottle), or from an address
+    /// refused for sending too many (throttled).
+    func recordCredentialFailure(outcome: String) {
+        Metrics.Counter(label: "receipt_credential_failures_total", dimensions: [("outcome", outcome)]).increment()
+    }
+
     static let webhookLatency = "receipt_webhook_delivery_latency_seconds"
 
     /// One webhook attempt by outcome (delivered, timeout, connection_error, http_4xx, http_5xx,

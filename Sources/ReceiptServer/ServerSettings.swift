@@ -52,8 +52,8 @@ public struct ServerSettings: Sendable {
     public var retentionPath = "/retention/realtime"
     /// Where App Store Server Notifications V2 are posted (the URL set in App Store Connect).
     public var notificationsPath = "/notifications/v2"
-    /// Who may read the store (GET /v1/subscriptions, /v1/entitlements, /v1/consent). Closed to all by default.
-    public var reads = ReadAuthorization(tokens: [], open: false)
+    /// The tokens of reads, writes and /metrics (ServerCredentials). None by default: the store closed to all.
+    public var credentials = ServerCredentials.none
     /// A line per request at info (method, path without its query, status, milliseconds); off by default.
     public var accessLog = false
     /// Where the store's events are delivered (--webhook, each with its secret), and how.

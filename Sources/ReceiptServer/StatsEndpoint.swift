@@ -10,20 +10,19 @@ import ReceiptCore
 /// limited to one product with `?product=`
 /// (StoreFigures runs the SQL; ReceiptCore's StatsJSON writes the answers).
 extension ReceiptResponder {
-    static let statsPrefix = "/v1/stats/"
     static let figures = ["subscriptions", "mrr", "flows"]
 
     func stats(_ name: String, _ request: Request, context: Context) async throws -> (Response, String) {
-        guard request.method == .get else { return (Self.methodNotAllowed(allow: "GET"), "405") }
         guard let stored else { return Self.noStore() }
-        guard reads.caller(of: request.headers) != .refused else { return Self.unauthorized() }
         guard Self.figures.contains(name) else {
             return (Self.json(.notFound, NotificationEndpoint.failure(
                 "NOT_FOUND", "no figure \(name); there are " + Self.figures.joined(separator: " and "))), "404")
         }
-        guard let figure = FigureQuery(request.uri.queryParameters, now: ReceiptVerifier.currentMilliseconds(), lookBackDays: 30,
-                                       by: .day) else {
-            return Self.badRequest(FigureQuery.why)
+        let figure: FigureQuery
+        do throws(FigureQuery.Refusal) {
+            figure = try FigureQuery(request.uri.queryParameters, now: ReceiptVerifier.currentMilliseconds(), lookBackDays: 30, by: .day)
+        } catch {
+            return Self.badRequest(error.description)
         }
         let (instant, product) = (figure.at, figure.product)
         do {

@@ -8,8 +8,8 @@ extension ReceiptServer {
     public enum EventsOperation: Sendable {
         case list(state: String?, before: Int64?, limit: Int)
         case show(id: String)
-        /// One event's deliveries, or with no id every failed one.
-        case replay(id: String?)
+        /// One event's failed deliveries (with `force`, its delivered ones too), or with no id every failed one.
+        case replay(id: String?, force: Bool)
         /// Every event older than this many days that no delivery waits on.
         case prune(olderThanDays: Int)
     }
@@ -22,12 +22,20 @@ extension ReceiptServer {
                 EventsJSON.list(try await store.events(state: state, before: before, limit: limit), limit: limit)
             case .show(let id):
                 try await store.event(id: id).map(EventsJSON.detail)
-            case .replay(let id):
-                EventsJSON.counted("replayed_deliveries", try await store.replay(eventID: id))
+            case .replay(let id, let force):
+                switch try await store.replay(eventID: id, force: force) {
+                case .replayed(let count): EventsJSON.counted("replayed_deliveries", count)
+                case let refused: throw ReplayRefused(description: "\(refused.refusal?.detail ?? "") (--force)")
+                }
             case .prune(let days):
                 EventsJSON.counted("pruned_events", try await store.pruneEvents(createdBefore: EventRetention.cutoff(days: days)))
             }
         }
+    }
+
+    /// A replay that made nothing pending, saying why (EventOutbox.ReplayOutcome.refusal).
+    public struct ReplayRefused: Error, CustomStringConvertible {
+        public let description: String
     }
 
     /// What `receipt events` and /v1/events accept.

@@ -55,12 +55,9 @@ struct StoreResponder: Sendable {
     func receive(body: [UInt8], logger: Logger) async -> (HTTPResponse.Status, [UInt8]) {
         var reading = notifications.read(body: body)
         // Revocation on and no fresh OCSP answer cached: ask now, then read again.
-        if let payload = reading.revocationPending {
-            let outcomes = await revocation.ask(about: payload, for: notifications.verifier)
-            for outcome in outcomes { metrics.recordRevocation(outcome: outcome.label, reason: "notification") }
-            if outcomes.contains(where: { if case .accepted = $0 { true } else { false } }) {
-                reading = notifications.read(body: body)
-            }
+        if let payload = reading.revocationPending,
+           await revocation.askedAnew(about: payload, for: notifications.verifier, metrics: metrics, reason: "notification") {
+            reading = notifications.read(body: body)
         }
         let notification: ReceivedNotification
         switch reading.notification {

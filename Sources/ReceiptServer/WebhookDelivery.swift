@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import ReceiptCore
 import ReceiptServerAPIClient
+import Synchronization
 
 /// One webhook endpoint: where events go and the secret they are signed with.
 public struct WebhookEndpoint: Sendable {
@@ -29,12 +30,16 @@ public struct WebhookPolicy: Sendable {
     public var retryPeriodMilliseconds: Int64 = 3 * 86_400_000
     /// One attempt, head and body of the answer, within this many seconds.
     public var timeoutSeconds: Int64 = 10
-    /// Deliveries sent at once by one server.
+    /// Connecting, within the attempt's timeout: a receiver that refuses or drops
+    /// connections costs this at most, not the whole timeout.
+    public var connectTimeoutSeconds: Int64 = 3
+    /// Deliveries sent at once to one endpoint by one server: each endpoint has slots of its
+    /// own, so that a receiver that hangs holds up only its own events.
     public var concurrency = 16
     /// How long a claimed delivery is this server's: past it (the server died) another takes it.
-    /// A batch's attempts run at once, each within the timeout, and their outcomes are stored
-    /// just after; twice the timeout plus five seconds covers that with room, and a restarted
-    /// server waits no longer than needed for what a killed one had claimed.
+    /// An attempt runs within the timeout and its outcome is stored just after; twice the
+    /// timeout plus five seconds covers that with room, and a restarted server waits no
+    /// longer than needed for what a killed one had claimed.
     var leaseMilliseconds: Int64 { 2 * timeoutSeconds * 1000 + 5_000 }
     /// How often the outbox is looked at when nothing woke the worker.
     public var pollMilliseconds: Int64 = 500
@@ -52,9 +57,15 @@ public struct WebhookPolicy: Sendable {
 /// Sends the outbox's events to the webhooks, signed as Standard Webhooks says: leases
 /// due deliveries from the store (several servers share the work), posts each with
 /// `webhook-id`, `webhook-timestamp` and `webhook-signature`, and records the outcome:
-/// a 2xx delivers; a timeout, a connection error, 5xx, 408 or 429 is tried again later
-/// (WebhookPolicy) until the retry period ends; any other answer (a 3xx is not followed,
-/// a 4xx will not change) parks the delivery as failed at once.
+/// a 2xx delivers, whatever its body (of which at most `maxAnswerBytes` are read); a timeout,
+/// a connection error, 5xx, 408 or 429 is tried again later (WebhookPolicy) until the retry
+/// period ends; any other answer (a 3xx is not followed, a 4xx will not change) parks the
+/// delivery as failed at once.
+///
+/// Each endpoint has a worker and `policy.concurrency` slots of its own: deliveries are
+/// claimed for that endpoint alone, and a slot is filled again as soon as its attempt ends,
+/// so that one hanging or refusing receiver never holds up another's events, and no batch
+/// waits for its slowest attempt.
 struct WebhookDelivery: Sendable {
     let store: any SubscriptionStore
     let endpoints: [WebhookEndpoint]
@@ -66,56 +77,104 @@ struct WebhookDelivery: Sendable {
 
     static let maxAnswerBytes = 64 << 10
 
+    /// The client of every attempt: no redirect followed, connecting within the policy's connect timeout.
+    private let client: HTTPClient
+
+    init(store: any SubscriptionStore, endpoints: [WebhookEndpoint], policy: WebhookPolicy, metrics: ServerMetrics,
+         logger: Logger, wake: WakeSignal) {
+        (self.store, self.endpoints, self.policy, self.metrics, self.logger, self.wake) = (store, endpoints, policy, metrics, logger, wake)
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(policy.connectTimeoutSeconds))))
+    }
+
     /// Delivers until cancelled (shutdown). A store that fails is retried at the next poll.
     func run() async {
-        let urls = endpoints.map(\.url)
-        var lastBacklog = ContinuousClock.now - .seconds(10)
+        await withTaskGroup(of: Void.self) { workers in
+            for endpoint in endpoints {
+                let listener = wake.listener()
+                workers.addTask { await deliver(to: endpoint, wakingOn: listener) }
+            }
+            workers.addTask { await reportBacklog() }
+        }
+        try? await client.shutdown()
+    }
+
+    /// The outbox's backlog in the metrics, every second.
+    private func reportBacklog() async {
         while !Task.isCancelled {
-            var claimed: [ClaimedDelivery] = []
             do {
-                claimed = try await store.claimDeliveries(endpoints: urls, limit: policy.concurrency,
-                                                          leaseMilliseconds: policy.leaseMilliseconds)
-                if ContinuousClock.now - lastBacklog > .seconds(1) {
-                    lastBacklog = ContinuousClock.now
-                    let backlog = try await store.deliveryBacklog()
-                    metrics.recordWebhookBacklog(count: backlog.count, oldest: backlog.oldest,
-                                                 now: ReceiptVerifier.currentMilliseconds())
-                }
+                let backlog = try await store.deliveryBacklog()
+                metrics.recordWebhookBacklog(count: backlog.count, oldest: backlog.oldest, now: ReceiptVerifier.currentMilliseconds())
             } catch {
                 logger.warning("webhook outbox: \(error)")
             }
-            if claimed.isEmpty {
-                await wake.wait(upTo: .milliseconds(policy.pollMilliseconds))
-                continue
-            }
-            // The batch's attempts at once; their outcomes stored together, in one transaction.
-            let outcomes = await withTaskGroup(of: (ClaimedDelivery, DeliveryOutcome)?.self) { group in
-                for delivery in claimed { group.addTask { await deliver(delivery) } }
-                var outcomes: [(ClaimedDelivery, DeliveryOutcome)] = []
-                for await outcome in group { if let outcome { outcomes.append(outcome) } }
-                return outcomes
-            }
-            do {
-                try await store.finish(outcomes)
-            } catch {
-                // The leases end by themselves: the deliveries are tried again (receivers de-duplicate on webhook-id).
-                logger.warning("webhook deliveries: their outcomes were not stored: \(error)")
-            }
+            try? await Task.sleep(for: .seconds(1))
         }
     }
 
-    private func deliver(_ delivery: ClaimedDelivery) async -> (ClaimedDelivery, DeliveryOutcome)? {
-        guard let endpoint = endpoints.first(where: { $0.url == delivery.endpoint }) else { return nil }
-        let outcome = await attempt(delivery, to: endpoint)
+    /// One endpoint's worker: fills its free slots with the deliveries due (one claim), and as
+    /// attempts end stores their outcomes (those ended meanwhile in one transaction) and claims
+    /// again; with nothing due, waits for a change or the next poll.
+    private func deliver(to endpoint: WebhookEndpoint, wakingOn listener: WakeSignal) async {
+        let (events, continuation) = AsyncStream<Void>.makeStream()
+        let ended = EndedAttempts()
+        // Ticks when woken or at each poll, so that the loop below looks for deliveries due.
+        let ticker = Task {
+            while !Task.isCancelled {
+                await listener.wait(upTo: .milliseconds(policy.pollMilliseconds))
+                continuation.yield()
+            }
+        }
+        defer { ticker.cancel() }
+        await withTaskGroup(of: Void.self) { attempts in
+            var inFlight = 0
+            continuation.yield()
+            for await _ in events {
+                if Task.isCancelled { break }
+                let finished = ended.taken()
+                if !finished.isEmpty {
+                    inFlight -= finished.count
+                    do {
+                        try await store.finish(finished)
+                    } catch {
+                        // The leases end by themselves: the deliveries are tried again (receivers de-duplicate on webhook-id).
+                        logger.warning("webhook deliveries: their outcomes were not stored: \(error)")
+                    }
+                }
+                guard inFlight < policy.concurrency else { continue }
+                let claimed: [ClaimedDelivery]
+                do {
+                    claimed = try await store.claimDeliveries(endpoints: [endpoint.url], limit: policy.concurrency - inFlight,
+                                                              leaseMilliseconds: policy.leaseMilliseconds)
+                } catch {
+                    logger.warning("webhook outbox: \(error)")
+                    continue
+                }
+                for delivery in claimed {
+                    inFlight += 1
+                    attempts.addTask {
+                        let outcome = await attempt(delivery, to: endpoint)
+                        ended.add(delivery, outcome)
+                        continuation.yield()
+                    }
+                }
+            }
+            attempts.cancelAll()
+        }
+    }
+
+    /// One attempt, counted and logged.
+    private func attempt(_ delivery: ClaimedDelivery, to endpoint: WebhookEndpoint) async -> DeliveryOutcome {
+        let outcome = await post(delivery, to: endpoint)
         metrics.recordWebhookDelivery(outcome: outcome.label, createdAt: delivery.createdAt)
         if case .failed = outcome.outcome.result {
             logger.error("webhook delivery \(delivery.eventID) to \(WebhookURL.shown(endpoint.url)) failed for good: \(outcome.outcome.detail)")
         }
-        return (delivery, outcome.outcome)
+        return outcome.outcome
     }
 
     /// One POST, and what it leaves: the outcome for the store and a metrics label.
-    private func attempt(_ delivery: ClaimedDelivery, to endpoint: WebhookEndpoint) async -> (outcome: DeliveryOutcome, label: String) {
+    private func post(_ delivery: ClaimedDelivery, to endpoint: WebhookEndpoint) async -> (outcome: DeliveryOutcome, label: String) {
         let seconds = ReceiptVerifier.currentMilliseconds() / 1000
         var request = HTTPClientRequest(url: endpoint.url)
         request.method = .POST
@@ -132,8 +191,8 @@ struct WebhookDelivery: Sendable {
         request.body = .bytes(ByteBuffer(bytes: delivery.body))
         let answer: BoundedExchange.Answer
         do {
-            answer = try await BoundedExchange.send(request, with: BoundedExchange.noRedirects,
-                                                    timeout: .seconds(policy.timeoutSeconds), maxBytes: Self.maxAnswerBytes)
+            answer = try await BoundedExchange.send(request, with: client, timeout: .seconds(policy.timeoutSeconds),
+                                                    maxBytes: Self.maxAnswerBytes, beyondMaxBytes: .cut)
         } catch {
             let reason = BoundedExchange.reason(error)
             return (retry(delivery, reason), reason.hasPrefix("no whole answer") ? "timeout" : "connection_error")
@@ -162,12 +221,34 @@ struct WebhookDelivery: Sendable {
     }
 }
 
+/// Attempts ended and not yet stored, handed from the attempts to their endpoint's worker.
+private final class EndedAttempts: Sendable {
+    private let list = Mutex<[(ClaimedDelivery, DeliveryOutcome)]>([])
+
+    func add(_ delivery: ClaimedDelivery, _ outcome: DeliveryOutcome) { list.withLock { $0.append((delivery, outcome)) } }
+
+    /// Every one added since the last call.
+    func taken() -> [(ClaimedDelivery, DeliveryOutcome)] { list.withLock { list in defer { list = [] }; return list } }
+}
+
 /// Wakes a waiting worker early; a signal given while none waits is kept for the next wait.
+/// Several workers each wait on a `listener()` of their own, woken with it.
 actor WakeSignal {
     private var pending = false
     private var waiter: CheckedContinuation<Void, Never>?
+    private nonisolated let listeners = Mutex<[WakeSignal]>([])
 
-    nonisolated func signal() { Task { await self.fire() } }
+    nonisolated func signal() {
+        Task { await self.fire() }
+        for listener in listeners.withLock({ $0 }) { listener.signal() }
+    }
+
+    /// A signal of its own for one more waiter, woken whenever this one is signalled.
+    nonisolated func listener() -> WakeSignal {
+        let made = WakeSignal()
+        listeners.withLock { $0.append(made) }
+        return made
+    }
 
     private func fire() {
         if let waiter {
@@ -184,12 +265,24 @@ actor WakeSignal {
             pending = false
             return
         }
+        waits &+= 1
+        let wait = waits
+        // A timer ends only its own wait: one that fired late, or was cancelled, must not end
+        // the next (each would end the one after it, and the worker would never sleep).
         let timer = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
-            await self?.fire()
+            do { try await Task.sleep(for: timeout) } catch { return }
+            await self?.timedOut(wait)
         }
         await withCheckedContinuation { waiter = $0 }
         pending = false
         timer.cancel()
+    }
+
+    private var waits = 0
+
+    private func timedOut(_ wait: Int) {
+        guard wait == waits, let waiter else { return }
+        self.waiter = nil
+        waiter.resume()
     }
 }

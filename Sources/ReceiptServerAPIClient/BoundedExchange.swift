@@ -64,11 +64,19 @@ public enum BoundedExchange {
         }
     }
 
+    /// What to do with a body longer than the bytes a caller reads.
+    public enum BeyondMaxBytes: Sendable {
+        /// Throw `Failure.tooLarge`: the answer is needed whole (an API's JSON, an OCSP answer).
+        case refuse
+        /// Keep the first bytes and close the connection: only the status matters (a webhook's 2xx).
+        case cut
+    }
+
     /// Sends `request` and reads its answer, head and body, within `timeout`
-    /// from now and at most `maxBytes` of body; throws `Failure` past either, or
-    /// what the client threw.
+    /// from now and at most `maxBytes` of body; throws `Failure` past either (or,
+    /// with `.cut`, keeps what fits), or what the client threw.
     public static func send(_ request: HTTPClientRequest, with client: HTTPClient, timeout: TimeAmount,
-                            maxBytes: Int) async throws -> Answer {
+                            maxBytes: Int, beyondMaxBytes: BeyondMaxBytes = .refuse) async throws -> Answer {
         try await withThrowingTaskGroup(of: Answer?.self) { group in
             group.addTask {
                 let response: HTTPClientResponse
@@ -78,11 +86,22 @@ public enum BoundedExchange {
                     // The client's own deadline (the same instant as ours) ran out first: the same failure.
                     throw Failure.deadline(seconds: Double(timeout.nanoseconds) / 1e9)
                 }
-                let body: ByteBuffer
-                do {
-                    body = try await response.body.collect(upTo: maxBytes)
-                } catch is NIOTooManyBytesError {
-                    throw Failure.tooLarge(maxBytes: maxBytes)
+                var body = ByteBuffer()
+                if beyondMaxBytes == .cut {
+                    for try await var chunk in response.body {
+                        let room = maxBytes - body.readableBytes
+                        if chunk.readableBytes > room, let fits = chunk.readSlice(length: room) {
+                            body.writeImmutableBuffer(fits)
+                            break  // the rest is not read: the connection is closed, not reused
+                        }
+                        body.writeBuffer(&chunk)
+                    }
+                } else {
+                    do {
+                        body = try await response.body.collect(upTo: maxBytes)
+                    } catch is NIOTooManyBytesError {
+                        throw Failure.tooLarge(maxBytes: maxBytes)
+                    }
                 }
                 return Answer(status: Int(response.status.code), headers: response.headers, body: Array(buffer: body))
             }

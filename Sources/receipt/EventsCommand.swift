@@ -92,11 +92,15 @@ struct EventsCommand: AsyncParsableCommand {
         @Flag(help: "Every delivery parked as failed.")
         var failed = false
 
+        @Flag(help: "Send the event again even where it was delivered (at most 3 times an event).")
+        var force = false
+
         func run() async throws {
-            guard (id == nil) == failed, id.map(ReceiptServer.isEventID) ?? true else {
-                throw failOption(ReceiptError(.invalidArgument, "give an event id (evt_ and 32 hex digits) or --failed"))
+            guard (id == nil) == failed, id.map(ReceiptServer.isEventID) ?? true, !(force && failed) else {
+                throw failOption(ReceiptError(.invalidArgument, "give an event id (evt_ and 32 hex digits), with --force if it "
+                                              + "was delivered, or --failed"))
             }
-            try printJSON(try await options.run(.replay(id: id)))
+            try printJSON(try await options.run(.replay(id: id, force: force)))
         }
     }
 }

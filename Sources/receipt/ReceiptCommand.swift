@@ -1,4 +1,7 @@
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
 import ReceiptCore
 
 @main
@@ -64,6 +67,18 @@ func failOption(_ error: ReceiptError) -> ExitCode {
     return ExitCode(unusableInputExitCode)
 }
 
+/// `optionFile` for a file that holds a secret (a token, a password, a key): refused, as ssh
+/// refuses a key, when its group or others may read or write it, naming the fix.
+func secretFile<T>(_ option: String, _ path: String,
+                   _ use: ([UInt8]) throws(ReceiptError) -> T) throws(ReceiptError) -> T {
+    var status = stat()
+    if stat(path, &status) == 0, status.st_mode & 0o077 != 0 {
+        throw ReceiptError(.invalidArgument, "\(option) \(path): holds a secret but its group or others may read it (mode "
+                           + "\(String(status.st_mode & 0o777, radix: 8))); make it the owner's alone: chmod 600 \(path)")
+    }
+    return try optionFile(option, path, use)
+}
+
 /// Reads a file an option names (--anchor, --catalog), naming it in any error.
 func optionFile<T>(_ option: String, _ path: String,
                    _ use: ([UInt8]) throws(ReceiptError) -> T) throws(ReceiptError) -> T {
@@ -73,3 +88,19 @@ func optionFile<T>(_ option: String, _ path: String,
         throw ReceiptError(error.status, at: error.offset, "\(option) \(path): \(error.detail)")
     }
 }
+
+/// Refuses an option given twice unless it is `repeatable`: ArgumentParser keeps the last
+/// value of `--environment sandbox --environment production`, which is seldom what was meant.
+func refuseRepeatedOptions(_ arguments: some Sequence<String>, repeatable: Set<String>) throws(ReceiptError) {
+    var seen: Set<Substring> = []
+    for argument in arguments {
+        if argument == "--" { return }
+        guard argument.hasPrefix("--") else { continue }
+        let name = argument.split(separator: "=", maxSplits: 1).first ?? Substring(argument)
+        guard !repeatable.contains(String(name)) else { continue }
+        guard seen.insert(name).inserted else {
+            throw ReceiptError(.invalidArgument, "\(name) is given twice; it takes one value")
+        }
+    }
+}
+

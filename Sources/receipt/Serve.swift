@@ -58,8 +58,14 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var webhooks: WebhookOptions
 
-    @Option(help: "A file of bearer tokens, one per line, one of which reads of the store (GET /v1/subscriptions, /v1/entitlements, /v1/consent) must carry as 'Authorization: Bearer TOKEN'; else $RECEIPT_READ_TOKEN. A --store needs one, or --allow-unauthenticated-reads.")
+    @Option(help: "A file of bearer tokens (at least 22 characters each), one per line, one of which reads of the store (GET /v1/subscriptions, /v1/entitlements, /v1/consent, /v1/events, /v1/stats, the dashboard, /metrics) must carry as 'Authorization: Bearer TOKEN'; else $RECEIPT_READ_TOKEN. A --store needs one, or --allow-unauthenticated-reads.")
     var readTokenFile: String?
+
+    @Option(help: "A file of write tokens (at least 22 characters each, none a read token), one per line, for what sends something or changes what will be sent (POST /v1/consumption/{id}, POST /v1/events/.../replay); else $RECEIPT_WRITE_TOKEN. Without one, those are refused.")
+    var writeTokenFile: String?
+
+    @Option(help: "A file of tokens (at least 22 characters each) that open GET /metrics alone, for a scraper; else $RECEIPT_METRICS_TOKEN. A read token opens it too.")
+    var metricsTokenFile: String?
 
     @Flag(help: "Let anyone who reaches the server read what the store knows of customers (logged at start). Catch-up from the App Store Server API still needs a token.")
     var allowUnauthenticatedReads = false
@@ -142,7 +148,7 @@ struct Serve: AsyncParsableCommand {
         }
         var logger = Logger(label: "receipt.serve")
         logger.logLevel = logLevel ?? (verbose ? .debug : .info)
-        if settings.store != nil, settings.reads.open {
+        if settings.store != nil, settings.credentials.openReads {
             logger.warning("--allow-unauthenticated-reads: anyone who reaches this server may read what the store knows of customers")
         }
         for warning in settings.startupWarnings { logger.warning("\(warning)") }
@@ -174,7 +180,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     private static func secrets(inFile path: String, option: String = "--password-file") throws(ReceiptError) -> [String] {
-        let lines = try optionFile(option, path) { String(decoding: $0, as: UTF8.self) }
+        let lines = try secretFile(option, path) { String(decoding: $0, as: UTF8.self) }
             .split(whereSeparator: \.isNewline)  // "\r\n" is one Character
         let secrets = lines.map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
         guard !secrets.isEmpty else {
@@ -183,12 +189,29 @@ struct Serve: AsyncParsableCommand {
         return secrets
     }
 
-    /// The read tokens: --read-token-file, else $RECEIPT_READ_TOKEN; none when neither.
-    private func readTokens() throws(ReceiptError) -> [String] {
-        if let readTokenFile { return try Self.secrets(inFile: readTokenFile, option: "--read-token-file") }
-        let fromEnvironment = ProcessInfo.processInfo.environment["RECEIPT_READ_TOKEN"]?.split(separator: "\n")
+    /// Tokens from `file` (its option `option`), else from the variable `variable` (one a line); none when neither.
+    private static func tokens(file: String?, option: String, variable: String) throws(ReceiptError) -> [String] {
+        if let file { return try secrets(inFile: file, option: option) }
+        return ProcessInfo.processInfo.environment[variable]?.split(separator: "\n")
             .map { $0.trimmingSpaces() }.filter { !$0.isEmpty } ?? []
-        return fromEnvironment
+    }
+
+    /// The read, write and metrics tokens (ServerCredentials).
+    private func credentials() throws(ReceiptError) -> ServerCredentials {
+        let read = try Self.tokens(file: readTokenFile, option: "--read-token-file", variable: "RECEIPT_READ_TOKEN")
+        guard !read.isEmpty || allowUnauthenticatedReads || store == nil else {
+            throw ReceiptError(.invalidArgument, "--store keeps customers' data: give read tokens with --read-token-file FILE "
+                               + "or $RECEIPT_READ_TOKEN, or say --allow-unauthenticated-reads")
+        }
+        do throws(ReceiptError) {
+            return try ServerCredentials(
+                read: read, write: try Self.tokens(file: writeTokenFile, option: "--write-token-file", variable: "RECEIPT_WRITE_TOKEN"),
+                metrics: try Self.tokens(file: metricsTokenFile, option: "--metrics-token-file", variable: "RECEIPT_METRICS_TOKEN"),
+                openReads: allowUnauthenticatedReads)
+        } catch {
+            throw ReceiptError(error.status, "\(error.detail) (--read-token-file, --write-token-file, --metrics-token-file, or "
+                               + "$RECEIPT_READ_TOKEN, $RECEIPT_WRITE_TOKEN, $RECEIPT_METRICS_TOKEN)")
+        }
     }
 
     /// A store takes only its own app's data: the bundle id and the environment are
@@ -248,8 +271,12 @@ struct Serve: AsyncParsableCommand {
         settings.retentionPath = retentionPath
     }
 
+    /// The options that may be given more than once.
+    static let repeatableOptions: Set<String> = ["--password", "--bundle-id", "--anchor", "--webhook", "--webhook-secret-file"]
+
     private func settings() throws -> ServerSettings {
         do throws(ReceiptError) {
+            try refuseRepeatedOptions(CommandLine.arguments.dropFirst(2), repeatable: Self.repeatableOptions)
             let workers = self.workers ?? ServerSettings.coreCount
             guard maxBody > 0, workers > 0, maxConnections > 0, requestTimeout > 0, (0...65535).contains(port),
                   ocspTimeout > 0, ocspRefreshInterval > 0, ocspRefreshBefore > 0 else {
@@ -280,13 +307,8 @@ struct Serve: AsyncParsableCommand {
             if let store {
                 settings.store = try storePassword.location(store)
                 try checkStorePolicy()
-                let tokens = try readTokens()
-                guard !tokens.isEmpty || allowUnauthenticatedReads else {
-                    throw ReceiptError(.invalidArgument, "--store keeps customers' data: give read tokens with --read-token-file FILE "
-                                       + "or $RECEIPT_READ_TOKEN, or say --allow-unauthenticated-reads")
-                }
-                settings.reads = ReadAuthorization(tokens: tokens, open: allowUnauthenticatedReads)
             }
+            settings.credentials = try credentials()
             let callsPerLookUp = ReceiptServer.callsPerLookUp(sandboxFallback: apiSandboxFallback)
             guard apiCallsPerMinute >= callsPerLookUp else {
                 throw ReceiptError(.invalidArgument, "--api-calls-per-minute must be at least \(callsPerLookUp) (one look-up)")

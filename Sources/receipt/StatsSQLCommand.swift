@@ -30,7 +30,7 @@ struct StatsSQLCommand: AsyncParsableCommand {
         let instant: Int64
         if let at {
             guard let parsed = FigureInterval.instant(at) else {
-                throw failOption(ReceiptError(.invalidArgument, "--at is epoch milliseconds or a date such as 2026-11-27"))
+                throw failOption(ReceiptError(.invalidArgument, "--at is " + FigureInterval.instantsText))
             }
             instant = parsed
         } else {

@@ -14,7 +14,7 @@ struct StorePasswordOptions: ParsableArguments {
     func location(_ text: String) throws(ReceiptError) -> StoreLocation {
         let environment = ProcessInfo.processInfo.environment
         let password: String? = try storePasswordFile.map { (path) throws(ReceiptError) in
-            try optionFile("--store-password-file", path) { bytes in
+            try secretFile("--store-password-file", path) { bytes in
                 String(String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).first ?? "")
             }
         } ?? environment["PGPASSWORD"].flatMap { $0.isEmpty ? nil : $0 }

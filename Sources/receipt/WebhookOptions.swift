@@ -39,7 +39,7 @@ struct WebhookOptions: ParsableArguments {
             throw ReceiptError(.invalidArgument, "--webhook-retry-period, --webhook-initial-backoff-ms and --webhook-timeout must be positive")
         }
         for (url, file) in zip(urls, secretFiles) {
-            let secret = try optionFile("--webhook-secret-file", file) { (bytes) throws(ReceiptError) in
+            let secret = try secretFile("--webhook-secret-file", file) { (bytes) throws(ReceiptError) in
                 try StandardWebhook.Secret(String(decoding: bytes, as: UTF8.self))
             }
             do throws(ReceiptError) {

@@ -17,8 +17,22 @@ def table(location, query):
         return [tuple("" if value is None else str(value) for value in row) for row in connection.execute(query)]
 
 
+def downgrade_to_schema_9(location):
+    """What a store of schema 9 held: no bundle id beside each transaction, version 9."""
+    for statement in ("ALTER TABLE transactions DROP COLUMN bundle_id", "DELETE FROM schema_version WHERE version > 9"):
+        table(location, statement)
+
+
+def downgrade_to_schema_8(location):
+    """What a store of schema 8 held: forced replays not counted, version 8."""
+    downgrade_to_schema_9(location)
+    for statement in ("ALTER TABLE events DROP COLUMN forced_replays", "DELETE FROM schema_version WHERE version > 8"):
+        table(location, statement)
+
+
 def downgrade_to_schema_7(location):
     """What a store of schema 7 held: no counts of the summaries per expiry day, version 7."""
+    downgrade_to_schema_8(location)
     for statement in ("DROP TABLE subscription_expiry_days", "DROP INDEX subscription_summaries_by_purchase",
                       "DROP INDEX subscription_summaries_by_grace", "DELETE FROM schema_version WHERE version > 7"):
         table(location, statement)

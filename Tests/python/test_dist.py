@@ -44,7 +44,8 @@ def unit_command(directory, **overrides):
     used = set(re.findall(r"\$\{(\w+)\}", command))
     assert used <= set(values), used - set(values)  # every variable is the environment file's or systemd's
     for name in ("read-tokens", "shared-secrets"):
-        (directory / name).write_text("a-secret\n")
+        (directory / name).write_text(f"a-{name}-secret-of-enough-length\n")
+        (directory / name).chmod(0o400)  # as systemd lays out a credential: the service's alone
     subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out",
                     str(directory / "api-key")], check=True, capture_output=True)
     arguments = re.sub(r"\$\{(\w+)\}", lambda match: values[match.group(1)], command).split()

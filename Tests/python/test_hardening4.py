@@ -371,11 +371,12 @@ def test_reads_open_to_all_only_when_said_and_logged(tmp_path):
 
 
 def test_read_tokens_come_from_a_file(tmp_path):
-    (tmp_path / "tokens").write_text("first-token\n\nsecond-token\n")
+    (tmp_path / "tokens").write_text("first-token-of-22-chars\n\nsecond-token-of-22-chars\n")
+    (tmp_path / "tokens").chmod(0o600)
     server = Server("--store", tmp_path / "s.db", *STORE_POLICY, "--read-token-file", tmp_path / "tokens",
                     env={"RECEIPT_READ_TOKEN": ""})
     try:
-        for token, status in (("first-token", 404), ("second-token", 404), (READ_TOKEN, 401)):
+        for token, status in (("first-token-of-22-chars", 404), ("second-token-of-22-chars", 404), (READ_TOKEN, 401)):
             assert server.request("GET", "/v1/subscriptions/2000000000000001", token=token)[0] == status, token
     finally:
         server.stop()

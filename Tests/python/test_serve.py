@@ -29,6 +29,8 @@ REQUEST_DATE_KEYS = {"request_date", "request_date_ms", "request_date_pst"}
 
 #: The read token every test server is started with ($RECEIPT_READ_TOKEN); Server sends it on every GET.
 READ_TOKEN = "test-read-token-4f1c9a0e"
+#: The write token every test server is started with ($RECEIPT_WRITE_TOKEN): consumption answers and replays.
+WRITE_TOKEN = "test-write-token-9b3d7e21"
 
 
 class Server:
@@ -36,7 +38,7 @@ class Server:
     the store with READ_TOKEN unless a request says token=None."""
 
     def __init__(self, *flags, env=None):
-        environment = {**os.environ, "RECEIPT_READ_TOKEN": READ_TOKEN, **(env or {})}
+        environment = {**os.environ, "RECEIPT_READ_TOKEN": READ_TOKEN, "RECEIPT_WRITE_TOKEN": WRITE_TOKEN, **(env or {})}
         self.process = subprocess.Popen([CLI, "serve", "--port", "0", *map(str, flags)], env=environment,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.process.stdout.readline()
@@ -598,6 +600,7 @@ def test_sigterm_drains_the_request_in_flight_and_exits_0(test_ca, minted):
 def test_password_file(test_ca, minted, tmp_path):
     secrets = tmp_path / "secrets"
     secrets.write_text("\n  first-secret  \n\r\n" + SECRET + "\n")
+    secrets.chmod(0o600)
     started = Server("--anchor", test_ca / "root.pem", "--password-file", secrets)
     try:
         receipt = minted["der"].read_bytes()
@@ -610,6 +613,7 @@ def test_password_file(test_ca, minted, tmp_path):
 
 def test_bad_flags_exit_2(tmp_path):
     (tmp_path / "empty").write_text("\n \n")
+    (tmp_path / "empty").chmod(0o600)
     for flags in (["--max-body", "0"], ["--port", "70000"], ["--anchor", "/nonexistent.pem"],
                   ["--password-file", "/nonexistent"], ["--password-file", str(tmp_path / "empty")]):
         result = subprocess.run([CLI, "serve", *flags], capture_output=True, text=True, timeout=10)

@@ -25,7 +25,7 @@ TRANSACTION_FACTS = {
     "transaction_reason": ("transactionReason", "text"), "is_upgraded": ("isUpgraded", "boolean"),
     "offer_type": ("offerType", "number"), "offer_discount_type": ("offerDiscountType", "text"),
     "offer_period": ("offerPeriod", "text"), "price": ("price", "number"), "currency": ("currency", "text"),
-    "storefront": ("storefront", "text"),
+    "storefront": ("storefront", "text"), "bundle_id": ("bundleId", "text"),
 }
 RENEWAL_FACTS = {
     "auto_renew_status": ("autoRenewStatus", "number"), "auto_renew_product_id": ("autoRenewProductId", "text"),
@@ -95,6 +95,7 @@ def downgrade_to_schema_4(location):
     """What a store of schema 4 held: no fact columns, version 4."""
     downgrade_to_schema_5(location)
     for name, _, facts in TABLES:
+        facts = [column for column in facts if column != "bundle_id"]  # schema 10's, dropped by downgrade_to_schema_9
         drops = ", ".join(f"DROP COLUMN {column}" for column in facts)
         if str(location).startswith("postgres://"):
             table(location, f"ALTER TABLE {name} {drops}")
@@ -139,7 +140,7 @@ def test_facts_are_derived_when_accepted_and_when_a_schema_4_store_migrates(tmp_
         assert subscription_read(server) == before
     finally:
         server.stop()
-    assert table(location, "SELECT max(version) FROM schema_version") == [("8",)]
+    assert table(location, "SELECT max(version) FROM schema_version") == [("10",)]
     if is_postgres:  # an upgrade rewrote the rows: statistics and visibility made again (the stopped server's stats are flushed)
         wanted = {"transactions", "renewal_infos", "subscription_summaries", "subscription_flow_days"}
         deadline = time.monotonic() + 10
@@ -242,8 +243,8 @@ def test_subscriptions_by_product_and_status_equal_each_subscriptions_state(tmp_
         assert figures["total"]["entitled"] == sum(entry["entitled"] for entry in by_product.values())
         assert abs(figures["at_ms"] - now) < 600_000
         # At an instant before any purchase nothing is active; arguments are checked; reads take the token.
-        status, early = server.json("GET", "/v1/stats/subscriptions?at=1")
-        assert status == 200 and early["at_ms"] == 1 and early["total"]["active"] == 0
+        status, early = server.json("GET", "/v1/stats/subscriptions?at=2008-01-01")  # the earliest instant taken
+        assert status == 200 and early["at_ms"] == 1_199_145_600_000 and early["total"]["active"] == 0
         # The summaries the store keeps at each write equal the same made afresh from the rows:
         # `receipt stats-sql` (the statement over the rows) run by the store's own database.
         sql = subprocess.run([CLI, "stats-sql", "subscriptions", "--at", str(figures["at_ms"])], check=True,
@@ -307,7 +308,7 @@ def test_mrr_per_currency_equals_a_reference_from_each_subscriptions_state(tmp_p
         assert len(reference_mrr("com.example.minted.annual")) == 1
         assert mrr["currencies"][0] == {"currency": "EUR", "mrr_milliunits": 3333, "subscriptions": 1, "by_period": {"year": 1}}
         assert mrr["unclassified"] == {"subscriptions": 0, "currencies": []}
-        assert server.json("GET", "/v1/stats/mrr?at=1")[1]["currencies"] == []
+        assert server.json("GET", "/v1/stats/mrr?at=2008-01-01")[1]["currencies"] == []
     finally:
         server.stop()
 
@@ -319,7 +320,7 @@ def test_subscriptions_and_mrr_at_every_boundary_equal_the_statement_over_the_ro
     equal `receipt stats-sql` over the rows, run by the store's own database: what a store keeps
     for its figures (summaries now, anything kept per day later) must answer as the rows do."""
     server, _ = shaped_server(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
-    marker = "424242424242"
+    marker = "1424242424242"
     statements = {figure: subprocess.run([CLI, "stats-sql", figure, "--at", marker], check=True, capture_output=True,
                                          text=True).stdout for figure in ("subscriptions", "mrr")}
     assert all(marker in sql for sql in statements.values())
@@ -442,7 +443,7 @@ def assert_flow_days_made_afresh_agree(location, start_server):
     downgrade_to_schema_6(location)
     assert table(location, "SELECT max(version) FROM schema_version") == [("6",)]
     start_server().stop()
-    assert table(location, "SELECT max(version) FROM schema_version") == [("8",)]
+    assert table(location, "SELECT max(version) FROM schema_version") == [("10",)]
     assert flow_days(location) == kept
     assert expiry_days(location) == kept_expiries
 

@@ -203,6 +203,12 @@ public enum SharedSecret {
         return matched
     }
 
+    /// A secret named without being shown (a log line, an answer): the first 8 bytes of its
+    /// SHA-256 in hex, which tell two tokens apart and give nothing usable.
+    public static func fingerprint(_ secret: String) -> String {
+        hexString(Array(Digest.sha256(Array(secret.utf8)).prefix(8)))
+    }
+
     private static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }
         var difference: UInt8 = 0

@@ -2,8 +2,9 @@
 /// outbox in the same transaction as the change, then delivered to webhooks (signed
 /// with StandardWebhook) and listed by `receipt events`. The body is JSON in the shape
 /// the Standard Webhooks specification suggests: `{"type", "timestamp", "data"}`; `data`
-/// holds the ids, the environment, the subscription's state and the entitlements
+/// holds the ids, the environment, the subscription's state and a summary of the entitlements
 /// *after* the change, and the JWS it came from, so that a receiver can verify them itself.
+/// Its size does not grow with the subscription's or the account's history.
 public struct StoreEvent: Sendable {
     /// `evt_` + a random UUID: the Standard Webhooks `webhook-id`, on which receivers de-duplicate.
     public let id: String
@@ -111,14 +112,16 @@ public struct StoreEvent: Sendable {
             ifPresent(carried.transaction?.jws) { writer.string("signed_transaction_info", $0) }
             ifPresent(carried.renewal?.jws) { writer.string("signed_renewal_info", $0) }
         }
-        if let state { writer.raw("state", SubscriptionStateJSON.render(state)) } else { writer.null("state") }
+        // The state's signed rows are the notification's (signed_payload) or beside it (signed_transaction_info):
+        // its payloads alone here, so that an event stays a few kilobytes whatever the subscription's history.
+        if let state { writer.raw("state", SubscriptionStateJSON.render(state, signedMembers: false)) } else { writer.null("state") }
         if let account = after.accountTransactions {
             writer.string("entitlements_of", "app_account_token")
-            writer.raw("entitlements", try AccountEntitlementsJSON.render(
+            writer.raw("entitlements", try AccountEntitlementsJSON.summary(
                 transactions: decoded(account), renewalInfos: decoded(after.accountRenewalInfos), at: now))
         } else if !transactions.isEmpty {
             writer.string("entitlements_of", "original_transaction_id")
-            writer.raw("entitlements", try AccountEntitlementsJSON.render(
+            writer.raw("entitlements", try AccountEntitlementsJSON.summary(
                 transactions: transactions, renewalInfos: renewal.map { [$0] } ?? [], at: now))
         }
         writer.endObject()

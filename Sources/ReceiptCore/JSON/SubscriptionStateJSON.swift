@@ -8,7 +8,9 @@
 /// replaced another, and for a revoked latest period `revocation_type`,
 /// `refunded_share_milliunits` and `refunded_quantity`.
 public enum SubscriptionStateJSON {
-    public static func render(_ state: SubscriptionState, indent: Int? = nil) -> [UInt8] {
+    /// `signedMembers` false leaves out `signedTransactionInfo` and `signedRenewalInfo` (an
+    /// event's state, whose notification carries the signed rows: a few kilobytes less each).
+    public static func render(_ state: SubscriptionState, indent: Int? = nil, signedMembers: Bool = true) -> [UInt8] {
         // Most of the answer is the signed members and their payloads: reserved at once,
         // the buffer is not grown (a large allocation and a copy each time) as it fills.
         let signed = [state.latestTransaction, state.renewalInfo].compactMap { $0 }
@@ -26,10 +28,10 @@ public enum SubscriptionStateJSON {
         if let facts = PurchaseFacts(transaction: state.latestTransaction) {
             EntitlementsJSON.writeRevocation(of: facts, into: &writer)
         }
-        writer.string("signedTransactionInfo", state.latestTransaction.compactSerialization)
+        if signedMembers { writer.string("signedTransactionInfo", state.latestTransaction.compactSerialization) }
         writer.raw("transaction_info", state.latestTransaction.payloadBytes)
         if let renewal = state.renewalInfo {
-            writer.string("signedRenewalInfo", renewal.compactSerialization)
+            if signedMembers { writer.string("signedRenewalInfo", renewal.compactSerialization) }
             writer.raw("renewal_info", renewal.payloadBytes)
             writer.beginArray("pending_renewal_info")
             PendingRenewalInfoJSON.write(renewal, into: &writer)

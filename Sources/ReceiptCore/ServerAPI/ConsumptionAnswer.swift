@@ -17,7 +17,7 @@ public enum ConsumptionAnswer {
 
     /// The call's arguments for `transactionID` from a JSON body of Apple's V2 members,
     /// refused naming the member at fault: not an object, an unknown member, a value of the
-    /// wrong kind, or `customerConsented`, `sampleContentProvided` or `deliveryStatus` absent.
+    /// wrong kind, `customerConsented` absent or not true, or `sampleContentProvided` or `deliveryStatus` absent.
     public static func arguments(transactionID: String, body: [UInt8]) throws(ReceiptError) -> [String: JSONValue] {
         let members = try JSONValue.object(body, maxBytes: maxBodyBytes, limits: JSONLimits(maxDepth: 2, maxValues: 64),
                                            naming: "the consumption information")
@@ -27,6 +27,11 @@ public enum ConsumptionAnswer {
     static func arguments(transactionID: String, members: [String: JSONValue]) throws(ReceiptError) -> [String: JSONValue] {
         guard members["transactionId"] == nil else {
             throw ReceiptError(.invalidArgument, "transactionId is the path's, not a member of the body")
+        }
+        // Apple's model takes false too; what the customer did not consent to share is never sent.
+        guard case .bool(true) = members["customerConsented"] else {
+            throw ReceiptError(.invalidArgument, "customerConsented must be true: nothing is sent to the App Store without the "
+                               + "customer's consent")
         }
         var arguments = members
         arguments["transactionId"] = .string(transactionID)

@@ -11,7 +11,7 @@ public enum BillingPeriod: String, Sendable, CaseIterable {
     /// to the day; nil for a length no plan has (Sandbox's accelerated renewals last minutes).
     public static func of(milliseconds: Int64) -> BillingPeriod? {
         guard milliseconds > 0 else { return nil }
-        let days = (milliseconds + day / 2) / day
+        let days = milliseconds.clampedAdding(day / 2) / day
         return allCases.first { $0.days.contains(days) }
     }
 
@@ -42,6 +42,6 @@ public enum BillingPeriod: String, Sendable, CaseIterable {
     /// A price of this period per month, in the same units, rounded to the nearest unit.
     public func monthly(_ price: Int64) -> Int64 {
         let (numerator, denominator) = perMonth
-        return (price * numerator * 2 + denominator) / (denominator * 2)
+        return price.clampedMultiplied(by: numerator * 2).clampedAdding(denominator) / (denominator * 2)
     }
 }

@@ -20,11 +20,17 @@ public enum FigureInterval: String, Sendable, CaseIterable {
         return CivilTime.daysFromCivil(year: year, month: month, day: day)
     }
 
-    /// An instant as the figures take it: epoch milliseconds (not negative), or a date
-    /// (`2026-11-27`, midnight UTC); nil for anything else.
+    /// The instants the figures take: from 2008-01-01 (before the App Store) to the last
+    /// millisecond of 9999-12-31, so that no sum or interval over them can overflow.
+    public static let instants: ClosedRange<Int64> = 1_199_145_600_000...253_402_300_799_999
+    public static let instantsText = "epoch milliseconds or a date (2026-11-27) from 2008-01-01 to 9999-12-31"
+
+    /// An instant as the figures take it: epoch milliseconds, or a date (`2026-11-27`,
+    /// midnight UTC), within `instants`; nil for anything else.
     public static func instant(_ text: String) -> Int64? {
-        if let milliseconds = Int64(text) { return milliseconds >= 0 ? milliseconds : nil }
-        return day(ofDate: text).map { $0 * dayMilliseconds }
+        guard let milliseconds = Int64(text) ?? day(ofDate: text).map({ $0 * dayMilliseconds }),
+              instants.contains(milliseconds) else { return nil }
+        return milliseconds
     }
 
     /// A day as its ISO 8601 calendar date (`2026-11-27`).

@@ -19,7 +19,7 @@ public struct SubscriptionCount: Sendable, Equatable {
     /// How many of `counts` are in `status` (nil: entitled, active plus grace period).
     public static func total(_ counts: [SubscriptionCount], _ status: SubscriptionState.Status?) -> Int64 {
         counts.filter { count in status.map { count.status == $0 } ?? (count.status == .active || count.status == .gracePeriod) }
-            .reduce(0) { $0 + $1.count }
+            .reduce(0) { $0.clampedAdding($1.count) }
     }
 }
 
@@ -58,16 +58,17 @@ public struct MRRLine: Sendable, Equatable {
         var unclassifiedCurrencies: Set<String> = []
         for group in groups {
             guard let period = BillingPeriod.of(milliseconds: group.periodMilliseconds) else {
-                unclassified += group.subscriptions
+                unclassified = unclassified.clampedAdding(group.subscriptions)
                 unclassifiedCurrencies.insert(group.currency)
                 continue
             }
             let earlier = sums[group.currency, default: [:]][period] ?? (0, 0)
-            sums[group.currency, default: [:]][period] = (earlier.subscriptions + group.subscriptions, earlier.prices + group.priceSum)
+            sums[group.currency, default: [:]][period] = (earlier.subscriptions.clampedAdding(group.subscriptions),
+                                                           earlier.prices.clampedAdding(group.priceSum))
         }
         let lines = sums.sorted { $0.key < $1.key }.map { currency, periods in
-            MRRLine(currency: currency, milliunits: periods.reduce(0) { $0 + $1.key.monthly($1.value.prices) },
-                    subscriptions: periods.values.reduce(0) { $0 + $1.subscriptions },
+            MRRLine(currency: currency, milliunits: periods.reduce(0) { $0.clampedAdding($1.key.monthly($1.value.prices)) },
+                    subscriptions: periods.values.reduce(0) { $0.clampedAdding($1.subscriptions) },
                     periods: BillingPeriod.allCases.compactMap { period in periods[period].map { (period, $0.subscriptions) } })
         }
         return (lines, unclassified, unclassifiedCurrencies.sorted())
@@ -85,12 +86,12 @@ public struct DayFlows: Sendable {
 
         static func + (a: Began, b: Began) -> Began {
             var sum = a
-            sum.new += b.new
-            sum.trialStarts += b.trialStarts
-            sum.renewals += b.renewals
-            sum.trialConversions += b.trialConversions
-            sum.recoveries += b.recoveries
-            sum.reactivations += b.reactivations
+            sum.new = sum.new.clampedAdding(b.new)
+            sum.trialStarts = sum.trialStarts.clampedAdding(b.trialStarts)
+            sum.renewals = sum.renewals.clampedAdding(b.renewals)
+            sum.trialConversions = sum.trialConversions.clampedAdding(b.trialConversions)
+            sum.recoveries = sum.recoveries.clampedAdding(b.recoveries)
+            sum.reactivations = sum.reactivations.clampedAdding(b.reactivations)
             return sum
         }
     }
@@ -123,13 +124,13 @@ public struct IntervalFlows: Sendable {
             let days = byInterval[first] ?? []
             let refunds = days.flatMap(\.refunds)
             let churned = days.flatMap(\.churned)
-            func churn(_ include: (Int64) -> Bool) -> Int64 { churned.filter { include($0.intent) }.reduce(0) { $0 + $1.count } }
+            func churn(_ include: (Int64) -> Bool) -> Int64 { churned.filter { include($0.intent) }.reduce(0) { $0.clampedAdding($1.count) } }
             return IntervalFlows(
                 startMilliseconds: first * FigureInterval.dayMilliseconds,
                 began: days.reduce(DayFlows.Began()) { $0 + $1.began },
-                refundCount: refunds.reduce(0) { $0 + $1.count },
+                refundCount: refunds.reduce(0) { $0.clampedAdding($1.count) },
                 refundAmounts: Set(refunds.map(\.currency)).sorted().map { currency in
-                    (currency, refunds.filter { $0.currency == currency }.reduce(0) { $0 + $1.amount })
+                    (currency, refunds.filter { $0.currency == currency }.reduce(0) { $0.clampedAdding($1.amount) })
                 },
                 churnedVoluntary: churn { $0 == 1 }, churnedBilling: churn { $0 == 2 }, churnedOther: churn { $0 != 1 && $0 != 2 })
         }

@@ -62,6 +62,7 @@ public enum StoredFacts {
         FactColumn(name: "price", member: "price", kind: .integer),
         FactColumn(name: "currency", member: "currency", kind: .text),
         FactColumn(name: "storefront", member: "storefront", kind: .text),
+        FactColumn(name: "bundle_id", member: "bundleId", kind: .text),
     ]
 
     /// A signed renewal info's columns (JWSRenewalInfoDecodedPayload).

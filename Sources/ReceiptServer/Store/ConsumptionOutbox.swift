@@ -26,22 +26,32 @@ enum ConsumptionOutbox {
                   .integer(signed), .integer(signed + ConsumptionAnswer.deadlineMilliseconds)])
     }
 
-    /// An answer given (by the app: `source` app; by the policy: `policy`), due now; refused
-    /// (nil) when one was already sent for the current request.
+    /// Why an answer was not taken.
+    enum Refusal: Error, Equatable {
+        /// Apple never asked about the transaction (no CONSUMPTION_REQUEST is stored for it).
+        case notAsked
+        /// The request was already answered (pending, sent, or refused by Apple).
+        case answered
+        /// Apple's 12 hours are over.
+        case expired
+    }
+
+    /// An answer given (by the app: `source` app; by the policy: `policy`) to a stored request
+    /// still awaiting one within Apple's 12 hours: due now. Anything else is refused, so that
+    /// nothing is sent that Apple did not ask for, nor twice, nor late. A refusal is returned,
+    /// not thrown: a database's transaction wraps what its work throws.
     static func answer(transactionID: String, body: String, source: String, on statements: some StoreStatements,
-                       at now: Int64) async throws -> ConsumptionRow? {
-        let p = statements.dialect.placeholders(1...5)
+                       at now: Int64) async throws -> Result<ConsumptionRow, Refusal> {
+        let p = statements.dialect.placeholders(1...4)
         let written = try await statements.run("""
-            INSERT INTO consumption_answers (transaction_id, requested_at, deadline, state, source, body, attempts, next_attempt_at,
-              lease_until) VALUES (\(p[0]), \(p[1]), \(p[2]), 'pending', \(p[3]), \(p[4]), 0, \(p[1]), 0)
-            ON CONFLICT (transaction_id) DO UPDATE SET state = 'pending', source = excluded.source, body = excluded.body,
-              attempts = 0, next_attempt_at = excluded.next_attempt_at, last_outcome = NULL
-            WHERE consumption_answers.state <> 'sent'
+            UPDATE consumption_answers SET state = 'pending', source = \(p[0]), body = \(p[1]), attempts = 0,
+              next_attempt_at = \(p[2]), last_outcome = NULL
+            WHERE transaction_id = \(p[3]) AND state = 'awaiting' AND deadline > \(p[2])
             RETURNING transaction_id
-            """, [.text(transactionID), .integer(now), .integer(now + ConsumptionAnswer.deadlineMilliseconds), .text(source),
-                  .text(body)])
-        guard !written.isEmpty else { return nil }
-        return try await row(transactionID: transactionID, on: statements)
+            """, [.text(source), .text(body), .integer(now), .text(transactionID)])
+        guard let row = try await row(transactionID: transactionID, on: statements) else { return .failure(.notAsked) }
+        guard written.isEmpty else { return .success(row) }
+        return .failure(row.state == "awaiting" || row.state == "expired" ? .expired : .answered)
     }
 
     static func row(transactionID: String, on statements: some StoreStatements) async throws -> ConsumptionRow? {

@@ -5,8 +5,10 @@ import ReceiptCore
 /// deliveries to the webhook endpoints registered in the store. Written once for both
 /// databases over StoreStatements; the event itself is the core's (StoreEvent).
 enum EventOutbox {
-    /// An account's transactions an event's entitlements read (its latest page).
-    static let accountTransactions = StoreSchema.maxPageTransactions
+    /// An account's transactions an event's entitlements read (its latest): enough for what an
+    /// account holds at once, few enough that a notification costs the same whatever the
+    /// account's history (the whole account is a GET of /v1/entitlements away).
+    static let accountTransactions = 20
 
     /// Appends the event of `cause` when it changed something, reading back what the
     /// store holds after it (the subscription, and the account its app account token names).
@@ -201,16 +203,59 @@ enum EventOutbox {
         }
     }
 
-    /// Makes an event's deliveries (or, with no id, every failed delivery) pending again,
-    /// due now with their attempts reset; the number made pending.
-    static func replay(eventID: String?, on statements: some StoreStatements, at now: Int64) async throws -> Int {
+    /// Replays of an event whose deliveries all went through (`force`), at most: a delivered
+    /// event is sent again only on purpose, and not without end.
+    static let maxForcedReplays = 3
+
+    /// How a replay went.
+    enum ReplayOutcome: Sendable, Equatable {
+        /// This many deliveries made pending, due now.
+        case replayed(Int)
+        /// No delivery of the event failed; this many were delivered (a replay of those needs `force`).
+        case nothingFailed(delivered: Int)
+        /// The event was already replayed with `force` maxForcedReplays times.
+        case forcedTooOften
+        case noSuchEvent
+
+        /// Why nothing was replayed, as an error code and a sentence; nil for `replayed`.
+        var refusal: (code: String, detail: String)? {
+            switch self {
+            case .replayed: nil
+            case .nothingFailed(let delivered):
+                ("ALREADY_DELIVERED", "no delivery of this event failed (\(delivered) delivered): a replay sends parked deliveries "
+                    + "again; to send a delivered event again, force it (at most \(maxForcedReplays) times)")
+            case .forcedTooOften: ("REPLAY_LIMIT", "this event was already sent again on purpose \(maxForcedReplays) times")
+            case .noSuchEvent: ("NOT_FOUND", "no such event is stored")
+            }
+        }
+    }
+
+    /// Makes parked (failed) deliveries pending again, due now with their attempts reset: an
+    /// event's (`eventID`), or with none every failed delivery. With `force`, an event's
+    /// delivered ones too, counted against maxForcedReplays.
+    static func replay(eventID: String?, force: Bool, on statements: some StoreStatements, at now: Int64) async throws
+        -> ReplayOutcome {
         let d = statements.dialect
-        let which = eventID == nil ? "state = 'failed'"
-            : "event_sequence = (SELECT sequence FROM events WHERE event_id = \(d.placeholder(2)))"
-        return try await statements.run("""
-            UPDATE deliveries SET state = 'pending', attempts = 0, next_attempt_at = \(d.placeholder(1)), lease_until = 0
-            WHERE \(which) RETURNING event_sequence
-            """, [.integer(now)] + (eventID.map { [.text($0)] } ?? [])).count
+        let pending = "UPDATE deliveries SET state = 'pending', attempts = 0, next_attempt_at = \(d.placeholder(1)), lease_until = 0"
+        guard let eventID else {
+            return .replayed(try await statements.run("\(pending) WHERE state = 'failed' RETURNING event_sequence", [.integer(now)]).count)
+        }
+        guard let event = try await statements.run("SELECT sequence, forced_replays FROM events WHERE event_id = \(d.placeholder(1))",
+                                                   [.text(eventID)]).first,
+              let sequence = event[0].integer else { return .noSuchEvent }
+        if force {
+            guard (event[1].integer ?? 0) < maxForcedReplays else { return .forcedTooOften }
+            _ = try await statements.run("UPDATE events SET forced_replays = forced_replays + 1 WHERE sequence = \(d.placeholder(1))",
+                                         [.integer(sequence)])
+        }
+        let states = force ? "state IN ('failed', 'delivered')" : "state = 'failed'"
+        let replayed = try await statements.run("\(pending) WHERE event_sequence = \(d.placeholder(2)) AND \(states) RETURNING event_sequence",
+                                                [.integer(now), .integer(sequence)]).count
+        guard replayed == 0, !force else { return .replayed(replayed) }
+        let delivered = try await statements.run(
+            "SELECT COUNT(*) FROM deliveries WHERE event_sequence = \(d.placeholder(1)) AND state = 'delivered'",
+            [.integer(sequence)]).first?.first?.integer ?? 0
+        return delivered > 0 ? .nothingFailed(delivered: Int(delivered)) : .replayed(0)
     }
 
     /// Deletes, with their deliveries, at most `limit` events made before `createdBefore`

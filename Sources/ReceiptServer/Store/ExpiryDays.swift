@@ -80,7 +80,8 @@ enum ExpiryDays {
             for row in try await statements.run(one, [.text(id)]) where row.count == keys.count + 2 {
                 let key = Key(values: Array(row.prefix(keys.count)))
                 let sums = counts[key] ?? (0, 0)
-                counts[key] = (sums.subscriptions + (row[keys.count].integer ?? 0), sums.prices + (row[keys.count + 1].integer ?? 0))
+                counts[key] = (sums.subscriptions.clampedAdding(row[keys.count].integer ?? 0),
+                               sums.prices.clampedAdding(row[keys.count + 1].integer ?? 0))
             }
         }
         return counts
@@ -107,12 +108,12 @@ enum ExpiryDays {
         var statuses: [StatusKey: Int64] = [:]
         var prices: [PriceKey: (subscriptions: Int64, prices: Int64)] = [:]
         func add(_ product: String, _ status: SubscriptionState.Status, _ count: Int64) {
-            statuses[StatusKey(product: product, status: status), default: 0] += count
+            statuses[StatusKey(product: product, status: status), default: 0] = statuses[StatusKey(product: product, status: status), default: 0].clampedAdding(count)
         }
         func addPrice(_ product: String, _ currency: String, _ length: Int64, _ count: Int64, _ sum: Int64) {
             let key = PriceKey(product: product, currency: currency, length: length)
             let held = prices[key] ?? (0, 0)
-            prices[key] = (held.subscriptions + count, held.prices + sum)
+            prices[key] = (held.subscriptions.clampedAdding(count), held.prices.clampedAdding(sum))
         }
         // Periods ending on a later day: active (the ones bought after the instant are taken back below).
         let only = StoreFigures.only(product, placeholder: 2, d)

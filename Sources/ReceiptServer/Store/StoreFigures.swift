@@ -65,7 +65,8 @@ enum StoreFigures {
         var groups: [String: [Int64: (subscriptions: Int64, prices: Int64)]] = [:]
         for (key, sums) in standing.prices where product == nil || key.product == product {
             let held = groups[key.currency, default: [:]][key.length] ?? (0, 0)
-            groups[key.currency, default: [:]][key.length] = (held.subscriptions + sums.subscriptions, held.prices + sums.prices)
+            groups[key.currency, default: [:]][key.length] = (held.subscriptions.clampedAdding(sums.subscriptions),
+                                                              held.prices.clampedAdding(sums.prices))
         }
         return groups.sorted { $0.key < $1.key }.flatMap { currency, lengths in
             lengths.sorted { $0.key < $1.key }.map {

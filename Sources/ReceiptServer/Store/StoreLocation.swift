@@ -54,11 +54,11 @@ public struct StoreLocation: Sendable, CustomStringConvertible {
     /// Whether `text` names a PostgreSQL database (else an SQLite file).
     public static func isPostgres(_ text: String) -> Bool { PostgresLocation.isPostgres(text) }
 
-    /// `text` with whatever stands between `://` and `@` after a colon (a URL's password) as `***`.
+    /// A URL not taken, shown by its scheme alone: however it is mistyped (`postgres:/u:pw@h/db`,
+    /// no `@`, `Postgres://`), what follows the scheme may hold a password.
     static func masked(_ text: String) -> String {
-        guard let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].lastIndex(of: "@"),
-              let colon = text[scheme.upperBound..<at].firstIndex(of: ":") else { return text }
-        return String(text[..<text.index(after: colon)]) + "***" + String(text[at...])
+        guard let colon = text.firstIndex(of: ":") else { return text }
+        return String(text[...colon]) + "… (the rest not shown: it may hold a password)"
     }
     var isPostgres: Bool { PostgresLocation.isPostgres(text) }
 }

@@ -6,8 +6,8 @@ import ReceiptCore
 enum StoreWrites {
     /// Stores a notification and what it carries; false when its UUID was stored before.
     /// Its row is inserted first, so that of two servers given the same notification one
-    /// stores it and the other waits on that row, then finds it there. An event is made
-    /// unless every row it carries was held already as new or newer (older news).
+    /// stores it and the other waits on that row, then finds it there. Its event is made
+    /// whatever its rows changed.
     static func record(_ notification: ReceivedNotification, on statements: some StoreStatements) async throws -> Bool {
         let d = statements.dialect
         let now = ReceiptVerifier.currentMilliseconds()
@@ -23,22 +23,21 @@ enum StoreWrites {
         let transactions = notification.transaction.map { [$0] } ?? []
         let renewalInfos = notification.renewalInfo.map { [$0] } ?? []
         let written = try await write(transactions, renewalInfos, on: statements)
-        var changed = !written.transactions.isEmpty || !written.renewalInfos.isEmpty
+        _ = try await write(transactions, renewalInfos, on: statements)  // rows held as new or newer stay
         if let rescission = notification.consentRescission {
-            changed = try await !statements.run(StoreSchema.upsertConsentRescission(placeholders: p, collate: d.collate)
-                                                + " RETURNING app_transaction_id", [
+            _ = try await statements.run(StoreSchema.upsertConsentRescission(placeholders: p, collate: d.collate), [
                 .text(rescission.appTransactionID), .text(rescission.notificationUUID), .integer(rescission.signedDate),
                 .text(rescission.jws),
-            ]).isEmpty || changed
+            ])
         }
         if notification.notificationType == ConsumptionOutbox.requestType, let transaction = notification.transaction {
             try await ConsumptionOutbox.requested(transaction, at: notification.signedDate, on: statements)
         }
-        let carriesRows = !transactions.isEmpty || !renewalInfos.isEmpty || notification.consentRescission != nil
-        if changed || !carriesRows {
-            try await EventOutbox.append(.notification(notification), originalTransactionID: notification.originalTransactionID,
-                                         appAccountToken: notification.transaction?.appAccountToken, on: statements, at: now)
-        }
+        // Every notification new to the store is news to the app, whether or not its rows change
+        // any (a CONSUMPTION_REQUEST for a purchase held gives 12 hours to answer; REFUND_DECLINED,
+        // TEST): one event per notification UUID, none for a duplicate (returned above).
+        try await EventOutbox.append(.notification(notification), originalTransactionID: notification.originalTransactionID,
+                                     appAccountToken: notification.transaction?.appAccountToken, on: statements, at: now)
         return true
     }
 

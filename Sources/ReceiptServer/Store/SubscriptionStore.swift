@@ -111,8 +111,7 @@ extension SubscriptionStore {
         try await withStatements(transaction: false) { try await EventOutbox.latest(orderingKeys: orderingKeys, limit: limit, on: $0) }
     }
 
-    func consumption(_ operation: @escaping @Sendable (any StoreStatements, Int64) async throws -> ConsumptionRow?) async throws
-        -> ConsumptionRow? {
+    func consumption<T: Sendable>(_ operation: @escaping @Sendable (any StoreStatements, Int64) async throws -> T) async throws -> T {
         try await withStatements(transaction: true) { try await operation($0, ReceiptVerifier.currentMilliseconds()) }
     }
 
@@ -129,9 +128,9 @@ extension SubscriptionStore {
         }
     }
 
-    func replay(eventID: String?) async throws -> Int {
+    func replay(eventID: String?, force: Bool) async throws -> EventOutbox.ReplayOutcome {
         try await withStatements(transaction: true) {
-            try await EventOutbox.replay(eventID: eventID, on: $0, at: ReceiptVerifier.currentMilliseconds())
+            try await EventOutbox.replay(eventID: eventID, force: force, on: $0, at: ReceiptVerifier.currentMilliseconds())
         }
     }
 }
@@ -293,11 +292,16 @@ enum StoreSchema {
         // Version 8: the summaries counted per expiry day (ExpiryDays), made from the summaries
         // held and kept by every write after, which the subscriptions and MRR figures read.
         ExpiryDays.migration,
+        // Version 9: replays of delivered events, counted (EventOutbox.maxForcedReplays).
+        ["ALTER TABLE events ADD COLUMN forced_replays INTEGER NOT NULL DEFAULT 0"],
+        // Version 10: the bundle id each transaction was signed for (a fact column), which
+        // StoreIdentity reads before a server claims the store.
+        [],
     ]
     /// The versions that add the fact columns a store lacks (StoredFacts, as this server
     /// knows them) and derive every row's facts from its JWS (StoreMigration). A column
     /// added to StoredFacts later comes with a new version listed here.
-    static let factVersions: Set<Int> = [5]
+    static let factVersions: Set<Int> = [5, 10]
     static var version: Int { migrations.count }
 
     /// The migrations' statements in a dialect's words.

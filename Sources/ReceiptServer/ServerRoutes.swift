@@ -1,0 +1,118 @@
+import HTTPTypes
+
+/// Every route `receipt serve` answers, each declared once: its path (or the prefix it
+/// answers under), the methods it takes, its metrics label, whether it needs the store,
+/// the credential it takes and the query parameters it takes. ReceiptResponder.respond
+/// reads the entry before any handler runs: 404, 405, 503 without a store, 401, 403 and
+/// 429 (ClientThrottle), 400 for a query parameter not taken or given twice, and the
+/// headers every answer carries. Adding a route: an entry here, a case in
+/// ReceiptResponder.dispatch, and its handler.
+struct ServerRoute: Sendable {
+    enum Name: Sendable {
+        case verifyReceipt, sandboxVerifyReceipt, verify, notifications, retention, subscriptions, entitlements, consent,
+             consumption, events, event, stats, dashboard, customerPage, healthz, readyz, metrics
+    }
+
+    enum Path: Sendable, Equatable {
+        case exact(String)
+        /// Everything under it; the handler gets the rest of the path.
+        case prefix(String)
+    }
+
+    /// What a caller must carry (ServerCredentials).
+    enum Access: Sendable, Equatable {
+        /// Nothing: Apple's protocols (each verifies what it is sent), health.
+        case open
+        /// What the store knows of customers: a read token for GET and HEAD, the write token for POST.
+        case customerData
+        /// A page of the dashboard: as customerData's reads, the token also as a browser's Basic password.
+        case page
+        /// `/metrics`: the read token or a metrics token.
+        case metrics
+    }
+
+    let name: Name
+    let path: Path
+    /// The methods taken (405 with Allow for others); nil: the handler answers every method
+    /// itself (Apple's verifyReceipt answers a GET in its own protocol).
+    let methods: [HTTPRequest.Method]?
+    /// The `endpoint` label of its metrics.
+    let label: String
+    let needsStore: Bool
+    let access: Access
+    /// The query parameters taken; nil: the handler reads and checks its own (/v1/verify).
+    let query: Set<String>?
+
+    init(_ name: Name, _ path: Path, methods: [HTTPRequest.Method]?, label: String? = nil, store: Bool = false,
+         access: Access = .open, query: Set<String>? = []) {
+        (self.name, self.path, self.methods, self.needsStore, self.access, self.query) = (name, path, methods, store, access, query)
+        self.label = label ?? {
+            switch path {
+            case .exact(let text): text
+            case .prefix(let text): String(text.dropLast())
+            }
+        }()
+    }
+
+    /// Whether its answers hold customer data (never cached: `Cache-Control: no-store`).
+    var holdsCustomerData: Bool { access != .open }
+
+    static let figureQuery: Set<String> = ["at", "from", "to", "by", "product"]
+
+    /// The routes at fixed paths, which --notifications-path and --retention-path cannot take.
+    static let fixed: [ServerRoute] = [
+        ServerRoute(.verifyReceipt, .exact("/verifyReceipt"), methods: nil),
+        ServerRoute(.sandboxVerifyReceipt, .exact("/sandbox/verifyReceipt"), methods: nil),
+        ServerRoute(.verify, .exact("/v1/verify"), methods: [.post], query: nil),
+        ServerRoute(.subscriptions, .prefix("/v1/subscriptions/"), methods: [.get], store: true, access: .customerData),
+        ServerRoute(.entitlements, .exact("/v1/entitlements"), methods: [.get], store: true, access: .customerData,
+                    query: ["appAccountToken", "limit", "cursor"]),
+        ServerRoute(.consent, .prefix("/v1/consent/"), methods: [.get], store: true, access: .customerData),
+        ServerRoute(.consumption, .prefix("/v1/consumption/"), methods: [.get, .post], store: true, access: .customerData),
+        ServerRoute(.events, .exact("/v1/events"), methods: [.get], store: true, access: .customerData,
+                    query: ["state", "limit", "before"]),
+        ServerRoute(.event, .prefix("/v1/events/"), methods: [.get, .post], label: "/v1/events", store: true,
+                    access: .customerData, query: ["force"]),
+        ServerRoute(.stats, .prefix("/v1/stats/"), methods: [.get], store: true, access: .customerData, query: figureQuery),
+        ServerRoute(.dashboard, .exact(ReceiptResponder.dashboardPath), methods: [.get, .head], store: true, access: .page, query: figureQuery),
+        ServerRoute(.customerPage, .exact(ReceiptResponder.customerPagePath), methods: [.get, .head], store: true, access: .page,
+                    query: ["id"]),
+        ServerRoute(.healthz, .exact("/healthz"), methods: [.get, .head]),
+        ServerRoute(.readyz, .exact("/readyz"), methods: [.get, .head]),
+        ServerRoute(.metrics, .exact("/metrics"), methods: [.get], access: .metrics),
+    ]
+
+    /// The fixed routes' exact paths and prefixes (a configured path may be none of them, nor under a prefix).
+    static let reservedPaths = fixed.compactMap { if case .exact(let path) = $0.path { path } else { nil } }
+    static let reservedPrefixes = fixed.compactMap { if case .prefix(let prefix) = $0.path { prefix } else { nil } }
+}
+
+/// The routes of one server: the fixed ones and those at the paths it was configured with.
+struct ServerRoutes: Sendable {
+    private let exact: [String: ServerRoute]
+    private let prefixed: [(prefix: String, route: ServerRoute)]
+
+    init(notificationsPath: String, retentionPath: String?) {
+        var routes = ServerRoute.fixed
+        routes.append(ServerRoute(.notifications, .exact(notificationsPath), methods: [.post], label: "notifications", store: true))
+        if let retentionPath {
+            routes.append(ServerRoute(.retention, .exact(retentionPath), methods: [.post], label: "retention"))
+        }
+        var exact: [String: ServerRoute] = [:]
+        var prefixed: [(String, ServerRoute)] = []
+        for route in routes {
+            switch route.path {
+            case .exact(let path): exact[path] = route
+            case .prefix(let prefix): prefixed.append((prefix, route))
+            }
+        }
+        (self.exact, self.prefixed) = (exact, prefixed)
+    }
+
+    /// The route that answers `path`, with the rest of the path under its prefix ("" for an exact one).
+    func route(for path: String) -> (route: ServerRoute, rest: Substring)? {
+        if let route = exact[path] { return (route, path.dropFirst(path.count)) }
+        for (prefix, route) in prefixed where path.hasPrefix(prefix) { return (route, path.dropFirst(prefix.count)) }
+        return nil
+    }
+}
