@@ -34,7 +34,7 @@ from store_tables import downgrade_to_schema_5  # noqa: E402
 
 CLI = str(ROOT / "build" / "bin" / "receipt")
 SUBSCRIPTIONS = int(os.environ.get("FIGURES_BENCH_SUBSCRIPTIONS", "20000"))
-READ_TOKEN = "bench-read-token"
+READ_TOKEN = "bench-read-token-of-22-chars"
 DAY = 86_400_000
 TRANSACTION_COLUMNS = ("transaction_id", "original_transaction_id", "product_id", "app_account_token", "signed_date", "jws",
                        "purchase_date", "original_purchase_date", "expires_date", "revocation_date", "revocation_reason",

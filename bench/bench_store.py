@@ -95,7 +95,7 @@ def mint_inputs(directory):
 
 
 #: The read token the bench's server takes; wrk sends it on every request.
-READ_TOKEN = "bench-read-token"
+READ_TOKEN = "bench-read-token-of-22-chars"
 
 
 def serve_command(store, anchors):

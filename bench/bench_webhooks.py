@@ -60,6 +60,7 @@ def run(location, anchors, bodies, receivers, directory):
     for index, receiver in enumerate(receivers):
         secret = directory / f"webhook-{index}.secret"
         secret.write_text(SECRET)
+        secret.chmod(0o600)
         flags += ["--webhook", receiver.url, "--webhook-secret-file", str(secret)]
     process, port = start(location, anchors, flags)
     try:

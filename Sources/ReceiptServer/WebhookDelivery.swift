@@ -83,8 +83,14 @@ struct WebhookDelivery: Sendable {
     init(store: any SubscriptionStore, endpoints: [WebhookEndpoint], policy: WebhookPolicy, metrics: ServerMetrics,
          logger: Logger, wake: WakeSignal) {
         (self.store, self.endpoints, self.policy, self.metrics, self.logger, self.wake) = (store, endpoints, policy, metrics, logger, wake)
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(
-            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(policy.connectTimeoutSeconds))))
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow,
+                                                     timeout: .init(connect: .seconds(policy.connectTimeoutSeconds)))
+        // A refused connection ends its attempt at once (the delivery's own backoff tries again),
+        // rather than being tried again by the client until the connect timeout; and each slot
+        // of an endpoint may hold a connection.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, policy.concurrency)
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
     /// Delivers until cancelled (shutdown). A store that fails is retried at the next poll.
@@ -128,6 +134,7 @@ struct WebhookDelivery: Sendable {
         defer { ticker.cancel() }
         await withTaskGroup(of: Void.self) { attempts in
             var inFlight = 0
+            var health = EndpointHealth()
             continuation.yield()
             for await _ in events {
                 if Task.isCancelled { break }
@@ -141,11 +148,27 @@ struct WebhookDelivery: Sendable {
                         logger.warning("webhook deliveries: their outcomes were not stored: \(error)")
                     }
                 }
+                let now = ReceiptVerifier.currentMilliseconds()
+                for (_, outcome) in finished { health.record(outcome.result, at: now) }
                 guard inFlight < policy.concurrency else { continue }
-                let claimed: [ClaimedDelivery]
+                var claimed: [ClaimedDelivery] = []
                 do {
-                    claimed = try await store.claimDeliveries(endpoints: [endpoint.url], limit: policy.concurrency - inFlight,
-                                                              leaseMilliseconds: policy.leaseMilliseconds)
+                    if health.isDown(at: now) {
+                        // Down: first attempts go on (each says so for its event); retries wait, but for one probe a backoff.
+                        if health.probeDue(at: now) {
+                            claimed = try await store.claimDeliveries(endpoints: [endpoint.url], limit: 1,
+                                                                      leaseMilliseconds: policy.leaseMilliseconds)
+                            health.probed(at: now)
+                        }
+                        if inFlight + claimed.count < policy.concurrency {
+                            claimed += try await store.claimDeliveries(endpoints: [endpoint.url],
+                                                                       limit: policy.concurrency - inFlight - claimed.count,
+                                                                       leaseMilliseconds: policy.leaseMilliseconds, firstAttemptsOnly: true)
+                        }
+                    } else {
+                        claimed = try await store.claimDeliveries(endpoints: [endpoint.url], limit: policy.concurrency - inFlight,
+                                                                  leaseMilliseconds: policy.leaseMilliseconds)
+                    }
                 } catch {
                     logger.warning("webhook outbox: \(error)")
                     continue
@@ -218,6 +241,42 @@ struct WebhookDelivery: Sendable {
                                    + "\(delivery.attempt) attempts")
         }
         return DeliveryOutcome(result: .retry(at: next), detail: detail)
+    }
+}
+
+/// Whether an endpoint answers, from its attempts' outcomes: after `failuresToDown` retryable
+/// failures in a row (refused, timed out, 5xx, 429) with no delivery between, it is down: its
+/// deliveries' retries wait, but for one probe each backoff (1 s, doubling to `longestBackoff`),
+/// so that a dead receiver costs neither the server's cores nor the receiver a storm of retries.
+/// First attempts go on (each finds out for its own event). A delivery makes it up again.
+struct EndpointHealth {
+    static let failuresToDown = 3
+    static let firstBackoff: Int64 = 1_000
+    static let longestBackoff: Int64 = 15_000
+
+    private var failuresInARow = 0
+    private var backoff: Int64 = 0
+    private var nextProbe: Int64 = 0
+
+    func isDown(at now: Int64) -> Bool { failuresInARow >= Self.failuresToDown }
+
+    func probeDue(at now: Int64) -> Bool { now >= nextProbe }
+
+    mutating func probed(at now: Int64) {
+        backoff = backoff == 0 ? Self.firstBackoff : min(Self.longestBackoff, backoff * 2)
+        nextProbe = now + backoff
+    }
+
+    mutating func record(_ result: DeliveryOutcome.Result, at now: Int64) {
+        switch result {
+        case .delivered:
+            (failuresInARow, backoff, nextProbe) = (0, 0, 0)
+        case .retry:
+            failuresInARow += 1
+            if failuresInARow == Self.failuresToDown { probed(at: now) }
+        case .failed:
+            break  // the receiver answered (a 4xx): it is up, and refuses this event
+        }
     }
 }
 

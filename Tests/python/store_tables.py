@@ -26,7 +26,8 @@ def downgrade_to_schema_9(location):
 def downgrade_to_schema_8(location):
     """What a store of schema 8 held: forced replays not counted, version 8."""
     downgrade_to_schema_9(location)
-    for statement in ("ALTER TABLE events DROP COLUMN forced_replays", "DELETE FROM schema_version WHERE version > 8"):
+    for statement in ("ALTER TABLE events DROP COLUMN forced_replays", "DROP INDEX deliveries_never_attempted",
+                      "DELETE FROM schema_version WHERE version > 8"):
         table(location, statement)
 
 

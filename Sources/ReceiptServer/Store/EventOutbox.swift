@@ -102,15 +102,19 @@ enum EventOutbox {
 
     /// Leases up to `limit` deliveries due now to `endpoints`, each the earliest still
     /// pending of its endpoint and ordering key (so no event overtakes an earlier one of
-    /// its subscription), for `leaseMilliseconds`; counts the attempt.
-    static func claim(endpoints: [String], limit: Int, leaseMilliseconds: Int64, on statements: some StoreStatements,
-                      at now: Int64) async throws -> [ClaimedDelivery] {
+    /// its subscription), for `leaseMilliseconds`; counts the attempt. `firstAttemptsOnly`: only
+    /// deliveries never attempted (an endpoint that is down: its retries wait for it to answer).
+    static func claim(endpoints: [String], limit: Int, leaseMilliseconds: Int64, firstAttemptsOnly: Bool = false,
+                      on statements: some StoreStatements, at now: Int64) async throws -> [ClaimedDelivery] {
         guard !endpoints.isEmpty else { return [] }
         let d = statements.dialect
         let list = d.placeholders(2...(endpoints.count + 1)).joined(separator: ", ")
+        // First attempts are read from their own index (the state made no index key with `|| ''`): the due
+        // index would walk every retry due of a dead endpoint's backlog to find the few never tried.
+        let due = firstAttemptsOnly ? "candidate.state || '' = 'pending' AND candidate.attempts = 0" : "candidate.state = 'pending'"
         let rows = try await statements.run("""
             SELECT candidate.event_sequence, candidate.endpoint, candidate.attempts FROM deliveries AS candidate
-            WHERE candidate.state = 'pending' AND candidate.next_attempt_at <= \(d.placeholder(1))
+            WHERE \(due) AND candidate.next_attempt_at <= \(d.placeholder(1))
               AND candidate.lease_until <= \(d.placeholder(1)) AND candidate.endpoint IN (\(list))
               AND NOT EXISTS (SELECT 1 FROM deliveries AS earlier WHERE earlier.endpoint = candidate.endpoint
                 AND earlier.ordering_key = candidate.ordering_key AND earlier.state = 'pending'

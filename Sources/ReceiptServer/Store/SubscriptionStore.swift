@@ -61,10 +61,11 @@ extension SubscriptionStore {
         }
     }
 
-    func claimDeliveries(endpoints: [String], limit: Int, leaseMilliseconds: Int64) async throws -> [ClaimedDelivery] {
+    func claimDeliveries(endpoints: [String], limit: Int, leaseMilliseconds: Int64, firstAttemptsOnly: Bool = false) async throws
+        -> [ClaimedDelivery] {
         try await withStatements(transaction: true) {
-            try await EventOutbox.claim(endpoints: endpoints, limit: limit, leaseMilliseconds: leaseMilliseconds, on: $0,
-                                        at: ReceiptVerifier.currentMilliseconds())
+            try await EventOutbox.claim(endpoints: endpoints, limit: limit, leaseMilliseconds: leaseMilliseconds,
+                                        firstAttemptsOnly: firstAttemptsOnly, on: $0, at: ReceiptVerifier.currentMilliseconds())
         }
     }
 
@@ -292,8 +293,10 @@ enum StoreSchema {
         // Version 8: the summaries counted per expiry day (ExpiryDays), made from the summaries
         // held and kept by every write after, which the subscriptions and MRR figures read.
         ExpiryDays.migration,
-        // Version 9: replays of delivered events, counted (EventOutbox.maxForcedReplays).
-        ["ALTER TABLE events ADD COLUMN forced_replays INTEGER NOT NULL DEFAULT 0"],
+        // Version 9: replays of delivered events, counted (EventOutbox.maxForcedReplays); the deliveries
+        // never attempted, by endpoint, for a worker whose endpoint is down (EndpointHealth).
+        ["ALTER TABLE events ADD COLUMN forced_replays INTEGER NOT NULL DEFAULT 0",
+         "CREATE INDEX deliveries_never_attempted ON deliveries (endpoint, attempts, event_sequence)"],
         // Version 10: the bundle id each transaction was signed for (a fact column), which
         // StoreIdentity reads before a server claims the store.
         [],
