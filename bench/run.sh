@@ -96,6 +96,10 @@ echo "== receipt serve --webhook: ingest with two webhooks against without (targ
 RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python python3 bench/bench_webhooks.py $out
 
 echo
+echo "== receipt serve --store: a notification's cost against the history it joins (one account, one subscription; target >= 0.8x of fresh)"
+RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python python3 bench/bench_ingest_history.py $out/ingest-history
+
+echo
 echo "== receipt serve --store: the figures (/v1/stats, /dashboard) on a synthetic store (targets: 1 s a figure, 200 ms the page, at 1,000,000 subscriptions)"
 python3 bench/bench_figures.py
 
