@@ -16,17 +16,14 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parent
 sys.path[:0] = [str(ROOT)]
-from bench_store import CLI, READ_TOKEN, ingest, mint_jws  # noqa: E402
+from bench_store import CLI, READ_TOKEN, ingest, jws_ca, mint_jws  # noqa: E402
 
 ACCOUNT = "7e3fb20b-4cdb-47cc-936d-99d65f608138"
 
 
 def kinds(directory, count):
     """{kind: [bodies]} for the three histories."""
-    ca = directory / "jws-ca"
-    if not (ca / "root.pem").exists():
-        mint_jws.create_ca(str(ca))
-    chains = mint_jws.load_ca(str(ca))
+    ca, chains = jws_ca(directory)
     now = int(time.time()) * 1000
 
     def first_of(original, token):

@@ -56,11 +56,16 @@ SECONDS = int(os.environ.get("SERVE_BENCH_SECONDS", "5"))
 APPLE_PEAK = 1_000_000 / 30 * 2 / 3600
 
 
-def mint_inputs(directory):
+def jws_ca(directory):
+    """(the directory of a JWS test CA in `directory`, made once, and its chains)."""
     ca = directory / "jws-ca"
     if not (ca / "root.pem").exists():
         mint_jws.create_ca(str(ca))
-    chains = mint_jws.load_ca(str(ca))
+    return ca, mint_jws.load_ca(str(ca))
+
+
+def mint_inputs(directory):
+    ca, chains = jws_ca(directory)
     now = int(time.time()) * 1000
     bodies = []
     for index in range(SUBSCRIPTIONS):

@@ -59,10 +59,9 @@ extension ReceiptResponder {
 
     private func replay(_ id: String?, force: Bool, _ stored: StoreResponder, context: Context) async throws -> (Response, String) {
         let outcome = try await stored.store.replay(eventID: id, force: force)
-        if let (code, detail) = outcome.refusal {
+        if let (code, detail) = outcome.refusal(force: "?force=true") {
             let status: HTTPResponse.Status = outcome == .noSuchEvent ? .notFound : .conflict
-            return (Self.json(status, NotificationEndpoint.failure(code, detail + (code == "ALREADY_DELIVERED" ? " (?force=true)" : ""))),
-                    String(status.code))
+            return (Self.json(status, NotificationEndpoint.failure(code, detail)), String(status.code))
         }
         if force, let id {
             context.logger.notice("event \(id) sent again on purpose (force) with the write token \(context.credential ?? "none")")

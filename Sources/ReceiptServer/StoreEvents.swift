@@ -25,7 +25,7 @@ extension ReceiptServer {
             case .replay(let id, let force):
                 switch try await store.replay(eventID: id, force: force) {
                 case .replayed(let count): EventsJSON.counted("replayed_deliveries", count)
-                case let refused: throw ReplayRefused(description: "\(refused.refusal?.detail ?? "") (--force)")
+                case let refused: throw ReplayRefused(description: refused.refusal(force: "--force")?.detail ?? "")
                 }
             case .prune(let days):
                 EventsJSON.counted("pruned_events", try await store.pruneEvents(createdBefore: EventRetention.cutoff(days: days)))

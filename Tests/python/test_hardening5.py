@@ -15,6 +15,7 @@ from test_serve import CLI, READ_TOKEN, WRITE_TOKEN, Server
 from test_webhooks import (SECRET, Receiver, consumption_request, consumption_server, secret_file,  # noqa: F401 (fixtures)
                            wait_for_state, webhook_server)
 from test_notifications import api_mock, mint_jws, new_store, news_ca, now, postgres, story  # noqa: F401 (fixtures)
+from test_retention import offer_key, realtime_request, realtime_server  # noqa: F401 (fixture)
 
 METRICS_TOKEN = "test-metrics-token-5a8c03d2"
 READ = {"Authorization": f"Bearer {READ_TOKEN}"}
@@ -337,39 +338,22 @@ def test_a_notification_whose_rows_change_nothing_still_makes_its_event(tmp_path
 # ------------------------------------------------ 7. every signature path asks revocation alike
 
 
-def realtime_body(mint_jws_module, chains, **changes):
-    import uuid
-    payload = dict({"originalTransactionId": "2000000000000001", "appAppleId": 1234567890,
-                    "productId": "com.example.minted.monthly", "userLocale": "en-US",
-                    "requestIdentifier": str(uuid.uuid4()), "signedDate": int(time.time() * 1000),
-                    "environment": "Sandbox"}, **changes)
-    return json.dumps({"signedPayload": mint_jws_module.sign(payload, chains)})
+MESSAGE_RULES = {"default": {"message": {"messageIdentifier": "00000000-0000-0000-0000-000000000001"}}}
+OFFER_RULES = {"default": {"promotionalOffer": {"messageIdentifier": "00000000-0000-0000-0000-000000000003",
+                                                "offerIdentifier": "win-back-50"}}}
 
 
-def retention_server(tmp_path, root, *flags, offer=False):
-    import uuid
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    answer = {"promotionalOffer": {"messageIdentifier": str(uuid.UUID(int=3)), "offerIdentifier": "win-back-50"}} if offer \
-        else {"message": {"messageIdentifier": str(uuid.UUID(int=1))}}
-    (tmp_path / "rules.json").write_text(json.dumps({"default": answer}))
-    (tmp_path / "key.p8").write_bytes(ec.generate_private_key(ec.SECP256R1()).private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
-    key = ["--api-private-key-file", tmp_path / "key.p8", "--api-key-id", "KEY123ABCD", "--api-issuer-id",
-           "57246542-96fe-1a63-e053-0824d011072a"] if offer else []
-    return Server("--anchor", root, "--no-apple-root", "--bundle-id", "com.example.minted", "--environment", "sandbox",
-                  "--app-apple-id", "1234567890", "--retention-rules", tmp_path / "rules.json", *key, *flags)
-
-
-def test_the_realtime_endpoint_asks_ocsp_as_verify_does(tmp_path):
+def test_the_realtime_endpoint_asks_ocsp_as_verify_does(tmp_path, offer_key):
     """B6: with --revocation hard every valid realtime request was refused (REVOCATION_UNKNOWN)."""
     from test_revocation import CA
+    import pathlib
     import mint_jws as minter
     ca = CA(tmp_path / "ca")
     ca.start_responders()
-    server = retention_server(tmp_path, os.path.join(ca.directory, "root.pem"), "--revocation", "hard", "--ocsp-timeout", "2")
+    trust = (pathlib.Path(ca.directory), minter.load_ca(ca.directory))
+    server = realtime_server(tmp_path, trust, offer_key, MESSAGE_RULES, "sandbox", "--revocation", "hard", "--ocsp-timeout", "2")
     try:
-        status, data, _ = server.request("POST", "/retention/realtime", realtime_body(minter, minter.load_ca(ca.directory)))
+        status, data, _ = server.request("POST", "/retention/realtime", realtime_request(minter, trust))
         metrics = server.request("GET", "/metrics")[1].decode()
     finally:
         server.stop()
@@ -378,20 +362,20 @@ def test_the_realtime_endpoint_asks_ocsp_as_verify_does(tmp_path):
     assert 'outcome="good",reason="realtime"' in metrics
 
 
-def test_a_realtime_request_is_answered_only_fresh_and_once_per_identifier(tmp_path, news_ca, mint_jws):
+def test_a_realtime_request_is_answered_only_fresh_and_once_per_identifier(tmp_path, news_ca, mint_jws, offer_key):
     """B10: a request signed a year ago got a fresh answer; one identifier got a new answer each time."""
-    server = retention_server(tmp_path, news_ca[0] / "root.pem", offer=True)
+    server = realtime_server(tmp_path, news_ca, offer_key, OFFER_RULES)
     year = 365 * 86_400_000
     try:
         for skew in (-year, year, -6 * 60_000, 6 * 60_000):
-            body = realtime_body(mint_jws, news_ca[1], signedDate=int(time.time() * 1000) + skew)
+            body = realtime_request(mint_jws, news_ca, signedDate=int(time.time() * 1000) + skew)
             status, data, _ = server.request("POST", "/retention/realtime", body)
             assert status == 400 and "signedDate" in json.loads(data)["detail"], (skew, data)
-        body = realtime_body(mint_jws, news_ca[1], signedDate=int(time.time() * 1000) - 60_000)
+        body = realtime_request(mint_jws, news_ca, signedDate=int(time.time() * 1000) - 60_000)
         answers = {server.request("POST", "/retention/realtime", body)[1] for _ in range(3)}
         assert len(answers) == 1 and b"promotionalOfferSignatureV2" in next(iter(answers)), answers
         # Another identifier: another signature (a nonce of its own).
-        other = realtime_body(mint_jws, news_ca[1])
+        other = realtime_request(mint_jws, news_ca)
         assert server.request("POST", "/retention/realtime", other)[1] not in answers
     finally:
         server.stop()

@@ -221,13 +221,14 @@ enum EventOutbox {
         case forcedTooOften
         case noSuchEvent
 
-        /// Why nothing was replayed, as an error code and a sentence; nil for `replayed`.
-        var refusal: (code: String, detail: String)? {
+        /// Why nothing was replayed, as an error code and a sentence naming `force`, the way the caller
+        /// forces a replay (`?force=true`, `--force`); nil for `replayed`.
+        func refusal(force: String) -> (code: String, detail: String)? {
             switch self {
             case .replayed: nil
             case .nothingFailed(let delivered):
                 ("ALREADY_DELIVERED", "no delivery of this event failed (\(delivered) delivered): a replay sends parked deliveries "
-                    + "again; to send a delivered event again, force it (at most \(maxForcedReplays) times)")
+                    + "again; to send a delivered event again, force it (\(force); at most \(maxForcedReplays) times)")
             case .forcedTooOften: ("REPLAY_LIMIT", "this event was already sent again on purpose \(maxForcedReplays) times")
             case .noSuchEvent: ("NOT_FOUND", "no such event is stored")
             }
