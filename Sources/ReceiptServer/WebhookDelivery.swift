@@ -151,24 +151,9 @@ struct WebhookDelivery: Sendable {
                 let now = ReceiptVerifier.currentMilliseconds()
                 for (_, outcome) in finished { health.record(outcome.result, at: now) }
                 guard inFlight < policy.concurrency else { continue }
-                var claimed: [ClaimedDelivery] = []
+                let claimed: [ClaimedDelivery]
                 do {
-                    if health.isDown(at: now) {
-                        // Down: first attempts go on (each says so for its event); retries wait, but for one probe a backoff.
-                        if health.probeDue(at: now) {
-                            claimed = try await store.claimDeliveries(endpoints: [endpoint.url], limit: 1,
-                                                                      leaseMilliseconds: policy.leaseMilliseconds)
-                            health.probed(at: now)
-                        }
-                        if inFlight + claimed.count < policy.concurrency {
-                            claimed += try await store.claimDeliveries(endpoints: [endpoint.url],
-                                                                       limit: policy.concurrency - inFlight - claimed.count,
-                                                                       leaseMilliseconds: policy.leaseMilliseconds, firstAttemptsOnly: true)
-                        }
-                    } else {
-                        claimed = try await store.claimDeliveries(endpoints: [endpoint.url], limit: policy.concurrency - inFlight,
-                                                                  leaseMilliseconds: policy.leaseMilliseconds)
-                    }
+                    claimed = try await claim(for: endpoint, slots: policy.concurrency - inFlight, health: &health, at: now)
                 } catch {
                     logger.warning("webhook outbox: \(error)")
                     continue
@@ -184,6 +169,22 @@ struct WebhookDelivery: Sendable {
             }
             attempts.cancelAll()
         }
+    }
+
+    /// The deliveries due for `slots` free slots of `endpoint`. Down (EndpointHealth): first attempts
+    /// (each finds out for its own event), and a retry only as the backoff's probe.
+    private func claim(for endpoint: WebhookEndpoint, slots: Int, health: inout EndpointHealth, at now: Int64) async throws
+        -> [ClaimedDelivery] {
+        let lease = policy.leaseMilliseconds
+        guard health.isDown else { return try await store.claimDeliveries(endpoints: [endpoint.url], limit: slots, leaseMilliseconds: lease) }
+        var claimed: [ClaimedDelivery] = []
+        if health.probeDue(at: now) {
+            claimed = try await store.claimDeliveries(endpoints: [endpoint.url], limit: 1, leaseMilliseconds: lease)
+            health.probed(at: now)
+        }
+        guard claimed.count < slots else { return claimed }
+        return claimed + (try await store.claimDeliveries(endpoints: [endpoint.url], limit: slots - claimed.count,
+                                                          leaseMilliseconds: lease, firstAttemptsOnly: true))
     }
 
     /// One attempt, counted and logged.
@@ -258,7 +259,7 @@ struct EndpointHealth {
     private var backoff: Int64 = 0
     private var nextProbe: Int64 = 0
 
-    func isDown(at now: Int64) -> Bool { failuresInARow >= Self.failuresToDown }
+    var isDown: Bool { failuresInARow >= Self.failuresToDown }
 
     func probeDue(at now: Int64) -> Bool { now >= nextProbe }
 
