@@ -39,29 +39,32 @@ enum StoreIdentity {
             .first?.first?.text.flatMap(Claim.init(text:))
         if let held {
             guard held.environment == claim.environment, held.bundleIDs.isSubset(of: claim.bundleIDs) else {
-                return "the store holds the rows of \(held), and this server was started for \(claim): give each app and "
-                    + "environment a store of its own"
+                return refusal(holding: "the rows of \(held)", claim)
             }
             guard held != claim else { return nil }
-        } else {
-            let environments = try await statements.run("""
-                SELECT DISTINCT environment FROM transactions WHERE environment IS NOT NULL
-                UNION SELECT DISTINCT environment FROM renewal_infos WHERE environment IS NOT NULL
-                """, []).compactMap { $0.first?.text }
-            let bundles = try await statements.run("SELECT DISTINCT bundle_id FROM transactions WHERE bundle_id IS NOT NULL", [])
-                .compactMap { $0.first?.text }
-            let otherEnvironments = environments.filter { $0 != claim.environment }.sorted()
-            let otherApps = bundles.filter { !claim.bundleIDs.contains($0) }.sorted()
-            guard otherEnvironments.isEmpty, otherApps.isEmpty else {
-                let held = (otherEnvironments.isEmpty ? [] : ["the environment " + otherEnvironments.joined(separator: ", ")])
-                    + (otherApps.isEmpty ? [] : ["the app " + otherApps.joined(separator: ", ")])
-                return "the store holds rows of \(held.joined(separator: " and ")), and this server was started for "
-                    + "\(claim): give each app and environment a store of its own"
-            }
+        } else if let others = try await rowsOutside(claim, on: statements) {
+            return refusal(holding: "rows of \(others)", claim)
         }
         _ = try await statements.run("""
             INSERT INTO settings (key, value) VALUES (\(p[0]), \(p[1])) ON CONFLICT (key) DO UPDATE SET value = excluded.value
             """, [.text(settingKey), .text(claim.text)])
         return nil
+    }
+
+    /// The environments and apps of the rows held that `claim` does not cover, in words; nil when none.
+    private static func rowsOutside(_ claim: Claim, on statements: some StoreStatements) async throws -> String? {
+        let environments = try await statements.run("""
+            SELECT DISTINCT environment FROM transactions WHERE environment IS NOT NULL
+            UNION SELECT DISTINCT environment FROM renewal_infos WHERE environment IS NOT NULL
+            """, []).compactMap { $0.first?.text }.filter { $0 != claim.environment }.sorted()
+        let apps = try await statements.run("SELECT DISTINCT bundle_id FROM transactions WHERE bundle_id IS NOT NULL", [])
+            .compactMap { $0.first?.text }.filter { !claim.bundleIDs.contains($0) }.sorted()
+        let named = (environments.isEmpty ? [] : ["the environment " + environments.joined(separator: ", ")])
+            + (apps.isEmpty ? [] : ["the app " + apps.joined(separator: ", ")])
+        return named.isEmpty ? nil : named.joined(separator: " and ")
+    }
+
+    private static func refusal(holding held: String, _ claim: Claim) -> String {
+        "the store holds \(held), and this server was started for \(claim): give each app and environment a store of its own"
     }
 }
