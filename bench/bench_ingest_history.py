@@ -26,11 +26,15 @@ def kinds(directory, count):
     ca, chains = jws_ca(directory)
     now = int(time.time()) * 1000
 
-    def first_of(original, token):
-        return mint_jws.notification_story(original, token, now=now)[0][1]
+    def first_of(original, token, uuid):
+        # The story's own UUIDs repeat after 1,000 subscriptions 1,000 ids apart: each is made unique here.
+        payload = mint_jws.notification_story(original, token, now=now)[0][1]
+        payload["notificationUUID"] = uuid
+        return payload
 
-    fresh = [first_of(str(5000000000000001 + i * 1000), f"7e3fb20b-4cdb-47cc-936d-{i:012d}") for i in range(count)]
-    account = [first_of(str(6000000000000001 + i * 1000), ACCOUNT) for i in range(count)]
+    fresh = [first_of(str(5000000000000001 + i * 1000), f"7e3fb20b-4cdb-47cc-936d-{i:012d}", f"5a5a5a5a-0000-4000-8000-{i:012d}")
+             for i in range(count)]
+    account = [first_of(str(6000000000000001 + i * 1000), ACCOUNT, f"6a6a6a6a-0000-4000-8000-{i:012d}") for i in range(count)]
     renewals = []
     template = mint_jws.notification_story("7000000000000001", ACCOUNT, now=now)[1][1]  # a DID_RENEW
     for i in range(count):
@@ -39,8 +43,10 @@ def kinds(directory, count):
         payload["notificationUUID"] = f"7a7a7a7a-0000-4000-8000-{i:012d}"
         payload["signedDate"] = signed
         transaction = payload["data"]["signedTransactionInfo"]
+        # Daily periods, one after another, the last ending tomorrow: each renewal a period of its own.
+        began = now - (count - i) * 86_400_000
         transaction.update(transactionId=str(7000000000100001 + i), webOrderLineItemId=str(7000000000200001 + i),
-                           purchaseDate=now - 86_400_000, expiresDate=now + 86_400_000, signedDate=signed)
+                           purchaseDate=began, expiresDate=began + 2 * 86_400_000, signedDate=signed)
         payload["data"]["signedRenewalInfo"]["signedDate"] = signed
         renewals.append(payload)
     return {name: [mint_jws.sign_notification(payload, chains) for payload in payloads]

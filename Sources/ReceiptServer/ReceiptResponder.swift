@@ -242,7 +242,8 @@ struct ReceiptResponder: HTTPResponder {
     }
 
     /// Retention Messaging: Apple's realtime request in, the rules' answer out (RetentionEndpoint);
-    /// 400 with the reason for a request that does not verify (Apple then shows its default).
+    /// 400 with the reason for a request that does not verify (Apple then shows its default), 503
+    /// for one that may verify later (no OCSP answer yet with revocation hard).
     private func realtime(_ request: Request, context: Context) async throws -> (Response, String) {
         guard let retention else { return (Self.text(.notFound, "not found\n"), "404") }
         guard let body = try await readBody(request) else {
@@ -257,7 +258,8 @@ struct ReceiptResponder: HTTPResponder {
         }
         if let refusal = reply.refusal {
             context.logger.debug("realtime request refused: \(refusal.status.name): \(refusal.detail)")
-            return (Self.json(.badRequest, reply.body), "400")
+            let status: HTTPResponse.Status = refusal.canSucceedLater ? .serviceUnavailable : .badRequest
+            return (Self.json(status, reply.body), String(status.code))
         }
         return (Self.json(.ok, reply.body), "200")
     }

@@ -45,8 +45,6 @@ struct StoreResponder: Sendable {
         }
     }
 
-    /// Refusals that may not hold later: Apple is told to send again (503).
-    static let transientRefusals: Set<ReceiptStatus> = [.revocationUnknown]
 
     /// 200 only once the notification and what it carries are stored (or were before:
     /// a redelivery). A notification that does not verify: 400, nothing stored (Apple
@@ -64,7 +62,7 @@ struct StoreResponder: Sendable {
         case .failure(let error):
             // What can succeed later (no OCSP answer yet in hard mode) gets a 5xx, so
             // that Apple sends it again; what never can (a bad signature, another app), 400.
-            let transient = Self.transientRefusals.contains(error.status)
+            let transient = error.canSucceedLater
             metrics.recordNotification(type: "unverified", outcome: transient ? "deferred" : "refused")
             if refusalLog.allow() {  // anyone can post: at most refusalLog's lines a minute
                 logger.warning("notification \(transient ? "deferred (503)" : "refused (400)"): \(error.status.name): \(error.detail)")

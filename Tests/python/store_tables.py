@@ -17,8 +17,23 @@ def table(location, query):
         return [tuple("" if value is None else str(value) for value in row) for row in connection.execute(query)]
 
 
+#: What schema 11 added to the summaries: the rows each stands on.
+SCHEMA_11_COLUMNS = ("standing_transaction_id", "last_transaction_id")
+
+
+def downgrade_to_schema_10(location):
+    """What a store of schema 10 held: summaries without their source rows, a subscription's
+    transactions indexed by its id alone, version 10."""
+    for statement in (*(f"ALTER TABLE subscription_summaries DROP COLUMN {column}" for column in SCHEMA_11_COLUMNS),
+                      "DROP INDEX transactions_by_original_purchase",
+                      "CREATE INDEX transactions_by_original ON transactions (original_transaction_id)",
+                      "DELETE FROM schema_version WHERE version > 10"):
+        table(location, statement)
+
+
 def downgrade_to_schema_9(location):
     """What a store of schema 9 held: no bundle id beside each transaction, version 9."""
+    downgrade_to_schema_10(location)
     for statement in ("ALTER TABLE transactions DROP COLUMN bundle_id", "DELETE FROM schema_version WHERE version > 9"):
         table(location, statement)
 

@@ -122,7 +122,7 @@ def test_a_store_of_schema_version_2_is_upgraded_in_place(tmp_path, news_ca, tes
         assert server.json("GET", f"/v1/consent/{APP_TRANSACTION_ID}")[1]["consent"] == "rescinded"
     finally:
         server.stop()
-    assert table(store, "SELECT max(version) FROM schema_version") == [("10",)]
+    assert table(store, "SELECT max(version) FROM schema_version") == [("11",)]
     assert table(store, "SELECT event_type FROM events") == [("consent.rescinded",)]
     assert table(store, "SELECT value FROM settings WHERE key = 'kept'") == [("yes",)]
 

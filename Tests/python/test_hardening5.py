@@ -362,6 +362,20 @@ def test_the_realtime_endpoint_asks_ocsp_as_verify_does(tmp_path, offer_key):
     assert 'outcome="good",reason="realtime"' in metrics
 
 
+def test_a_realtime_request_whose_revocation_is_unknown_may_be_sent_again(tmp_path, offer_key):
+    """The realtime endpoint, in hard mode with no OCSP responder answering, refused a valid request
+    as bad (400); it can succeed later, so it is 503 (as a notification is)."""
+    import mint_jws as minter
+    minter.create_ca(str(tmp_path / "ca"), ("http://127.0.0.1:9/leaf", "http://127.0.0.1:9/intermediate"))
+    trust = (tmp_path / "ca", minter.load_ca(str(tmp_path / "ca")))
+    server = realtime_server(tmp_path, trust, offer_key, MESSAGE_RULES, "sandbox", "--revocation", "hard", "--ocsp-timeout", "1")
+    try:
+        status, data, _ = server.request("POST", "/retention/realtime", realtime_request(minter, trust))
+    finally:
+        server.stop()
+    assert status == 503 and b"REVOCATION_UNKNOWN" in data, (status, data)
+
+
 def test_a_realtime_request_is_answered_only_fresh_and_once_per_identifier(tmp_path, news_ca, mint_jws, offer_key):
     """B10: a request signed a year ago got a fresh answer; one identifier got a new answer each time."""
     server = realtime_server(tmp_path, news_ca, offer_key, OFFER_RULES)
@@ -500,6 +514,42 @@ def test_an_event_is_small_whatever_the_accounts_history(tmp_path, news_ca, test
         assert beyond_notification <= 8 * 1024, beyond_notification
         assert last["data"]["entitlements_of"] == "app_account_token"
         assert "active_product_ids" in last["data"]["entitlements"] and "purchases" not in last["data"]["entitlements"]
+    finally:
+        server.stop()
+        receiver.close()
+
+
+def test_an_events_state_is_decided_by_its_deciding_period_however_old(tmp_path, news_ca, test_ca, mint_jws, now,
+                                                                      secret_file):
+    """An event's state reads the subscription's latest 20 transactions and the two its summary
+    stands on: a period bought before 25 later ones and ending after them still decides it."""
+    receiver = Receiver()
+    server = webhook_server(tmp_path, news_ca, test_ca, receiver, secret_file)
+    day = 86_400_000
+    original = "7500000000000001"
+    template = mint_jws.notification_story(original, now=now)
+    bodies = []
+    for index in range(26):
+        payload = json.loads(json.dumps(template[0 if index == 0 else 1][1]))
+        payload["notificationUUID"] = f"75757575-0000-4000-8000-{index:012d}"
+        payload["signedDate"] = now - (30 - index) * day
+        transaction = payload["data"]["signedTransactionInfo"]
+        purchased = now - (60 - index) * day
+        # The first period runs a year past now; each later one ran a day, long ago.
+        transaction.update(transactionId=str(int(original) + 1 + index), webOrderLineItemId=str(int(original) + 100 + index),
+                           purchaseDate=purchased, expiresDate=now + 365 * day if index == 0 else purchased + day,
+                           signedDate=payload["signedDate"])
+        payload["data"]["signedRenewalInfo"]["signedDate"] = payload["signedDate"]
+        bodies.append(mint_jws.sign_notification(payload, news_ca[1]))
+    try:
+        for body in bodies:
+            assert post(server, body)[0] == 200
+        last = receiver.wait_for(len(bodies), timeout=60)[-1]["data"]["state"]
+        status, whole = server.json("GET", f"/v1/subscriptions/{original}")
+        assert status == 200 and whole["status_name"] == "active" and whole["transaction_count"] == 26, whole
+        assert last["status_name"] == "active", last["status_name"]
+        assert last["transaction_info"]["transactionId"] == str(int(original) + 1), last["transaction_info"]
+        assert last["transaction_count"] == 21  # the latest 20, and the deciding period
     finally:
         server.stop()
         receiver.close()

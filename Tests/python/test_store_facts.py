@@ -9,7 +9,7 @@ import sqlite3
 import subprocess
 import time
 
-from store_tables import downgrade_to_schema_5, downgrade_to_schema_6
+from store_tables import SCHEMA_6_COLUMNS, downgrade_to_schema_5
 from test_serve import CLI
 from test_notifications import (ORIGINAL, TOKEN, mint_jws, new_store, news_ca, now, post,  # noqa: F401 (fixtures)
                                 postgres, store_server, table)
@@ -140,7 +140,7 @@ def test_facts_are_derived_when_accepted_and_when_a_schema_4_store_migrates(tmp_
         assert subscription_read(server) == before
     finally:
         server.stop()
-    assert table(location, "SELECT max(version) FROM schema_version") == [("10",)]
+    assert table(location, "SELECT max(version) FROM schema_version") == [("11",)]
     if is_postgres:  # an upgrade rewrote the rows: statistics and visibility made again (the stopped server's stats are flushed)
         wanted = {"transactions", "renewal_infos", "subscription_summaries", "subscription_flow_days"}
         deadline = time.monotonic() + 10
@@ -434,16 +434,25 @@ def expiry_days(location):
     return [row for row in rows if row[6:] != ("0", "0")]
 
 
-def assert_flow_days_made_afresh_agree(location, start_server):
-    """The counts each write changed (the periods begun per day, the summaries per expiry day)
-    equal the counts a migration (at `start_server()`) makes from the rows held."""
-    kept, kept_expiries = flow_days(location), expiry_days(location)
+def summaries_and_periods(location):
+    """Each subscription's summary and each transaction's period columns, in key order."""
+    return (table(location, "SELECT * FROM subscription_summaries ORDER BY original_transaction_id"),
+            table(location, "SELECT transaction_id, " + ", ".join(SCHEMA_6_COLUMNS) + " FROM transactions "
+                            "ORDER BY transaction_id"))
+
+
+def assert_kept_tables_made_afresh_agree(location, start_server):
+    """What each write kept (the summaries and the periods' numbers, made from the rows a write
+    changed; the periods begun per day and the summaries per expiry day, changed by differences)
+    equals what a migration (at `start_server()`) makes from all the rows held."""
+    kept, kept_expiries, kept_summaries = flow_days(location), expiry_days(location), summaries_and_periods(location)
     assert sum(int(value) for row in kept for value in row[2:]) > 0
     assert sum(int(row[6]) for row in kept_expiries) == int(table(location, "SELECT count(*) FROM subscription_summaries")[0][0])
-    downgrade_to_schema_6(location)
-    assert table(location, "SELECT max(version) FROM schema_version") == [("6",)]
+    downgrade_to_schema_5(location)
+    assert table(location, "SELECT max(version) FROM schema_version") == [("5",)]
     start_server().stop()
-    assert table(location, "SELECT max(version) FROM schema_version") == [("10",)]
+    assert table(location, "SELECT max(version) FROM schema_version") == [("11",)]
+    assert summaries_and_periods(location) == kept_summaries
     assert flow_days(location) == kept
     assert expiry_days(location) == kept_expiries
 
@@ -492,7 +501,7 @@ def test_flows_by_month_equal_a_reference_from_the_same_notifications(tmp_path, 
                 assert shuffled.json("GET", path) == server.json("GET", path), path
         finally:
             shuffled.stop()
-        assert_flow_days_made_afresh_agree(shuffled_location,
+        assert_kept_tables_made_afresh_agree(shuffled_location,
                                            lambda: store_server(tmp_path, news_ca, test_ca, store=shuffled_location))
         for query in ("by=year", f"from={until}&to={since}", f"from=0&to={until}&by=day", "from=soon"):
             assert server.json("GET", f"/v1/stats/flows?{query}")[0] == 400, query

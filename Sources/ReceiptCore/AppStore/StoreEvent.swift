@@ -48,11 +48,15 @@ public struct StoreEvent: Sendable {
     public static func make(_ cause: Cause, after: After, at now: Int64) throws(ReceiptError) -> StoreEvent {
         let id = "evt_" + (try RandomUUID.make()).replacingDashes
         // Each JWS decoded once: the subscription's transactions are among the account's too.
-        var decodedByToken: [String: SignedPayload] = [:]
+        // Found by its signature (hashing whole tokens of kilobytes cost more than the rest of
+        // the lookup), then compared whole.
+        var decodedBySignature: [Substring: (token: String, payload: SignedPayload?)] = [:]
+        decodedBySignature.reserveCapacity(after.subscriptionTransactions.count + (after.accountTransactions?.count ?? 0) + 4)
         let decodedOne = { (token: String) -> SignedPayload? in
-            if let known = decodedByToken[token] { return known }
+            let signature = token.utf8.lastIndex(of: UInt8(ascii: ".")).map { token[token.utf8.index(after: $0)...] } ?? Substring(token)
+            if let known = decodedBySignature[signature], known.token == token { return known.payload }
             let payload = try? SignedPayload.decodeVerifiedBefore(token)
-            decodedByToken[token] = payload
+            decodedBySignature[signature] = (token, payload)
             return payload
         }
         let decoded = { (tokens: [String]) in tokens.compactMap(decodedOne) }

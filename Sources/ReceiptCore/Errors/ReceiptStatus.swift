@@ -191,6 +191,10 @@ public struct ReceiptError: Error, Sendable, Equatable, CustomStringConvertible 
         (200..<300).contains(self.status.rawValue) ? self : ReceiptError(status, at: offset, "\(what): \(detail)")
     }
 
+    /// A refusal that the same input may pass later (no fresh OCSP answer yet, revocation
+    /// hard): a server answers it 503, so that its sender tries again, where every other is 400.
+    public var canSucceedLater: Bool { status == .revocationUnknown }
+
     public var description: String {
         if let offset { return "\(status.name): \(detail) (at byte \(offset))" }
         return "\(status.name): \(detail)"

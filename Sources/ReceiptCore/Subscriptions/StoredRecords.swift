@@ -44,6 +44,13 @@ public struct StoredTransaction: Sendable, Equatable {
         self.init(verified: payload)
     }
 
+    /// The purchase date among its facts (nil when it has none): the order of a subscription's periods.
+    public var purchaseDate: Int64? {
+        guard let index = StoredFacts.transactionColumns.firstIndex(where: { $0.name == "purchase_date" }),
+              index < facts.count, case .integer(let date) = facts[index] else { return nil }
+        return date
+    }
+
     /// True when this copy should replace `other` (the same transaction id).
     public func supersedes(_ other: StoredTransaction) -> Bool {
         StoredOrder.supersedes((signedDate, jws), (other.signedDate, other.jws))

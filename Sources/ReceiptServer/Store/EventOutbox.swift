@@ -9,6 +9,10 @@ enum EventOutbox {
     /// account holds at once, few enough that a notification costs the same whatever the
     /// account's history (the whole account is a GET of /v1/entitlements away).
     static let accountTransactions = 20
+    /// A subscription's transactions an event's state reads (its latest signed), beside the two
+    /// its summary stands on (SubscriptionSummaries), which decide its status wherever they are
+    /// in its history: a notification costs the same whatever the subscription's history.
+    static let subscriptionTransactions = 20
 
     /// Appends the event of `cause` when it changed something, reading back what the
     /// store holds after it (the subscription, and the account its app account token names).
@@ -18,10 +22,15 @@ enum EventOutbox {
         var after = StoreEvent.After()
         if let originalTransactionID {
             let list = "IN (\(d.placeholder(1)))"
-            let found = try await Self.subscriptions(StoreSchema.subscriptionsQuery(list, each: StoreSchema.stateTransactionsPerSubscription,
+            let found = try await Self.subscriptions(StoreSchema.subscriptionsQuery(list, each: subscriptionTransactions,
                                                                                collate: d.collate, one: true),
                                                 [.text(originalTransactionID)], on: statements)
-            after.subscriptionTransactions = found.transactions
+            let deciding = try await statements.run("""
+                SELECT deciding.jws FROM \(SubscriptionSummaries.table) AS summary JOIN transactions AS deciding
+                  ON deciding.transaction_id IN (summary.standing_transaction_id, summary.last_transaction_id)
+                WHERE summary.original_transaction_id = \(d.placeholder(1))
+                """, [.text(originalTransactionID)]).compactMap { $0.first?.text }
+            after.subscriptionTransactions = found.transactions + deciding.filter { !found.transactions.contains($0) }
             after.renewalInfo = found.renewalInfos.last
         }
         if let appAccountToken {

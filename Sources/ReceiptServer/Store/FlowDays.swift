@@ -54,12 +54,14 @@ enum FlowDays {
         static func < (a: Self, b: Self) -> Bool { (a.day, a.product) < (b.day, b.product) }
     }
 
-    /// What the periods of `subscriptions` count now, read inside the writer's transaction.
-    static func counts(of subscriptions: Set<String>, on statements: some StoreStatements) async throws -> Counts {
+    /// What the periods a write may change (`changes`: of a subscription, those bought from its
+    /// earliest purchase written) count now, read inside the writer's transaction.
+    static func counts(of changes: PeriodChanges, on statements: some StoreStatements) async throws -> Counts {
         var counts: Counts = [:]
-        let one = countsQuery(where: "original_transaction_id = \(statements.dialect.placeholder(1))")
-        for id in subscriptions.sorted() {
-            for row in try await statements.run(one, [.text(id)]) where row.count == 2 + kinds.count {
+        let d = statements.dialect
+        let scoped = countsQuery(where: "original_transaction_id = \(d.placeholder(1)) AND purchase_date >= \(d.placeholder(2))")
+        for (id, earliest) in changes.earliestPurchase.sorted(by: { $0.key < $1.key }) {
+            for row in try await statements.run(scoped, [.text(id), .integer(earliest)]) where row.count == 2 + kinds.count {
                 guard let day = row[0].integer, let product = row[1].text else { continue }
                 let key = DayProduct(day: day, product: product)
                 counts[key] = adding(row, to: counts[key])
@@ -69,8 +71,8 @@ enum FlowDays {
     }
 
     /// Adds to the table what the periods count now less what they counted `before` the write.
-    static func recordChange(of subscriptions: Set<String>, before: Counts, on statements: some StoreStatements) async throws {
-        let after = try await counts(of: subscriptions, on: statements)
+    static func recordChange(of changes: PeriodChanges, before: Counts, on statements: some StoreStatements) async throws {
+        let after = try await counts(of: changes, on: statements)
         let upsert = statements.dialect.addingUpsert(into: table, key: ["day", "product_id"], counts: kinds.map(\.column))
         let zero = Array(repeating: Int64(0), count: kinds.count)
         for key in Set(before.keys).union(after.keys).sorted() {

@@ -22,8 +22,7 @@ enum StoreWrites {
         try await lockOrder(of: orderingKey, on: statements)
         let transactions = notification.transaction.map { [$0] } ?? []
         let renewalInfos = notification.renewalInfo.map { [$0] } ?? []
-        let written = try await write(transactions, renewalInfos, on: statements)
-        _ = try await write(transactions, renewalInfos, on: statements)  // rows held as new or newer stay
+        _ = try await write(transactions, renewalInfos, on: statements)
         if let rescission = notification.consentRescission {
             _ = try await statements.run(StoreSchema.upsertConsentRescission(placeholders: p, collate: d.collate), [
                 .text(rescission.appTransactionID), .text(rescission.notificationUUID), .integer(rescission.signedDate),
@@ -56,16 +55,17 @@ enum StoreWrites {
 
     /// The rows each upsert wrote (a copy older than the one held writes nothing); the
     /// summaries of the subscriptions they changed made again, and the flows' counts changed
-    /// by what their periods count after the write less what they counted before it (FlowDays),
+    /// by what the periods they may change (PeriodChanges) count after the write less what they
+    /// counted before it (FlowDays),
     /// the summaries' counts per expiry day likewise (ExpiryDays).
     private static func write(_ transactions: [StoredTransaction], _ renewalInfos: [StoredRenewalInfo],
                               on statements: some StoreStatements) async throws
         -> (transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) {
         let d = statements.dialect
         var written: (transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) = ([], [])
-        let touched = Set(transactions.map(\.originalTransactionID))
-        let summarized = touched.union(renewalInfos.map(\.originalTransactionID))
-        let flowsBefore = try await FlowDays.counts(of: touched, on: statements)
+        let summarized = Set(transactions.map(\.originalTransactionID) + renewalInfos.map(\.originalTransactionID))
+        let periods = try await PeriodChanges.of(transactions, on: statements)
+        let flowsBefore = try await FlowDays.counts(of: periods, on: statements)
         let expiriesBefore = try await ExpiryDays.counts(of: summarized, on: statements)
         for row in transactions {
             let returned = try await statements.run(StoreSchema.upsertTransaction(d) + " RETURNING transaction_id", [
@@ -80,10 +80,10 @@ enum StoreWrites {
             ] + row.facts.map(StoreValue.init))
             if !returned.isEmpty { written.renewalInfos.append(row) }
         }
-        try await SubscriptionSummaries.refresh(transactionsOf: Set(written.transactions.map(\.originalTransactionID)),
+        try await SubscriptionSummaries.refresh(transactions: written.transactions,
                                                 renewalInfosOf: Set(written.renewalInfos.map(\.originalTransactionID)),
-                                                on: statements)
-        if !written.transactions.isEmpty { try await FlowDays.recordChange(of: touched, before: flowsBefore, on: statements) }
+                                                periods: periods, on: statements)
+        if !written.transactions.isEmpty { try await FlowDays.recordChange(of: periods, before: flowsBefore, on: statements) }
         if !written.transactions.isEmpty || !written.renewalInfos.isEmpty {
             try await ExpiryDays.recordChange(of: summarized, before: expiriesBefore, on: statements)
         }

@@ -300,6 +300,9 @@ enum StoreSchema {
         // Version 10: the bundle id each transaction was signed for (a fact column), which
         // StoreIdentity reads before a server claims the store.
         [],
+        // Version 11: each summary's source rows, and a subscription's transactions by purchase,
+        // so that a write's cost does not grow with the subscription's history (SubscriptionSummaries).
+        SubscriptionSummaries.sourceMigration + ExpiryDays.refill,
     ]
     /// The versions that add the fact columns a store lacks (StoredFacts, as this server
     /// knows them) and derive every row's facts from its JWS (StoreMigration). A column

@@ -9,10 +9,16 @@ import ReceiptCore
 /// the same statement that fills the table at migration and that `receipt stats-sql`
 /// gives other engines: the definition exists once. The same refresh numbers the
 /// subscription's periods on their transactions' rows (`periodColumns`) for the flows.
+///
+/// A write's cost does not grow with the subscription's history: the summary is made from
+/// the rows the write changed and the two rows the summary last stood on (`standing_` and
+/// `last_transaction_id`), which is the whole subscription's answer unless the write changed
+/// one of those two; the periods are numbered again only from the earliest purchase the write
+/// changed (PeriodChanges), after the period before it.
 enum SubscriptionSummaries {
     static let table = "subscription_summaries"
 
-    /// The table's columns, their types, and the frame's expression of each.
+    /// The table's columns, their types, and the frame's expression of each (schema 6).
     static let columns: [(name: String, type: String, expression: String)] = [
         ("original_transaction_id", "TEXT PRIMARY KEY", "last.original_transaction_id"),
         // The product a subscription counts under: its standing period's, else its last purchase's.
@@ -27,6 +33,13 @@ enum SubscriptionSummaries {
         ("expiration_intent", "BIGINT", "renewal.expiration_intent"),
     ]
 
+    /// The rows the summary stands on (schema 11), which a write's refresh starts from.
+    static let sourceColumns: [(name: String, type: String, expression: String)] = [
+        ("standing_transaction_id", "TEXT", "standing.transaction_id"),
+        ("last_transaction_id", "TEXT", "last.transaction_id"),
+    ]
+    private static var allColumns: [(name: String, type: String, expression: String)] { columns + sourceColumns }
+
     /// Each auto-renewable period's place among its subscription's periods (1 for the first
     /// bought; NULL without a purchase date), and the end and offer of the period before it:
     /// what the flows tell a period's kind by (new, renewal, recovery, reactivation,
@@ -37,81 +50,163 @@ enum SubscriptionSummaries {
         ("previous_offer_discount_type", "TEXT", "LAG(offer_discount_type) OVER \(periodOrder)"),
     ]
     private static let periodOrder = "(PARTITION BY original_transaction_id ORDER BY purchase_date, transaction_id)"
+    /// The rows that are periods.
+    private static let periodRows = "product_type = 'Auto-Renewable Subscription' AND purchase_date IS NOT NULL"
 
     /// Schema 6: the table, an index for the churn figure's range, and the table filled from
     /// the rows held; the period columns, indexes for the flows' ranges, and their values.
     static let migration = [
         "CREATE TABLE \(table) (" + columns.map { "\($0.name) \($0.type)" }.joined(separator: ", ") + ")",
         "CREATE INDEX subscription_summaries_by_end ON \(table) (standing_expires_date)",
-        "WITH \(frames(scope: nil)) INSERT INTO \(table) (\(columns.map(\.name).joined(separator: ", "))) \(select)",
+        "WITH \(frames(scope: nil)) INSERT INTO \(table) (\(columns.map(\.name).joined(separator: ", "))) \(select(columns))",
     ] + periodColumns.map { "ALTER TABLE transactions ADD COLUMN \($0.name) \($0.type)" } + [
         // Covering the flows' statement, so that a range is read from the index alone (SQLite
         // fetching each row from the table instead is 3.5 times as slow).
         "CREATE INDEX transactions_by_purchase ON transactions (purchase_date, product_type, period_position, "
             + "previous_expires_date, offer_discount_type, previous_offer_discount_type, transaction_reason, product_id)",
         "CREATE INDEX transactions_by_revocation ON transactions (revocation_date)",
-        periodsUpdate(scope: nil),
+        periodsUpdate(from: nil),
+    ]
+
+    /// Schema 11: the rows each summary stands on, and the summaries made again with them (the
+    /// frames now break ties by transaction id, so that the rows a write starts from answer as
+    /// all would); a subscription's transactions indexed by purchase, for a write's periods.
+    static let sourceMigration = sourceColumns.map { "ALTER TABLE \(table) ADD COLUMN \($0.name) \($0.type)" } + [
+        "DELETE FROM \(table)",
+        "WITH \(frames(scope: nil)) INSERT INTO \(table) (\(allColumns.map(\.name).joined(separator: ", "))) \(select(allColumns))",
+        "DROP INDEX transactions_by_original",
+        "CREATE INDEX transactions_by_original_purchase ON transactions (original_transaction_id, purchase_date, transaction_id)",
     ]
 
     /// The summaries as a common table expression over the rows themselves (named like the
     /// table), for an engine that holds only the rows: `WITH \(asExpression) SELECT …`.
-    static var asExpression: String { "\(frames(scope: nil)), \(table) AS (\(select))" }
+    static var asExpression: String { "\(frames(scope: nil)), \(table) AS (\(select(allColumns)))" }
 
-    /// Makes the summaries of the subscriptions whose rows a write changed again from their
-    /// rows (none when a subscription has no auto-renewable transaction), and the period
-    /// columns of those whose transactions changed (a renewal info changes none).
-    static func refresh(transactionsOf changedTransactions: Set<String>, renewalInfosOf changedRenewalInfos: Set<String>,
-                        on statements: some StoreStatements) async throws {
+    /// Makes the summaries of the subscriptions whose rows a write changed again (none when a
+    /// subscription has no auto-renewable transaction), and the period columns from each
+    /// subscription's earliest purchase the write changed (a renewal info changes none).
+    static func refresh(transactions written: [StoredTransaction], renewalInfosOf changedRenewalInfos: Set<String>,
+                        periods: PeriodChanges, on statements: some StoreStatements) async throws {
         let d = statements.dialect
-        let one = "original_transaction_id = \(d.placeholder(1))"
-        let names = columns.map(\.name)
-        // One statement a subscription: an upsert (a subscription's transactions are never deleted).
-        let upsert = "WITH \(frames(scope: one)) INSERT INTO \(table) (\(names.joined(separator: ", "))) \(select) "
-            + "ON CONFLICT (original_transaction_id) DO UPDATE SET "
-            + names.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        for id in changedTransactions.union(changedRenewalInfos).sorted() {
-            _ = try await statements.run(upsert, [.text(id)])
+        let names = allColumns.map(\.name)
+        let writtenBySubscription = Dictionary(grouping: written, by: \.originalTransactionID).mapValues { $0.map(\.transactionID) }
+        for id in Set(writtenBySubscription.keys).union(changedRenewalInfos).sorted() {
+            let rows = try await sourceRows(of: id, writtenIDs: writtenBySubscription[id] ?? [], on: statements)
+            let scope = "original_transaction_id = \(d.placeholder(1))"
+                + (rows.map { " AND transaction_id IN (\(d.placeholders(2...($0.count + 1)).joined(separator: ", ")))" } ?? "")
+            // One statement a subscription: an upsert (a subscription's transactions are never deleted).
+            let upsert = "WITH \(frames(scope: scope)) INSERT INTO \(table) (\(names.joined(separator: ", "))) \(select(allColumns)) "
+                + "ON CONFLICT (original_transaction_id) DO UPDATE SET "
+                + names.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            _ = try await statements.run(upsert, [.text(id)] + (rows ?? []).map { .text($0) })
         }
-        for id in changedTransactions.sorted() {
-            _ = try await statements.run(periodsUpdate(scope: one), [.text(id)])
+        for (id, earliest) in periods.earliestPurchase.sorted(by: { $0.key < $1.key }) where writtenBySubscription[id] != nil {
+            _ = try await statements.run(periodsUpdate(from: d), [.text(id), .integer(earliest)])
         }
     }
 
-    /// Writes the period columns of the auto-renewable transactions (`scope`: of some).
-    private static func periodsUpdate(scope: String?) -> String {
-        """
-        WITH periods AS (
-          SELECT transaction_id, \(periodColumns.map { "\($0.expression) AS \($0.name)" }.joined(separator: ", "))
-          FROM transactions WHERE product_type = 'Auto-Renewable Subscription' AND purchase_date IS NOT NULL\(scope.map { " AND \($0)" } ?? "")
-        )
-        UPDATE transactions SET \(periodColumns.map { "\($0.name) = periods.\($0.name)" }.joined(separator: ", "))
-        FROM periods WHERE transactions.transaction_id = periods.transaction_id
-        """
+    /// The rows a subscription's summary is made from after a write of `writtenIDs`: those and
+    /// the two it stood on before, which answer as all its rows would since no other row
+    /// changed; nil (all its rows) when it had no summary or the write changed one of the two.
+    private static func sourceRows(of subscription: String, writtenIDs: [String], on statements: some StoreStatements)
+        async throws -> [String]? {
+        let held = try await statements.run(
+            "SELECT standing_transaction_id, last_transaction_id FROM \(table) WHERE original_transaction_id = "
+                + statements.dialect.placeholder(1), [.text(subscription)])
+        guard let row = held.first, row.count == 2, let last = row[1].text else { return nil }
+        let stoodOn = [row[0].text, last].compactMap { $0 }
+        guard !stoodOn.contains(where: writtenIDs.contains) else { return nil }
+        return Array(Set(stoodOn + writtenIDs)).sorted()
     }
 
-    /// standing and last, each subscription's periods numbered (absent dates sort first);
-    /// `scope` limits both to some rows (one subscription at a write).
+    /// Writes the period columns of the auto-renewable transactions: all of them (`dialect`
+    /// nil, at migration), or one subscription's (placeholder 1) bought at or after an instant
+    /// (placeholder 2), numbered on from the period bought before it.
+    private static func periodsUpdate(from dialect: StoreDialect?) -> String {
+        let values = periodColumns.map { "periods.\($0.name)" }
+        let assignments = zip(periodColumns, values).map { "\($0.name) = \($1)" }.joined(separator: ", ")
+        guard let d = dialect else {
+            return """
+                WITH periods AS (
+                  SELECT transaction_id, \(periodColumns.map { "\($0.expression) AS \($0.name)" }.joined(separator: ", "))
+                  FROM transactions WHERE \(periodRows)
+                )
+                UPDATE transactions SET \(assignments) FROM periods WHERE transactions.transaction_id = periods.transaction_id
+                """
+        }
+        let (subscription, instant) = (d.placeholder(1), d.placeholder(2))
+        let read = "original_transaction_id, transaction_id, purchase_date, expires_date, offer_discount_type"
+        // The period before the instant starts the window (for the LAG columns of the first
+        // one after it) and is itself left as it is; its position is where the numbering goes on.
+        let positions = periodColumns.map { column in
+            column.name == "period_position"
+                ? "coalesce((SELECT period_position FROM before), 1) - 1 + \(column.expression) AS \(column.name)"
+                : "\(column.expression) AS \(column.name)"
+        }
+        return """
+            WITH before AS (
+              SELECT \(read), period_position FROM transactions
+              WHERE original_transaction_id = \(subscription) AND \(periodRows) AND purchase_date < \(instant)
+              ORDER BY purchase_date DESC, transaction_id DESC LIMIT 1
+            ), scoped AS (
+              SELECT \(read) FROM before
+              UNION ALL
+              SELECT \(read) FROM transactions
+              WHERE original_transaction_id = \(subscription) AND \(periodRows) AND purchase_date >= \(instant)
+            ), periods AS (
+              SELECT transaction_id, purchase_date, \(positions.joined(separator: ", ")) FROM scoped
+            )
+            UPDATE transactions SET \(assignments) FROM periods
+            WHERE transactions.transaction_id = periods.transaction_id AND periods.purchase_date >= \(instant)
+            """
+    }
+
+    /// standing and last, each subscription's periods numbered (absent dates sort first; ties
+    /// by transaction id); `scope` limits both to some rows (one subscription's at a write).
     private static func frames(scope: String?) -> String {
         let rows = "product_type = 'Auto-Renewable Subscription'" + (scope.map { " AND \($0)" } ?? "")
         return """
             standing AS (
-              SELECT original_transaction_id, product_id, purchase_date, expires_date, price, currency, ROW_NUMBER() OVER (
-                PARTITION BY original_transaction_id
-                ORDER BY expires_date IS NULL, expires_date DESC, purchase_date IS NOT NULL, purchase_date) AS position
+              SELECT original_transaction_id, transaction_id, product_id, purchase_date, expires_date, price, currency,
+                ROW_NUMBER() OVER (PARTITION BY original_transaction_id
+                  ORDER BY expires_date IS NULL, expires_date DESC, purchase_date IS NOT NULL, purchase_date, transaction_id) AS position
               FROM transactions WHERE \(rows) AND revocation_date IS NULL
             ), last AS (
-              SELECT original_transaction_id, product_id, revocation_date, ROW_NUMBER() OVER (
-                PARTITION BY original_transaction_id ORDER BY purchase_date IS NULL, purchase_date DESC) AS position
+              SELECT original_transaction_id, transaction_id, product_id, revocation_date, ROW_NUMBER() OVER (
+                PARTITION BY original_transaction_id ORDER BY purchase_date IS NULL, purchase_date DESC, transaction_id DESC) AS position
               FROM transactions WHERE \(rows)
             )
             """
     }
 
-    /// A row per subscription from the frames: its last purchase, standing period and renewal info.
-    private static let select = """
-        SELECT \(columns.map { "\($0.expression) AS \($0.name)" }.joined(separator: ", "))
+    /// A row per subscription from the frames (`chosen` of its columns): its last purchase,
+    /// standing period and renewal info.
+    private static func select(_ chosen: [(name: String, type: String, expression: String)]) -> String {
+        """
+        SELECT \(chosen.map { "\($0.expression) AS \($0.name)" }.joined(separator: ", "))
         FROM last LEFT JOIN standing ON standing.original_transaction_id = last.original_transaction_id AND standing.position = 1
         LEFT JOIN renewal_infos AS renewal ON renewal.original_transaction_id = last.original_transaction_id
         WHERE last.position = 1
         """
+    }
+}
+
+/// Where a write may change its subscriptions' periods: from the earliest purchase date among
+/// the transactions it writes, as sent and as held (a period's number and predecessor depend on
+/// the periods bought before it only). A subscription absent changes no period.
+struct PeriodChanges {
+    private(set) var earliestPurchase: [String: Int64] = [:]
+
+    /// Read before the write, inside its transaction.
+    static func of(_ transactions: [StoredTransaction], on statements: some StoreStatements) async throws -> Self {
+        var changes = Self()
+        let held = "SELECT purchase_date FROM transactions WHERE transaction_id = \(statements.dialect.placeholder(1))"
+        for row in transactions {
+            let stored = try await statements.run(held, [.text(row.transactionID)]).first?.first?.integer
+            for date in [row.purchaseDate, stored].compactMap({ $0 }) {
+                changes.earliestPurchase[row.originalTransactionID] = min(date, changes.earliestPurchase[row.originalTransactionID] ?? date)
+            }
+        }
+        return changes
+    }
 }
