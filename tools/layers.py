@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
-"""Which folders of Sources/ReceiptCore use which others, by the names they declare
-(types, and top-level functions and constants), and whether that graph follows the
-layer order of ARCHITECTURE.md with no cycle.   tools/layers.py [--check]"""
+"""Which folders of Sources/ReceiptCore, and of Sources/ReceiptServer, use which others of the
+same module, by the names they declare (types, and top-level functions and constants), and
+whether each graph follows the layer order of ARCHITECTURE.md with no cycle.
+    tools/layers.py [--check]"""
 import pathlib
 import re
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parents[1] / "Sources" / "ReceiptCore"
-# Bottom first. A folder may use only folders listed before it.
-ORDER = ["Primitives", "Errors", "Dates", "Encoding", "Container", "Payload", "Model", "Crypto", "Verification",
-         "Entitlements", "Subscriptions", "JSON", "AppStore", "ServerAPI"]
+SOURCES = pathlib.Path(__file__).resolve().parents[1] / "Sources"
+# Per module, bottom first. A folder may use only folders listed before it.
+LAYERS = {
+    "ReceiptCore": ["Primitives", "Errors", "Dates", "Encoding", "Container", "Payload", "Model", "Crypto", "Verification",
+                    "Entitlements", "Subscriptions", "JSON", "AppStore", "ServerAPI"],
+    # The server: what every part uses (answers, deadlines, logs, metrics), the store, the
+    # workers that drain it, the settings that make them, the areas that answer, HTTP, the process.
+    "ReceiptServer": ["Support", "Store", "Workers", "Settings", "Endpoints", "HTTP", "Process"],
+}
+ROOT = SOURCES / "ReceiptCore"
 DECLARATION = re.compile(r"^(?:public |package |internal |private |fileprivate |final |indirect |@\w+ )*"
                          r"(?:struct|enum|class|protocol|typealias|func|let|var|actor)\s+([A-Za-z_]\w*)", re.M)
 
@@ -45,17 +52,22 @@ def graph():
 
 
 def main():
-    edges = graph()
-    wrong = []
-    for (user, used), names in sorted(edges.items()):
-        ok = user in ORDER and used in ORDER and ORDER.index(used) < ORDER.index(user)
-        if not ok:
-            wrong.append((user, used, names))
-        if "--check" not in sys.argv or not ok:
-            print(f"{'ok ' if ok else 'UP '} {user} -> {used}: {', '.join(sorted(names)[:6])}")
-    if "--check" in sys.argv:
-        print(f"layers: {len(edges)} folder dependencies, {len(wrong)} against the order {' < '.join(ORDER)}")
-        sys.exit(1 if wrong else 0)
+    global ROOT
+    failed = False
+    for module, order in LAYERS.items():
+        ROOT = SOURCES / module
+        edges = graph()
+        wrong = []
+        for (user, used), names in sorted(edges.items()):
+            ok = user in order and used in order and order.index(used) < order.index(user)
+            if not ok:
+                wrong.append((user, used, names))
+            if "--check" not in sys.argv or not ok:
+                print(f"{'ok ' if ok else 'UP '} {module}: {user} -> {used}: {', '.join(sorted(names)[:6])}")
+        if "--check" in sys.argv:
+            print(f"layers of {module}: {len(edges)} folder dependencies, {len(wrong)} against the order {' < '.join(order)}")
+        failed = failed or bool(wrong)
+    sys.exit(1 if failed and "--check" in sys.argv else 0)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 import ReceiptCore
 
-/// A store whose every operation gives up after `seconds` (ReceiptServer.DeadlineExceeded):
+/// A store whose every operation gives up after `seconds` (Deadline.DeadlineExceeded):
 /// a database that has gone away makes requests fail (503, or 21005 on /verifyReceipt)
 /// instead of waiting on its connection pool's retries, and lets the server shut down.
 /// A point read the store answers at once (ImmediatePointReads) waits on nothing, so it
@@ -25,7 +25,7 @@ struct DeadlineStore: SubscriptionStore {
     var handingOn: DeadlineStore { DeadlineStore(inner: inner, seconds: seconds, immediate: nil) }
 
     private func bounded<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await ReceiptServer.withDeadline(seconds: seconds, work)
+        try await Deadline.within(seconds: seconds, work)
     }
 
     func run() async { await inner.run() }

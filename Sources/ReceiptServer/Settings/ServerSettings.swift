@@ -74,9 +74,6 @@ public struct ServerSettings: Sendable {
 }
 
 extension ServerSettings {
-    /// The number of cores online, without Foundation.
-    public static var coreCount: Int {
-        let count = sysconf(Int32(_SC_NPROCESSORS_ONLN))
-        return count > 0 ? count : 1
-    }
+    /// The number of cores online (Processors).
+    public static var coreCount: Int { Processors.online }
 }

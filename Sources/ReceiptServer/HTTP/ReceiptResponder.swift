@@ -69,7 +69,7 @@ struct ReceiptResponder: HTTPResponder {
             }
             if route.holdsCustomerData { response.headers[.cacheControl] = "no-store" }
         } else {
-            (response, status) = (Self.text(.notFound, "not found\n"), "404")
+            (response, status) = (ServerAnswer.text(.notFound, "not found\n"), "404")
         }
         response.headers[.xContentTypeOptions] = "nosniff"
         metrics.record(endpoint: found?.route.label ?? "other", status: status, since: start)
@@ -97,17 +97,27 @@ struct ReceiptResponder: HTTPResponder {
         case .subscriptions: try await subscription(String(rest), request, context: context)
         case .entitlements: try await entitlements(request, context: context)
         case .consent: try await consent(String(rest), request, context: context)
-        case .consumption: try await consumption(String(rest), request, context: context)
-        case .events: try await events(request, context: context)
-        case .event: try await event(rest, request, context: context)
-        case .stats: try await stats(String(rest), request, context: context)
-        case .dashboard: try await dashboard(request, context: context)
-        case .customerPage: try await customerPage(request, context: context)
-        case .healthz: (Self.text(.ok, "ok\n"), "200")
+        case .consumption, .events, .event, .stats, .dashboard, .customerPage: try await storeArea(name, rest, request, context: context)
+        case .healthz: (ServerAnswer.text(.ok, "ok\n"), "200")
         case .readyz: await readiness(context: context)
-        case .metrics: (Self.response(.ok, contentType: "text/plain; version=0.0.4; charset=utf-8",
+        case .metrics: (ServerAnswer.response(.ok, contentType: "text/plain; version=0.0.4; charset=utf-8",
                                       metrics.exposition(cache: verdict.verifier.cacheStatistics,
                                                          revocation: verdict.verifier.revocationCacheStatistics)), "200")
+        }
+    }
+
+    /// The routes answered by an area of the store's (a controller each, holding only the store).
+    private func storeArea(_ name: ServerRoute.Name, _ rest: Substring, _ request: Request,
+                           context: Context) async throws -> (Response, String) {
+        guard let stored else { return ServerAnswer.noStore() }
+        switch name {
+        case .consumption: return try await ConsumptionController(stored: stored, maxBodyBytes: maxBodyBytes).consumption(String(rest), request, context: context)
+        case .events: return try await EventsController(stored: stored).events(request, context: context)
+        case .event: return try await EventsController(stored: stored).event(rest, request, context: context)
+        case .stats: return try await StatsController(stored: stored).stats(String(rest), request, context: context)
+        case .dashboard: return try await DashboardController(stored: stored).dashboard(request, context: context)
+        case .customerPage: return try await CustomerPageController(stored: stored).customerPage(request, context: context)
+        default: return ServerAnswer.failure(.notFound, "NOT_FOUND", "no such path")
         }
     }
 
@@ -117,9 +127,9 @@ struct ReceiptResponder: HTTPResponder {
     /// in `context`.
     @inline(__always) private func admission(_ route: ServerRoute, _ request: Request, _ context: inout Context) -> (Response, String)? {
         if let methods = route.methods, !methods.contains(request.method) {
-            return (Self.methodNotAllowed(allow: methods.map(\.rawValue).joined(separator: ", ")), "405")
+            return (ServerAnswer.methodNotAllowed(allow: methods.map(\.rawValue).joined(separator: ", ")), "405")
         }
-        if route.needsStore, stored == nil { return Self.noStore() }
+        if route.needsStore, stored == nil { return ServerAnswer.noStore() }
         if route.access != .open {
             let need: ServerCredentials.Need = switch route.access {
             case .metrics: .metrics
@@ -149,7 +159,7 @@ struct ReceiptResponder: HTTPResponder {
             context.credential = fingerprint
             return nil
         case .otherKind:
-            return (Self.json(.forbidden, NotificationEndpoint.failure(
+            return (ServerAnswer.json(.forbidden, ServerAnswer.failure(
                 "FORBIDDEN", need == .write ? "this sends or changes what will be sent: it takes the write token (--write-token-file), "
                     + "never a read token" : "this token is not one this endpoint takes")), "403")
         case .wrong:
@@ -170,9 +180,9 @@ struct ReceiptResponder: HTTPResponder {
             guard taken.contains(String(name)) else {
                 let list = taken.isEmpty ? "this endpoint takes no query parameter" : "this endpoint takes "
                     + taken.sorted().joined(separator: ", ")
-                return badRequest("unknown query parameter \(String(name).prefix(64)): \(list)")
+                return ServerAnswer.badRequest("unknown query parameter \(String(name).prefix(64)): \(list)")
             }
-            guard seen.insert(name).inserted else { return badRequest("the query parameter \(name) is given twice") }
+            guard seen.insert(name).inserted else { return ServerAnswer.badRequest("the query parameter \(name) is given twice") }
         }
         return nil
     }
@@ -182,11 +192,11 @@ struct ReceiptResponder: HTTPResponder {
     /// (StoreResponder.Reply says why); inlined, the merged answer makes two fewer.
     @inline(__always) private func verifyReceipt(_ request: Request, context: Context, on endpoint: VerifyReceiptEndpoint) async throws -> (Response, String) {
         guard request.method == .post else {
-            return (Self.json(.ok, VerifyReceiptEndpoint.notPostAnswer.bytes), String(LocalVerifyReceipt.notPost))
+            return (ServerAnswer.json(.ok, VerifyReceiptEndpoint.notPostAnswer.bytes), String(LocalVerifyReceipt.notPost))
         }
         guard let body = try await readBody(request) else {
             let answer = VerifyReceiptEndpoint.tooLargeAnswer(limit: maxBodyBytes)
-            return (Self.json(.ok, answer.bytes), String(answer.status))
+            return (ServerAnswer.json(.ok, answer.bytes), String(answer.status))
         }
         let prepared = endpoint.prepare(body: body)
         let known: KnownSubscriptions?
@@ -200,12 +210,12 @@ struct ReceiptResponder: HTTPResponder {
             // Not an answer from the receipt alone, which could be out of date: Apple's retry status.
             context.logger.error("store read failed: \(error)")
             let answer = VerifyReceiptEndpoint.storeUnavailableAnswer
-            return (Self.json(.ok, answer.bytes), String(answer.status))
+            return (ServerAnswer.json(.ok, answer.bytes), String(answer.status))
         }
         let answer = endpoint.answer(prepared, known: known)
         // Apple's answer says only 21002; the log (--verbose) says why.
         if let unreadable = answer.unreadable { context.logger.debug("21002: \(unreadable)") }
-        var response = Self.json(.ok, answer.bytes)
+        var response = ServerAnswer.json(.ok, answer.bytes)
         // Apple's JSON has no place for it: the key to de-duplicate on goes beside it.
         if let fingerprint = answer.fingerprint { response.headers[Self.fingerprintHeader] = ContentFingerprint.hex(fingerprint) }
         return (response, String(answer.status))
@@ -217,7 +227,7 @@ struct ReceiptResponder: HTTPResponder {
         guard let body = try await readBody(request) else {
             let answer = VerdictEndpoint.refusal(
                 ReceiptError(.inputTooLarge, "the request body is over \(maxBodyBytes) bytes"))
-            return (Self.json(.contentTooLarge, answer.bytes), answer.status.name)
+            return (ServerAnswer.json(.contentTooLarge, answer.bytes), answer.status.name)
         }
         let query = request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) }
         var answer = verdict.answer(toBody: body, query: query)
@@ -227,28 +237,28 @@ struct ReceiptResponder: HTTPResponder {
            await revocation.askedAnew(about: payload, for: verdict.verifier, metrics: metrics, reason: "request") {
             answer = verdict.answer(toBody: body, query: query)
         }
-        return (Self.json(answer.refusal == nil ? .ok : .badRequest, answer.bytes), answer.status.name)
+        return (ServerAnswer.json(answer.refusal == nil ? .ok : .badRequest, answer.bytes), answer.status.name)
     }
 
     /// App Store Server Notifications V2 (StoreResponder.receive).
     private func notification(_ request: Request, context: Context) async throws -> (Response, String) {
-        guard let stored else { return Self.noStore() }
+        guard let stored else { return ServerAnswer.noStore() }
         guard let body = try await readBody(request) else {
             let refusal = ReceiptError(.inputTooLarge, "the request body is over \(maxBodyBytes) bytes")
-            return (Self.json(.contentTooLarge, NotificationEndpoint.refusal(refusal)), "413")
+            return (ServerAnswer.json(.contentTooLarge, ServerAnswer.refusal(refusal)), "413")
         }
         let (status, bytes) = await stored.receive(body: body, logger: context.logger)
-        return (Self.json(status, bytes), String(status.code))
+        return (ServerAnswer.json(status, bytes), String(status.code))
     }
 
     /// Retention Messaging: Apple's realtime request in, the rules' answer out (RetentionEndpoint);
     /// 400 with the reason for a request that does not verify (Apple then shows its default), 503
     /// for one that may verify later (no OCSP answer yet with revocation hard).
     private func realtime(_ request: Request, context: Context) async throws -> (Response, String) {
-        guard let retention else { return (Self.text(.notFound, "not found\n"), "404") }
+        guard let retention else { return (ServerAnswer.text(.notFound, "not found\n"), "404") }
         guard let body = try await readBody(request) else {
             let refusal = ReceiptError(.inputTooLarge, "the request body is over \(maxBodyBytes) bytes")
-            return (Self.json(.contentTooLarge, NotificationEndpoint.refusal(refusal)), "413")
+            return (ServerAnswer.json(.contentTooLarge, ServerAnswer.refusal(refusal)), "413")
         }
         var reply = retention.answer(body: body)
         // As /v1/verify: revocation on and no fresh OCSP answer for a chain that verified: ask now, then answer again.
@@ -259,54 +269,54 @@ struct ReceiptResponder: HTTPResponder {
         if let refusal = reply.refusal {
             context.logger.debug("realtime request refused: \(refusal.status.name): \(refusal.detail)")
             let status: HTTPResponse.Status = refusal.canSucceedLater ? .serviceUnavailable : .badRequest
-            return (Self.json(status, reply.body), String(status.code))
+            return (ServerAnswer.json(status, reply.body), String(status.code))
         }
-        return (Self.json(.ok, reply.body), "200")
+        return (ServerAnswer.json(.ok, reply.body), "200")
     }
 
     private func subscription(_ id: String, _ request: Request, context: Context) async throws -> (Response, String) {
-        guard let stored else { return Self.noStore() }
+        guard let stored else { return ServerAnswer.noStore() }
         // Apple's ids are decimal digits; anything else cannot be known.
         guard !id.isEmpty, id.utf8.count <= 32, id.utf8.allSatisfy({ (48...57).contains($0) }) else {
             let refusal = ReceiptError(.invalidArgument, "an original transaction id is decimal digits (at most 32)")
-            return (Self.json(.badRequest, NotificationEndpoint.refusal(refusal)), "400")
+            return (ServerAnswer.json(.badRequest, ServerAnswer.refusal(refusal)), "400")
         }
         do {
             let (status, bytes) = switch try stored.subscription(id, mayLookUp: context.credential != nil, logger: context.logger) {
             case .now(let answer): answer
             case .later(let rest): try await rest()
             }
-            return (Self.json(status, bytes), String(status.code))
+            return (ServerAnswer.json(status, bytes), String(status.code))
         } catch {
-            return Self.storeUnavailable(error, context)
+            return ServerAnswer.storeUnavailable(error, context.logger)
         }
     }
 
     /// `GET /v1/consent/{appTransactionId}`: whether a RESCIND_CONSENT notification for the app transaction is stored.
     private func consent(_ id: String, _ request: Request, context: Context) async throws -> (Response, String) {
-        guard let stored else { return Self.noStore() }
+        guard let stored else { return ServerAnswer.noStore() }
         // Apple's app transaction ids are digits; letters, '-', '_' and '.' are let through, other bytes cannot be one.
         let allowed: (UInt8) -> Bool = { byte in
             (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte) || byte == 45 || byte == 95 || byte == 46
         }
         guard !id.isEmpty, id.utf8.count <= 64, id.utf8.allSatisfy(allowed) else {
             let refusal = ReceiptError(.invalidArgument, "an app transaction id is at most 64 letters, digits, '-', '_' or '.'")
-            return (Self.json(.badRequest, NotificationEndpoint.refusal(refusal)), "400")
+            return (ServerAnswer.json(.badRequest, ServerAnswer.refusal(refusal)), "400")
         }
         do {
             let (status, bytes) = try await stored.consent(appTransactionID: id)
-            return (Self.json(status, bytes), String(status.code))
+            return (ServerAnswer.json(status, bytes), String(status.code))
         } catch {
-            return Self.storeUnavailable(error, context)
+            return ServerAnswer.storeUnavailable(error, context.logger)
         }
     }
 
     private func entitlements(_ request: Request, context: Context) async throws -> (Response, String) {
-        guard let stored else { return Self.noStore() }
+        guard let stored else { return ServerAnswer.noStore() }
         let query = request.uri.queryParameters
         guard let token = query.get("appAccountToken"), !token.isEmpty, token.utf8.count <= 64 else {
             let refusal = ReceiptError(.invalidArgument, "appAccountToken (a UUID) is required")
-            return (Self.json(.badRequest, NotificationEndpoint.refusal(refusal)), "400")
+            return (ServerAnswer.json(.badRequest, ServerAnswer.refusal(refusal)), "400")
         }
         let limit = query.get("limit").map { Int($0) ?? 0 } ?? StoreSchema.maxPageTransactions
         let cursorText = query.get("cursor")
@@ -314,45 +324,33 @@ struct ReceiptResponder: HTTPResponder {
         guard (1...StoreSchema.maxPageTransactions).contains(limit), cursorText == nil || cursor != nil else {
             let refusal = ReceiptError(.invalidArgument, "limit is 1 to \(StoreSchema.maxPageTransactions), and cursor "
                                        + "the next_cursor of an earlier page")
-            return (Self.json(.badRequest, NotificationEndpoint.refusal(refusal)), "400")
+            return (ServerAnswer.json(.badRequest, ServerAnswer.refusal(refusal)), "400")
         }
         do {
             let (status, bytes) = try await stored.entitlements(appAccountToken: token, cursor: cursor, limit: limit)
-            return (Self.json(status, bytes), String(status.code))
+            return (ServerAnswer.json(status, bytes), String(status.code))
         } catch {
-            return Self.storeUnavailable(error, context)
+            return ServerAnswer.storeUnavailable(error, context.logger)
         }
     }
 
     /// `/readyz`: 200 when the server can do its work now (the store, when it has one, answers
     /// within `readinessSeconds`), else 503 saying what is missing; `/healthz` only says it is alive.
     private func readiness(context: Context) async -> (Response, String) {
-        guard let stored else { return (Self.text(.ok, "ready\n"), "200") }
+        guard let stored else { return (ServerAnswer.text(.ok, "ready\n"), "200") }
         do {
-            try await ReceiptServer.withDeadline(seconds: Self.readinessSeconds) { try await stored.store.ping() }
-            return (Self.text(.ok, "ready\n"), "200")
+            try await Deadline.within(seconds: Self.readinessSeconds) { try await stored.store.ping() }
+            return (ServerAnswer.text(.ok, "ready\n"), "200")
         } catch {
             context.logger.warning("not ready: the store does not answer: \(error)")
-            return (Self.json(.serviceUnavailable, NotificationEndpoint.failure("STORE_UNAVAILABLE",
+            return (ServerAnswer.json(.serviceUnavailable, ServerAnswer.failure("STORE_UNAVAILABLE",
                                                                                 "the store does not answer; the log says why")), "503")
         }
     }
 
     static let readinessSeconds = 2
 
-    /// A read the store could not serve (gone away, past its deadline): 503, for the caller to ask again.
-    static func storeUnavailable(_ error: any Error, _ context: Context) -> (Response, String) {
-        context.logger.error("store read failed: \(error)")
-        return (json(.serviceUnavailable, NotificationEndpoint.failure("STORE_UNAVAILABLE", "the store could not be read; ask again")),
-                "503")
-    }
-
     /// A read without a token the server accepts: 401, the same for a missing and a wrong one.
-    /// 400 for a request whose arguments can never be taken, saying what they must be.
-    static func badRequest(_ detail: String) -> (Response, String) {
-        (json(.badRequest, NotificationEndpoint.refusal(ReceiptError(.invalidArgument, detail))), "400")
-    }
-
     static func unauthorized(_ need: ServerCredentials.Need) -> (Response, String) {
         let detail = switch need {
         case .read: "reads need the header Authorization: Bearer TOKEN (the server's --read-token-file)"
@@ -360,7 +358,7 @@ struct ReceiptResponder: HTTPResponder {
             + "write token (--write-token-file)"
         case .metrics: "/metrics needs Authorization: Bearer TOKEN (the server's --metrics-token-file or --read-token-file)"
         }
-        var response = json(.unauthorized, NotificationEndpoint.failure("UNAUTHORIZED", detail))
+        var response = ServerAnswer.json(.unauthorized, ServerAnswer.failure("UNAUTHORIZED", detail))
         response.headers[.wwwAuthenticate] = "Bearer"
         return (response, "401")
     }
@@ -374,48 +372,18 @@ struct ReceiptResponder: HTTPResponder {
 
     /// 429 for a client address that sent too many wrong tokens (ClientThrottle), with when to try again.
     static func tooManyFailures(retryAfterMilliseconds wait: Int64) -> (Response, String) {
-        var response = json(.tooManyRequests, NotificationEndpoint.failure(
+        var response = ServerAnswer.json(.tooManyRequests, ServerAnswer.failure(
             "TOO_MANY_FAILURES", "too many wrong tokens from this address; try again later"))
         response.headers[.retryAfter] = String(max(1, (wait + 999) / 1000))
         return (response, "429")
     }
 
-    static func noStore() -> (Response, String) {
-        return (json(.serviceUnavailable, NotificationEndpoint.failure("NO_STORE", "this server keeps no store: start it with --store FILE")), "503")
-    }
-
     /// The body, or nil past maxBodyBytes: refused from Content-Length before any of
     /// it is read, or once that many bytes have arrived. Inlined, as `verifyReceipt`.
     @inline(__always) func readBody(_ request: Request) async throws -> [UInt8]? {
-        if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > maxBodyBytes { return nil }
-        do {
-            let buffer = try await request.body.collect(upTo: maxBodyBytes)
-            return Array(buffer.readableBytesView)
-        } catch is NIOTooManyBytesError {
-            return nil
-        }
+        try await ServerAnswer.body(of: request, upTo: maxBodyBytes)
     }
 
     /// The receipt's fingerprint (ContentFingerprint) on /verifyReceipt answers.
     static let fingerprintHeader = HTTPField.Name("X-Receipt-Fingerprint")!
-
-    static func json(_ status: HTTPResponse.Status, _ bytes: [UInt8]) -> Response {
-        response(status, contentType: "application/json", bytes)
-    }
-
-    static func text(_ status: HTTPResponse.Status, _ text: String) -> Response {
-        response(status, contentType: "text/plain; charset=utf-8", Array(text.utf8))
-    }
-
-    static func response(_ status: HTTPResponse.Status, contentType: String, _ bytes: [UInt8]) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = contentType
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
-    }
-
-    static func methodNotAllowed(allow: String) -> Response {
-        var response = text(.methodNotAllowed, "method not allowed; use \(allow)\n")
-        response.headers[.allow] = allow
-        return response
-    }
 }

@@ -86,12 +86,12 @@ struct StoreResponder: Sendable {
             if refusalLog.allow() {
                 logger.warning("notification \(notification.notificationUUID) refused (400): the store cannot hold it: \(refused)")
             }
-            return (.badRequest, NotificationEndpoint.failure("STORE_REFUSED", "the store cannot hold a value of this "
+            return (.badRequest, ServerAnswer.failure("STORE_REFUSED", "the store cannot hold a value of this "
                                                               + "notification (too long to index, or text it cannot keep)"))
         } catch {
             metrics.recordNotification(type: notification.notificationType, outcome: "store_error")
             logger.error("notification \(notification.notificationUUID) not stored: \(error)")
-            return (.serviceUnavailable, NotificationEndpoint.failure("STORE_UNAVAILABLE", "the store failed; send again"))
+            return (.serviceUnavailable, ServerAnswer.failure("STORE_UNAVAILABLE", "the store failed; send again"))
         }
     }
 
@@ -139,13 +139,13 @@ struct StoreResponder: Sendable {
             // The reason (which may name the API's host, or a transport's internals) goes to the log, not the caller.
             metrics.recordCatchUp(outcome: "failed")
             logger.error("App Store Server API look-up of \(originalTransactionID) failed: \(error)")
-            return (.badGateway, NotificationEndpoint.failure("LOOKUP_FAILED", "the App Store Server API look-up failed; "
+            return (.badGateway, ServerAnswer.failure("LOOKUP_FAILED", "the App Store Server API look-up failed; "
                                                               + "the server's log says why"))
         }
         switch outcome {
         case .busy:
             metrics.recordCatchUp(outcome: "busy")
-            return (.serviceUnavailable, NotificationEndpoint.failure("LOOKUP_BUSY", "too many App Store Server API look-ups at once, "
+            return (.serviceUnavailable, ServerAnswer.failure("LOOKUP_BUSY", "too many App Store Server API look-ups at once, "
                                                                       + "or this minute's budget of calls is spent; ask again"))
         case .unknown:
             metrics.recordCatchUp(outcome: "unknown")
@@ -244,5 +244,5 @@ struct StoreResponder: Sendable {
         tokens.compactMap { try? SignedPayload.decodeVerifiedBefore($0) }
     }
 
-    static func refusal(_ error: ReceiptError) -> [UInt8] { NotificationEndpoint.refusal(error) }
+    static func refusal(_ error: ReceiptError) -> [UInt8] { ServerAnswer.refusal(error) }
 }

@@ -23,11 +23,11 @@ struct PostgresProblem: Error, CustomStringConvertible {
                                                              password: location.password, database: location.database,
                                                              tls: try location.connectionTLS())
         do {
-            try await ReceiptServer.withDeadline(seconds: probeSeconds) {
+            try await Deadline.within(seconds: probeSeconds) {
                 let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
                 try await connection.close()
             }
-        } catch let deadline as ReceiptServer.DeadlineExceeded {
+        } catch let deadline as Deadline.DeadlineExceeded {
             throw PostgresProblem(description: "no answer from \(location.host):\(location.port) within \(deadline.seconds) s: "
                                   + "is the host reachable, and is that PostgreSQL's port?")
         } catch {

@@ -3,56 +3,6 @@ import Hummingbird
 import NIOCore
 import ReceiptCore
 
-/// `GET /dashboard`: the figures of /v1/stats as one HTML page a browser shows, with no
-/// script: subscriptions by product and status, MRR per currency, and the flows per
-/// interval as an SVG chart and a table, over a date range and for a product chosen in a form. Behind the
-/// read token: a browser asks for it (HTTP Basic, the token as the password; any user
-/// name), or a client sends it as a bearer token. Every number carries `data-figure` (and
-/// the figure's JSON name), so that what the page shows can be checked against the API.
-extension ReceiptResponder {
-    static let dashboardPath = "/dashboard"
-
-    func dashboard(_ request: Request, context: Context) async throws -> (Response, String) {
-        guard let stored else { return Self.noStore() }
-        let figure: FigureQuery
-        do throws(FigureQuery.Refusal) {
-            figure = try FigureQuery(request.uri.queryParameters, now: ReceiptVerifier.currentMilliseconds(), lookBackDays: 365, by: .month)
-        } catch {
-            return Self.badRequest(error.description)
-        }
-        do {
-            // Every product's counts: the form offers each; the table shows the one asked. The
-            // subscriptions and MRR come from one reading of every product's standing (the MRR
-            // then keeps the product asked); it and the flows are read at once, each on a
-            // connection of its own (a reader of SQLite's, one of PostgreSQL's pool): the page
-            // takes the longer of the two, not their sum.
-            let store = stored.store
-            async let standing = store.standing(at: figure.at)
-            async let days = store.flows(from: figure.from, to: figure.to, at: figure.at, product: figure.product)
-            let held = try await standing
-            let page = DashboardPage(figure: figure, counts: StoreFigures.counts(in: held),
-                                     mrr: MRRLine.lines(StoreFigures.priceGroups(in: held, product: figure.product)),
-                                     flows: IntervalFlows.make(try await days, intervals: figure.firstDays, by: figure.interval))
-            return Self.page(.ok, page.html)
-        } catch {
-            return Self.storeUnavailable(error, context)
-        }
-    }
-
-    /// An HTML page of the dashboard: no script, no frame, nothing fetched (the page is all there is), never cached,
-    /// and no address of it handed to another site.
-    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
-
-    static func page(_ status: HTTPResponse.Status, _ html: String) -> (Response, String) {
-        var headers = HTTPFields()
-        headers[.contentType] = "text/html; charset=utf-8"
-        headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
-        headers[.cacheControl] = "no-store"
-        headers[Self.referrerPolicy] = "no-referrer"
-        return (Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html))), String(status.code))
-    }
-}
-
 /// The page itself.
 struct DashboardPage {
     let figure: FigureQuery
@@ -74,7 +24,7 @@ struct DashboardPage {
             to <input type="date" name="to" value="\(Self.date(figure.to))">
             by <select name="by">\(FigureInterval.allCases.map { "<option\($0 == figure.interval ? " selected" : "")>\($0.rawValue)</option>" }.joined())</select>
             product <select name="product">\(productOptions)</select>
-            <button>Show</button> <a href="\(ReceiptResponder.customerPagePath)">a customer</a></form>
+            <button>Show</button> <a href="\(CustomerPageController.path)">a customer</a></form>
             <p>Figures\(figure.product.map { " of <span id=\"product\">\(Self.escape($0))</span>" } ?? "") at <time data-figure="at_ms" data-value="\(figure.at)">\(Self.date(figure.at))</time> (UTC), from the
             Apple-signed rows of this store; README defines each.</p>
 

@@ -42,5 +42,5 @@ extension ReceiptServer {
     public static let eventsListLimit = EventOutbox.maxListedEvents
     /// The states a delivery is in (`receipt events list --state`).
     public static let eventDeliveryStates = EventSummary.deliveryStates
-    public static func isEventID(_ id: String) -> Bool { ReceiptResponder.isEventID(id) }
+    public static func isEventID(_ id: String) -> Bool { EventsController.isEventID(id) }
 }

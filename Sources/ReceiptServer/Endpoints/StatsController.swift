@@ -9,37 +9,39 @@ import ReceiptCore
 /// active ones per currency; `GET /v1/stats/flows`, what happened per interval; each
 /// limited to one product with `?product=`
 /// (StoreFigures runs the SQL; ReceiptCore's StatsJSON writes the answers).
-extension ReceiptResponder {
+struct StatsController {
+    typealias Context = ServerRequestContext
+    let stored: StoreResponder
+
     static let figures = ["subscriptions", "mrr", "flows"]
 
     func stats(_ name: String, _ request: Request, context: Context) async throws -> (Response, String) {
-        guard let stored else { return Self.noStore() }
         guard Self.figures.contains(name) else {
-            return (Self.json(.notFound, NotificationEndpoint.failure(
+            return (ServerAnswer.json(.notFound, ServerAnswer.failure(
                 "NOT_FOUND", "no figure \(name); there are " + Self.figures.joined(separator: " and "))), "404")
         }
         let figure: FigureQuery
         do throws(FigureQuery.Refusal) {
             figure = try FigureQuery(request.uri.queryParameters, now: ReceiptVerifier.currentMilliseconds(), lookBackDays: 30, by: .day)
         } catch {
-            return Self.badRequest(error.description)
+            return ServerAnswer.badRequest(error.description)
         }
         let (instant, product) = (figure.at, figure.product)
         do {
             if name == "flows" {
                 let days = try await stored.store.flows(from: figure.from, to: figure.to, at: instant, product: product)
-                return (Self.json(.ok, StatsJSON.flows(IntervalFlows.make(days, intervals: figure.firstDays, by: figure.interval),
+                return (ServerAnswer.json(.ok, StatsJSON.flows(IntervalFlows.make(days, intervals: figure.firstDays, by: figure.interval),
                                                         by: figure.interval, from: figure.from, to: figure.to, at: instant,
                                                         product: product)), "200")
             }
             if name == "mrr" {
                 let prices = try await stored.store.activePrices(at: instant, product: product)
-                return (Self.json(.ok, StatsJSON.mrr(prices, at: instant, product: product)), "200")
+                return (ServerAnswer.json(.ok, StatsJSON.mrr(prices, at: instant, product: product)), "200")
             }
             let counts = try await stored.store.activeSubscriptions(at: instant, product: product)
-            return (Self.json(.ok, StatsJSON.subscriptions(counts, at: instant, product: product)), "200")
+            return (ServerAnswer.json(.ok, StatsJSON.subscriptions(counts, at: instant, product: product)), "200")
         } catch {
-            return Self.storeUnavailable(error, context)
+            return ServerAnswer.storeUnavailable(error, context.logger)
         }
     }
 }

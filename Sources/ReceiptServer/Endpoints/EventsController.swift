@@ -8,52 +8,53 @@ import ReceiptCore
 /// deliveries pending again, and with `?force=true` its delivered ones too, at most
 /// EventOutbox.maxForcedReplays times, each logged with the token's fingerprint; `POST
 /// /v1/events/replay-failed` every parked delivery (the write token: ServerRoutes).
-extension ReceiptResponder {
+struct EventsController {
+    typealias Context = ServerRequestContext
+    let stored: StoreResponder
+
     func events(_ request: Request, context: Context) async throws -> (Response, String) {
-        guard let stored else { return Self.noStore() }
         let query = request.uri.queryParameters
         let limit = query.get("limit").map { Int($0) ?? 0 } ?? 100
         let state = query.get("state")
         let before = query.get("before")
         guard (1...EventOutbox.maxListedEvents).contains(limit), state == nil || EventSummary.deliveryStates.contains(state!),
               before == nil || Int64(before!) != nil else {
-            return Self.badRequest("limit is 1 to \(EventOutbox.maxListedEvents), state pending, delivered or failed, "
+            return ServerAnswer.badRequest("limit is 1 to \(EventOutbox.maxListedEvents), state pending, delivered or failed, "
                                    + "and before a sequence (next_before)")
         }
         do {
             let events = try await stored.store.events(state: state, before: before.flatMap { Int64($0) }, limit: limit)
-            return (Self.json(.ok, EventsJSON.list(events, limit: limit)), "200")
+            return (ServerAnswer.json(.ok, EventsJSON.list(events, limit: limit)), "200")
         } catch {
-            return Self.storeUnavailable(error, context)
+            return ServerAnswer.storeUnavailable(error, context.logger)
         }
     }
 
     /// `rest`: the path under /v1/events/.
     func event(_ rest: Substring, _ request: Request, context: Context) async throws -> (Response, String) {
-        guard let stored else { return Self.noStore() }
         let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
         let force = request.uri.queryParameters.get("force")
-        guard force == nil || force == "true" else { return Self.badRequest("force, when given, is true") }
+        guard force == nil || force == "true" else { return ServerAnswer.badRequest("force, when given, is true") }
         do {
             switch (request.method, parts.count) {
             case (.get, 1) where force == nil:
                 let id = String(parts[0])
-                guard Self.isEventID(id) else { return Self.badRequest("an event id is evt_ and 32 hex digits") }
+                guard Self.isEventID(id) else { return ServerAnswer.badRequest("an event id is evt_ and 32 hex digits") }
                 guard let event = try await stored.store.event(id: id) else { return Self.noEvent(id) }
-                return (Self.json(.ok, EventsJSON.detail(event)), "200")
+                return (ServerAnswer.json(.ok, EventsJSON.detail(event)), "200")
             case (.post, 1) where parts[0] == "replay-failed" && force == nil:
                 return try await replay(nil, force: false, stored, context: context)
             case (.post, 2) where parts[1] == "replay":
                 let id = String(parts[0])
-                guard Self.isEventID(id) else { return Self.badRequest("an event id is evt_ and 32 hex digits") }
+                guard Self.isEventID(id) else { return ServerAnswer.badRequest("an event id is evt_ and 32 hex digits") }
                 return try await replay(id, force: force == "true", stored, context: context)
             case (.get, 1), (.post, 1):
-                return Self.badRequest("force is taken by POST /v1/events/{id}/replay only")
+                return ServerAnswer.badRequest("force is taken by POST /v1/events/{id}/replay only")
             default:
-                return (Self.json(.notFound, NotificationEndpoint.failure("NOT_FOUND", "no such events path")), "404")
+                return (ServerAnswer.json(.notFound, ServerAnswer.failure("NOT_FOUND", "no such events path")), "404")
             }
         } catch {
-            return Self.storeUnavailable(error, context)
+            return ServerAnswer.storeUnavailable(error, context.logger)
         }
     }
 
@@ -61,18 +62,18 @@ extension ReceiptResponder {
         let outcome = try await stored.store.replay(eventID: id, force: force)
         if let (code, detail) = outcome.refusal(force: "?force=true") {
             let status: HTTPResponse.Status = outcome == .noSuchEvent ? .notFound : .conflict
-            return (Self.json(status, NotificationEndpoint.failure(code, detail)), String(status.code))
+            return (ServerAnswer.json(status, ServerAnswer.failure(code, detail)), String(status.code))
         }
         if force, let id {
             context.logger.notice("event \(id) sent again on purpose (force) with the write token \(context.credential ?? "none")")
         }
         guard case .replayed(let count) = outcome else { return Self.noEvent(id ?? "") }
         if count > 0 { stored.wake?.signal() }
-        return (Self.json(.ok, EventsJSON.counted("replayed_deliveries", count)), "200")
+        return (ServerAnswer.json(.ok, EventsJSON.counted("replayed_deliveries", count)), "200")
     }
 
     private static func noEvent(_ id: String) -> (Response, String) {
-        (json(.notFound, NotificationEndpoint.failure("NOT_FOUND", "no event \(id) is stored")), "404")
+        ServerAnswer.failure(.notFound, "NOT_FOUND", "no event \(id) is stored")
     }
 
     static func isEventID(_ id: String) -> Bool {

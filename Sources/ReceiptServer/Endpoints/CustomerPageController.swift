@@ -8,24 +8,26 @@ import ReceiptCore
 /// timeline of what the store holds, each entry with the JWS Apple signed (the stored
 /// transactions and renewal info, and the signed notification or answer of each event),
 /// so that anyone can verify what the page says.
-extension ReceiptResponder {
-    static let customerPagePath = "/dashboard/customer"
+struct CustomerPageController {
+    typealias Context = ServerRequestContext
+    let stored: StoreResponder
+
+    static let path = "/dashboard/customer"
 
     func customerPage(_ request: Request, context: Context) async throws -> (Response, String) {
-        guard let stored else { return Self.noStore() }
         let id = request.uri.queryParameters.get("id") ?? ""
-        guard !id.isEmpty else { return Self.page(.ok, CustomerPage.form(id: "", message: nil)) }
+        guard !id.isEmpty else { return ServerAnswer.page(.ok, CustomerPage.form(id: "", message: nil)) }
         guard CustomerView.isCustomerID(id) else {
-            return Self.page(.badRequest, CustomerPage.form(id: "", message: "An original transaction id is decimal digits (at most 32); "
+            return ServerAnswer.page(.badRequest, CustomerPage.form(id: "", message: "An original transaction id is decimal digits (at most 32); "
                                                             + "an app account token is a UUID."))
         }
         do {
             guard let view = try await stored.customer(id) else {
-                return Self.page(.notFound, CustomerPage.form(id: id, message: "The store holds no transaction of \(id)."))
+                return ServerAnswer.page(.notFound, CustomerPage.form(id: id, message: "The store holds no transaction of \(id)."))
             }
-            return Self.page(.ok, CustomerPage(view: view).html)
+            return ServerAnswer.page(.ok, CustomerPage(view: view).html)
         } catch {
-            return Self.storeUnavailable(error, context)
+            return ServerAnswer.storeUnavailable(error, context.logger)
         }
     }
 }
@@ -97,9 +99,9 @@ struct CustomerPage {
         """
 
     private static func formHTML(_ id: String) -> String {
-        "<form method=\"get\" action=\"\(ReceiptResponder.customerPagePath)\">Original transaction id or app account token "
+        "<form method=\"get\" action=\"\(CustomerPageController.path)\">Original transaction id or app account token "
             + "<input name=\"id\" size=\"40\" value=\"\(DashboardPage.escape(id))\"> <button>Show</button> "
-            + "<a href=\"\(ReceiptResponder.dashboardPath)\">figures</a></form>\n"
+            + "<a href=\"\(DashboardController.path)\">figures</a></form>\n"
     }
 
     private var entitlementsList: String {
@@ -117,7 +119,7 @@ struct CustomerPage {
             let original = DashboardPage.escape(state.originalTransactionID)
             let autoRenew = state.renewalInfo?.integer("autoRenewStatus").map { $0 == 1 ? "on" : "off" } ?? "unknown"
             table += "<tr data-original=\"\(original)\">"
-                + "<td><a href=\"\(ReceiptResponder.customerPagePath)?id=\(original)\">\(original)</a></td>"
+                + "<td><a href=\"\(CustomerPageController.path)?id=\(original)\">\(original)</a></td>"
                 + Self.field("product", state.latestTransaction.productID ?? "") + Self.field("status", state.status.name)
                 + Self.field("expires", state.latestTransaction.date("expiresDate").map(RFC3339Format.utc) ?? "")
                 + Self.field("auto_renew", autoRenew) + "</tr>\n"

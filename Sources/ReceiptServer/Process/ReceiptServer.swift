@@ -166,21 +166,9 @@ public enum ReceiptServer {
         public var description: String { "cannot open the store \(location): \(reason)" }
     }
 
-    /// `work`, or a DeadlineExceeded error after `seconds`.
-    static func withDeadline<T: Sendable>(seconds: Int, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T?.self) { race in
-            race.addTask { try await work() }
-            race.addTask { try await Task.sleep(for: .seconds(seconds)); return nil }
-            defer { race.cancelAll() }
-            guard let first = try await race.next(), let result = first else { throw DeadlineExceeded(seconds: seconds) }
-            return result
-        }
-    }
-
-    struct DeadlineExceeded: Error, CustomStringConvertible {
-        let seconds: Int
-        var description: String { "no answer within \(seconds) s" }
-    }
+    /// The App Store Server API calls one look-up makes at least (four when production's
+    /// misses are asked of the sandbox too: each of the two calls may be sent twice).
+    public static func callsPerLookUp(sandboxFallback: Bool) -> Int { CatchUpLimiter.callsPerLookUp(sandboxFallback: sandboxFallback) }
 
     /// Paths the server answers itself, which --notifications-path cannot take.
     public static var reservedPaths: [String] { ServerRoute.reservedPaths }

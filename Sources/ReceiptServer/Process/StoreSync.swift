@@ -42,7 +42,7 @@ extension ReceiptServer {
             tasks.addTask { await store.run(); return nil }
             defer { tasks.cancelAll() }
             do {
-                try await withDeadline(seconds: 15) { try await store.migrate() }
+                try await Deadline.within(seconds: 15) { try await store.migrate() }
             } catch {
                 throw StoreOpenError(location: location, reason: "\(error)")
             }

@@ -40,7 +40,7 @@ struct StoreCatchUp: Sendable {
     /// remembered for ten minutes.
     func fetch(originalTransactionID id: String) async throws -> Outcome {
         try await limiter.run(id) {
-            try await ReceiptServer.withDeadline(seconds: Self.lookUpSeconds) { try await lookUp(id) }
+            try await Deadline.within(seconds: Self.lookUpSeconds) { try await lookUp(id) }
         }
     }
 
@@ -77,12 +77,6 @@ struct StoreCatchUp: Sendable {
         try await store.record(transactions: found.transactions, renewalInfos: found.renewalInfos)
         return found
     }
-}
-
-extension ReceiptServer {
-    /// The App Store Server API calls one look-up makes at least (four when production's
-    /// misses are asked of the sandbox too: each of the two calls may be sent twice).
-    public static func callsPerLookUp(sandboxFallback: Bool) -> Int { CatchUpLimiter.callsPerLookUp(sandboxFallback: sandboxFallback) }
 }
 
 /// Keeps look-ups from becoming a way to make the server call Apple without bound:

@@ -7,11 +7,15 @@ import ReceiptCore
 /// `consumptionPercentage`, `refundPreference`) gives the app's answer to a request Apple made
 /// (stored from its notification, awaiting an answer, within its 12 hours), which the server
 /// sends (the write token); `GET` shows where it stands (a read token).
-extension ReceiptResponder {
+struct ConsumptionController {
+    typealias Context = ServerRequestContext
+    let stored: StoreResponder
+    /// The server's --max-body-bytes.
+    let maxBodyBytes: Int
+
     func consumption(_ id: String, _ request: Request, context: Context) async throws -> (Response, String) {
-        guard let stored else { return Self.noStore() }
         guard !id.isEmpty, id.utf8.count <= 20, id.utf8.allSatisfy({ (48...57).contains($0) }) else {
-            return (Self.json(.badRequest, NotificationEndpoint.refusal(ReceiptError(.invalidArgument,
+            return (ServerAnswer.json(.badRequest, ServerAnswer.refusal(ReceiptError(.invalidArgument,
                                                                                      "a transaction id is 1 to 20 digits"))), "400")
         }
         do {
@@ -20,19 +24,19 @@ extension ReceiptResponder {
                 guard let row = try await stored.store.consumption({ statements, _ in
                     try await ConsumptionOutbox.row(transactionID: id, on: statements)
                 }) else {
-                    return (Self.json(.notFound, NotificationEndpoint.failure("NOT_FOUND", "no consumption request or answer "
+                    return (ServerAnswer.json(.notFound, ServerAnswer.failure("NOT_FOUND", "no consumption request or answer "
                                                                               + "is stored for transaction \(id)")), "404")
                 }
-                return (Self.json(.ok, row.json), "200")
+                return (ServerAnswer.json(.ok, row.json), "200")
             case .post:
-                guard let body = try await readBody(request) else {
-                    return (Self.json(.contentTooLarge, NotificationEndpoint.failure("TOO_LARGE", "the body is too large")), "413")
+                guard let body = try await ServerAnswer.body(of: request, upTo: maxBodyBytes) else {
+                    return (ServerAnswer.json(.contentTooLarge, ServerAnswer.failure("TOO_LARGE", "the body is too large")), "413")
                 }
                 let arguments: [String: JSONValue]
                 do throws(ReceiptError) {
                     arguments = try ConsumptionAnswer.arguments(transactionID: id, body: body)
                 } catch {
-                    return (Self.json(.badRequest, NotificationEndpoint.refusal(error)), "400")
+                    return (ServerAnswer.json(.badRequest, ServerAnswer.refusal(error)), "400")
                 }
                 let text = ConsumptionAnswer.bodyText(arguments)
                 let taken = try await stored.store.consumption { statements, now in
@@ -41,7 +45,7 @@ extension ReceiptResponder {
                 switch taken {
                 case .success(let row):
                     stored.consumptionWake?.signal()
-                    return (Self.json(.accepted, row.json), "202")
+                    return (ServerAnswer.json(.accepted, row.json), "202")
                 case .failure(let refusal):
                     let (status, code, detail): (HTTPResponse.Status, String, String) = switch refusal {
                     case .notAsked: (.notFound, "NOT_ASKED", "the App Store sent no CONSUMPTION_REQUEST for transaction \(id) "
@@ -49,13 +53,13 @@ extension ReceiptResponder {
                     case .answered: (.conflict, "ALREADY_ANSWERED", "Apple's request for transaction \(id) was already answered")
                     case .expired: (.gone, "EXPIRED", "Apple's 12 hours to answer its request for transaction \(id) are over")
                     }
-                    return (Self.json(status, NotificationEndpoint.failure(code, detail)), String(status.code))
+                    return (ServerAnswer.json(status, ServerAnswer.failure(code, detail)), String(status.code))
                 }
             default:
-                return (Self.methodNotAllowed(allow: "GET, POST"), "405")
+                return (ServerAnswer.methodNotAllowed(allow: "GET, POST"), "405")
             }
         } catch {
-            return Self.storeUnavailable(error, context)
+            return ServerAnswer.storeUnavailable(error, context.logger)
         }
     }
 }

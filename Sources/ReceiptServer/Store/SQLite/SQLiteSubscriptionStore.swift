@@ -24,10 +24,10 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
     private let quick: SQLiteQuickReads
     private let nextReader = Atomic<Int>(0)
     private let gate = SerialGate()
-    static let readerCount = max(2, ServerSettings.coreCount)
+    static let readerCount = max(2, Processors.online)
     /// Handles of the quick reads: one for each thread that may read at once (the event
     /// loops and Swift's cooperative pool, a thread a core each), so that none goes without.
-    static let quickHandleCount = 2 * max(2, ServerSettings.coreCount)
+    static let quickHandleCount = 2 * max(2, Processors.online)
     static let placeholders = StoreDialect.sqlite.placeholders(1...6)
 
     private init(writer: SQLiteConnection, readers: [SQLiteConnection], quick: SQLiteQuickReads) {

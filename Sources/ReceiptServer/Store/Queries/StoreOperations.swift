@@ -1,0 +1,84 @@
+import ReceiptCore
+
+/// The outbox's operations (EventOutbox), the same on every store.
+extension SubscriptionStore {
+    func registerWebhooks(_ urls: [String]) async throws {
+        try await withStatements(transaction: true) {
+            try await EventOutbox.register(urls, on: $0, at: ReceiptVerifier.currentMilliseconds())
+        }
+    }
+
+    func claimDeliveries(endpoints: [String], limit: Int, leaseMilliseconds: Int64, firstAttemptsOnly: Bool = false) async throws
+        -> [ClaimedDelivery] {
+        try await withStatements(transaction: true) {
+            try await EventOutbox.claim(endpoints: endpoints, limit: limit, leaseMilliseconds: leaseMilliseconds,
+                                        firstAttemptsOnly: firstAttemptsOnly, on: $0, at: ReceiptVerifier.currentMilliseconds())
+        }
+    }
+
+    /// Records how a batch of attempts went, in one transaction.
+    func finish(_ outcomes: [(ClaimedDelivery, DeliveryOutcome)]) async throws {
+        try await withStatements(transaction: true) { statements in
+            for (delivery, outcome) in outcomes { try await EventOutbox.finish(delivery, outcome, on: statements) }
+        }
+    }
+
+    func activeSubscriptions(at instant: Int64, product: String?) async throws -> [SubscriptionCount] {
+        try await withStatements(transaction: false) { try await StoreFigures.activeSubscriptions(at: instant, product: product, on: $0) }
+    }
+
+    func activePrices(at instant: Int64, product: String?) async throws -> [PriceGroup] {
+        try await withStatements(transaction: false) { try await StoreFigures.activePrices(at: instant, product: product, on: $0) }
+    }
+
+    /// Every product's subscriptions by status and active prices at `instant`, in one reading
+    /// (the dashboard's subscriptions and MRR; StoreFigures.counts and .priceGroups).
+    func standing(at instant: Int64) async throws -> ExpiryDays.Standing {
+        try await withStatements(transaction: false) { try await ExpiryDays.standing(at: instant, product: nil, on: $0) }
+    }
+
+    func flows(from: Int64, to: Int64, at instant: Int64, product: String?) async throws -> [DayFlows] {
+        try await withStatements(transaction: false) {
+            try await StoreFigures.flows(from: from, to: to, at: instant, product: product, on: $0)
+        }
+    }
+
+    func deliveryBacklog() async throws -> (count: Int64, oldest: Int64?) {
+        try await withStatements(transaction: false) { try await EventOutbox.backlog(on: $0) }
+    }
+
+    func events(state: String?, before: Int64?, limit: Int) async throws -> [EventSummary] {
+        try await withStatements(transaction: false) { try await EventOutbox.list(state: state, before: before, limit: limit, on: $0) }
+    }
+
+    func event(id: String) async throws -> EventDetail? {
+        try await withStatements(transaction: false) { try await EventOutbox.show(eventID: id, on: $0) }
+    }
+
+    func latestEvents(orderingKeys: [String], limit: Int) async throws -> [EventDetail] {
+        try await withStatements(transaction: false) { try await EventOutbox.latest(orderingKeys: orderingKeys, limit: limit, on: $0) }
+    }
+
+    func consumption<T: Sendable>(_ operation: @escaping @Sendable (any StoreStatements, Int64) async throws -> T) async throws -> T {
+        try await withStatements(transaction: true) { try await operation($0, ReceiptVerifier.currentMilliseconds()) }
+    }
+
+    /// Deletes the events made before `createdBefore` that no delivery waits on, a batch per
+    /// transaction (EventOutbox.prune); the number deleted.
+    func pruneEvents(createdBefore: Int64) async throws -> Int {
+        var pruned = 0
+        while true {
+            let batch = try await withStatements(transaction: true) {
+                try await EventOutbox.prune(createdBefore: createdBefore, limit: EventOutbox.prunedPerTransaction, on: $0)
+            }
+            pruned += batch
+            if batch < EventOutbox.prunedPerTransaction { return pruned }
+        }
+    }
+
+    func replay(eventID: String?, force: Bool) async throws -> EventOutbox.ReplayOutcome {
+        try await withStatements(transaction: true) {
+            try await EventOutbox.replay(eventID: eventID, force: force, on: $0, at: ReceiptVerifier.currentMilliseconds())
+        }
+    }
+}
