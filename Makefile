@@ -5,13 +5,14 @@ SHELL := /bin/bash
 PREFIX ?= /usr/local
 DESTDIR ?=
 VERSION := $(shell sed -n 's/^\#define RECEIPT_VERSION_STRING "\(.*\)"/\1/p' Include/receipt.h)
-# --traits Server: the server, the CLI and the API client, whose packages a Swift program that
-# depends on ReceiptCore alone never resolves (Package.swift's `Server` trait, off by default).
-SWIFT_TRAITS := --traits Server
+# Two packages: the core at the root (ReceiptCore, the C ABI, their tests and examples; no package
+# dependency), and Server/ (receipt serve, the CLI and the transports, over the core by path).
+SERVER := --package-path Server
 # --static-swift-stdlib: `receipt` carries the Swift runtime and Foundation, so that `make install`
 # gives a program that runs where no toolchain is (libreceipt.so.1 links it statically in any case).
-SWIFT_BUILD := swift build -c release --static-swift-stdlib $(SWIFT_TRAITS)
+SWIFT_BUILD := swift build -c release --static-swift-stdlib
 RELEASE := .build/release
+SERVER_RELEASE := Server/.build/release
 OUT := build
 # Test tools (pytest, cryptography for the test CA, PySpark and pyarrow for libreceipt.spark) live in a virtual environment that
 # the targets needing them create; no system Python is ever pip-installed into (Debian's is
@@ -25,10 +26,10 @@ PYTHON := $(VENV)/bin/python3
 all: build
 
 help:
-	@echo "make demo       set up, build, and inspect a real receipt (../shared) or a freshly minted one"
+	@echo "make demo       build the library and print a real receipt (../shared) or a freshly minted one as JSON"
 	@echo "make            build libreceipt.so.1, the receipt CLI, header and receipt.pc into build/"
 	@echo "make test       run every test: Swift, embeddability, cmocka (C ABI, also under valgrind), pytest,"
-	@echo "                install, the README's code blocks, and the C and Swift suites under ASan+UBSan and TSan"
+	@echo "                install, the README's code blocks, the C and core Swift suites under ASan+UBSan and TSan; each stage timed"
 	@echo "make install    install into \$$(DESTDIR)\$$(PREFIX) (default /usr/local)"
 	@echo "make wheel      a Python wheel carrying libreceipt.so.1, in build/dist/"
 	@echo "make examples   build and run the C example against build/"
@@ -51,13 +52,18 @@ venv:
 
 build: lib cli
 
+# The library and a front end for it (its Python binding, on any python3: ctypes only): a real
+# receipt printed as App Store JSON, without building the server's packages. Minting a receipt,
+# where ../shared is absent, takes a virtual environment with cryptography alone.
 DEMO_RECEIPT := $(firstword $(wildcard ../shared/fixtures/apple/receipts/rc__receiptsample1.der) $(OUT)/demo/minted.der)
-demo: build venv
+DEMO_VENV := $(abspath $(OUT))/demo-venv
+demo: lib
 	mkdir -p $(OUT)/demo
 	test -f ../shared/fixtures/apple/receipts/rc__receiptsample1.der || \
-	  { $(PYTHON) tools/mint_receipt.py ca $(OUT)/demo/ca && \
-	    $(PYTHON) tools/mint_receipt.py receipt $(OUT)/demo/minted.der --ca $(OUT)/demo/ca --purchases 3; }
-	$(OUT)/bin/receipt inspect $(DEMO_RECEIPT)
+	  { scripts/install-venv.sh $(DEMO_VENV) && $(DEMO_VENV)/bin/python3 tools/mint_receipt.py ca $(OUT)/demo/ca && \
+	    $(DEMO_VENV)/bin/python3 tools/mint_receipt.py receipt $(OUT)/demo/minted.der --ca $(OUT)/demo/ca --purchases 3; }
+	RECEIPT_LIBRARY=$(abspath $(OUT))/lib/libreceipt.so.1 PYTHONPATH=$(abspath bindings/python) python3 -c \
+	  'import sys, libreceipt; print(libreceipt.Receipt.from_file(sys.argv[1]).to_json(pretty=True))' $(DEMO_RECEIPT)
 
 lib: deps
 	$(SWIFT_BUILD) --product receipt
@@ -68,9 +74,9 @@ lib: deps
 	sed -e 's|@PREFIX@|$(abspath $(OUT))|' -e 's|@VERSION@|$(VERSION)|' Include/receipt.pc.in > $(OUT)/lib/pkgconfig/receipt.pc
 
 cli: deps
-	$(SWIFT_BUILD) --product receipt-cli
+	$(SWIFT_BUILD) $(SERVER) --product receipt-cli
 	mkdir -p $(OUT)/bin
-	scripts/replace-file.sh --strip $(RELEASE)/receipt-cli $(OUT)/bin/receipt
+	scripts/replace-file.sh --strip $(SERVER_RELEASE)/receipt-cli $(OUT)/bin/receipt
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
@@ -97,12 +103,21 @@ uninstall:
 	      $(DESTDIR)$(PREFIX)/share/bash-completion/completions/receipt $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_receipt \
 	      $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/receipt.fish $(DESTDIR)$(PREFIX)/share/man/man1/receipt.1
 
-test: check-layers test-swift check-embeddable test-c memcheck test-python test-install test-examples test-wheel test-docs sanitize
-	@echo "make test: all suites passed"
+# Each stage in turn, timed: the times are printed at the end (and kept in build/test-times).
+TEST_STAGES := build check-layers test-swift check-embeddable test-c memcheck test-python test-install test-examples \
+  test-wheel test-docs sanitize
+test:
+	@mkdir -p $(OUT) && : > $(OUT)/test-times
+	@for stage in $(TEST_STAGES); do \
+	  start=$$(date +%s); $(MAKE) --no-print-directory $$stage || exit 1; \
+	  printf '  %-18s %5d s\n' $$stage $$(( $$(date +%s) - start )) >> $(OUT)/test-times; \
+	done
+	@echo "make test: all suites passed; each stage's time:"; cat $(OUT)/test-times
 
 # --disable-xctest: the suite is Swift Testing; XCTest would only add "Executed 0 tests".
 test-swift: deps test-deps venv  # test-deps: the token tests mint keys with the openssl command
-	swift test --disable-xctest $(SWIFT_TRAITS)
+	swift test --disable-xctest
+	swift test --disable-xctest $(SERVER)
 
 # The folders of Sources/ReceiptCore depend one way, in ARCHITECTURE.md's order (tools/layers.py).
 check-layers:
@@ -126,12 +141,12 @@ memcheck: test-c
 	@echo "memcheck: 0 errors, 0 bytes definitely or possibly lost (valgrind over the cmocka suite)"
 
 # The same suites under sanitizers: C with ASan+UBSan (and LeakSanitizer) and with
-# TSan (the 8-thread shared-verifier test at full size), Swift with ASan.
+# TSan (the 8-thread shared-verifier test at full size), the core's Swift suite with ASan.
 sanitize: deps test-deps venv
 	Tests/sanitize.sh address
 	Tests/sanitize.sh thread
 	RECEIPT_INSTRUMENTED=1 LSAN_OPTIONS=suppressions=$(abspath Tests/lsan-xctest.supp) \
-	  swift test --disable-xctest $(SWIFT_TRAITS) --sanitize=address --scratch-path .build-asan-swift 2>&1 \
+	  swift test --disable-xctest --sanitize=address --scratch-path .build-asan-swift 2>&1 \
 	  | grep -v "ld.gold: warning: Cannot export local symbol '__asan_"  # gold's note on ASan's own symbols
 
 test-python: lib cli venv
@@ -184,7 +199,7 @@ test-examples: lib test-c venv
 	RECEIPT_LIBRARY=$(abspath $(OUT))/lib/libreceipt.so.1 PYTHONPATH=$(abspath bindings/python) \
 	  $(PYTHON) examples/python/verify_jws.py $(OUT)/test-c/minted.jws com.example.minted $(OUT)/test-c/jws-ca/root.pem \
 	  | grep -q '^VALID$$'
-	swift run -q $(SWIFT_TRAITS) verify-jws-example $(OUT)/test-c/minted.jws com.example.minted $(OUT)/test-c/jws-ca/root.pem \
+	swift run -q verify-jws-example $(OUT)/test-c/minted.jws com.example.minted $(OUT)/test-c/jws-ca/root.pem \
 	  | grep -q '^VALID$$'
 	rm -rf $(OUT)/spark-example && mkdir -p $(OUT)/spark-example
 	$(PYTHON) examples/spark/make_input.py $(OUT)/spark-example/in.parquet $(OUT)/test-c/minted.der $(OUT)/test-c/minted.b64
@@ -212,4 +227,4 @@ test-install: build test-c
 	@echo "test-install: the C example, built with receipt.pc's rpath, ran against the installed copy with no LD_LIBRARY_PATH; completions parse and receipt.1 renders with every subcommand"
 
 clean:
-	rm -rf $(OUT) .build examples/c/print_receipt examples/c/verify_jws  # the venv lives in $(OUT) too
+	rm -rf $(OUT) .build Server/.build examples/c/print_receipt examples/c/verify_jws  # the venv lives in $(OUT) too

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Which folders of Sources/ReceiptCore, and of Sources/ReceiptServer, use which others of the
+"""Which folders of Sources/ReceiptCore, and of Server/Sources/ReceiptServer, use which others of the
 same module, by the names they declare (types, and top-level functions and constants), and
 whether each graph follows the layer order of ARCHITECTURE.md with no cycle.
     tools/layers.py [--check]"""
@@ -7,16 +7,16 @@ import pathlib
 import re
 import sys
 
-SOURCES = pathlib.Path(__file__).resolve().parents[1] / "Sources"
-# Per module, bottom first. A folder may use only folders listed before it.
+CHECKOUT = pathlib.Path(__file__).resolve().parents[1]
+# Per module (its folder), bottom first. A folder may use only folders listed before it.
 LAYERS = {
-    "ReceiptCore": ["Primitives", "Errors", "Dates", "Encoding", "Container", "Payload", "Model", "Crypto", "Verification",
+    "Sources/ReceiptCore": ["Primitives", "Errors", "Dates", "Encoding", "Container", "Payload", "Model", "Crypto", "Verification",
                     "Entitlements", "Subscriptions", "JSON", "AppStore", "ServerAPI"],
     # The server: what every part uses (answers, deadlines, logs, metrics), the store, the
     # workers that drain it, the settings that make them, the areas that answer, HTTP, the process.
-    "ReceiptServer": ["Support", "Store", "Workers", "Settings", "Endpoints", "HTTP", "Process"],
+    "Server/Sources/ReceiptServer": ["Support", "Store", "Workers", "Settings", "Endpoints", "HTTP", "Process"],
 }
-ROOT = SOURCES / "ReceiptCore"
+ROOT = CHECKOUT / "Sources" / "ReceiptCore"
 DECLARATION = re.compile(r"^(?:public |package |internal |private |fileprivate |final |indirect |@\w+ )*"
                          r"(?:struct|enum|class|protocol|typealias|func|let|var|actor)\s+([A-Za-z_]\w*)", re.M)
 
@@ -55,7 +55,7 @@ def main():
     global ROOT
     failed = False
     for module, order in LAYERS.items():
-        ROOT = SOURCES / module
+        ROOT = CHECKOUT / module
         edges = graph()
         wrong = []
         for (user, used), names in sorted(edges.items()):

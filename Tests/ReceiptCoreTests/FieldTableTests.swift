@@ -1,4 +1,4 @@
-@testable import ReceiptCore
+@_spi(ReceiptInternal) @testable import ReceiptCore
 import Testing
 
 /// Fields are described once, in ReceiptField: everything else derives from it.

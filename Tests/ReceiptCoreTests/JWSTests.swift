@@ -1,5 +1,5 @@
 import Foundation
-@testable import ReceiptCore
+@_spi(ReceiptInternal) @testable import ReceiptCore
 import Testing
 
 @Suite(.enabled(if: JWSFixtures.available, JWSFixtures.skipReason))

@@ -1,4 +1,4 @@
-@testable import ReceiptCore
+@_spi(ReceiptInternal) @testable import ReceiptCore
 import Testing
 
 /// Step details write every instant one way, for receipts and JWS alike (RFC3339Format).

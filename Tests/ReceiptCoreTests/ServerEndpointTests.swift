@@ -1,5 +1,5 @@
 import Foundation
-@testable import ReceiptCore
+@_spi(ReceiptInternal) @testable import ReceiptCore
 import Testing
 
 /// The core of `receipt serve`: VerifyReceiptEndpoint (Apple's request in, Apple's

@@ -1,4 +1,4 @@
-import ReceiptCore
+@_spi(ReceiptInternal) import ReceiptCore
 import Testing
 
 @Suite(.enabled(if: Fixtures.available, Fixtures.skipReason))

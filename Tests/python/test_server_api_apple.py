@@ -165,6 +165,6 @@ def test_the_readme_table_names_every_method_of_apples_client():
     rows = re.findall(r"^\| `(\w+)` \| `(\w+)` \| `(GET|POST|PUT|DELETE) (/\S+)`", readme, re.M)
     assert sorted(row[0] for row in rows if row[0] not in ADVANCED_COMMERCE) == APPLE_METHODS
     assert {row[0] for row in rows if row[3].startswith("/advancedCommerce/")} == ADVANCED_COMMERCE
-    swift = (pathlib.Path(__file__).resolve().parents[2] / "Sources" / "ReceiptServerAPIClient" /
+    swift = (pathlib.Path(__file__).resolve().parents[2] / "Server" / "Sources" / "ReceiptServerAPIClient" /
              "AppleMethodNames.swift").read_text()
     assert all(f"public func {row[1]}(" in swift for row in rows)

@@ -1,57 +1,57 @@
 /// A small streaming JSON writer: objects and arrays with correct commas, strings
 /// escaped per RFC 8259. Output is UTF-8 bytes, which is what every caller wants.
-package struct JSONWriter {
+@_spi(ReceiptInternal) public struct JSONWriter {
     public private(set) var bytes: [UInt8] = []
     private var needsComma: [Bool] = [false]
     private let indentStep: Int?
 
     /// `indent` nil writes compact JSON; a number pretty-prints with that many spaces.
     /// `capacity`: the bytes expected, reserved at once when the caller knows the size.
-    package init(indent: Int? = nil, capacity: Int = 0) {
+    public init(indent: Int? = nil, capacity: Int = 0) {
         indentStep = indent
         bytes.reserveCapacity(capacity)
     }
 
-    package var string: String { String(decoding: bytes, as: UTF8.self) }
+    public var string: String { String(decoding: bytes, as: UTF8.self) }
 
     /// Compact output: a value rendered once may be written again with `raw` anywhere.
-    package var isCompact: Bool { indentStep == nil }
+    public var isCompact: Bool { indentStep == nil }
 
-    package mutating func beginObject(_ key: String? = nil) { open(key, UInt8(ascii: "{")) }
-    package mutating func endObject() { close(UInt8(ascii: "}")) }
-    package mutating func beginArray(_ key: String? = nil) { open(key, UInt8(ascii: "[")) }
-    package mutating func endArray() { close(UInt8(ascii: "]")) }
+    public mutating func beginObject(_ key: String? = nil) { open(key, UInt8(ascii: "{")) }
+    public mutating func endObject() { close(UInt8(ascii: "}")) }
+    public mutating func beginArray(_ key: String? = nil) { open(key, UInt8(ascii: "[")) }
+    public mutating func endArray() { close(UInt8(ascii: "]")) }
 
-    package mutating func string(_ key: String?, _ value: String) {
+    public mutating func string(_ key: String?, _ value: String) {
         member(key)
         appendQuoted(value)
     }
 
-    package mutating func number(_ key: String?, _ value: Int64) {
+    public mutating func number(_ key: String?, _ value: Int64) {
         member(key)
         bytes.append(contentsOf: String(value).utf8)
     }
 
-    package mutating func bool(_ key: String?, _ value: Bool) {
+    public mutating func bool(_ key: String?, _ value: Bool) {
         member(key)
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
     /// Members named by static text (a field's own name, and a suffix such as
     /// "_ms"): no String is made for the key. The name must need no escape.
-    package mutating func string(field: StaticString, suffix: StaticString = "", _ value: String) {
+    public mutating func string(field: StaticString, suffix: StaticString = "", _ value: String) {
         member(field: field, suffix: suffix)
         appendQuoted(value)
     }
 
-    package mutating func number(field: StaticString, _ value: Int64) {
+    public mutating func number(field: StaticString, _ value: Int64) {
         member(field: field, suffix: "")
         bytes.append(contentsOf: String(value).utf8)
     }
 
     /// A string member whose text `write` appends itself: only for text that needs
     /// no escape (digits, the App Store's date forms, base64), so none is looked for.
-    package mutating func unescapedString(field: StaticString, suffix: StaticString = "", _ write: (inout [UInt8]) -> Void) {
+    public mutating func unescapedString(field: StaticString, suffix: StaticString = "", _ write: (inout [UInt8]) -> Void) {
         member(field: field, suffix: suffix)
         bytes.append(UInt8(ascii: "\""))
         write(&bytes)
@@ -59,12 +59,12 @@ package struct JSONWriter {
     }
 
     /// A value that is already JSON (checked by the caller's parse), written as it is.
-    package mutating func raw(_ key: String?, _ json: [UInt8]) {
+    public mutating func raw(_ key: String?, _ json: [UInt8]) {
         member(key)
         bytes.append(contentsOf: json)
     }
 
-    package mutating func null(_ key: String?) {
+    public mutating func null(_ key: String?) {
         member(key)
         bytes.append(contentsOf: "null".utf8)
     }
@@ -148,7 +148,7 @@ func ifPresent<T>(_ value: T?, _ write: (T) -> Void) {
 extension JSONWriter {
     /// A decoded JSON value, members in name order (a JSONValue keeps no order).
     /// Numbers are written as they were read.
-    package mutating func value(_ key: String?, _ value: JSONValue) {
+    public mutating func value(_ key: String?, _ value: JSONValue) {
         switch value {
         case .null: null(key)
         case .bool(let flag): bool(key, flag)

@@ -5,7 +5,7 @@ func hexByte(_ byte: UInt8) -> String {
 }
 
 /// Lowercase hex of `bytes`, made in one buffer (fingerprints are written per row of a batch).
-package func hexString(_ bytes: [UInt8]) -> String {
+@_spi(ReceiptInternal) public func hexString(_ bytes: [UInt8]) -> String {
     let digits: StaticString = "0123456789abcdef"
     return String(unsafeUninitializedCapacity: bytes.count * 2) { output in
         for (index, byte) in bytes.enumerated() {
@@ -18,7 +18,7 @@ package func hexString(_ bytes: [UInt8]) -> String {
 
 /// The bytes of hex text (either case; `:` separators allowed, as in `6c:40:08`), or
 /// nil for anything else: an odd count, another character, nothing at all.
-package func hexBytes(_ hex: String) -> [UInt8]? {
+@_spi(ReceiptInternal) public func hexBytes(_ hex: String) -> [UInt8]? {
     let digits = hex.utf8.filter { $0 != UInt8(ascii: ":") }
     guard !digits.isEmpty, digits.count % 2 == 0 else { return nil }
     var bytes: [UInt8] = []
@@ -30,7 +30,7 @@ package func hexBytes(_ hex: String) -> [UInt8]? {
     return bytes
 }
 
-package func hexDigitValue(_ char: UInt8) -> UInt8? {
+@_spi(ReceiptInternal) public func hexDigitValue(_ char: UInt8) -> UInt8? {
     switch char {
     case UInt8(ascii: "0")...UInt8(ascii: "9"): char - UInt8(ascii: "0")
     case UInt8(ascii: "a")...UInt8(ascii: "f"): char - UInt8(ascii: "a") + 10

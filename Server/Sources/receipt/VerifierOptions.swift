@@ -1,5 +1,5 @@
 import ArgumentParser
-import ReceiptCore
+@_spi(ReceiptInternal) import ReceiptCore
 
 /// The trust and policy options every verifying subcommand shares.
 struct VerifierOptions: ParsableArguments {

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Logging
-import ReceiptCore
+@_spi(ReceiptInternal) import ReceiptCore
 
 /// `receipt serve --log-format json`: one JSON object per line on standard error, for log
 /// collectors: `time` (RFC 3339, UTC, milliseconds), `level`, `label`, `message`, and each

@@ -1,4 +1,4 @@
-import ReceiptCore
+@_spi(ReceiptInternal) import ReceiptCore
 
 /// The answers to Apple's `CONSUMPTION_REQUEST`, kept until Apple took them: a request
 /// stored with its notification (awaiting), an answer from the app or the operator's policy

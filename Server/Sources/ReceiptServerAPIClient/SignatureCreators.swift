@@ -1,4 +1,4 @@
-import ReceiptCore
+@_spi(ReceiptInternal) import ReceiptCore
 
 /// Apple's Swift signature creators by their names (`PromotionalOfferV2SignatureCreator`,
 /// `IntroductoryOfferEligibilitySignatureCreator`, `AdvancedCommerceInAppSignatureCreator`):

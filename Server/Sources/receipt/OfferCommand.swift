@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import ReceiptCore
+@_spi(ReceiptInternal) import ReceiptCore
 
 /// `receipt offer …`: the signed requests a server makes for its app, with the
 /// App Store Connect key (the signing itself is ReceiptCore's SignedRequestCreators).

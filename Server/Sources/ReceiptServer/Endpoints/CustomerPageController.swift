@@ -1,6 +1,6 @@
 import HTTPTypes
 import Hummingbird
-import ReceiptCore
+@_spi(ReceiptInternal) import ReceiptCore
 
 /// `GET /dashboard/customer?id=…`: what support needs of one customer, as a page of the
 /// dashboard (same token, no script): by an original transaction id or an app account

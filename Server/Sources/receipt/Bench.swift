@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import ArgumentParser
-import ReceiptCore
+@_spi(ReceiptInternal) import ReceiptCore
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,4 +1,4 @@
-import ReceiptCore
+@_spi(ReceiptInternal) import ReceiptCore
 
 /// The outbox as JSON, for `GET /v1/events` and `receipt events`: the same shape both ways.
 enum EventsJSON {

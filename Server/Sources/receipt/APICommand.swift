@@ -1,5 +1,5 @@
 import ArgumentParser
-import ReceiptCore
+@_spi(ReceiptInternal) import ReceiptCore
 import ReceiptServerAPIClient
 
 /// `receipt api CALL NAME=VALUE…`: one App Store Server API call. The request, the

@@ -1,5 +1,5 @@
 import NIOCore
-import ReceiptCore
+@_spi(ReceiptInternal) import ReceiptCore
 
 /// Refuses a chunked request body the moment one chunk declares more bytes than the
 /// body limit, instead of reading on until the request deadline.

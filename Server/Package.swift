@@ -1,0 +1,71 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+// `receipt serve`, the `receipt` CLI and the transports (the App Store Server API and OCSP over
+// AsyncHTTPClient), over the core package one directory up. The core's package depends on no
+// other; everything that needs Hummingbird, SwiftNIO, PostgresNIO and the rest is here, so that a
+// Swift program depending on ReceiptCore resolves none of them.
+let package = Package(
+    name: "receipt-server",
+    products: [
+        // The App Store Server API over AsyncHTTPClient, for Swift servers (never in libreceipt.so).
+        .library(name: "ReceiptServerAPIClient", targets: ["ReceiptServerAPIClient"]),
+        .executable(name: "receipt-cli", targets: ["ReceiptCLI"]),
+    ],
+    dependencies: [
+        .package(name: "libreceipt", path: ".."),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // Hummingbird's default traits would add swift-configuration and full Foundation, which the server does not use.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0", traits: []),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The store: SQLite, compiled in from sqlite-nio's own copy…
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.0"),
+        // …and PostgreSQL, for several servers on one database.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        // TLS to PostgreSQL (sslmode, sslrootcert): postgres-nio's own TLS library.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.36.0"),
+        // ReceiptServerAPIClient (and through it the server's OCSP and the CLI's `receipt api`).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    ],
+    targets: [
+        // The Swift runtime's enqueue hook, which `receipt serve` sets (ReceiptServer.installEnqueueHook).
+        .target(name: "CConcurrencyHook"),
+        // glibc's mallopt, which `receipt serve` sets (ServerAllocator).
+        .target(name: "CGlibcMalloc"),
+        // The HTTP server of `receipt serve`: routing, limits, metrics and shutdown around the
+        // core's endpoints. Linked into the CLI, never into libreceipt.so.
+        .target(name: "ReceiptServer", dependencies: [
+            .product(name: "ReceiptCore", package: "libreceipt"),
+            "CConcurrencyHook",
+            "CGlibcMalloc",
+            "ReceiptServerAPIClient",  // its RevocationTransport asks OCSP (AsyncHTTPClient)
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            .product(name: "SQLiteNIO", package: "sqlite-nio"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        ]),
+        // The transport of ReceiptCore's ServerAPIExchange; nothing of the API's rules lives here.
+        .target(name: "ReceiptServerAPIClient", dependencies: [
+            .product(name: "ReceiptCore", package: "libreceipt"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        ]),
+        .executableTarget(name: "ReceiptCLI", dependencies: [
+            .product(name: "ReceiptCore", package: "libreceipt"),
+            "ReceiptServer",
+            "ReceiptServerAPIClient",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "Sources/receipt"),
+        .testTarget(name: "ReceiptServerAPIClientTests", dependencies: [
+            .product(name: "ReceiptCore", package: "libreceipt"), "ReceiptServerAPIClient"]),
+        .testTarget(name: "ReceiptServerTests", dependencies: ["ReceiptServer"]),
+    ]
+)

@@ -1,0 +1,73 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import ReceiptCore
+import Testing
+@testable import ReceiptServer
+
+/// The route table (ServerRoutes): every route is found where it is declared, and a request
+/// with a method its entry does not take is 405 with `Allow`, before any handler runs.
+@Suite struct RouteTableTests {
+    static let notifications = "/notifications/v2"
+    static let retention = "/retention/realtime"
+    /// swift-metrics is bootstrapped once a process: one ServerMetrics for every test.
+    static let metrics = ServerMetrics()
+
+    let routes = ServerRoutes(notificationsPath: notifications, retentionPath: retention)
+
+    /// A path the route answers: its own, or one under its prefix.
+    static func path(of route: ServerRoute) -> String {
+        switch route.path {
+        case .exact(let path): path
+        case .prefix(let prefix): prefix + "2000000000000001"
+        }
+    }
+
+    @Test func everyRouteIsFoundWhereItIsDeclared() {
+        for route in ServerRoute.fixed {
+            #expect(routes.route(for: Self.path(of: route))?.route.name == route.name, "\(Self.path(of: route))")
+        }
+        #expect(routes.route(for: Self.notifications)?.route.name == .notifications)
+        #expect(routes.route(for: Self.retention)?.route.name == .retention)
+        #expect(routes.route(for: "/v1/subscriptions/2000000000000001")?.rest == "2000000000000001")
+        #expect(routes.route(for: "/v1/subscriptions") == nil)
+        #expect(routes.route(for: "/nowhere") == nil)
+        #expect(ServerRoutes(notificationsPath: Self.notifications, retentionPath: nil).route(for: Self.retention) == nil)
+    }
+
+    @Test func theReservedPathsAreTheFixedRoutes() {
+        #expect(Set(ServerRoute.reservedPaths).count == ServerRoute.reservedPaths.count)
+        for route in ServerRoute.fixed {
+            switch route.path {
+            case .exact(let path): #expect(ServerRoute.reservedPaths.contains(path))
+            case .prefix(let prefix): #expect(ServerRoute.reservedPrefixes.contains(prefix))
+            }
+        }
+    }
+
+    @Test func everyRouteAnswersItsMethodsAnd405Otherwise() async throws {
+        var settings = ServerSettings(verifier: ReceiptVerifier())
+        settings.retention = nil
+        let responder = ReceiptResponder(settings: settings, metrics: Self.metrics, store: nil, catchUp: nil, wake: nil,
+                                         consumptionWake: nil)
+        let routes = ServerRoute.fixed + [ServerRoute(.notifications, .exact(settings.notificationsPath), methods: [.post])]
+        let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .delete, .patch]
+        try await Application(responder: responder).test(.router) { client in
+            for route in routes {
+                guard let taken = route.methods else { continue }  // the handler answers every method itself
+                for method in methods {
+                    let response = try await client.execute(uri: Self.path(of: route), method: method)
+                    if taken.contains(method) {
+                        #expect(response.status != .methodNotAllowed, "\(method) \(Self.path(of: route))")
+                    } else {
+                        #expect(response.status == .methodNotAllowed, "\(method) \(Self.path(of: route))")
+                        #expect(response.headers[.allow] == taken.map(\.rawValue).joined(separator: ", "))
+                    }
+                }
+            }
+            // Without a store, a route that needs one is 503 whatever the credential.
+            #expect(try await client.execute(uri: "/v1/events", method: .get).status == .serviceUnavailable)
+            #expect(try await client.execute(uri: "/nowhere", method: .get).status == .notFound)
+        }
+    }
+}
