@@ -71,11 +71,36 @@ public func receipt_api_credentials_new(_ pem: UnsafePointer<CChar>?, _ length: 
                                         _ outError: UnsafeMutablePointer<receipt_error_t>?) -> receipt_status_t {
     outCredentials?.pointee = nil
     return reportingErrors(outError) { () throws(ReceiptError) in
-        let (out, key) = (try required(outCredentials), try required(pem))
-        let credentials = try ServerAPICredentials(
-            privateKeyPEM: Array(UnsafeRawBufferPointer(start: key, count: length)),
-            keyID: try required(string(keyID)), issuerID: try string(issuerID), bundleID: try required(string(bundleID)))
-        out.pointee = handle(CredentialsBox(credentials))
+        try makeCredentials(pem, length, keyID, issuerID, bundleID, .appStoreConnect, outCredentials)
+    }
+}
+
+func makeCredentials(_ pem: UnsafePointer<CChar>?, _ length: Int, _ keyID: UnsafePointer<CChar>?,
+                     _ issuerID: UnsafePointer<CChar>?, _ bundleID: UnsafePointer<CChar>?,
+                     _ idForm: ServerAPICredentials.IDForm,
+                     _ outCredentials: UnsafeMutablePointer<OpaquePointer?>?) throws(ReceiptError) {
+    let (out, key) = (try required(outCredentials), try required(pem))
+    let credentials = try ServerAPICredentials(
+        privateKeyPEM: Array(UnsafeRawBufferPointer(start: key, count: length)),
+        keyID: try required(string(keyID)), issuerID: try string(issuerID), bundleID: try required(string(bundleID)),
+        idForm: idForm)
+    out.pointee = handle(CredentialsBox(credentials))
+}
+
+@c @implementation
+public func receipt_api_credentials_new_with_form(_ pem: UnsafePointer<CChar>?, _ length: Int,
+                                                  _ keyID: UnsafePointer<CChar>?, _ issuerID: UnsafePointer<CChar>?,
+                                                  _ bundleID: UnsafePointer<CChar>?, _ form: receipt_api_id_form_t,
+                                                  _ outCredentials: UnsafeMutablePointer<OpaquePointer?>?,
+                                                  _ outError: UnsafeMutablePointer<receipt_error_t>?) -> receipt_status_t {
+    outCredentials?.pointee = nil
+    return reportingErrors(outError) { () throws(ReceiptError) in
+        let idForm: ServerAPICredentials.IDForm = switch form {
+        case RECEIPT_API_IDS_APP_STORE_CONNECT: .appStoreConnect
+        case RECEIPT_API_IDS_HEADER_SAFE: .headerSafe
+        default: throw ReceiptError(.invalidArgument, "id form \(form.rawValue) is none of receipt_api_id_form_t")
+        }
+        try makeCredentials(pem, length, keyID, issuerID, bundleID, idForm, outCredentials)
     }
 }
 
