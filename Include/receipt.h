@@ -1297,6 +1297,22 @@ const char *receipt_api_error_name(int64_t error_code);
  * as Apple's verifier would. Never NULL; static storage; thread-safe. */
 const char *receipt_api_apple_verification_status(receipt_status_t status);
 
+/* Apple's status for a whole verification, as Apple's verifier would give it
+ * for the same input, and the step it comes from: of the failed steps, the
+ * first of the lowest rank, where signature, chain and the rest rank first, then
+ * the app's identifiers (bundle id; the app's Apple id only when `production` is
+ * non-zero, as Apple's verifier checks it in production only), then the
+ * environment, then a non-production verifier's app Apple id (libreceipt
+ * requires it of any production JWS; Apple's answer there is the
+ * environment's). *out_status: "OK" for a verdict that passed, else one of the
+ * names of receipt_api_apple_verification_status() (static storage).
+ * *out_step: the index of that step (receipt_verification_step_at), or SIZE_MAX
+ * when none carries it (a verdict that passed, or failed before any step);
+ * out_step may be NULL. Thread-safe.
+ * Errors: RECEIPT_E_NULL_ARGUMENT (result or out_status). */
+receipt_status_t receipt_api_apple_refusal(const receipt_verification_t *result, int production,
+                                           const char **out_status, size_t *out_step);
+
 /* The error codes Apple's library names, in increasing order, for bindings
  * that make an enumeration: index 0 to receipt_api_error_count() - 1; 0 past
  * the end. */

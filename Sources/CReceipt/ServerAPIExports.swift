@@ -160,6 +160,18 @@ public func receipt_api_apple_verification_status(_ status: receipt_status_t) ->
     return appleVerificationStatusNames[apple].map { UnsafePointer($0) }
 }
 
+@c @implementation
+public func receipt_api_apple_refusal(_ result: OpaquePointer?, _ production: Int32,
+                                      _ outStatus: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+                                      _ outStep: UnsafeMutablePointer<Int>?) -> receipt_status_t {
+    status { () throws(ReceiptError) in
+        let (out, verdict) = (try required(outStatus), try required(report(result)))
+        let refusal = AppleVerificationStatus.refusal(of: verdict.result, production: production != 0)
+        out.pointee = appleVerificationStatusNames[refusal.status].map { UnsafePointer($0) }
+        outStep?.pointee = refusal.step ?? Int(bitPattern: UInt.max)
+    }
+}
+
 let errorCodes = ServerAPIErrorCode.names.keys.sorted()
 
 @c @implementation

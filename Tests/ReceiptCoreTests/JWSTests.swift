@@ -248,3 +248,25 @@ struct PrecomputedES256Tests {
         #expect(fresh.precomputedLeafKey() == nil)
     }
 }
+
+@Suite(.enabled(if: JWSFixtures.available, JWSFixtures.skipReason))
+struct AppleRefusalTests {
+    /// A production verifier of another app's Apple id, on a sandbox notification of the app: the
+    /// environment fails first, then the app's Apple id. Apple's verifier reaches the app's
+    /// identifiers first, and counts the app's Apple id among them in production only.
+    @Test func theStatusIsTheOneApplesVerifierReachesFirst() throws {
+        let bytes = try JWSFixtures.bytes("apple/spb__01_notification_DID_RENEW.jws")
+        let verifier = ReceiptVerifier(policy: VerificationPolicy(bundleID: "com.loki-project.loki-messenger",
+                                                                  environment: .production, appAppleID: 1))
+        let result = try verifier.verify(jws: bytes).result
+        #expect(result.status == .environmentMismatch)
+        let names = result.steps.map(\.step)
+        let production = AppleVerificationStatus.refusal(of: result, production: true)
+        #expect(production.status == .INVALID_APP_IDENTIFIER && production.step == names.firstIndex(of: .appAppleID))
+        let sandbox = AppleVerificationStatus.refusal(of: result, production: false)
+        #expect(sandbox.status == .INVALID_ENVIRONMENT && sandbox.step == names.firstIndex(of: .environment))
+        let valid = try ReceiptVerifier(policy: VerificationPolicy(environment: .sandbox)).verify(jws: bytes).result
+        let passed = AppleVerificationStatus.refusal(of: valid, production: true)
+        #expect(passed.status == .OK && passed.step == nil)
+    }
+}

@@ -317,6 +317,8 @@ _api_signatures = {
     "receipt_api_call_name": (ctypes.c_char_p, [ctypes.c_size_t]),
     "receipt_api_error_name": (ctypes.c_char_p, [ctypes.c_int64]),
     "receipt_api_apple_verification_status": (ctypes.c_char_p, [ctypes.c_int]),
+    "receipt_api_apple_refusal": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
+                                                 ctypes.POINTER(ctypes.c_size_t)]),
     "receipt_api_error_count": (ctypes.c_size_t, []),
     "receipt_api_error_code": (ctypes.c_int64, [ctypes.c_size_t]),
     "receipt_api_exchange_new": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,
