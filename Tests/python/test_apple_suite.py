@@ -34,8 +34,10 @@ FILES = ["test_payload_verification.py", "test_decoded_payloads.py", "test_xcode
 LOCAL_TESTING = ("Apple's test makes its API client for LOCAL_TESTING, for which Apple's library has a placeholder host "
                  "(https://local-testing-base-url), and answers by replacing the client's internal _execute_request; "
                  "libreceipt's client has no host for local testing (base_url= is required) and sends through its "
-                 "transport (transport=), so the case stops where the client is made. Apple's placeholder key id "
-                 "'keyId' and issuer id 'issuerId' are taken (#58 item 4)")
+                 "transport (transport=), so the case stops where the client is made. Past that, each case checks "
+                 "that the request names Apple's library as its User-Agent (app-store-server-library/python), "
+                 "which libreceipt does not claim to be. Apple's placeholder key id 'keyId' and issuer id "
+                 "'issuerId' are taken (#58 item 4)")
 TRANSACTION_ID = ("Apple's test signs an offer for transaction id 'transactionId'; libreceipt refuses before signing a "
                   "transaction id that is not 1 to 20 digits, which no App Store transaction has")
 IN_APP_REQUEST = ("Apple's test signs a request class of its own (test_value); libreceipt signs only Apple's Advanced "
