@@ -1227,6 +1227,31 @@ receipt_status_t receipt_api_credentials_new(const char *private_key_pem, size_t
                                              receipt_api_credentials_t **out_credentials, receipt_error_t *out_error);
 void receipt_api_credentials_free(receipt_api_credentials_t *credentials);
 
+/*
+ * receipt_api_credentials_new() with a choice of how the key id and issuer id
+ * are checked:
+ *  - RECEIPT_API_IDS_APP_STORE_CONNECT (what receipt_api_credentials_new does):
+ *    as App Store Connect issues them, a key id of 10 characters A-Z and 0-9,
+ *    an issuer id a UUID (8-4-4-4-12 hexadecimal digits).
+ *  - RECEIPT_API_IDS_HEADER_SAFE: anything only Apple's server can judge (Apple's
+ *    libraries take their placeholders "keyId" and "issuerId"; Apple answers
+ *    such a token 401), for bindings that stand in for Apple's libraries.
+ * In either form, every id (key id, issuer id, bundle id) is refused before any
+ * token is made when it is empty, holds whitespace or a control character,
+ * holds PEM armour ("-----"), or is longer than 64 characters: what would leak
+ * a secret or break a token's header. Otherwise as receipt_api_credentials_new().
+ * Errors: RECEIPT_E_NULL_ARGUMENT; RECEIPT_E_INVALID_ARGUMENT (also an unknown form).
+ */
+typedef enum receipt_api_id_form {
+    RECEIPT_API_IDS_APP_STORE_CONNECT = 0,
+    RECEIPT_API_IDS_HEADER_SAFE = 1
+} receipt_api_id_form_t;
+receipt_status_t receipt_api_credentials_new_with_form(const char *private_key_pem, size_t length,
+                                                       const char *key_id, const char *issuer_id,
+                                                       const char *bundle_id, receipt_api_id_form_t form,
+                                                       receipt_api_credentials_t **out_credentials,
+                                                       receipt_error_t *out_error);
+
 /* ---------------------------------------------------------------- client */
 
 /*
@@ -1271,6 +1296,22 @@ const char *receipt_api_error_name(int64_t error_code);
  * Python library, VerificationError in its Swift one, so that bindings answer
  * as Apple's verifier would. Never NULL; static storage; thread-safe. */
 const char *receipt_api_apple_verification_status(receipt_status_t status);
+
+/* Apple's status for a whole verification, as Apple's verifier would give it
+ * for the same input, and the step it comes from: of the failed steps, the
+ * first of the lowest rank, where signature, chain and the rest rank first, then
+ * the app's identifiers (bundle id; the app's Apple id only when `production` is
+ * non-zero, as Apple's verifier checks it in production only), then the
+ * environment, then a non-production verifier's app Apple id (libreceipt
+ * requires it of any production JWS; Apple's answer there is the
+ * environment's). *out_status: "OK" for a verdict that passed, else one of the
+ * names of receipt_api_apple_verification_status() (static storage).
+ * *out_step: the index of that step (receipt_verification_step_at), or SIZE_MAX
+ * when none carries it (a verdict that passed, or failed before any step);
+ * out_step may be NULL. Thread-safe.
+ * Errors: RECEIPT_E_NULL_ARGUMENT (result or out_status). */
+receipt_status_t receipt_api_apple_refusal(const receipt_verification_t *result, int production,
+                                           const char **out_status, size_t *out_step);
 
 /* The error codes Apple's library names, in increasing order, for bindings
  * that make an enumeration: index 0 to receipt_api_error_count() - 1; 0 past

@@ -66,6 +66,20 @@ RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python:bench \
   python3 bench/bench_python_jws.py $out/jws-ca/root.pem $out/minted.jws
 
 echo
+echo "== A notification with its nested JWS, a verifier made per request against one reused (target fresh/warm <= 3), C, Swift, Python and Apple's Python library"
+[ -d $out/notifications ] || python3 tools/mint_jws.py notifications $out/notifications --ca $out/jws-ca --jws >/dev/null
+minted_notification=$(ls $out/notifications/*.jws | head -1)
+if [ ${#jws_real[@]} -gt 0 ]; then
+  notification=$jws_shared/apple/spb__01_notification_DID_RENEW.jws notification_root=$jws_shared/certs/AppleRootCA-G3.pem
+  $out/bench --jws $notification
+else
+  notification=$minted_notification notification_root=$out/jws-ca/root.pem
+  $out/bench --jws --anchor $notification_root $notification
+fi
+RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python python3 bench/bench_fresh_verifier.py \
+  $notification_root $notification $([ ${#jws_real[@]} -gt 0 ] && echo --cli build/bin/receipt)
+
+echo
 echo "== App Store Server API: one page of 20 signed transactions, Python, against Apple's client + SignedDataVerifier (target >= 20x)"
 RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python:bench python3 bench/bench_server_api.py $out
 

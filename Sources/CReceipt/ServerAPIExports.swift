@@ -71,11 +71,36 @@ public func receipt_api_credentials_new(_ pem: UnsafePointer<CChar>?, _ length: 
                                         _ outError: UnsafeMutablePointer<receipt_error_t>?) -> receipt_status_t {
     outCredentials?.pointee = nil
     return reportingErrors(outError) { () throws(ReceiptError) in
-        let (out, key) = (try required(outCredentials), try required(pem))
-        let credentials = try ServerAPICredentials(
-            privateKeyPEM: Array(UnsafeRawBufferPointer(start: key, count: length)),
-            keyID: try required(string(keyID)), issuerID: try string(issuerID), bundleID: try required(string(bundleID)))
-        out.pointee = handle(CredentialsBox(credentials))
+        try makeCredentials(pem, length, keyID, issuerID, bundleID, .appStoreConnect, outCredentials)
+    }
+}
+
+func makeCredentials(_ pem: UnsafePointer<CChar>?, _ length: Int, _ keyID: UnsafePointer<CChar>?,
+                     _ issuerID: UnsafePointer<CChar>?, _ bundleID: UnsafePointer<CChar>?,
+                     _ idForm: ServerAPICredentials.IDForm,
+                     _ outCredentials: UnsafeMutablePointer<OpaquePointer?>?) throws(ReceiptError) {
+    let (out, key) = (try required(outCredentials), try required(pem))
+    let credentials = try ServerAPICredentials(
+        privateKeyPEM: Array(UnsafeRawBufferPointer(start: key, count: length)),
+        keyID: try required(string(keyID)), issuerID: try string(issuerID), bundleID: try required(string(bundleID)),
+        idForm: idForm)
+    out.pointee = handle(CredentialsBox(credentials))
+}
+
+@c @implementation
+public func receipt_api_credentials_new_with_form(_ pem: UnsafePointer<CChar>?, _ length: Int,
+                                                  _ keyID: UnsafePointer<CChar>?, _ issuerID: UnsafePointer<CChar>?,
+                                                  _ bundleID: UnsafePointer<CChar>?, _ form: receipt_api_id_form_t,
+                                                  _ outCredentials: UnsafeMutablePointer<OpaquePointer?>?,
+                                                  _ outError: UnsafeMutablePointer<receipt_error_t>?) -> receipt_status_t {
+    outCredentials?.pointee = nil
+    return reportingErrors(outError) { () throws(ReceiptError) in
+        let idForm: ServerAPICredentials.IDForm = switch form {
+        case RECEIPT_API_IDS_APP_STORE_CONNECT: .appStoreConnect
+        case RECEIPT_API_IDS_HEADER_SAFE: .headerSafe
+        default: throw ReceiptError(.invalidArgument, "id form \(form.rawValue) is none of receipt_api_id_form_t")
+        }
+        try makeCredentials(pem, length, keyID, issuerID, bundleID, idForm, outCredentials)
     }
 }
 
@@ -133,6 +158,18 @@ public func receipt_api_apple_verification_status(_ status: receipt_status_t) ->
     // A status this library does not know is none Apple names either: its VERIFICATION_FAILURE.
     let apple = ReceiptStatus(status).map(AppleVerificationStatus.init) ?? .VERIFICATION_FAILURE
     return appleVerificationStatusNames[apple].map { UnsafePointer($0) }
+}
+
+@c @implementation
+public func receipt_api_apple_refusal(_ result: OpaquePointer?, _ production: Int32,
+                                      _ outStatus: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+                                      _ outStep: UnsafeMutablePointer<Int>?) -> receipt_status_t {
+    status { () throws(ReceiptError) in
+        let (out, verdict) = (try required(outStatus), try required(report(result)))
+        let refusal = AppleVerificationStatus.refusal(of: verdict.result, production: production != 0)
+        out.pointee = appleVerificationStatusNames[refusal.status].map { UnsafePointer($0) }
+        outStep?.pointee = refusal.step ?? Int(bitPattern: UInt.max)
+    }
 }
 
 let errorCodes = ServerAPIErrorCode.names.keys.sorted()

@@ -237,14 +237,80 @@ struct PrecomputedES256Tests {
         }
     }
 
-    @Test func theTableIsBuiltOnTheSecondCheckOfACachedBag() throws {
+    @Test func theTableIsBuiltOnTheSecondCheckOfACachedBagAndSharedByItsKey() throws {
         let bytes = try JWSFixtures.bytes("apple/spb__02_transaction.jws")
         let verifier = ReceiptVerifier()
         for _ in 0..<3 { #expect(try verifier.verify(jws: bytes).result.isValid) }
         let bag = try verifier.certificateBag(of: try SignedPayload.decode(bytes))
-        #expect(bag.precomputedLeafKey() != nil)
-        // A bag decoded afresh (never cached) is checked once and builds nothing.
+        let key = try #require(bag.precomputedLeafKey())
+        // A bag decoded afresh with the same leaf key finds the process's table on its first check
+        // (ES256KeyTables): a verifier made for each request does not build it again.
         let fresh = try CertificateBag.decode(chain: bag.certificates.map(\.der), key: [1], known: [])
-        #expect(fresh.precomputedLeafKey() == nil)
+        #expect(fresh.precomputedLeafKey() === key)
+        #expect(ES256KeyTables.shared(for: bag.certificates[0]) === key)
+        // A key whose table no one built finds none: the intermediate's (P-384, never a JWS signer).
+        #expect(ES256KeyTables.shared(for: bag.certificates[1]) == nil)
+    }
+
+    /// At most `maxEntries` tables, the least recently used given up first, whatever the keys.
+    @Test func theProcessKeepsABoundedNumberOfTables() throws {
+        let directory = try ServerAPITokenTests.scratch()
+        var leaves: [X509Certificate] = []
+        for index in 0...ES256KeyTables.maxEntries {
+            try ServerAPITokenTests.openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+                                             "-nodes", "-keyout", "k\(index).pem", "-out", "c\(index).der",
+                                             "-outform", "DER", "-subj", "/CN=leaf \(index)", "-days", "1"], in: directory)
+            leaves.append(try X509Certificate(der: [UInt8](try Data(contentsOf: directory.appendingPathComponent("c\(index).der")))))
+        }
+        let first = try #require(ES256KeyTables.built(for: leaves[0]))
+        #expect(ES256KeyTables.built(for: leaves[0]) === first)
+        for leaf in leaves.dropFirst() { #expect(ES256KeyTables.built(for: leaf) != nil) }
+        #expect(ES256KeyTables.count <= ES256KeyTables.maxEntries)
+        #expect(ES256KeyTables.shared(for: leaves[0]) == nil)
+        #expect(ES256KeyTables.shared(for: leaves[ES256KeyTables.maxEntries]) != nil)
+    }
+
+    /// A chain validated by one verifier serves another that chose the same anchor for it, and only that.
+    @Test func validatedChainsAreSharedByAnchor() throws {
+        let bytes = try JWSFixtures.bytes("apple/spb__03_renewalInfo.jws")
+        let payload = try SignedPayload.decode(bytes)
+        let first = ReceiptVerifier(policy: VerificationPolicy(environment: .sandbox))
+        #expect(first.verify(jws: payload).isValid)
+        let fresh = ReceiptVerifier(policy: VerificationPolicy(environment: .sandbox))
+        #expect(try fresh.certificateBag(of: payload) === (try first.certificateBag(of: payload)))
+        let result = fresh.verify(jws: payload)
+        #expect(result.isValid && result.anchor == "Apple Root CA - G3")
+        // The same root added as an anchor (as Apple's SignedDataVerifier takes it) is another anchor.
+        let root = try SignedPayload.decode(bytes)
+        let rootDER = try fresh.certificateBag(of: root).certificates[2].der
+        let added = ReceiptVerifier(trust: [], anchors: [try TrustAnchor(rootDER)],
+                                    policy: VerificationPolicy(environment: .sandbox))
+        let addedResult = added.verify(jws: payload)
+        #expect(addedResult.isValid && addedResult.anchor?.hasPrefix("added anchor") == true)
+        // A verifier that trusts neither finds no chain, shared or not.
+        let none = ReceiptVerifier(trust: [], policy: VerificationPolicy(environment: .sandbox))
+        #expect(none.verify(jws: payload).status == .chainUntrusted)
+    }
+}
+
+@Suite(.enabled(if: JWSFixtures.available, JWSFixtures.skipReason))
+struct AppleRefusalTests {
+    /// A production verifier of another app's Apple id, on a sandbox notification of the app: the
+    /// environment fails first, then the app's Apple id. Apple's verifier reaches the app's
+    /// identifiers first, and counts the app's Apple id among them in production only.
+    @Test func theStatusIsTheOneApplesVerifierReachesFirst() throws {
+        let bytes = try JWSFixtures.bytes("apple/spb__01_notification_DID_RENEW.jws")
+        let verifier = ReceiptVerifier(policy: VerificationPolicy(bundleID: "com.loki-project.loki-messenger",
+                                                                  environment: .production, appAppleID: 1))
+        let result = try verifier.verify(jws: bytes).result
+        #expect(result.status == .environmentMismatch)
+        let names = result.steps.map(\.step)
+        let production = AppleVerificationStatus.refusal(of: result, production: true)
+        #expect(production.status == .INVALID_APP_IDENTIFIER && production.step == names.firstIndex(of: .appAppleID))
+        let sandbox = AppleVerificationStatus.refusal(of: result, production: false)
+        #expect(sandbox.status == .INVALID_ENVIRONMENT && sandbox.step == names.firstIndex(of: .environment))
+        let valid = try ReceiptVerifier(policy: VerificationPolicy(environment: .sandbox)).verify(jws: bytes).result
+        let passed = AppleVerificationStatus.refusal(of: valid, production: true)
+        #expect(passed.status == .OK && passed.step == nil)
     }
 }

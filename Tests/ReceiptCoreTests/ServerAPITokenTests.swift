@@ -117,6 +117,33 @@ struct ServerAPITokenTests {
                 try ServerAPICredentials(privateKeyPEM: good, keyID: keyID, issuerID: issuerID, bundleID: bundleID)
             }
         }
+        // The drop-ins' form takes what only Apple's server can judge (Apple's placeholders); either form
+        // refuses what would leak a secret or break a header.
+        let placeholders = try ServerAPICredentials(privateKeyPEM: good, keyID: "keyId", issuerID: "issuerId",
+                                                    bundleID: "com.unknown", idForm: .headerSafe)
+        let header = try Self.decodedSegment(try ServerAPIToken.make(placeholders, issuedAt: 1_700_000_000, lifetime: 600)
+            .split(separator: ".")[0])
+        #expect(header["kid"] as? String == "keyId")
+        let longest = String(repeating: "K", count: ServerAPICredentials.IDForm.maxIDLength)
+        #expect(throws: Never.self) {
+            try ServerAPICredentials(privateKeyPEM: good, keyID: longest, issuerID: "i", bundleID: "b", idForm: .headerSafe)
+        }
+        for (keyID, issuerID, bundleID, says) in [("key Id", "issuerId", "b", "whitespace"), ("keyId\n", "issuerId", "b", "whitespace"),
+                                                  ("key\u{7}Id", "issuerId", "b", "control"), ("keyId", "i\u{85}", "b", "issuer id"),
+                                                  (String(decoding: good, as: UTF8.self), "issuerId", "b", "key id"),
+                                                  ("keyId", "-----BEGIN", "b", "PEM armour"), (longest + "K", "issuerId", "b", "64"),
+                                                  ("keyId", "issuerId", "com.example\u{2003}app", "bundle id"),
+                                                  ("keyId", "\u{3000}", "b", "empty")] {
+            for form in [ServerAPICredentials.IDForm.appStoreConnect, .headerSafe] {
+                do {
+                    _ = try ServerAPICredentials(privateKeyPEM: good, keyID: keyID, issuerID: issuerID, bundleID: bundleID,
+                                                 idForm: form)
+                    Issue.record("\(keyID.debugDescription), \(issuerID.debugDescription) were taken")
+                } catch {
+                    #expect(error.status == .invalidArgument && error.detail.contains(says), "\(error)")
+                }
+            }
+        }
         let credentials = try ServerAPICredentials(privateKeyPEM: good, keyID: Self.keyID, issuerID: Self.issuerID,
                                                    bundleID: Self.bundleID)
         #expect(throws: ReceiptError.self) { try ServerAPIToken.make(credentials, issuedAt: 0, lifetime: 3601) }

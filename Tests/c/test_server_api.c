@@ -108,6 +108,117 @@ static void test_credentials_and_clients_refuse_what_apple_would(void **state) {
     free(pem);
 }
 
+/* The drop-in's form: what only Apple's server can judge is taken (Apple's placeholders), what
+   would leak a secret or break a token's header is refused in either form before any token. */
+static void test_credentials_in_the_header_safe_form(void **state) {
+    (void)state;
+    size_t length = 0;
+    char *pem = read_whole_file("api-key.pem", &length, 1);
+    receipt_api_credentials_t *made = NULL;
+    receipt_error_t error;
+    assert_int_equal(receipt_api_credentials_new_with_form(pem, length, "keyId", "issuerId", "com.example",
+                                                           RECEIPT_API_IDS_APP_STORE_CONNECT, &made, &error),
+                     RECEIPT_E_INVALID_ARGUMENT);
+    assert_null(made);
+    assert_non_null(strstr(error.detail, "key id must be"));
+    assert_int_equal(receipt_api_credentials_new_with_form(pem, length, "keyId", "issuerId", "com.example",
+                                                           RECEIPT_API_IDS_HEADER_SAFE, &made, &error), RECEIPT_OK);
+    char *signature = NULL;
+    size_t signature_length = 0;
+    assert_int_equal(receipt_api_promotional_offer_v2(made, "productId", "offerIdentifier", NULL, &signature,
+                                                      &signature_length, &error), RECEIPT_OK);
+    receipt_string_free(signature);
+    receipt_api_credentials_free(made);
+    char long_id[66];
+    memset(long_id, 'A', 65);
+    long_id[65] = 0;
+    /* {key id, issuer id, bundle id, what the detail names} */
+    const char *refused[][4] = {{"key Id", "issuerId", "B", "whitespace"}, {"keyId\n", "issuerId", "B", "whitespace"},
+                                {"key\x01Id", "issuerId", "B", "control"}, {pem, "issuerId", "B", "key id"},
+                                {"keyId", "-----BEGIN", "B", "PEM armour"}, {long_id, "issuerId", "B", "64"},
+                                {"keyId", "issuerId", "com.example app", "bundle id"}, {"", "issuerId", "B", "empty"}};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        for (int form = RECEIPT_API_IDS_APP_STORE_CONNECT; form <= RECEIPT_API_IDS_HEADER_SAFE; form++) {
+            assert_int_equal(receipt_api_credentials_new_with_form(pem, length, refused[i][0], refused[i][1], refused[i][2],
+                                                                   (receipt_api_id_form_t)form, &made, &error),
+                             RECEIPT_E_INVALID_ARGUMENT);
+            assert_null(made);
+        }
+        assert_non_null(strstr(error.detail, refused[i][3]));
+    }
+    memset(long_id, 'A', 64);
+    long_id[64] = 0;
+    assert_int_equal(receipt_api_credentials_new_with_form(pem, length, long_id, "issuerId", "B",
+                                                           RECEIPT_API_IDS_HEADER_SAFE, &made, &error), RECEIPT_OK);
+    receipt_api_credentials_free(made);
+    assert_int_equal(receipt_api_credentials_new_with_form(pem, length, "keyId", "issuerId", "B",
+                                                           (receipt_api_id_form_t)7, &made, &error),
+                     RECEIPT_E_INVALID_ARGUMENT);
+    assert_int_equal(receipt_api_credentials_new_with_form(pem, length, NULL, "issuerId", "B",
+                                                           RECEIPT_API_IDS_HEADER_SAFE, &made, &error),
+                     RECEIPT_E_NULL_ARGUMENT);
+    free(pem);
+}
+
+/* Apple's status for a whole verdict: a production verifier of another app's Apple id, on a sandbox
+   notification of the app, fails the environment (step 7) before the app's Apple id (step 8);
+   Apple's verifier reaches the app's identifiers first in production only. */
+static void test_apple_refusal_of_a_verdict(void **state) {
+    (void)state;
+    const char *fixtures = getenv("RECEIPT_SHARED_FIXTURES");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/../jws/apple/spb__01_notification_DID_RENEW.jws",
+             fixtures ? fixtures : "../../../shared/fixtures/apple");
+    FILE *probe = fopen(path, "rb");
+    if (!probe) {
+        print_message("SKIPPED: %s is absent (../shared not beside this checkout)\n", path);
+        skip();
+    }
+    fclose(probe);
+    size_t length = 0;
+    char *token = read_whole_file(path, &length, 1);
+    const char *status = NULL;
+    size_t step = 0;
+    for (int production = 1; production >= 0; production--) {
+        receipt_verifier_builder_t *builder = NULL;
+        assert_int_equal(receipt_verifier_builder_new(&builder), RECEIPT_OK);
+        assert_int_equal(receipt_verifier_builder_set_bundle_id(builder, "com.loki-project.loki-messenger"), RECEIPT_OK);
+        assert_int_equal(receipt_verifier_builder_set_environment(builder, RECEIPT_ENVIRONMENT_PRODUCTION), RECEIPT_OK);
+        assert_int_equal(receipt_verifier_builder_set_app_apple_id(builder, 1), RECEIPT_OK);
+        receipt_verifier_t *verifier = NULL;
+        assert_int_equal(receipt_verifier_build(builder, &verifier), RECEIPT_OK);
+        receipt_verifier_builder_free(builder);
+        receipt_verification_t *result = NULL;
+        assert_int_equal(receipt_verify_jws(verifier, token, length, NULL, &result, NULL), RECEIPT_E_ENVIRONMENT_MISMATCH);
+        assert_int_equal(receipt_api_apple_refusal(result, production, &status, &step), RECEIPT_OK);
+        assert_string_equal(status, production ? "INVALID_APP_IDENTIFIER" : "INVALID_ENVIRONMENT");
+        receipt_step_t named;
+        assert_int_equal(receipt_verification_step_at(result, step, &named), RECEIPT_OK);
+        assert_string_equal(named.name, production ? "app_apple_id" : "environment");
+        assert_int_equal(named.outcome, RECEIPT_STEP_FAILED);
+        assert_int_equal(receipt_api_apple_refusal(result, production, &status, NULL), RECEIPT_OK);
+        receipt_verification_free(result);
+        receipt_verifier_free(verifier);
+    }
+    /* A verdict that passed: OK, from no step. */
+    receipt_verifier_builder_t *builder = NULL;
+    assert_int_equal(receipt_verifier_builder_new(&builder), RECEIPT_OK);
+    assert_int_equal(receipt_verifier_builder_set_environment(builder, RECEIPT_ENVIRONMENT_SANDBOX), RECEIPT_OK);
+    receipt_verifier_t *verifier = NULL;
+    assert_int_equal(receipt_verifier_build(builder, &verifier), RECEIPT_OK);
+    receipt_verifier_builder_free(builder);
+    receipt_verification_t *result = NULL;
+    assert_int_equal(receipt_verify_jws(verifier, token, length, NULL, &result, NULL), RECEIPT_OK);
+    assert_int_equal(receipt_api_apple_refusal(result, 1, &status, &step), RECEIPT_OK);
+    assert_string_equal(status, "OK");
+    assert_true(step == SIZE_MAX);
+    assert_int_equal(receipt_api_apple_refusal(NULL, 1, &status, &step), RECEIPT_E_NULL_ARGUMENT);
+    assert_int_equal(receipt_api_apple_refusal(result, 1, NULL, &step), RECEIPT_E_NULL_ARGUMENT);
+    receipt_verification_free(result);
+    receipt_verifier_free(verifier);
+    free(token);
+}
+
 static void test_calls_and_error_names(void **state) {
     (void)state;
     /* Apple's library, 3.1.2: 30 methods; the Advanced Commerce API: 6 more */
@@ -417,6 +528,8 @@ static void test_signed_requests(void **state) {
 int run_server_api_tests(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_credentials_and_clients_refuse_what_apple_would),
+        cmocka_unit_test(test_credentials_in_the_header_safe_form),
+        cmocka_unit_test(test_apple_refusal_of_a_verdict),
         cmocka_unit_test(test_calls_and_error_names),
         cmocka_unit_test(test_requests_are_built_whole_and_checked),
         cmocka_unit_test(test_answers_are_verified_paged_and_retried),

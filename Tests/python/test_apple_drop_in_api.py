@@ -74,11 +74,48 @@ def test_the_async_client_answers_alike(mock):
 
 def test_apples_module_names_lead_to_libreceipts_classes():
     assert api_client.GetTransactionHistoryVersion is api.GetTransactionHistoryVersion
-    assert promotional_offer.PromotionalOfferSignatureCreator is api.PromotionalOfferSignatureCreator
-    assert jws_signature_creator.PromotionalOfferV2SignatureCreator is api.PromotionalOfferV2SignatureCreator
-    assert (jws_signature_creator.IntroductoryOfferEligibilitySignatureCreator
-            is api.IntroductoryOfferEligibilitySignatureCreator)
-    assert jws_signature_creator.AdvancedCommerceAPIInAppSignatureCreator is api.AdvancedCommerceAPIInAppSignatureCreator
+    # Subclasses that take Apple's arguments (test_apples_placeholder_ids_are_taken_...), nothing else.
+    for drop_in, own in ((promotional_offer.PromotionalOfferSignatureCreator, api.PromotionalOfferSignatureCreator),
+                         (jws_signature_creator.PromotionalOfferV2SignatureCreator, api.PromotionalOfferV2SignatureCreator),
+                         (jws_signature_creator.IntroductoryOfferEligibilitySignatureCreator,
+                          api.IntroductoryOfferEligibilitySignatureCreator),
+                         (jws_signature_creator.AdvancedCommerceAPIInAppSignatureCreator,
+                          api.AdvancedCommerceAPIInAppSignatureCreator),
+                         (api_client.AppStoreServerAPIClient, api.AppStoreServerAPIClient),
+                         (api_client.AsyncAppStoreServerAPIClient, api.AsyncAppStoreServerAPIClient)):
+        assert issubclass(drop_in, own) and set(vars(drop_in)) - {"__module__", "__doc__", "_id_form"} <= \
+            {"_invoke", "_items"}, drop_in
+        assert drop_in._id_form == api.IDS_HEADER_SAFE and own._id_form == api.IDS_APP_STORE_CONNECT
+
+
+def test_apples_placeholder_ids_are_taken_and_what_breaks_a_header_is_not(mock):
+    """#58 item 4: Apple's library takes key id `keyId`, issuer id `issuerId` and any bundle id (Apple's
+    server answers 401 or 404); so does the drop-in, and its token carries them. libreceipt.api stays
+    strict. Either refuses before any token what would leak a secret or break a header."""
+    import base64
+    import json
+    from libreceipt import ReceiptError
+    key = mock[1]
+    creator = jws_signature_creator.PromotionalOfferV2SignatureCreator(key, "keyId", "issuerId", "com.unknown")
+    header, claims = (json.loads(base64.urlsafe_b64decode(part + "==")) for part in
+                      creator.create_signature("productId", "offerIdentifier").split(".")[:2])
+    assert (header["kid"], claims["iss"], claims["bid"]) == ("keyId", "issuerId", "com.unknown")
+    assert promotional_offer.PromotionalOfferSignatureCreator(key, "keyId", "bundleId").create_signature(
+        "productId", "offerId", "user", "20fba8a0-2b80-4a7d-a17f-85c1854727f8", 1698148900000)
+    api_client.AppStoreServerAPIClient(key, "keyId", "issuerId", "com.example", "sandbox")
+    with pytest.raises(ReceiptError, match="key id must be"):
+        api.AppStoreServerAPIClient(key, "keyId", "issuerId", "com.example", "sandbox")
+    with pytest.raises(ReceiptError, match="issuer id must be"):
+        api.PromotionalOfferV2SignatureCreator(key, KEY_ID, "issuerId", "com.example")
+    for key_id, issuer_id, bundle_id, says in (
+            ("key Id", "issuerId", "b", "whitespace"), ("keyId\r\n", "issuerId", "b", "whitespace"),
+            ("key\x7fId", "issuerId", "b", "control"), (key.decode(), "issuerId", "b", "key id"),
+            ("keyId", "-----BEGIN PRIVATE KEY-----", "b", "issuer id"), ("K" * 65, "issuerId", "b", "64"),
+            ("keyId", "issuerId", "com.example\tapp", "bundle id"), ("keyId", " ", "b", "empty")):
+        for cls in (api_client.AppStoreServerAPIClient, api_client.AsyncAppStoreServerAPIClient, api.AppStoreServerAPIClient):
+            with pytest.raises(ReceiptError, match=says):
+                cls(key, key_id, issuer_id, bundle_id, "sandbox")
+    api_client.AppStoreServerAPIClient(key, "K" * 64, "issuerId", "b", "sandbox")
 
 
 XCODE_RECEIPTS = (pathlib.Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "apple-library-tests" / "xcode")

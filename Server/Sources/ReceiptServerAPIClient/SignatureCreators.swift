@@ -4,9 +4,12 @@
 /// `IntroductoryOfferEligibilitySignatureCreator`, `AdvancedCommerceInAppSignatureCreator`):
 /// each made from what App Store Connect gives and signing with ReceiptCore's
 /// SignedRequestCreators, which checks every argument first as Apple's server would.
-/// Credentials from Apple's creators' arguments (the key's PEM, key id, issuer id, bundle id).
+/// Credentials from Apple's creators' arguments (the key's PEM, key id, issuer id, bundle id), the ids
+/// taken as Apple's library takes them (`IDForm.headerSafe`: Apple's placeholders `keyId`, `issuerId`),
+/// refusing still what would leak a secret or break a header.
 func appleCredentials(_ signingKey: String, _ keyId: String, _ issuerId: String, _ bundleId: String) throws -> ServerAPICredentials {
-    try ServerAPICredentials(privateKeyPEM: Array(signingKey.utf8), keyID: keyId, issuerID: issuerId, bundleID: bundleId)
+    try ServerAPICredentials(privateKeyPEM: Array(signingKey.utf8), keyID: keyId, issuerID: issuerId, bundleID: bundleId,
+                             idForm: .headerSafe)
 }
 
 public struct PromotionalOfferV2SignatureCreator: Sendable {

@@ -5,7 +5,8 @@ import ReceiptCore
 /// payload's kind from the call, as Apple's do, and answers Apple's `VerificationResult`:
 /// `.valid` with the verified payload (libreceipt's SignedPayload: `payload.string("bundleId")`,
 /// `payload.date("expiresDate")`, …, every member of its documented type), or `.invalid` with
-/// Apple's `VerificationError`. The judging is ReceiptCore's verifier: the chain at the time
+/// Apple's `VerificationError`, the one Apple's verifier reaches first (ReceiptCore's
+/// `AppleVerificationStatus.refusal(of:production:)`). The judging is ReceiptCore's verifier: the chain at the time
 /// of signing against the roots given (never the system's), every member Apple documents
 /// typed, a notification's nested JWS verified too; `enableOnlineChecks` asks OCSP
 /// (RevocationTransport) in hard mode. As Apple's, the app's Apple id is required and checked
@@ -28,6 +29,8 @@ public struct SignedDataVerifier: Sendable {
 
     public let verifier: ReceiptVerifier
     private let revocation: RevocationTransport?
+    /// Whether the app's Apple id counts among the app's identifiers in a refusal, as in Apple's.
+    private let production: Bool
 
     /// `rootCertificates`: DER (or PEM) certificates, Apple's roots as found on Apple PKI.
     public init(rootCertificates: [[UInt8]], bundleId: String, appAppleId: Int64?, environment: ReceiptEnvironment,
@@ -39,6 +42,7 @@ public struct SignedDataVerifier: Sendable {
         policy.revocation = enableOnlineChecks ? .hard : .off
         verifier = ReceiptVerifier(trust: [], anchors: anchors, policy: policy)
         revocation = enableOnlineChecks ? revocationTransport : nil
+        production = environment == .production
     }
 
     public func verifyAndDecodeNotification(signedPayload: String) async -> VerificationResult<SignedPayload> {
@@ -69,8 +73,9 @@ public struct SignedDataVerifier: Sendable {
             return .invalid(.VERIFICATION_FAILURE)  // not a readable JWS of this kind: Apple's word for it
         }
         if let revocation { _ = await revocation.ask(about: payload, for: verifier) }
-        let status = verifier.verify(jws: payload).status
-        guard status != .ok else { return .valid(payload) }
-        return .invalid(VerificationError(rawValue: AppleVerificationStatus(status).rawValue) ?? .VERIFICATION_FAILURE)
+        let result = verifier.verify(jws: payload)
+        guard !result.isValid else { return .valid(payload) }
+        let refusal = AppleVerificationStatus.refusal(of: result, production: production).status
+        return .invalid(VerificationError(rawValue: refusal.rawValue) ?? .VERIFICATION_FAILURE)
     }
 }

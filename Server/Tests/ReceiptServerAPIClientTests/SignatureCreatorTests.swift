@@ -102,5 +102,14 @@ struct SignatureCreatorTests {
         let introClaims = try Self.decoded(String(intro.split(separator: ".")[1]))
         #expect(introClaims["aud"] as? String == "introductory-offer-eligibility"
                 && introClaims["allowIntroductoryOffer"] as? Bool == false)
+        // Apple's placeholder ids are taken, as Apple's library takes them; what breaks a header is not.
+        let placeholders = try await PromotionalOfferV2SignatureCreator(signingKey: key, keyId: "keyId", issuerId: "issuerId",
+                                                                        bundleId: "bundleId")
+            .createSignature(productId: "productId", offerIdentifier: "offerIdentifier", transactionId: nil)
+        let header = try Self.decoded(String(placeholders.split(separator: ".")[0]))
+        #expect(header["kid"] as? String == "keyId")
+        #expect(throws: ReceiptError.self) {
+            try PromotionalOfferV2SignatureCreator(signingKey: key, keyId: "key\nId", issuerId: "issuerId", bundleId: "b")
+        }
     }
 }

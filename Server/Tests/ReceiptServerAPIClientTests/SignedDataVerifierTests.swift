@@ -42,6 +42,26 @@ struct SignedDataVerifierTests {
         #expect(error == .INVALID_ENVIRONMENT)
     }
 
+    /// Apple's real sandbox notification, to a production verifier of another app's Apple id: the
+    /// environment fails before the app's Apple id, but Apple's verifier reaches the app's identifiers
+    /// first in production (ReceiptCore's AppleVerificationStatus.refusal).
+    @Test func aProductionVerifierOfAnotherAppAnswersInvalidAppIdentifier() async throws {
+        let jws = AppleLibraryResources.url!.deletingLastPathComponent().appendingPathComponent("jws")
+        let root = Array(try Data(contentsOf: jws.appendingPathComponent("certs/AppleRootCA-G3.pem")))  // PEM is taken
+        let token = try String(contentsOf: jws.appendingPathComponent("apple/spb__01_notification_DID_RENEW.jws"),
+                               encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        for (environment, expected) in [(ReceiptEnvironment.production, SignedDataVerifier.VerificationError.INVALID_APP_IDENTIFIER),
+                                        (.sandbox, nil)] {
+            let verifier = try SignedDataVerifier(rootCertificates: [root], bundleId: "com.loki-project.loki-messenger",
+                                                  appAppleId: environment == .production ? 1 : 1470168868,
+                                                  environment: environment, enableOnlineChecks: false)
+            switch await verifier.verifyAndDecodeNotification(signedPayload: token) {
+            case .valid: #expect(expected == nil)
+            case .invalid(let error): #expect(error == expected)
+            }
+        }
+    }
+
     @Test func theKindComesFromTheCallAndAMissingX5cIsAVerificationFailure() async throws {
         // Apple's renewal info names no kind: judged as the transaction the call asks for, it
         // names no bundle id, as Apple's verifier finds too.

@@ -22,17 +22,20 @@ final class CertificateBag: Sendable {
     /// Each certificate's SHA-256, which is what a pin matches.
     let fingerprints: [[UInt8]]
 
-    /// The first certificate's ES256 key with its table, built on the bag's second
-    /// ES256 check: only a cached bag (its chain validated) is checked twice, so a
-    /// bag that signs once, or that anyone made up, never costs the table's 25 ms.
-    /// Atomics, not a lock: every verifying thread passes here.
+    /// The first certificate's ES256 key with its table: the process's (ES256KeyTables,
+    /// which outlive any verifier) when an earlier bag with the same key built one, else
+    /// built on the bag's second ES256 check: only a cached bag (its chain validated) is
+    /// checked twice, so a bag that signs once, or that anyone made up, never costs the
+    /// table's 25 ms. Atomics, not a lock: every verifying thread passes here.
     private let leafKeyChecks = Atomic<Int>(0)
     private let leafKey = AtomicLazyReference<ES256Key>()
 
     /// The leaf's precomputed key when there is one, counting this check.
     func precomputedLeafKey() -> ES256Key? {
         if let key = leafKey.load() { return key }
-        guard leafKeyChecks.add(1, ordering: .relaxed).newValue == 2, let key = ES256Key(certificates[0]) else {
+        let checks = leafKeyChecks.add(1, ordering: .relaxed).newValue
+        guard let key = checks == 2 ? ES256KeyTables.built(for: certificates[0])
+                                    : ES256KeyTables.shared(for: certificates[0]) else {
             return nil
         }
         return leafKey.storeIfNil(key)

@@ -306,6 +306,9 @@ _error_out = ctypes.POINTER(ErrorStruct)
 _api_signatures = {
     "receipt_api_credentials_new": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_char_p,
                                                    ctypes.c_char_p, _handle_out, _error_out]),
+    "receipt_api_credentials_new_with_form": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                                                             ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, _handle_out,
+                                                             _error_out]),
     "receipt_api_credentials_free": (None, [ctypes.c_void_p]),
     "receipt_api_client_new": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p,
                                               _handle_out, _error_out]),
@@ -314,6 +317,8 @@ _api_signatures = {
     "receipt_api_call_name": (ctypes.c_char_p, [ctypes.c_size_t]),
     "receipt_api_error_name": (ctypes.c_char_p, [ctypes.c_int64]),
     "receipt_api_apple_verification_status": (ctypes.c_char_p, [ctypes.c_int]),
+    "receipt_api_apple_refusal": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
+                                                 ctypes.POINTER(ctypes.c_size_t)]),
     "receipt_api_error_count": (ctypes.c_size_t, []),
     "receipt_api_error_code": (ctypes.c_int64, [ctypes.c_size_t]),
     "receipt_api_exchange_new": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,

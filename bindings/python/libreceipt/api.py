@@ -162,21 +162,29 @@ def _header(headers, name):
     return None
 
 
-class _Credentials:
-    """The key, ids and bundle id, checked by libreceipt when made."""
+#: How the core checks the key id and issuer id (receipt_api_id_form_t): as App Store Connect issues them
+#: (10 characters A-Z 0-9; a UUID), libreceipt's own classes; or only safe to carry in a token (1-64
+#: characters, no whitespace, control character or PEM armour), the drop-in's, as Apple's library takes them.
+IDS_APP_STORE_CONNECT = 0
+IDS_HEADER_SAFE = 1
 
-    def __init__(self, signing_key, key_id, issuer_id, bundle_id):
+
+class _Credentials:
+    """The key, ids and bundle id, checked by libreceipt when made (`id_form`: IDS_APP_STORE_CONNECT or
+    IDS_HEADER_SAFE)."""
+
+    def __init__(self, signing_key, key_id, issuer_id, bundle_id, id_form=IDS_APP_STORE_CONNECT):
         if isinstance(signing_key, str):
             signing_key = signing_key.encode()
         if not isinstance(signing_key, (bytes, bytearray)):
             raise ArgumentTypeError(f"signing_key: expected the PEM as bytes, got {type(signing_key).__name__}")
         self._handle = ctypes.c_void_p()
         error = _native.ErrorStruct()
-        _check(lib.receipt_api_credentials_new(bytes(signing_key), len(signing_key),
-                                               _native.text_argument(key_id, "key_id"),
-                                               _native.text_argument(issuer_id, "issuer_id"),
-                                               _native.text_argument(bundle_id, "bundle_id"),
-                                               ctypes.byref(self._handle), ctypes.byref(error)), error)
+        _check(lib.receipt_api_credentials_new_with_form(bytes(signing_key), len(signing_key),
+                                                         _native.text_argument(key_id, "key_id"),
+                                                         _native.text_argument(issuer_id, "issuer_id"),
+                                                         _native.text_argument(bundle_id, "bundle_id"), id_form,
+                                                         ctypes.byref(self._handle), ctypes.byref(error)), error)
 
     def __del__(self):
         if getattr(self, "_handle", None):
@@ -414,9 +422,11 @@ class _ClientHandle:
 
 
 class _Client(_Calls):
+    _id_form = IDS_APP_STORE_CONNECT  # the drop-in's subclasses take the ids as Apple's library does
+
     def __init__(self, signing_key, key_id, issuer_id, bundle_id, environment, base_url, verifier, retries,
                  app_apple_id, timeout, sandbox_fallback=False, sandbox_base_url=None, sandbox_verifier=None):
-        self._credentials = _Credentials(signing_key, key_id, issuer_id, bundle_id)
+        self._credentials = _Credentials(signing_key, key_id, issuer_id, bundle_id, self._id_form)
         environment_code = _environment_code(environment)
         self._client = _ClientHandle(self._credentials, environment_code, base_url, verifier, bundle_id, app_apple_id)
         self._handle = self._client._handle
@@ -549,8 +559,10 @@ class PromotionalOfferSignatureCreator:
     """The original promotional-offer signature (Apple's class and arguments): base64 of a DER
     ECDSA P-256/SHA-256 signature. timestamp: epoch milliseconds; nonce: a UUID."""
 
+    _id_form = IDS_APP_STORE_CONNECT  # as _Client's
+
     def __init__(self, signing_key, key_id, bundle_id):
-        self._credentials = _Credentials(signing_key, key_id, None, bundle_id)
+        self._credentials = _Credentials(signing_key, key_id, None, bundle_id, self._id_form)
 
     def create_signature(self, product_identifier, subscription_offer_id, application_username, nonce, timestamp):
         error = _native.ErrorStruct()
@@ -562,8 +574,10 @@ class PromotionalOfferSignatureCreator:
 
 
 class _JWSCreator:
+    _id_form = IDS_APP_STORE_CONNECT  # as _Client's
+
     def __init__(self, signing_key, key_id, issuer_id, bundle_id):
-        self._credentials = _Credentials(signing_key, key_id, issuer_id, bundle_id)
+        self._credentials = _Credentials(signing_key, key_id, issuer_id, bundle_id, self._id_form)
 
 
 class PromotionalOfferV2SignatureCreator(_JWSCreator):

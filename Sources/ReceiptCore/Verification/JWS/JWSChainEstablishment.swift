@@ -26,7 +26,9 @@ extension ReceiptVerifier {
             key.append(contentsOf: text.utf8)
             key.append(UInt8(ascii: ","))
         }
-        if let known = key.withUnsafeBufferPointer({ cache.bag(matching: $0) }) { return known }
+        if let known = key.withUnsafeBufferPointer({ cache.bag(matching: $0) ?? SharedJWSChains.bag(matching: $0) }) {
+            return known
+        }
         var ders: [[UInt8]] = []
         for (index, text) in encoded.enumerated() {
             do throws(ReceiptError) {
@@ -94,6 +96,12 @@ extension ReceiptVerifier {
                                + "Apple Root CA - G3 (pinned\(trust.contains(.appleRoot) ? "" : ", not enabled")) "
                                + "nor an added anchor\(hint)")
         }
+        let anchorName = pin?.name ?? "added anchor \(anchor.subject)" + (reissued ? " (x5c ends in a re-issue of it: same subject and key)" : "")
+        let anchorKey = SharedJWSChains.anchorKey(name: anchorName, der: anchor.der)
+        if let shared = SharedJWSChains.chain(bag, anchor: anchorKey, atEpochSeconds: seconds) {
+            cache.remember(shared, bag, signer: Self.jwsChainSlot)
+            return shared
+        }
         let chain = try ChainValidation.validate(leaf: bag.certificates[0], untrusted: untrusted,
                                                  anchors: [anchor], atEpochSeconds: seconds)
         guard chain.count == bag.certificates.count else {
@@ -107,11 +115,11 @@ extension ReceiptVerifier {
         } else {
             markers = markerOutcomes(chain, pin: nil)
         }
-        let anchorName = pin?.name ?? "added anchor \(anchor.subject)" + (reissued ? " (x5c ends in a re-issue of it: same subject and key)" : "")
         let validated = ValidatedChain(anchorName: anchorName,
                                        notBefore: window.notBefore, notAfter: window.notAfter,
                                        intermediateMarker: markers.0, leafMarker: markers.1)
         cache.remember(validated, bag, signer: Self.jwsChainSlot)
+        SharedJWSChains.remember(validated, bag, anchor: anchorKey)
         return validated
     }
 }

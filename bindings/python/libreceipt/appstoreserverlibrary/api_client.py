@@ -10,7 +10,12 @@ JWS text. What libreceipt adds: before a method returns, every signed member of 
 verified by libreceipt's core against the client's verifier (a member that does not verify raises
 ReceiptError naming it), so decoding one with `SignedDataVerifier` cannot fail on a forged one.
 A method whose answer Apple's library does not return returns None. Apple's request models
-(`TransactionHistoryRequest`, ...) are taken as they are. An argument Apple's server would refuse is
+(`TransactionHistoryRequest`, ...) are taken as they are. The key id, issuer id and bundle id are taken as
+Apple's library takes them, where only Apple's server can judge them (its placeholders `keyId` and
+`issuerId`, an unknown bundle id: Apple answers 401 or 404); what would leak a secret or break the
+token's header is still refused before any token is made: whitespace, control characters, PEM armour,
+more than 64 characters. (`libreceipt.api`, the library's own client, takes only App Store Connect's
+forms: a 10-character key id and a UUID issuer id.) An argument Apple's server would refuse is
 refused before anything is sent, as the APIException Apple's server answers it with (HTTP 400,
 `api_error` INVALID_TRANSACTION_ID, ...), which is also a ValueError.
 
@@ -63,7 +68,18 @@ def _item_as_apple(member, item):
     return apple_model(_ITEM_MODELS[member], item) if member in _ITEM_MODELS else item
 
 
-class AppStoreServerAPIClient(_api.AppStoreServerAPIClient):
+class _AppleArguments:
+    """Apple's arguments: the ids as Apple's library takes them (see the module's documentation), and
+    Apple's refusal of the Xcode environment, in Apple's words."""
+    _id_form = _api.IDS_HEADER_SAFE
+
+    def __init__(self, signing_key, key_id, issuer_id, bundle_id, environment, **options):
+        if getattr(environment, "value", environment) == "Xcode":
+            raise ValueError("Xcode is not a supported environment for an AppStoreServerAPIClient")
+        super().__init__(signing_key, key_id, issuer_id, bundle_id, environment, **options)
+
+
+class AppStoreServerAPIClient(_AppleArguments, _api.AppStoreServerAPIClient):
     def _invoke(self, call, arguments, returns=True):
         answer = super()._invoke(call, arguments, returns)
         return _as_apple(call, answer) if returns else None
@@ -73,7 +89,7 @@ class AppStoreServerAPIClient(_api.AppStoreServerAPIClient):
             yield _item_as_apple(member, item)
 
 
-class AsyncAppStoreServerAPIClient(_api.AsyncAppStoreServerAPIClient):
+class AsyncAppStoreServerAPIClient(_AppleArguments, _api.AsyncAppStoreServerAPIClient):
     async def _invoke(self, call, arguments, returns=True):
         answer = await super()._invoke(call, arguments, returns)
         return _as_apple(call, answer) if returns else None

@@ -16,10 +16,11 @@ nested JWS are verified too, and `enable_online_checks` asks OCSP for the leaf a
 (hard: no answer, no verdict, RETRYABLE_VERIFICATION_FAILURE as Apple's). The verdict with its steps
 is reachable beside the model: `verify_and_decode_with_verdict(signed_data, kind)`. As Apple's, the
 app's Apple id is checked in production only."""
+import ctypes
 import importlib
 from enum import IntEnum
 
-from .._errors import ReceiptError
+from .._errors import ReceiptError, _check
 from .._native import lib
 from ..verification import Verifier
 
@@ -47,6 +48,9 @@ class VerificationException(Exception):
         self.detail = detail
 
 
+_NO_STEP = ctypes.c_size_t(-1).value  # SIZE_MAX: no step carries the status
+
+
 def _apple_status(status):
     """Apple's VerificationStatus for a libreceipt status number (the core's table)."""
     name = lib.receipt_api_apple_verification_status(status).decode()
@@ -54,23 +58,17 @@ def _apple_status(status):
 
 
 def _refusal(verification, production=True):
-    """The VerificationException of a verdict that failed. Every step reports, so the status is the
-    one Apple's verifier reaches first: its signature and chain checks come before the app's
-    identifiers, and those before the environment; the app's Apple id counts among the identifiers in
-    production only, as in Apple's (libreceipt requires it of any production JWS, so a non-production
-    verifier's refusal of a production JWS is Apple's INVALID_ENVIRONMENT)."""
-    failed = [step for step in verification.steps if step.outcome == "failed"]
-    if not failed:  # a verdict that failed names its status even when no step carries it
-        return VerificationException(_apple_status(verification.status), verification.status_name, None)
-
-    def rank(step):
-        status = _apple_status(step.status)
-        if status == VerificationStatus.INVALID_APP_IDENTIFIER:
-            return 1 if production or step.status_name != "RECEIPT_E_APP_APPLE_ID_MISMATCH" else 3
-        return 2 if status == VerificationStatus.INVALID_ENVIRONMENT else 0
-
-    step = min(failed, key=rank)  # the first of the lowest rank: min keeps the order of the steps
-    return VerificationException(_apple_status(step.status), step.status_name, step.detail)
+    """The VerificationException of a verdict that failed: the status Apple's verifier reaches first and
+    the step it comes from, as the core chooses them (receipt_api_apple_refusal; `production`: whether
+    the app's Apple id counts among the app's identifiers, as in Apple's verifier)."""
+    name, index = ctypes.c_char_p(), ctypes.c_size_t()
+    _check(lib.receipt_api_apple_refusal(verification._handle, int(production), ctypes.byref(name),
+                                         ctypes.byref(index)))
+    status = VerificationStatus.__members__.get(name.value.decode(), VerificationStatus.VERIFICATION_FAILURE)
+    if index.value == _NO_STEP:  # a verdict that failed names its status even when no step carries it
+        return VerificationException(status, verification.status_name, None)
+    step = verification.steps[index.value]
+    return VerificationException(status, step.status_name, step.detail)
 
 
 _ENVIRONMENTS = {"Production": "production", "Sandbox": "sandbox", "Xcode": "xcode", "LocalTesting": "local-testing"}
