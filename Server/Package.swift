@@ -66,6 +66,12 @@ let package = Package(
         ], path: "Sources/receipt"),
         .testTarget(name: "ReceiptServerAPIClientTests", dependencies: [
             .product(name: "ReceiptCore", package: "libreceipt"), "ReceiptServerAPIClient"]),
-        .testTarget(name: "ReceiptServerTests", dependencies: ["ReceiptServer"]),
+        .testTarget(name: "ReceiptServerTests", dependencies: [
+            "ReceiptServer",
+            .product(name: "ReceiptCore", package: "libreceipt"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
     ]
 )

@@ -9,8 +9,9 @@ import Testing
 @Suite(.serialized)
 struct MockServerTests {
     static let keyID = "KEY123ABCD", issuerID = "57246542-96fe-1a63-e053-0824d011072a", bundleID = "com.example.app"
+    /// The checkout (this package is its Server/), where build/venv and tools/ are.
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
 
     /// The mock, started once for the suite: (base URL, key PEM, test root PEM).
     static let mock: (url: String, key: [UInt8], root: [UInt8])? = {

@@ -8,8 +8,10 @@ import Testing
 /// Apple's verifier tests expect, where libreceipt answers alike.
 enum AppleLibraryResources {
     static let url: URL? = {
+        // This file, its folder, Tests/, Server/, the checkout: ../shared beside the checkout.
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/fixtures/apple-library-tests")
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("shared/fixtures/apple-library-tests")
         return FileManager.default.fileExists(atPath: url.path) ? url : nil
     }()
 }
