@@ -114,3 +114,32 @@ extension Result {
         return nil
     }
 }
+
+/// StoredPayloadCache: a stored token decoded once, never another token's payload for it, and bounded.
+@Suite(.serialized) struct StoredPayloadCacheTests {
+    private func token(_ payload: String, signature: String = "c2ln") -> String {
+        Base64URL.encode(Array(#"{"alg":"ES256"}"#.utf8)) + "." + Base64URL.encode(Array(payload.utf8)) + "." + signature
+    }
+
+    private func transaction(_ id: Int) -> String {
+        #"{"transactionId":"\#(id)","originalTransactionId":"10","signedDate":1700000000000,"bundleId":"b"}"#
+    }
+
+    @Test func aTokenIsDecodedOnceAndNeverAnswersForAnother() throws {
+        let first = token(transaction(900_001), signature: "Zmlyc3Q")
+        let decoded = try #require(StoredPayloadCache.decoded(first))
+        #expect(StoredPayloadCache.decoded(first) === decoded)
+        #expect(decoded.transactionID == "900001")
+        // The same signature on another payload (a forged row): its own payload, not the first's.
+        let other = try #require(StoredPayloadCache.decoded(token(transaction(900_002), signature: "Zmlyc3Q")))
+        #expect(other.transactionID == "900002" && other !== decoded)
+        #expect(StoredPayloadCache.decoded("not a token") == nil)
+    }
+
+    @Test func theCacheIsBounded() {
+        for id in 0..<(StoredPayloadCache.capacity + 10) {
+            _ = StoredPayloadCache.decoded(token(transaction(910_000 + id), signature: "c\(id)"))
+        }
+        #expect(StoredPayloadCache.count <= StoredPayloadCache.capacity)
+    }
+}

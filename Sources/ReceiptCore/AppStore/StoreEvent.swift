@@ -47,18 +47,9 @@ public struct StoreEvent: Sendable {
     /// The event of a change: `cause`, and the store `after` it, at `now`.
     public static func make(_ cause: Cause, after: After, at now: Int64) throws(ReceiptError) -> StoreEvent {
         let id = "evt_" + (try RandomUUID.make()).replacingDashes
-        // Each JWS decoded once: the subscription's transactions are among the account's too.
-        // Found by its signature (hashing whole tokens of kilobytes cost more than the rest of
-        // the lookup), then compared whole.
-        var decodedBySignature: [Substring: (token: String, payload: SignedPayload?)] = [:]
-        decodedBySignature.reserveCapacity(after.subscriptionTransactions.count + (after.accountTransactions?.count ?? 0) + 4)
-        let decodedOne = { (token: String) -> SignedPayload? in
-            let signature = token.utf8.lastIndex(of: UInt8(ascii: ".")).map { token[token.utf8.index(after: $0)...] } ?? Substring(token)
-            if let known = decodedBySignature[signature], known.token == token { return known.payload }
-            let payload = try? SignedPayload.decodeVerifiedBefore(token)
-            decodedBySignature[signature] = (token, payload)
-            return payload
-        }
+        // Each stored JWS decoded once for the process (StoredPayloadCache): the subscription's
+        // transactions are among the account's too, and most were read by its previous event.
+        let decodedOne = StoredPayloadCache.decoded
         let decoded = { (tokens: [String]) in tokens.compactMap(decodedOne) }
         let transactions = decoded(after.subscriptionTransactions)
         let renewal = after.renewalInfo.flatMap(decodedOne)
