@@ -362,6 +362,28 @@ def test_the_realtime_endpoint_asks_ocsp_as_verify_does(tmp_path, offer_key):
     assert 'outcome="good",reason="realtime"' in metrics
 
 
+def test_in_soft_mode_a_realtime_request_is_answered_at_once_and_ocsp_asked_for_the_next(tmp_path, offer_key):
+    """With --revocation soft the realtime endpoint never asked OCSP (/v1/verify did): a revoked
+    certificate was never learnt of there. It answers at once and asks beside the answer."""
+    from test_revocation import CA
+    import pathlib
+    import mint_jws as minter
+    ca = CA(tmp_path / "ca")
+    ca.start_responders()
+    trust = (pathlib.Path(ca.directory), minter.load_ca(ca.directory))
+    server = realtime_server(tmp_path, trust, offer_key, MESSAGE_RULES, "sandbox", "--revocation", "soft", "--ocsp-timeout", "2")
+    try:
+        status, data, _ = server.request("POST", "/retention/realtime", realtime_request(minter, trust))
+        assert status == 200 and "message" in json.loads(data), data
+        deadline = time.time() + 10
+        while 'outcome="good",reason="realtime"' not in (metrics := server.request("GET", "/metrics")[1].decode()):
+            assert time.time() < deadline, metrics
+            time.sleep(0.1)
+    finally:
+        server.stop()
+        ca.stop_responders()
+
+
 def test_a_realtime_request_whose_revocation_is_unknown_may_be_sent_again(tmp_path, offer_key):
     """The realtime endpoint, in hard mode with no OCSP responder answering, refused a valid request
     as bad (400); it can succeed later, so it is 503 (as a notification is)."""

@@ -46,18 +46,21 @@ public struct RetentionEndpoint: Sendable {
         public let body: [UInt8]
         public let refusal: ReceiptError?
         /// As VerdictEndpoint.Answer's: a request whose signature verified and whose revocation
-        /// step lacked OCSP answers; a server may ask them and answer again.
+        /// step lacked OCSP answers; a server asks them and answers again when the request was
+        /// refused for it (revocation hard), and asks them for the next request when it was
+        /// answered anyway (soft), within Apple's 700 ms either way.
         public var revocationPending: SignedPayload? = nil
     }
 
     public func answer(body: [UInt8], at now: Int64 = ReceiptVerifier.currentMilliseconds()) -> Reply {
         let request: SignedPayload
+        let pending: SignedPayload?
         do throws(ReceiptError) {
             let token = try NotificationEndpoint.signedPayload(in: body)
             let (payload, result) = try verifier.verify(jws: token, as: .realtimeRequest)
+            pending = RevocationPolicy.wantsAnswers(result) ? payload : nil
             if let failure = result.firstFailure {
-                return Reply(body: NotificationEndpoint.refusal(failure), refusal: failure,
-                             revocationPending: RevocationPolicy.wantsAnswers(result) ? payload : nil)
+                return Reply(body: NotificationEndpoint.refusal(failure), refusal: failure, revocationPending: pending)
             }
             guard let signed = payload.date("signedDate"),
                   (now.clampedAdding(-Self.freshnessMilliseconds)...now.clampedAdding(Self.freshnessMilliseconds)).contains(signed) else {
@@ -69,11 +72,15 @@ public struct RetentionEndpoint: Sendable {
             return Reply(body: NotificationEndpoint.refusal(error), refusal: error)
         }
         let identifier = request.string("requestIdentifier")
-        if let identifier, let earlier = answered.answer(to: identifier, at: now) { return Reply(body: earlier, refusal: nil) }
-        let reply = fresh(request)
+        // Answered without fresh OCSP answers (revocation soft): the server asks them for the next request.
+        if let identifier, let earlier = answered.answer(to: identifier, at: now) {
+            return Reply(body: earlier, refusal: nil, revocationPending: pending)
+        }
+        var reply = fresh(request)
         if let identifier, reply.refusal == nil {
             answered.remember(reply.body, for: identifier, at: now, keptFor: 2 * Self.freshnessMilliseconds)
         }
+        reply.revocationPending = pending
         return reply
     }
 

@@ -28,6 +28,8 @@ struct ReceiptResponder: HTTPResponder {
     let accessLog: Bool
     /// Retention Messaging's realtime endpoint, when the server has rules.
     let retention: RetentionEndpoint?
+    /// The OCSP ask made after a realtime answer given without fresh answers (revocation soft).
+    let realtimeRevocationAsk = OneAtATime()
 
     init(settings: ServerSettings, metrics: ServerMetrics, store: DeadlineStore?, catchUp: StoreCatchUp?,
          wake: WakeSignal?, consumptionWake: WakeSignal?) {
@@ -261,10 +263,20 @@ struct ReceiptResponder: HTTPResponder {
             return (ServerAnswer.json(.contentTooLarge, ServerAnswer.refusal(refusal)), "413")
         }
         var reply = retention.answer(body: body)
-        // As /v1/verify: revocation on and no fresh OCSP answer for a chain that verified: ask now, then answer again.
-        if let payload = reply.revocationPending,
-           await revocation.askedAnew(about: payload, for: retention.verifier, metrics: metrics, reason: "realtime") {
-            reply = retention.answer(body: body)
+        // As /v1/verify: revocation on and no fresh OCSP answer for a chain that verified. Refused for it (hard):
+        // ask now, then answer again. Answered anyway (soft): answer now, and ask for the next request, one
+        // ask at a time, so that Apple's 700 ms are never spent waiting on a responder.
+        if let payload = reply.revocationPending {
+            if reply.refusal != nil {
+                if await revocation.askedAnew(about: payload, for: retention.verifier, metrics: metrics, reason: "realtime") {
+                    reply = retention.answer(body: body)
+                }
+            } else {
+                let (revocation, verifier, metrics) = (revocation, retention.verifier, metrics)
+                realtimeRevocationAsk.start {
+                    _ = await revocation.askedAnew(about: payload, for: verifier, metrics: metrics, reason: "realtime")
+                }
+            }
         }
         if let refusal = reply.refusal {
             context.logger.debug("realtime request refused: \(refusal.status.name): \(refusal.detail)")
