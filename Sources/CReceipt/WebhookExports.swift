@@ -15,7 +15,7 @@ public func receipt_webhook_verify(_ secret: UnsafePointer<CChar>?, _ webhookID:
         try StandardWebhook.verify(secret: try StandardWebhook.Secret(try required(string(secret))),
                                    id: try required(string(webhookID)), timestamp: try required(string(webhookTimestamp)),
                                    body: bytes, signatureHeader: try required(string(webhookSignature)),
-                                   now: nowSeconds != 0 ? nowSeconds : ReceiptVerifier.currentMilliseconds() / 1000,
+                                   now: nowSeconds != 0 ? nowSeconds : ReceiptClock.systemNow() / 1000,
                                    toleranceSeconds: toleranceSeconds < 0 ? StandardWebhook.defaultToleranceSeconds : toleranceSeconds)
     }
 }

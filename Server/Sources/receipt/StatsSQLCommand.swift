@@ -34,7 +34,7 @@ struct StatsSQLCommand: AsyncParsableCommand {
             }
             instant = parsed
         } else {
-            instant = ReceiptVerifier.currentMilliseconds()
+            instant = ReceiptClock.systemNow()
         }
         guard let sql = try await PortableFigureSQL.statement(figure, at: instant, product: product) else {
             throw failOption(ReceiptError(.invalidArgument, "the figures with one statement are "

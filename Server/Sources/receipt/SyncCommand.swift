@@ -50,7 +50,7 @@ struct SyncCommand: AsyncParsableCommand {
         let (api, start, end, location): (ServerAPIClient, Int64, Int64, StoreLocation)
         do throws(ReceiptError) {
             location = try storePassword.location(store)
-            let now = ReceiptVerifier.currentMilliseconds()
+            let now = ReceiptClock.systemNow()
             start = try CommandLineValues.instant(since, option: "--since")
             end = try until.map { (text) throws(ReceiptError) in try CommandLineValues.instant(text, option: "--until") } ?? now
             let oldest = now - ReceiptServer.notificationHistoryDays * 86_400_000

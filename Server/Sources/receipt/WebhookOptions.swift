@@ -49,7 +49,7 @@ struct WebhookOptions: ParsableArguments {
             }
         }
         settings.webhookPolicy.retryPeriodMilliseconds = Int64(webhookRetryPeriod) * 1000
-        settings.webhookPolicy.initialBackoffMilliseconds = Int64(webhookInitialBackoffMs)
+        settings.webhookPolicy.retry.initialBackoffMilliseconds = Int64(webhookInitialBackoffMs)
         settings.webhookPolicy.timeoutSeconds = Int64(webhookTimeout)
     }
 }

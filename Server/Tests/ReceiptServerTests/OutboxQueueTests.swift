@@ -24,22 +24,29 @@ import Testing
         let sequences = try await store.withStatements(transaction: true) { statements in
             try await EventOutbox.register(endpoints, on: statements, at: now)
             var sequences: [Int64] = []
-            for (index, subscription) in ["1000000000000001", "1000000000000001", "1000000000000002"].enumerated() {
-                let event = try await statements.run("""
-                    INSERT INTO events (event_id, event_type, ordering_key, created_at, body)
-                    VALUES (?1, 'test', ?2, ?3, '{}') RETURNING sequence
-                    """, [.text("evt_\(index)"), .text(subscription), .integer(now)])
-                let sequence = try #require(event.first?.first?.integer)
-                _ = try await statements.run("""
-                    INSERT INTO deliveries (event_sequence, endpoint, ordering_key, state, attempts, next_attempt_at,
-                      lease_until, created_at) SELECT ?1, url, ?2, 'pending', 0, ?3, 0, ?3 FROM webhook_endpoints
-                    """, [.integer(sequence), .text(subscription), .integer(now)])
-                sequences.append(sequence)
+            for subscription in ["1000000000000001", "1000000000000001", "1000000000000002"] {
+                sequences.append(try await addEvent(of: subscription, to: endpoints, on: statements))
             }
             return sequences
         }
         try await test(store, sequences)
         try await store.close()
+    }
+
+    /// An event of `subscription` made now, with a pending delivery to each of `endpoints`: its sequence.
+    static func addEvent(of subscription: String, to endpoints: [String], on statements: any StoreStatements) async throws -> Int64 {
+        let event = try await statements.run("""
+            INSERT INTO events (event_id, event_type, ordering_key, created_at, body)
+            VALUES ('evt_' || ?1 || '_' || (SELECT count(*) FROM events), 'test', ?1, ?2, '{}') RETURNING sequence
+            """, [.text(subscription), .integer(now)])
+        let sequence = try #require(event.first?.first?.integer)
+        for endpoint in endpoints {
+            _ = try await statements.run("""
+                INSERT INTO deliveries (event_sequence, endpoint, ordering_key, state, attempts, next_attempt_at, lease_until, created_at)
+                VALUES (?1, ?2, ?3, 'pending', 0, ?4, 0, ?4)
+                """, [.integer(sequence), .text(endpoint), .text(subscription), .integer(now)])
+        }
+        return sequence
     }
 
     static func claim(_ store: SQLiteSubscriptionStore, _ endpoints: [String], at now: Int64) async throws -> [ClaimedDelivery] {
@@ -93,6 +100,112 @@ import Testing
             // Parked as failed: the subscription's next event goes on.
             try await Self.finish(store, retried[0], .failed(at: Self.now + 5_001))
             #expect(try await Self.claim(store, [Self.endpoints[0]], at: Self.now + 5_002).map(\.sequence) == [sequences[1]])
+        }
+    }
+
+    /// An endpoint's backlog never holds up another's deliveries: each claim is one endpoint's.
+    @Test func aLongBacklogOfOneEndpointDoesNotHoldUpAnother() async throws {
+        try await Self.withQueue { store, _ in
+            let (busy, quiet) = (Self.endpoints[0], Self.endpoints[1])
+            let late = try await store.withStatements(transaction: true) { statements in
+                for index in 0..<40 { _ = try await Self.addEvent(of: "20000000000000\(10 + index)", to: [busy], on: statements) }
+                return try await Self.addEvent(of: "3000000000000001", to: [quiet], on: statements)
+            }
+            let claimed = try await store.withStatements(transaction: true) {
+                try await EventOutbox.claim(endpoints: [quiet], limit: 3, leaseMilliseconds: Self.lease, on: $0, at: Self.now)
+            }
+            #expect(claimed.allSatisfy { $0.endpoint == quiet })
+            #expect(claimed.map(\.sequence).contains(late))
+            // The busy endpoint's claim is bounded by its limit, earliest first.
+            let busyClaim = try await store.withStatements(transaction: true) {
+                try await EventOutbox.claim(endpoints: [busy], limit: 5, leaseMilliseconds: Self.lease, on: $0, at: Self.now)
+            }
+            #expect(busyClaim.count == 5 && busyClaim.map(\.sequence) == busyClaim.map(\.sequence).sorted())
+        }
+    }
+
+    @Test func onlyDeliveriesNeverAttemptedWhenAskedFor() async throws {
+        try await Self.withQueue { store, sequences in
+            let first = try await Self.claim(store, [Self.endpoints[0]], at: Self.now)
+            try await Self.finish(store, first[1], .retry(at: Self.now))  // subscription 2's, attempted once
+            let fresh = try await store.withStatements(transaction: true) {
+                try await EventOutbox.claim(endpoints: [Self.endpoints[0]], limit: 10, leaseMilliseconds: Self.lease,
+                                            firstAttemptsOnly: true, on: $0, at: Self.now + 1)
+            }
+            #expect(fresh.isEmpty)  // subscription 1's first is leased, its second waits for it; 2's was attempted
+            #expect(try await Self.claim(store, [Self.endpoints[0]], at: Self.now + 1).map(\.sequence) == [sequences[2]])
+        }
+    }
+
+    // MARK: the consumption queue
+
+    /// Two requests Apple asked about (deadlines 12 hours after), the later-asked one first in the table.
+    static func withAnswers(_ test: (SQLiteSubscriptionStore) async throws -> Void) async throws {
+        try await withQueue { store, _ in
+            try await store.withStatements(transaction: true) { statements in
+                for (id, asked) in [("2000000000000002", now + 10), ("2000000000000001", now)] {
+                    _ = try await statements.run("""
+                        INSERT INTO consumption_answers (transaction_id, requested_at, deadline, state, attempts, next_attempt_at,
+                          lease_until) VALUES (?1, ?2, ?3, 'awaiting', 0, 0, 0)
+                        """, [.text(id), .integer(asked), .integer(asked + ConsumptionAnswer.deadlineMilliseconds)])
+                }
+            }
+            try await test(store)
+        }
+    }
+
+    static func claimAnswers(_ store: SQLiteSubscriptionStore, at now: Int64) async throws -> [ConsumptionRow] {
+        try await store.withStatements(transaction: true) {
+            try await ConsumptionOutbox.claim(limit: 8, leaseMilliseconds: lease, on: $0, at: now)
+        }
+    }
+
+    @Test func anAnswerIsClaimedOnlyOnceGivenEarliestDeadlineFirstAndLeased() async throws {
+        try await Self.withAnswers { store in
+            #expect(try await Self.claimAnswers(store, at: Self.now + 20).isEmpty)  // awaiting: nothing to send
+            for id in ["2000000000000002", "2000000000000001"] {
+                let given = try await store.withStatements(transaction: true) {
+                    try await ConsumptionOutbox.answer(transactionID: id, body: "{}", source: "app", on: $0, at: Self.now + 20)
+                }
+                #expect((try? given.get())?.state == .pending)
+            }
+            let claimed = try await Self.claimAnswers(store, at: Self.now + 20)
+            #expect(claimed.map(\.transactionID) == ["2000000000000001", "2000000000000002"])
+            #expect(claimed.allSatisfy { $0.attempts == 1 })
+            #expect(try await Self.claimAnswers(store, at: Self.now + 20 + Self.lease - 1).isEmpty)
+            // Apple could take it later: due again at its time, its attempt counted again.
+            try await store.withStatements(transaction: true) {
+                try await ConsumptionOutbox.finish(transactionID: "2000000000000001", state: .pending, next: Self.now + 90_000,
+                                                   outcome: "HTTP 503", on: $0)
+                try await ConsumptionOutbox.finish(transactionID: "2000000000000002", state: .sent, next: Self.now + 30,
+                                                   outcome: "accepted", on: $0)
+            }
+            #expect(try await Self.claimAnswers(store, at: Self.now + 89_999).isEmpty)
+            let again = try await Self.claimAnswers(store, at: Self.now + 90_000)
+            #expect(again.map(\.transactionID) == ["2000000000000001"] && again[0].attempts == 2)
+            // Sent: never again, and a second answer is refused.
+            let second = try await store.withStatements(transaction: true) {
+                try await ConsumptionOutbox.answer(transactionID: "2000000000000002", body: "{}", source: "app", on: $0, at: Self.now + 40)
+            }
+            #expect(second == .failure(.answered))
+            let row = try await store.withStatements(transaction: false) {
+                try await ConsumptionOutbox.row(transactionID: "2000000000000002", on: $0)
+            }
+            #expect(row?.state == .sent && row?.lastOutcome == "accepted")
+        }
+    }
+
+    @Test func anAnswerAfterApplesTwelveHoursIsRefused() async throws {
+        try await Self.withAnswers { store in
+            let late = try await store.withStatements(transaction: true) {
+                try await ConsumptionOutbox.answer(transactionID: "2000000000000001", body: "{}", source: "app", on: $0,
+                                                   at: Self.now + ConsumptionAnswer.deadlineMilliseconds)
+            }
+            #expect(late == .failure(.expired))
+            let unknown = try await store.withStatements(transaction: true) {
+                try await ConsumptionOutbox.answer(transactionID: "2000000000000009", body: "{}", source: "app", on: $0, at: Self.now)
+            }
+            #expect(unknown == .failure(.notAsked))
         }
     }
 }

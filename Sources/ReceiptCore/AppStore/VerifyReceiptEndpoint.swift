@@ -62,7 +62,7 @@ public struct VerifyReceiptEndpoint: Sendable {
         }
         let options = LocalVerifyReceipt.Options(password: request.password,
                                                  excludeOldTransactions: request.excludeOldTransactions,
-                                                 requestDateMilliseconds: requestDateMilliseconds ?? ReceiptVerifier.currentMilliseconds(),
+                                                 requestDateMilliseconds: requestDateMilliseconds ?? ReceiptClock.systemNow(),
                                                  sharedSecrets: sharedSecrets)
         return PreparedRequest(refused: nil, receipt: receipt, options: options,
                                judgment: LocalVerifyReceipt.judge(receipt, verifier: verifier, expecting: environment, options: options))

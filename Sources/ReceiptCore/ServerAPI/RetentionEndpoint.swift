@@ -52,7 +52,7 @@ public struct RetentionEndpoint: Sendable {
         public var revocationPending: SignedPayload? = nil
     }
 
-    public func answer(body: [UInt8], at now: Int64 = ReceiptVerifier.currentMilliseconds()) -> Reply {
+    public func answer(body: [UInt8], at now: Int64 = ReceiptClock.systemNow()) -> Reply {
         let request: SignedPayload
         let pending: SignedPayload?
         do throws(ReceiptError) {

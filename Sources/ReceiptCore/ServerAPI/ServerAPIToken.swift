@@ -64,5 +64,5 @@ public final class ServerAPITokenSource: Sendable {
         }
     }
 
-    static func wallClockSeconds() -> Int64 { ReceiptVerifier.currentMilliseconds() / 1000 }
+    static func wallClockSeconds() -> Int64 { ReceiptClock.systemNow() / 1000 }
 }

@@ -95,7 +95,7 @@ struct VerificationContext: PolicyContext {
     let chain: Result<ValidatedChain, ReceiptError>
     let reportsDetails: Bool
     /// Read only by the expiration step, for the few receipts that expire: the clock is read then.
-    var nowMilliseconds: Int64 { settings.nowMilliseconds ?? ReceiptVerifier.currentMilliseconds() }
+    var nowMilliseconds: Int64 { settings.nowMilliseconds ?? ReceiptClock.systemNow() }
     var chainInstant: String { receipt.dateMilliseconds(.receiptCreationDate).map(RFC3339Format.utc) ?? "?" }
 }
 

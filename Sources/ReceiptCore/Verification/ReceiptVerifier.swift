@@ -103,9 +103,6 @@ public final class ReceiptVerifier: Sendable {
         return (steps, try? chain.get().anchorName, sha256)
     }
 
-    public static func currentMilliseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
-    }
+    @available(*, deprecated, renamed: "ReceiptClock.systemNow()")
+    public static func currentMilliseconds() -> Int64 { ReceiptClock.systemNow() }
 }

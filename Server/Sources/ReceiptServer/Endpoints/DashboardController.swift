@@ -18,7 +18,7 @@ struct DashboardController {
     func dashboard(_ request: Request, context: Context) async throws -> (Response, String) {
         let figure: FigureQuery
         do throws(FigureQuery.Refusal) {
-            figure = try FigureQuery(request.uri.queryParameters, now: ReceiptVerifier.currentMilliseconds(), lookBackDays: 365, by: .month)
+            figure = try FigureQuery(request.uri.queryParameters, now: ReceiptClock.systemNow(), lookBackDays: 365, by: .month)
         } catch {
             return ServerAnswer.badRequest(error.description)
         }

@@ -15,9 +15,10 @@ struct EventsController {
     func events(_ request: Request, context: Context) async throws -> (Response, String) {
         let query = request.uri.queryParameters
         let limit = query.get("limit").map { Int($0) ?? 0 } ?? 100
-        let state = query.get("state")
+        let stateName = query.get("state")
+        let state = stateName.flatMap(DeliveryState.webhook(named:))
         let before = query.get("before")
-        guard (1...EventOutbox.maxListedEvents).contains(limit), state == nil || EventSummary.deliveryStates.contains(state!),
+        guard (1...EventOutbox.maxListedEvents).contains(limit), stateName == nil || state != nil,
               before == nil || Int64(before!) != nil else {
             return ServerAnswer.badRequest("limit is 1 to \(EventOutbox.maxListedEvents), state pending, delivered or failed, "
                                    + "and before a sequence (next_before)")

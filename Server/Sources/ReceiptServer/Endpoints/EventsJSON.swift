@@ -22,9 +22,9 @@ enum EventsJSON {
         for delivery in event.deliveries {
             writer.beginObject()
             writer.string("endpoint", WebhookURL.shown(delivery.endpoint))
-            writer.string("state", delivery.state)
+            writer.string("state", delivery.state.rawValue)
             writer.number("attempts", delivery.attempts)
-            if delivery.state == "pending" { writer.number("next_attempt_at_ms", delivery.nextAttemptAt) }
+            if delivery.state == .pending { writer.number("next_attempt_at_ms", delivery.nextAttemptAt) }
             if let delivered = delivery.deliveredAt { writer.number("delivered_at_ms", delivered) }
             if let outcome = delivery.lastOutcome { writer.string("last_outcome", outcome) }
             writer.endObject()

@@ -22,7 +22,7 @@ struct StatsController {
         }
         let figure: FigureQuery
         do throws(FigureQuery.Refusal) {
-            figure = try FigureQuery(request.uri.queryParameters, now: ReceiptVerifier.currentMilliseconds(), lookBackDays: 30, by: .day)
+            figure = try FigureQuery(request.uri.queryParameters, now: ReceiptClock.systemNow(), lookBackDays: 30, by: .day)
         } catch {
             return ServerAnswer.badRequest(error.description)
         }

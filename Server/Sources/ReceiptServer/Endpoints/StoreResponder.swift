@@ -165,7 +165,7 @@ struct StoreResponder: Sendable {
         -> SubscriptionState? {
         metrics.recordStore(operation: "read_subscription", since: start)
         return SubscriptionState(originalTransactionID: originalTransactionID, transactions: Self.decoded(found.transactions),
-                                 renewalInfo: Self.decoded(found.renewalInfos).first, at: ReceiptVerifier.currentMilliseconds())
+                                 renewalInfo: Self.decoded(found.renewalInfos).first, at: ReceiptClock.systemNow())
     }
 
     /// `GET /v1/entitlements?appAccountToken=…[&limit=N][&cursor=C]`: what a page of the
@@ -180,7 +180,7 @@ struct StoreResponder: Sendable {
         let renewals = Self.decoded(try await store.subscriptions(subscriptionIDs, transactionsEach: 0).renewalInfos)
         metrics.recordStore(operation: "read_entitlements", since: start)
         return (.ok, try AccountEntitlementsJSON.render(transactions: transactions, renewalInfos: renewals,
-                                                         at: ReceiptVerifier.currentMilliseconds(), nextCursor: page.next?.text))
+                                                         at: ReceiptClock.systemNow(), nextCursor: page.next?.text))
     }
 
     /// What the store holds of one customer (CustomerPage): by an original transaction id
@@ -202,7 +202,7 @@ struct StoreResponder: Sendable {
         let renewalInfos = Self.decoded(found.renewalInfos)
         let events = try await store.latestEvents(orderingKeys: subscriptionIDs, limit: CustomerView.maxEvents)
         metrics.recordStore(operation: "read_customer", since: start)
-        let now = ReceiptVerifier.currentMilliseconds()
+        let now = ReceiptClock.systemNow()
         let states = subscriptionIDs.compactMap { subscription in
             SubscriptionState(originalTransactionID: subscription, transactions: transactions,
                               renewalInfo: renewalInfos.first { $0.originalTransactionID == subscription }, at: now)

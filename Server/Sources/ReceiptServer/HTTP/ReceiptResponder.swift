@@ -151,7 +151,7 @@ struct ReceiptResponder: HTTPResponder {
     private func authorization(_ need: ServerCredentials.Need, basic: Bool, _ request: Request,
                                _ context: inout Context) -> (Response, String)? {
         let address = context.clientAddress
-        let now = ReceiptVerifier.currentMilliseconds()
+        let now = ReceiptClock.systemNow()
         if let wait = throttle.refusal(of: address, now: now) {
             metrics.recordCredentialFailure(outcome: "throttled")
             return Self.tooManyFailures(retryAfterMilliseconds: wait)

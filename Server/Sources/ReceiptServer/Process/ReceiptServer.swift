@@ -102,7 +102,8 @@ public enum ReceiptServer {
                     if let store, let consumptionWake, let api = settings.serverAPI {
                         let consumption = ConsumptionDelivery(
                             store: store, client: AppStoreServerAPIClient(api, timeout: .seconds(StoreCatchUp.exchangeSeconds)),
-                            policy: settings.consumptionPolicy, backoff: settings.webhookPolicy, logger: logger, wake: consumptionWake)
+                            policy: settings.consumptionPolicy, retry: settings.webhookPolicy.retry,
+                            pollMilliseconds: settings.webhookPolicy.pollMilliseconds * 4, logger: logger, wake: consumptionWake)
                         tasks.addTask { await consumption.run(); return false }
                     }
                     if settings.verifier.policy.revocation != .off {

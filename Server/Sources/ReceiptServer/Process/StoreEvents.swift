@@ -19,7 +19,7 @@ extension ReceiptServer {
         try await withStore(storeLocation, logger: logger) { store in
             switch operation {
             case .list(let state, let before, let limit):
-                EventsJSON.list(try await store.events(state: state, before: before, limit: limit), limit: limit)
+                EventsJSON.list(try await store.events(state: state.flatMap(DeliveryState.webhook(named:)), before: before, limit: limit), limit: limit)
             case .show(let id):
                 try await store.event(id: id).map(EventsJSON.detail)
             case .replay(let id, let force):
@@ -41,6 +41,6 @@ extension ReceiptServer {
     /// What `receipt events` and /v1/events accept.
     public static let eventsListLimit = EventOutbox.maxListedEvents
     /// The states a delivery is in (`receipt events list --state`).
-    public static let eventDeliveryStates = EventSummary.deliveryStates
+    public static let eventDeliveryStates = DeliveryState.webhook.map(\.rawValue)
     public static func isEventID(_ id: String) -> Bool { EventsController.isEventID(id) }
 }

@@ -26,7 +26,7 @@ public struct JSONLogHandler: LogHandler {
                     file: String, function: String, line: UInt) {
         var writer = JSONWriter()
         writer.beginObject()
-        writer.string("time", RFC3339Format.utc(ReceiptVerifier.currentMilliseconds()))
+        writer.string("time", RFC3339Format.utc(ReceiptClock.systemNow()))
         writer.string("level", level.rawValue)
         writer.string("label", label)
         writer.string("message", message.description)

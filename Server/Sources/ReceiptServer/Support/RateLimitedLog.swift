@@ -14,7 +14,7 @@ final class RateLimitedLog: Sendable {
 
     /// Whether one more line may be written now.
     func allow() -> Bool {
-        let minute = ReceiptVerifier.currentMilliseconds() / 60_000
+        let minute = ReceiptClock.systemNow() / 60_000
         return window.withLock { state in
             if state.minute != minute { state = (minute, 0) }
             state.count += 1

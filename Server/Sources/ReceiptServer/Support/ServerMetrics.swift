@@ -84,8 +84,8 @@ final class ServerMetrics: Sendable {
     /// refused, error) and, when delivered, the time from the event's making to its delivery.
     func recordWebhookDelivery(outcome: String, createdAt: Int64) {
         Metrics.Counter(label: "receipt_webhook_deliveries_total", dimensions: [("outcome", outcome)]).increment()
-        guard outcome == "delivered" else { return }
-        let elapsed = max(0, ReceiptVerifier.currentMilliseconds() - createdAt)
+        guard outcome == DeliveryState.delivered.rawValue else { return }
+        let elapsed = max(0, ReceiptClock.systemNow() - createdAt)
         Metrics.Timer(label: Self.webhookLatency).recordNanoseconds(elapsed * 1_000_000)
     }
 

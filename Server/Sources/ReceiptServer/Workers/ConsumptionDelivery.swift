@@ -11,9 +11,13 @@ struct ConsumptionDelivery: Sendable {
     let store: any SubscriptionStore
     let client: AppStoreServerAPIClient
     let policy: ConsumptionPolicy?
-    let backoff: WebhookPolicy
+    /// When an answer Apple could take later is sent again (the webhooks' policy).
+    let retry: RetryPolicy
+    /// How often the requests are looked at when nothing woke the worker.
+    let pollMilliseconds: Int64
     let logger: Logger
     let wake: WakeSignal
+    var clock = ReceiptClock.system
 
     /// Answers claimed at once; they are sent one after the other.
     static let batch = 8
@@ -28,13 +32,13 @@ struct ConsumptionDelivery: Sendable {
                 if let policy { try await answerFromPolicy(policy) }
                 claimed = try await store.withStatements(transaction: true) {
                     try await ConsumptionOutbox.claim(limit: Self.batch, leaseMilliseconds: Self.leaseMilliseconds, on: $0,
-                                                      at: ReceiptVerifier.currentMilliseconds())
+                                                      at: clock.now())
                 }
             } catch {
                 logger.warning("consumption answers: \(error)")
             }
             if claimed.isEmpty {
-                await wake.wait(upTo: .milliseconds(backoff.pollMilliseconds * 4))
+                await wake.wait(upTo: .milliseconds(pollMilliseconds))
                 continue
             }
             for row in claimed { await send(row) }
@@ -44,36 +48,40 @@ struct ConsumptionDelivery: Sendable {
     /// The policy's answer for each request still awaiting one that it covers.
     private func answerFromPolicy(_ policy: ConsumptionPolicy) async throws {
         let awaiting = try await store.withStatements(transaction: false) {
-            try await ConsumptionOutbox.awaiting(limit: 64, on: $0, at: ReceiptVerifier.currentMilliseconds())
+            try await ConsumptionOutbox.awaiting(limit: 64, on: $0, at: clock.now())
         }
         for row in awaiting {
             guard let arguments = policy.arguments(transactionID: row.transactionID, productID: row.productID) else { continue }
             let body = ConsumptionAnswer.bodyText(arguments)
             // Refused when the app answered meanwhile, or Apple's 12 hours passed: nothing to do.
-            _ = try await store.consumption { statements, now in
-                try await ConsumptionOutbox.answer(transactionID: row.transactionID, body: body, source: "policy", on: statements, at: now)
+            let now = clock.now()
+            _ = try await store.withStatements(transaction: true) {
+                try await ConsumptionOutbox.answer(transactionID: row.transactionID, body: body, source: "policy", on: $0, at: now)
             }
         }
     }
 
     private func send(_ row: ConsumptionRow) async {
-        let now = ReceiptVerifier.currentMilliseconds()
-        let (state, next, outcome): (String, Int64, String)
+        let now = clock.now()
+        let (state, next, outcome): (DeliveryState, Int64, String)
         if now >= row.deadline {
-            (state, next, outcome) = ("expired", now, "Apple's 12 hours passed before it took an answer")
+            (state, next, outcome) = (.expired, now, "Apple's 12 hours passed before it took an answer")
         } else {
             do {
                 let arguments = try ConsumptionAnswer.arguments(transactionID: row.transactionID, body: Array((row.body ?? "{}").utf8))
                 _ = try await client.call(ConsumptionAnswer.call, arguments)
-                (state, next, outcome) = ("sent", now, "accepted by the App Store")
+                (state, next, outcome) = (.sent, now, "accepted by the App Store")
             } catch let error as ServerAPIError where !error.failure.isRetryable {
-                (state, next, outcome) = ("failed", now, error.failure.summary)
+                (state, next, outcome) = (.failed, now, error.failure.summary)
             } catch let error as ReceiptError where error.status != .cryptoFailure {
-                (state, next, outcome) = ("failed", now, "\(error.status.name): \(error.detail)")
+                (state, next, outcome) = (.failed, now, "\(error.status.name): \(error.detail)")
             } catch {
-                let retry = backoff.nextAttempt(after: Int(row.attempts) + 1, at: now, random: Double.random(in: 0..<1))
-                (state, next, outcome) = retry < row.deadline ? ("pending", retry, "\(error)")
-                    : ("expired", now, "\(error); Apple's 12 hours end before another attempt")
+                // The claim counted this attempt: `attempts` is its number.
+                if let again = retry.nextAttempt(after: Int(row.attempts), at: now, until: row.deadline - 1, random: Double.random(in: 0..<1)) {
+                    (state, next, outcome) = (.pending, again, "\(error)")
+                } else {
+                    (state, next, outcome) = (.expired, now, "\(error); Apple's 12 hours end before another attempt")
+                }
             }
         }
         do {
@@ -83,8 +91,8 @@ struct ConsumptionDelivery: Sendable {
         } catch {
             logger.warning("consumption answer for \(row.transactionID): its outcome was not stored: \(error)")
         }
-        if state == "failed" || state == "expired" {
-            logger.error("consumption answer for transaction \(row.transactionID) \(state): \(outcome)")
+        if state == .failed || state == .expired {
+            logger.error("consumption answer for transaction \(row.transactionID) \(state.rawValue): \(outcome)")
         }
     }
 }

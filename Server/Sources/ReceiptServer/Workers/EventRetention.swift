@@ -9,7 +9,7 @@ enum EventRetention {
     static let intervalSeconds: Int64 = 3600
 
     /// The instant before which events are pruned when kept `days` days.
-    static func cutoff(days: Int, now: Int64 = ReceiptVerifier.currentMilliseconds()) -> Int64 {
+    static func cutoff(days: Int, now: Int64 = ReceiptClock.systemNow()) -> Int64 {
         now - Int64(days) * 86_400_000
     }
 

@@ -106,7 +106,7 @@ actor CatchUpLimiter {
     /// Takes `calls` from this minute's budget; false, and nothing taken, when it has not that many left.
     func spend(_ calls: Int) -> Bool {
         guard let callsPerMinute else { return true }
-        let now = ReceiptVerifier.currentMilliseconds()
+        let now = ReceiptClock.systemNow()
         recentCalls.removeAll { now - $0 >= 60_000 }
         guard recentCalls.count + calls <= callsPerMinute else { return false }
         recentCalls.append(contentsOf: repeatElement(now, count: calls))
@@ -114,7 +114,7 @@ actor CatchUpLimiter {
     }
 
     func run(_ id: String, _ work: @escaping @Sendable () async throws -> StoreCatchUp.Outcome) async throws -> StoreCatchUp.Outcome {
-        let now = ReceiptVerifier.currentMilliseconds() / 1000
+        let now = ReceiptClock.systemNow() / 1000
         if let missed = misses[id], now - missed < Self.missMemorySeconds { return .unknown }
         if let running = inFlight[id] { return try await running.value }
         guard inFlight.count < Self.maxConcurrent, spend(callsPerLookUp) else { return .busy }

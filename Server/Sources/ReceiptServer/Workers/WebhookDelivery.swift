@@ -20,11 +20,8 @@ public struct WebhookEndpoint: Sendable {
 
 /// How deliveries are paced: attempts, backoff and for how long an event is retried.
 public struct WebhookPolicy: Sendable {
-    /// The first retry's delay; each next one doubles, up to `maxBackoffMilliseconds`,
-    /// each drawn at random between half and all of it (jitter), so that receivers
-    /// coming back are not hit by every server at once.
-    public var initialBackoffMilliseconds: Int64 = 5_000
-    public var maxBackoffMilliseconds: Int64 = 3_600_000
+    /// When a failed attempt is tried again.
+    public var retry = RetryPolicy()
     /// After this long since the event was made, a failing delivery is parked as failed
     /// (`receipt events replay` sends it again). Three days by default.
     public var retryPeriodMilliseconds: Int64 = 3 * 86_400_000
@@ -45,13 +42,6 @@ public struct WebhookPolicy: Sendable {
     public var pollMilliseconds: Int64 = 500
 
     public init() {}
-
-    /// When to try again after attempt `attempt` (1 for the first) failed, with `random` in 0..<1.
-    func nextAttempt(after attempt: Int, at now: Int64, random: Double) -> Int64 {
-        let doubled = initialBackoffMilliseconds.multipliedReportingOverflow(by: Int64(1) << Int64(min(attempt - 1, 40)))
-        let delay = doubled.overflow ? maxBackoffMilliseconds : min(doubled.partialValue, maxBackoffMilliseconds)
-        return now + Int64(Double(delay) * (0.5 + random / 2))
-    }
 }
 
 /// Sends the outbox's events to the webhooks, signed as Standard Webhooks says: leases
@@ -74,6 +64,7 @@ struct WebhookDelivery: Sendable {
     let logger: Logger
     /// Woken when a change was recorded, so that an event leaves at once rather than at the next poll.
     let wake: WakeSignal
+    let clock: ReceiptClock
 
     static let maxAnswerBytes = 64 << 10
 
@@ -81,8 +72,9 @@ struct WebhookDelivery: Sendable {
     private let client: HTTPClient
 
     init(store: any SubscriptionStore, endpoints: [WebhookEndpoint], policy: WebhookPolicy, metrics: ServerMetrics,
-         logger: Logger, wake: WakeSignal) {
+         logger: Logger, wake: WakeSignal, clock: ReceiptClock = .system) {
         (self.store, self.endpoints, self.policy, self.metrics, self.logger, self.wake) = (store, endpoints, policy, metrics, logger, wake)
+        self.clock = clock
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow,
                                                      timeout: .init(connect: .seconds(policy.connectTimeoutSeconds)))
         // A refused connection ends its attempt at once (the delivery's own backoff tries again),
@@ -110,7 +102,7 @@ struct WebhookDelivery: Sendable {
         while !Task.isCancelled {
             do {
                 let backlog = try await store.deliveryBacklog()
-                metrics.recordWebhookBacklog(count: backlog.count, oldest: backlog.oldest, now: ReceiptVerifier.currentMilliseconds())
+                metrics.recordWebhookBacklog(count: backlog.count, oldest: backlog.oldest, now: clock.now())
             } catch {
                 logger.warning("webhook outbox: \(error)")
             }
@@ -148,7 +140,7 @@ struct WebhookDelivery: Sendable {
                         logger.warning("webhook deliveries: their outcomes were not stored: \(error)")
                     }
                 }
-                let now = ReceiptVerifier.currentMilliseconds()
+                let now = clock.now()
                 for (_, outcome) in finished { health.record(outcome.result, at: now) }
                 guard inFlight < policy.concurrency else { continue }
                 let claimed: [ClaimedDelivery]
@@ -176,15 +168,17 @@ struct WebhookDelivery: Sendable {
     private func claim(for endpoint: WebhookEndpoint, slots: Int, health: inout EndpointHealth, at now: Int64) async throws
         -> [ClaimedDelivery] {
         let lease = policy.leaseMilliseconds
-        guard health.isDown else { return try await store.claimDeliveries(endpoints: [endpoint.url], limit: slots, leaseMilliseconds: lease) }
+        guard health.isDown else {
+            return try await store.claimDeliveries(endpoints: [endpoint.url], limit: slots, leaseMilliseconds: lease, at: now)
+        }
         var claimed: [ClaimedDelivery] = []
         if health.probeDue(at: now) {
-            claimed = try await store.claimDeliveries(endpoints: [endpoint.url], limit: 1, leaseMilliseconds: lease)
+            claimed = try await store.claimDeliveries(endpoints: [endpoint.url], limit: 1, leaseMilliseconds: lease, at: now)
             health.probed(at: now)
         }
         guard claimed.count < slots else { return claimed }
         return claimed + (try await store.claimDeliveries(endpoints: [endpoint.url], limit: slots - claimed.count,
-                                                          leaseMilliseconds: lease, firstAttemptsOnly: true))
+                                                          leaseMilliseconds: lease, firstAttemptsOnly: true, at: now))
     }
 
     /// One attempt, counted and logged.
@@ -199,7 +193,7 @@ struct WebhookDelivery: Sendable {
 
     /// One POST, and what it leaves: the outcome for the store and a metrics label.
     private func post(_ delivery: ClaimedDelivery, to endpoint: WebhookEndpoint) async -> (outcome: DeliveryOutcome, label: String) {
-        let seconds = ReceiptVerifier.currentMilliseconds() / 1000
+        let seconds = clock.now() / 1000
         var request = HTTPClientRequest(url: endpoint.url)
         request.method = .POST
         request.headers.add(name: "content-type", value: "application/json")
@@ -221,10 +215,10 @@ struct WebhookDelivery: Sendable {
             let reason = BoundedExchange.reason(error)
             return (retry(delivery, reason), reason.hasPrefix("no whole answer") ? "timeout" : "connection_error")
         }
-        let now = ReceiptVerifier.currentMilliseconds()
+        let now = clock.now()
         switch answer.status {
         case 200..<300:
-            return (DeliveryOutcome(result: .delivered(at: now), detail: "HTTP \(answer.status)"), "delivered")
+            return (DeliveryOutcome(result: .delivered(at: now), detail: "HTTP \(answer.status)"), DeliveryState.delivered.rawValue)
         case 408, 429, 500..<600:
             return (retry(delivery, "HTTP \(answer.status)"), "http_\(answer.status / 100)xx")
         default:
@@ -235,9 +229,10 @@ struct WebhookDelivery: Sendable {
 
     /// Due again after the backoff, or parked as failed when that is past the retry period.
     private func retry(_ delivery: ClaimedDelivery, _ detail: String) -> DeliveryOutcome {
-        let now = ReceiptVerifier.currentMilliseconds()
-        let next = policy.nextAttempt(after: delivery.attempt, at: now, random: Double.random(in: 0..<1))
-        guard next <= delivery.createdAt + policy.retryPeriodMilliseconds else {
+        let now = clock.now()
+        let (end, overflow) = delivery.createdAt.addingReportingOverflow(policy.retryPeriodMilliseconds)
+        guard let next = policy.retry.nextAttempt(after: delivery.attempt, at: now, until: overflow ? .max : end,
+                                                  random: Double.random(in: 0..<1)) else {
             return DeliveryOutcome(result: .failed(at: now), detail: "\(detail); retried for \(policy.retryPeriodMilliseconds / 1000) s, "
                                    + "\(delivery.attempt) attempts")
         }

@@ -48,7 +48,7 @@ extension ReceiptVerifier {
         let instantText = (try? instant.get()).map(RFC3339Format.utc) ?? "?"
         let fingerprint = payload.fingerprint
         let context = JWSContext(payload: payload, fingerprint: fingerprint, settings: policy, bag: bag, chain: chain, chainInstant: instantText,
-                                 nowMilliseconds: policy.nowMilliseconds ?? Self.currentMilliseconds(),
+                                 nowMilliseconds: policy.nowMilliseconds ?? ReceiptClock.systemNow(),
                                  verifier: self, depth: depth)
         let steps = Self.jwsPolicies.map { StepResult(step: $0.step, outcome: $0.outcome(in: context)) }
         return VerificationResult(steps: steps, anchor: try? chain.get().anchorName,

@@ -38,7 +38,7 @@ public struct RevocationPolicy: JWSPolicy {
             return .skipped("only App Store chains (x5c of 3) are checked; an Xcode chain has no responder")
         }
         guard (try? context.chain.get()) != nil else { return .skipped("no trusted chain to check") }
-        let now = ReceiptVerifier.currentMilliseconds() / 1000
+        let now = ReceiptClock.systemNow() / 1000
         var missing: [String] = []
         for index in 0..<2 {
             let subject = bag.certificates[index].subject
@@ -103,7 +103,7 @@ extension ReceiptVerifier {
         } catch {
             return []
         }
-        let now = Self.currentMilliseconds() / 1000
+        let now = ReceiptClock.systemNow() / 1000
         var queries: [RevocationQuery] = []
         for index in 0..<2 where revocations.fresh(bag.fingerprints[index], nowSeconds: now) == nil {
             let certificate = bag.certificates[index], issuer = bag.certificates[index + 1]
@@ -124,7 +124,7 @@ extension ReceiptVerifier {
         guard httpStatus == 200 else {
             throw ReceiptError(.badOCSPResponse, "\(query.url) answered HTTP \(httpStatus) for \(query.subject)")
         }
-        let now = Self.currentMilliseconds() / 1000
+        let now = ReceiptClock.systemNow() / 1000
         let answer = try OCSP.check(body, for: query.query, issuer: query.issuer, chain: query.chain, anchor: query.anchor,
                                     nowSeconds: now)
         revocations.store(answer, for: query.certificateKey, query: query, nowSeconds: now)
@@ -138,7 +138,7 @@ extension ReceiptVerifier {
     /// The questions to ask again now, so that no verification finds its answers
     /// expired: those of every cached answer that expires within `windowSeconds`.
     public func revocationQueriesDue(withinSeconds windowSeconds: Int64) -> [RevocationQuery] {
-        revocations.due(nowSeconds: Self.currentMilliseconds() / 1000, window: windowSeconds)
+        revocations.due(nowSeconds: ReceiptClock.systemNow() / 1000, window: windowSeconds)
     }
 
     /// How often the revocation step found a fresh answer in the cache, and how often not.

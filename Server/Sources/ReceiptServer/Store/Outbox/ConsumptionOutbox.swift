@@ -17,9 +17,9 @@ enum ConsumptionOutbox {
         let p = statements.dialect.placeholders(1...5)
         _ = try await statements.run("""
             INSERT INTO consumption_answers (transaction_id, original_transaction_id, product_id, requested_at, deadline, state,
-              attempts, next_attempt_at, lease_until) VALUES (\(p[0]), \(p[1]), \(p[2]), \(p[3]), \(p[4]), 'awaiting', 0, 0, 0)
+              attempts, next_attempt_at, lease_until) VALUES (\(p[0]), \(p[1]), \(p[2]), \(p[3]), \(p[4]), \(DeliveryState.awaiting.sql), 0, 0, 0)
             ON CONFLICT (transaction_id) DO UPDATE SET requested_at = excluded.requested_at, deadline = excluded.deadline,
-              state = CASE WHEN consumption_answers.state IN ('sent', 'failed', 'expired') THEN 'awaiting'
+              state = CASE WHEN consumption_answers.state IN (\(DeliveryState.sent.sql), \(DeliveryState.failed.sql), \(DeliveryState.expired.sql)) THEN \(DeliveryState.awaiting.sql)
                 ELSE consumption_answers.state END
             WHERE excluded.requested_at > consumption_answers.requested_at
             """, [.text(transaction.transactionID), .text(transaction.originalTransactionID), StoreValue(transaction.productID),
@@ -44,14 +44,14 @@ enum ConsumptionOutbox {
                        at now: Int64) async throws -> Result<ConsumptionRow, Refusal> {
         let p = statements.dialect.placeholders(1...4)
         let written = try await statements.run("""
-            UPDATE consumption_answers SET state = 'pending', source = \(p[0]), body = \(p[1]), attempts = 0,
+            UPDATE consumption_answers SET state = \(DeliveryState.pending.sql), source = \(p[0]), body = \(p[1]), attempts = 0,
               next_attempt_at = \(p[2]), last_outcome = NULL
-            WHERE transaction_id = \(p[3]) AND state = 'awaiting' AND deadline > \(p[2])
+            WHERE transaction_id = \(p[3]) AND state = \(DeliveryState.awaiting.sql) AND deadline > \(p[2])
             RETURNING transaction_id
             """, [.text(source), .text(body), .integer(now), .text(transactionID)])
         guard let row = try await row(transactionID: transactionID, on: statements) else { return .failure(.notAsked) }
         guard written.isEmpty else { return .success(row) }
-        return .failure(row.state == "awaiting" || row.state == "expired" ? .expired : .answered)
+        return .failure(row.state == .awaiting || row.state == .expired ? .expired : .answered)
     }
 
     static func row(transactionID: String, on statements: some StoreStatements) async throws -> ConsumptionRow? {
@@ -62,37 +62,24 @@ enum ConsumptionOutbox {
     /// Requests awaiting an answer, at most `limit`: for the policy to answer.
     static func awaiting(limit: Int, on statements: some StoreStatements, at now: Int64) async throws -> [ConsumptionRow] {
         try await statements.run("""
-            SELECT \(columns) FROM consumption_answers WHERE state = 'awaiting' AND deadline > \(statements.dialect.placeholder(1))
+            SELECT \(columns) FROM consumption_answers WHERE state = \(DeliveryState.awaiting.sql) AND deadline > \(statements.dialect.placeholder(1))
             ORDER BY requested_at LIMIT \(max(1, limit))
             """, [.integer(now)]).compactMap(ConsumptionRow.init(row:))
     }
 
-    /// Leases up to `limit` answers due now for `leaseMilliseconds`, counting the attempt.
+    /// Leases up to `limit` answers due now for `leaseMilliseconds`, counting the attempt
+    /// (LeasedQueue.consumptionAnswers): Apple's deadline first.
     static func claim(limit: Int, leaseMilliseconds: Int64, on statements: some StoreStatements, at now: Int64) async throws
         -> [ConsumptionRow] {
-        let d = statements.dialect
-        let rows = try await statements.run("""
-            SELECT \(columns) FROM consumption_answers AS candidate WHERE candidate.state = 'pending'
-              AND candidate.next_attempt_at <= \(d.placeholder(1)) AND candidate.lease_until <= \(d.placeholder(1))
-            ORDER BY candidate.deadline LIMIT \(max(1, limit))\(d.skipLocked)
-            """, [.integer(now)]).compactMap(ConsumptionRow.init(row:))
-        for row in rows {
-            _ = try await statements.run("""
-                UPDATE consumption_answers SET lease_until = \(d.placeholder(1)), attempts = attempts + 1
-                WHERE transaction_id = \(d.placeholder(2))
-                """, [.integer(now + leaseMilliseconds), .text(row.transactionID)])
-        }
-        return rows
+        try await LeasedQueue.consumptionAnswers.claim(returning: columns, limit: limit, leaseMilliseconds: leaseMilliseconds,
+                                                       on: statements, at: now)
+            .compactMap(ConsumptionRow.init(row:)).sorted { ($0.deadline, $0.transactionID) < ($1.deadline, $1.transactionID) }
     }
 
     /// How an attempt went: `state` sent, pending (due again at `next`), failed or expired.
-    static func finish(transactionID: String, state: String, next: Int64, outcome: String,
+    static func finish(transactionID: String, state: DeliveryState, next: Int64, outcome: String,
                        on statements: some StoreStatements) async throws {
-        let p = statements.dialect.placeholders(1...4)
-        _ = try await statements.run("""
-            UPDATE consumption_answers SET state = \(p[0]), next_attempt_at = \(p[1]), lease_until = 0, last_outcome = \(p[2])
-            WHERE transaction_id = \(p[3])
-            """, [.text(state), .integer(next), .text(outcome), .text(transactionID)])
+        try await LeasedQueue.consumptionAnswers.finish([.text(transactionID)], state: state, next: next, outcome: outcome, on: statements)
     }
 }
 
@@ -103,7 +90,7 @@ struct ConsumptionRow: Sendable {
     let productID: String?
     let requestedAt: Int64
     let deadline: Int64
-    let state: String
+    let state: DeliveryState
     let source: String?
     let body: String?
     let attempts: Int64
@@ -112,7 +99,7 @@ struct ConsumptionRow: Sendable {
 
     init?(row: [StoreValue]) {
         guard row.count == 11, let id = row[0].text, let requested = row[3].integer, let deadline = row[4].integer,
-              let state = row[5].text else { return nil }
+              let state = row[5].text.flatMap(DeliveryState.init(rawValue:)) else { return nil }
         (transactionID, originalTransactionID, productID, requestedAt, self.deadline, self.state) =
             (id, row[1].text, row[2].text, requested, deadline, state)
         (source, body, attempts, nextAttemptAt, lastOutcome) =
@@ -126,7 +113,7 @@ struct ConsumptionRow: Sendable {
         writer.string("transaction_id", transactionID)
         if let originalTransactionID { writer.string("original_transaction_id", originalTransactionID) }
         if let productID { writer.string("product_id", productID) }
-        writer.string("state", state)
+        writer.string("state", state.rawValue)
         if let source { writer.string("source", source) }
         writer.number("requested_at_ms", requestedAt)
         writer.number("deadline_ms", deadline)

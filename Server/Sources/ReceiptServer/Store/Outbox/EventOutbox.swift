@@ -61,7 +61,7 @@ enum EventOutbox {
         guard let sequence = inserted.first?.first?.integer else { throw OutboxError("the event's sequence was not returned") }
         _ = try await statements.run("""
             INSERT INTO deliveries (event_sequence, endpoint, ordering_key, state, attempts, next_attempt_at, lease_until, created_at)
-            SELECT \(p[0]), url, \(p[1]), 'pending', 0, \(p[2]), 0, \(p[2]) FROM webhook_endpoints
+            SELECT \(p[0]), url, \(p[1]), \(DeliveryState.pending.sql), 0, \(p[2]), 0, \(p[2]) FROM webhook_endpoints
             """, [.integer(sequence), .text(event.orderingKey), .integer(now)])
     }
 
@@ -98,8 +98,9 @@ enum EventOutbox {
         for url in known where !urls.contains(url) {
             _ = try await statements.run("DELETE FROM webhook_endpoints WHERE url = \(d.placeholder(1))", [.text(url)])
             _ = try await statements.run("""
-                UPDATE deliveries SET state = 'failed', lease_until = 0, last_outcome = 'the endpoint is no longer configured'
-                WHERE endpoint = \(d.placeholder(1)) AND state = 'pending'
+                UPDATE deliveries SET state = \(DeliveryState.failed.sql), lease_until = 0,
+                  last_outcome = 'the endpoint is no longer configured'
+                WHERE endpoint = \(d.placeholder(1)) AND state = \(DeliveryState.pending.sql)
                 """, [.text(url)])
         }
         for url in urls where !known.contains(url) {
@@ -110,64 +111,48 @@ enum EventOutbox {
 
     // MARK: delivery
 
-    /// Leases up to `limit` deliveries due now to `endpoints`, each the earliest still
-    /// pending of its endpoint and ordering key (so no event overtakes an earlier one of
-    /// its subscription), for `leaseMilliseconds`; counts the attempt. `firstAttemptsOnly`: only
-    /// deliveries never attempted (an endpoint that is down: its retries wait for it to answer).
+    /// Leases up to `limit` deliveries due now to `endpoints` (LeasedQueue.deliveries), each the
+    /// earliest still pending of its endpoint and ordering key (so that no event overtakes an
+    /// earlier one of its subscription), for `leaseMilliseconds`; counts the attempt.
+    /// `firstAttemptsOnly`: only deliveries never attempted (an endpoint that is down: its retries
+    /// wait for it to answer). In the order of the events.
     static func claim(endpoints: [String], limit: Int, leaseMilliseconds: Int64, firstAttemptsOnly: Bool = false,
                       on statements: some StoreStatements, at now: Int64) async throws -> [ClaimedDelivery] {
         guard !endpoints.isEmpty else { return [] }
         let d = statements.dialect
-        let list = d.placeholders(2...(endpoints.count + 1)).joined(separator: ", ")
-        // First attempts are read from their own index (the state made no index key with `|| ''`): the due
-        // index would walk every retry due of a dead endpoint's backlog to find the few never tried.
-        let due = firstAttemptsOnly ? "candidate.state || '' = 'pending' AND candidate.attempts = 0" : "candidate.state = 'pending'"
-        let rows = try await statements.run("""
-            SELECT candidate.event_sequence, candidate.endpoint, candidate.attempts FROM deliveries AS candidate
-            WHERE \(due) AND candidate.next_attempt_at <= \(d.placeholder(1))
-              AND candidate.lease_until <= \(d.placeholder(1)) AND candidate.endpoint IN (\(list))
-              AND NOT EXISTS (SELECT 1 FROM deliveries AS earlier WHERE earlier.endpoint = candidate.endpoint
-                AND earlier.ordering_key = candidate.ordering_key AND earlier.state = 'pending'
-                AND earlier.event_sequence < candidate.event_sequence)
-            ORDER BY candidate.event_sequence LIMIT \(max(1, limit))\(d.skipLocked)
-            """, [.integer(now)] + endpoints.map { .text($0) })
-        var claimed: [ClaimedDelivery] = []
-        for row in rows {
-            guard let sequence = row[0].integer, let endpoint = row[1].text, let attempts = row[2].integer else { continue }
-            _ = try await statements.run("""
-                UPDATE deliveries SET lease_until = \(d.placeholder(1)), attempts = attempts + 1
-                WHERE event_sequence = \(d.placeholder(2)) AND endpoint = \(d.placeholder(3))
-                """, [.integer(now + leaseMilliseconds), .integer(sequence), .text(endpoint)])
-            let event = try await statements.run("SELECT event_id, created_at, body FROM events WHERE sequence = \(d.placeholder(1))",
-                                                 [.integer(sequence)])
-            guard let found = event.first, let id = found[0].text, let created = found[1].integer, let body = found[2].text else {
-                continue
-            }
-            claimed.append(ClaimedDelivery(sequence: sequence, endpoint: endpoint, attempt: Int(attempts) + 1, eventID: id,
-                                           createdAt: created, body: Array(body.utf8)))
-        }
-        return claimed
+        let first = LeasedQueue.firstConditionPlaceholder
+        let list = d.placeholders(first...(first + endpoints.count - 1)).joined(separator: ", ")
+        let event = { (column: String) in "(SELECT e.\(column) FROM events AS e WHERE e.sequence = deliveries.event_sequence)" }
+        let rows = try await LeasedQueue.deliveries.claim(
+            returning: "event_sequence, endpoint, attempts, \(event("event_id")), \(event("created_at")), \(event("body"))",
+            where: """
+                candidate.endpoint IN (\(list)) AND NOT EXISTS (SELECT 1 FROM deliveries AS earlier
+                  WHERE earlier.endpoint = candidate.endpoint AND earlier.ordering_key = candidate.ordering_key
+                  AND earlier.state = \(DeliveryState.pending.sql) AND earlier.event_sequence < candidate.event_sequence)
+                """, binds: endpoints.map { .text($0) }, firstAttemptsOnly: firstAttemptsOnly, limit: limit,
+            leaseMilliseconds: leaseMilliseconds, on: statements, at: now)
+        return rows.compactMap { row in
+            guard row.count == 6, let sequence = row[0].integer, let endpoint = row[1].text, let attempt = row[2].integer,
+                  let id = row[3].text, let created = row[4].integer, let body = row[5].text else { return nil }
+            return ClaimedDelivery(sequence: sequence, endpoint: endpoint, attempt: Int(attempt), eventID: id, createdAt: created,
+                                   body: Array(body.utf8))
+        }.sorted { ($0.sequence, $0.endpoint) < ($1.sequence, $1.endpoint) }
     }
 
     /// Records how a claimed delivery went, ending its lease.
     static func finish(_ delivery: ClaimedDelivery, _ outcome: DeliveryOutcome, on statements: some StoreStatements) async throws {
-        let d = statements.dialect
-        let (state, next, delivered): (String, Int64, Int64?) = switch outcome.result {
-        case .delivered(let at): ("delivered", at, at)
-        case .retry(let at): ("pending", at, nil)
-        case .failed(let at): ("failed", at, nil)
+        let (state, next, delivered): (DeliveryState, Int64, Int64) = switch outcome.result {
+        case .delivered(let at): (.delivered, at, at)
+        case .retry(let at): (.pending, at, 0)
+        case .failed(let at): (.failed, at, 0)
         }
-        let p = d.placeholders(1...6)
-        _ = try await statements.run("""
-            UPDATE deliveries SET state = \(p[0]), next_attempt_at = \(p[1]), delivered_at = \(p[2]), lease_until = 0,
-              last_outcome = \(p[3]) WHERE event_sequence = \(p[4]) AND endpoint = \(p[5])
-            """, [.text(state), .integer(next), .integer(delivered ?? 0), .text(outcome.detail), .integer(delivery.sequence),
-                  .text(delivery.endpoint)])
+        try await LeasedQueue.deliveries.finish([.integer(delivery.sequence), .text(delivery.endpoint)], state: state, next: next,
+                                                outcome: outcome.detail, also: [("delivered_at", .integer(delivered))], on: statements)
     }
 
     /// How many deliveries are pending, and when the oldest was made (nil: none).
     static func backlog(on statements: some StoreStatements) async throws -> (count: Int64, oldest: Int64?) {
-        let row = try await statements.run("SELECT count(*), min(created_at) FROM deliveries WHERE state = 'pending'", []).first
+        let row = try await statements.run("SELECT count(*), min(created_at) FROM deliveries WHERE state = \(DeliveryState.pending.sql)", []).first
         return (row?[0].integer ?? 0, row?[1].integer)
     }
 
@@ -175,14 +160,14 @@ enum EventOutbox {
 
     /// Events, most recent first: at most `limit` before sequence `before`, only those
     /// with a delivery in `state` when given.
-    static func list(state: String?, before: Int64?, limit: Int, on statements: some StoreStatements) async throws -> [EventSummary] {
+    static func list(state: DeliveryState?, before: Int64?, limit: Int, on statements: some StoreStatements) async throws -> [EventSummary] {
         let d = statements.dialect
         let rows = try await statements.run("""
             SELECT \(EventSummary.columns) FROM events AS e
             WHERE e.sequence < \(d.placeholder(1)) AND (\(d.placeholder(2)) = '' OR EXISTS (SELECT 1 FROM deliveries AS d
               WHERE d.event_sequence = e.sequence AND d.state = \(d.placeholder(2))))
             ORDER BY e.sequence DESC LIMIT \(max(1, min(limit, maxListedEvents)))
-            """, [.integer(before ?? .max), .text(state ?? "")])
+            """, [.integer(before ?? .max), .text(state?.rawValue ?? "")])
         return rows.compactMap(EventSummary.init(row:))
     }
 
@@ -251,9 +236,9 @@ enum EventOutbox {
     static func replay(eventID: String?, force: Bool, on statements: some StoreStatements, at now: Int64) async throws
         -> ReplayOutcome {
         let d = statements.dialect
-        let pending = "UPDATE deliveries SET state = 'pending', attempts = 0, next_attempt_at = \(d.placeholder(1)), lease_until = 0"
+        let pending = "UPDATE deliveries SET state = \(DeliveryState.pending.sql), attempts = 0, next_attempt_at = \(d.placeholder(1)), lease_until = 0"
         guard let eventID else {
-            return .replayed(try await statements.run("\(pending) WHERE state = 'failed' RETURNING event_sequence", [.integer(now)]).count)
+            return .replayed(try await statements.run("\(pending) WHERE state = \(DeliveryState.failed.sql) RETURNING event_sequence", [.integer(now)]).count)
         }
         guard let event = try await statements.run("SELECT sequence, forced_replays FROM events WHERE event_id = \(d.placeholder(1))",
                                                    [.text(eventID)]).first,
@@ -263,12 +248,12 @@ enum EventOutbox {
             _ = try await statements.run("UPDATE events SET forced_replays = forced_replays + 1 WHERE sequence = \(d.placeholder(1))",
                                          [.integer(sequence)])
         }
-        let states = force ? "state IN ('failed', 'delivered')" : "state = 'failed'"
+        let states = force ? "state IN (\(DeliveryState.failed.sql), \(DeliveryState.delivered.sql))" : "state = \(DeliveryState.failed.sql)"
         let replayed = try await statements.run("\(pending) WHERE event_sequence = \(d.placeholder(2)) AND \(states) RETURNING event_sequence",
                                                 [.integer(now), .integer(sequence)]).count
         guard replayed == 0, !force else { return .replayed(replayed) }
         let delivered = try await statements.run(
-            "SELECT COUNT(*) FROM deliveries WHERE event_sequence = \(d.placeholder(1)) AND state = 'delivered'",
+            "SELECT COUNT(*) FROM deliveries WHERE event_sequence = \(d.placeholder(1)) AND state = \(DeliveryState.delivered.sql)",
             [.integer(sequence)]).first?.first?.integer ?? 0
         return delivered > 0 ? .nothingFailed(delivered: Int(delivered)) : .replayed(0)
     }
@@ -281,7 +266,7 @@ enum EventOutbox {
         let d = statements.dialect
         let sequences = try await statements.run("""
             SELECT e.sequence FROM events AS e WHERE e.created_at < \(d.placeholder(1))
-              AND NOT EXISTS (SELECT 1 FROM deliveries AS d WHERE d.event_sequence = e.sequence AND d.state = 'pending')
+              AND NOT EXISTS (SELECT 1 FROM deliveries AS d WHERE d.event_sequence = e.sequence AND d.state = \(DeliveryState.pending.sql))
             ORDER BY e.sequence LIMIT \(max(1, limit))
             """, [.integer(createdBefore)]).compactMap { $0.first?.integer }
         guard !sequences.isEmpty else { return 0 }

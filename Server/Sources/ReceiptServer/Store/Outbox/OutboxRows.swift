@@ -33,11 +33,10 @@ struct EventSummary: Sendable {
     let delivered: Int64
     let failed: Int64
 
-    /// The delivery states an event's deliveries are counted in, in the order the columns give them.
-    static let deliveryStates = ["pending", "delivered", "failed"]
-    /// The columns `init(row:)` reads, from `events AS e`: the event, then its deliveries counted by state.
-    static let columns = "e.sequence, e.event_id, e.event_type, e.ordering_key, e.created_at, " + deliveryStates.map {
-        "(SELECT count(*) FROM deliveries AS d WHERE d.event_sequence = e.sequence AND d.state = '\($0)')"
+    /// The columns `init(row:)` reads, from `events AS e`: the event, then its deliveries counted by
+    /// state (DeliveryState.webhook's order: pending, delivered, failed).
+    static let columns = "e.sequence, e.event_id, e.event_type, e.ordering_key, e.created_at, " + DeliveryState.webhook.map {
+        "(SELECT count(*) FROM deliveries AS d WHERE d.event_sequence = e.sequence AND d.state = \($0.sql))"
     }.joined(separator: ", ")
 
     init?(row: [StoreValue]) {
@@ -51,14 +50,14 @@ struct EventSummary: Sendable {
 /// One delivery of an event.
 struct DeliveryRow: Sendable {
     let endpoint: String
-    let state: String
+    let state: DeliveryState
     let attempts: Int64
     let nextAttemptAt: Int64
     let deliveredAt: Int64?
     let lastOutcome: String?
 
     init?(row: [StoreValue]) {
-        guard row.count == 6, let endpoint = row[0].text, let state = row[1].text, let attempts = row[2].integer,
+        guard row.count == 6, let endpoint = row[0].text, let state = row[1].text.flatMap(DeliveryState.init(rawValue:)), let attempts = row[2].integer,
               let next = row[3].integer else { return nil }
         (self.endpoint, self.state, self.attempts, nextAttemptAt) = (endpoint, state, attempts, next)
         deliveredAt = row[4].integer.flatMap { $0 > 0 ? $0 : nil }

@@ -4,15 +4,15 @@ import ReceiptCore
 extension SubscriptionStore {
     func registerWebhooks(_ urls: [String]) async throws {
         try await withStatements(transaction: true) {
-            try await EventOutbox.register(urls, on: $0, at: ReceiptVerifier.currentMilliseconds())
+            try await EventOutbox.register(urls, on: $0, at: ReceiptClock.systemNow())
         }
     }
 
-    func claimDeliveries(endpoints: [String], limit: Int, leaseMilliseconds: Int64, firstAttemptsOnly: Bool = false) async throws
-        -> [ClaimedDelivery] {
+    func claimDeliveries(endpoints: [String], limit: Int, leaseMilliseconds: Int64, firstAttemptsOnly: Bool = false,
+                         at now: Int64) async throws -> [ClaimedDelivery] {
         try await withStatements(transaction: true) {
             try await EventOutbox.claim(endpoints: endpoints, limit: limit, leaseMilliseconds: leaseMilliseconds,
-                                        firstAttemptsOnly: firstAttemptsOnly, on: $0, at: ReceiptVerifier.currentMilliseconds())
+                                        firstAttemptsOnly: firstAttemptsOnly, on: $0, at: now)
         }
     }
 
@@ -47,7 +47,7 @@ extension SubscriptionStore {
         try await withStatements(transaction: false) { try await EventOutbox.backlog(on: $0) }
     }
 
-    func events(state: String?, before: Int64?, limit: Int) async throws -> [EventSummary] {
+    func events(state: DeliveryState?, before: Int64?, limit: Int) async throws -> [EventSummary] {
         try await withStatements(transaction: false) { try await EventOutbox.list(state: state, before: before, limit: limit, on: $0) }
     }
 
@@ -60,7 +60,7 @@ extension SubscriptionStore {
     }
 
     func consumption<T: Sendable>(_ operation: @escaping @Sendable (any StoreStatements, Int64) async throws -> T) async throws -> T {
-        try await withStatements(transaction: true) { try await operation($0, ReceiptVerifier.currentMilliseconds()) }
+        try await withStatements(transaction: true) { try await operation($0, ReceiptClock.systemNow()) }
     }
 
     /// Deletes the events made before `createdBefore` that no delivery waits on, a batch per
@@ -78,7 +78,7 @@ extension SubscriptionStore {
 
     func replay(eventID: String?, force: Bool) async throws -> EventOutbox.ReplayOutcome {
         try await withStatements(transaction: true) {
-            try await EventOutbox.replay(eventID: eventID, force: force, on: $0, at: ReceiptVerifier.currentMilliseconds())
+            try await EventOutbox.replay(eventID: eventID, force: force, on: $0, at: ReceiptClock.systemNow())
         }
     }
 }

@@ -10,7 +10,7 @@ enum StoreWrites {
     /// whatever its rows changed.
     static func record(_ notification: ReceivedNotification, on statements: some StoreStatements) async throws -> Bool {
         let d = statements.dialect
-        let now = ReceiptVerifier.currentMilliseconds()
+        let now = ReceiptClock.systemNow()
         let p = d.placeholders(1...6)
         let inserted = try await statements.run(StoreSchema.insertNotification(placeholders: p) + " RETURNING notification_uuid", [
             .text(notification.notificationUUID), .text(notification.notificationType), StoreValue(notification.subtype),
@@ -50,7 +50,7 @@ enum StoreWrites {
         let written = try await write(transactions, renewalInfos, on: statements)
         guard !written.transactions.isEmpty || !written.renewalInfos.isEmpty else { return }
         try await EventOutbox.appendServerAPIChanges(transactions: written.transactions, renewalInfos: written.renewalInfos,
-                                                     on: statements, at: ReceiptVerifier.currentMilliseconds())
+                                                     on: statements, at: ReceiptClock.systemNow())
     }
 
     /// The rows each upsert wrote (a copy older than the one held writes nothing); the
