@@ -11,7 +11,7 @@ CHECKOUT = pathlib.Path(__file__).resolve().parents[1]
 # Per module (its folder), bottom first. A folder may use only folders listed before it.
 LAYERS = {
     "Sources/ReceiptCore": ["Primitives", "Errors", "Dates", "Encoding", "Container", "Payload", "Model", "Crypto", "Verification",
-                    "Entitlements", "Subscriptions", "JSON", "AppStore", "ServerAPI"],
+                    "Entitlements", "Subscriptions", "JSON", "AppStore", "ServerAPI", "Service"],
     # The server: what every part uses (answers, deadlines, logs, metrics), the store, the
     # workers that drain it, the settings that make them, the areas that answer, HTTP, the process.
     "Server/Sources/ReceiptServer": ["Support", "Store", "Workers", "Settings", "Endpoints", "HTTP", "Process"],
