@@ -98,6 +98,10 @@ echo "== receipt serve under wrk, against the in-process warm rate on one core (
 if [ ${#real[@]} -gt 0 ]; then bench/bench_serve.sh ${real[0]}; else bench/bench_serve.sh $out/minted-4.der $out/ca/root.pem; fi
 
 echo
+echo "== Routing: receipt serve's route table beside Hummingbird's Router, in-process (three runs; nanoseconds per request)"
+for round in 1 2 3; do build/bin/receipt bench-routes --samples 7; done
+
+echo
 echo "== receipt serve --retention-rules: realtime requests under wrk against their composition floor (target >= 0.85x)"
 bench/bench_realtime.sh $out/jws-ca
 

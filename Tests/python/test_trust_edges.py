@@ -317,19 +317,23 @@ def serve_refusal(*flags, env=None):
     return result.returncode, result.stderr
 
 
+#: A read token long enough (22 characters at least), so that each row meets the rule it tests first.
+READ_TOKEN = "t" * 24
+
+
 @pytest.mark.parametrize("flags, env, says", [
-    (("--store", "{db}", "--environment", "sandbox"), {"RECEIPT_READ_TOKEN": "t"}, "--bundle-id"),
-    (("--store", "{db}", "--bundle-id", BUNDLE_ID), {"RECEIPT_READ_TOKEN": "t"}, "--environment"),
-    (("--store", "{db}", "--bundle-id", BUNDLE_ID, "--environment", "production"), {"RECEIPT_READ_TOKEN": "t"},
+    (("--store", "{db}", "--environment", "sandbox"), {"RECEIPT_READ_TOKEN": READ_TOKEN}, "--bundle-id"),
+    (("--store", "{db}", "--bundle-id", BUNDLE_ID), {"RECEIPT_READ_TOKEN": READ_TOKEN}, "--environment"),
+    (("--store", "{db}", "--bundle-id", BUNDLE_ID, "--environment", "production"), {"RECEIPT_READ_TOKEN": READ_TOKEN},
      "--app-apple-id"),
     (("--store", "{db}", *STORE_POLICY), {}, "--read-token-file"),
-    (("--store", ":memory:", *STORE_POLICY), {"RECEIPT_READ_TOKEN": "t"}, "outlive"),
-    (("--store", "", *STORE_POLICY), {"RECEIPT_READ_TOKEN": "t"}, "empty"),
+    (("--store", ":memory:", *STORE_POLICY), {"RECEIPT_READ_TOKEN": READ_TOKEN}, "outlive"),
+    (("--store", "", *STORE_POLICY), {"RECEIPT_READ_TOKEN": READ_TOKEN}, "empty"),
     # A mistyped URL never becomes an SQLite file of that name.
-    (("--store", "postgres:/receipt@127.0.0.1/db", *STORE_POLICY), {"RECEIPT_READ_TOKEN": "t"}, "neither an SQLite file path"),
-    (("--store", "postgress://receipt@127.0.0.1/db", *STORE_POLICY), {"RECEIPT_READ_TOKEN": "t"}, "neither an SQLite file path"),
-    (("--store", "sqlite:/var/lib/store.db", *STORE_POLICY), {"RECEIPT_READ_TOKEN": "t"}, "neither an SQLite file path"),
-    (("--store", "postgres://receipt:hunter2-secret@127.0.0.1:9/db", *STORE_POLICY), {"RECEIPT_READ_TOKEN": "t"},
+    (("--store", "postgres:/receipt@127.0.0.1/db", *STORE_POLICY), {"RECEIPT_READ_TOKEN": READ_TOKEN}, "neither an SQLite file path"),
+    (("--store", "postgress://receipt@127.0.0.1/db", *STORE_POLICY), {"RECEIPT_READ_TOKEN": READ_TOKEN}, "neither an SQLite file path"),
+    (("--store", "sqlite:/var/lib/store.db", *STORE_POLICY), {"RECEIPT_READ_TOKEN": READ_TOKEN}, "neither an SQLite file path"),
+    (("--store", "postgres://receipt:hunter2-secret@127.0.0.1:9/db", *STORE_POLICY), {"RECEIPT_READ_TOKEN": READ_TOKEN},
      "--store-password-file"),
 ])
 def test_a_store_takes_its_own_apps_data_and_no_secret_from_argv(tmp_path, flags, env, says):

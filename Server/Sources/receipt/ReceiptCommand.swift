@@ -19,7 +19,7 @@ struct ReceiptCommand: AsyncParsableCommand {
             """,
         version: ReceiptVersion.string.description,
         subcommands: [Inspect.self, Verify.self, EntitlementsCommand.self, AppStoreVerify.self, APICommand.self, EventsCommand.self,
-                      OfferCommand.self, Serve.self, StatsSQLCommand.self, SyncCommand.self, Bench.self, BenchStore.self]
+                      OfferCommand.self, Serve.self, StatsSQLCommand.self, SyncCommand.self, Bench.self, BenchStore.self, BenchRoutes.self]
     )
 
     /// As ArgumentParser's, except that a usage error (unknown flag, missing

@@ -17,10 +17,10 @@ struct Serve: AsyncParsableCommand {
             """)
 
     @Option(help: "The address to listen on.")
-    var host = "127.0.0.1"
+    var host = ServerSettings.Defaults.host
 
     @Option(help: "The port to listen on; 0 lets the system choose.")
-    var port = 8080
+    var port = ServerSettings.Defaults.port
 
     @Option(help: "An app's shared secret for /verifyReceipt (repeatable): a receipt with auto-renewable purchases then needs one of them, or gets 21004.")
     var password: [String] = []
@@ -43,13 +43,13 @@ struct Serve: AsyncParsableCommand {
     var revocation: RevocationMode = .off
 
     @Option(help: "Seconds to wait for an OCSP answer.")
-    var ocspTimeout = 5
+    var ocspTimeout = ServerSettings.Defaults.ocspTimeoutSeconds
 
     @Option(help: "Seconds between looks for cached OCSP answers about to expire.")
-    var ocspRefreshInterval = 30
+    var ocspRefreshInterval = ServerSettings.Defaults.ocspRefreshIntervalSeconds
 
     @Option(help: "Ask OCSP again this many seconds before a cached answer expires.")
-    var ocspRefreshBefore = 600
+    var ocspRefreshBefore = ServerSettings.Defaults.ocspRefreshBeforeSeconds
 
     @Option(help: "Where to keep what App Store Server Notifications tell: an SQLite file (created if absent) or a postgres://USER@HOST[:PORT]/DATABASE[?sslmode=verify-full&sslrootcert=FILE] URL (several servers on one database; TLS as libpq's sslmode, default prefer). Enables the notifications endpoint, GET /v1/subscriptions/{id}, GET /v1/entitlements, GET /v1/consent/{appTransactionId} and current answers on /verifyReceipt.")
     var store: String?
@@ -71,10 +71,10 @@ struct Serve: AsyncParsableCommand {
     var allowUnauthenticatedReads = false
 
     @Option(help: "App Store Server API calls that look-ups of unknown subscriptions may make in any minute (a look-up is at least two).")
-    var apiCallsPerMinute = 60
+    var apiCallsPerMinute = ServerSettings.Defaults.lookupCallsPerMinute
 
     @Option(help: "The path App Store Server Notifications V2 are posted to (the URL set in App Store Connect).")
-    var notificationsPath = "/notifications/v2"
+    var notificationsPath = ServerSettings.Defaults.notificationsPath
 
     @Option(help: "The App Store Server API in-app purchase key (.p8): with it and a --store, GET /v1/subscriptions/{id} looks up a subscription no notification told of. Default $APPSTORE_PRIVATE_KEY_FILE; the key id, issuer id and bundle id come from the options below, $APPSTORE_KEY_ID, $APPSTORE_ISSUER_ID, and --bundle-id or $APPSTORE_BUNDLE_ID.")
     var apiPrivateKeyFile: String?
@@ -104,19 +104,19 @@ struct Serve: AsyncParsableCommand {
     var consumptionPolicy: String?
 
     @Option(help: "The path Apple posts Retention Messaging realtime requests to (the realtime URL given with receipt api configure_realtime_url).")
-    var retentionPath = "/retention/realtime"
+    var retentionPath = ServerSettings.Defaults.retentionPath
 
     @Option(help: "The largest request body in bytes; past it /verifyReceipt answers 21002 and /v1/verify 413.")
-    var maxBody = 8 << 20
+    var maxBody = ServerSettings.Defaults.maxBodyBytes
 
     @Option(help: "Event-loop threads (default: the number of cores).")
     var workers: Int?
 
     @Option(help: "Connections served at once; past it new ones wait in the listen queue.")
-    var maxConnections = 4096
+    var maxConnections = ServerSettings.Defaults.maxConnections
 
     @Option(help: "Seconds a whole request may take to arrive, from the connection's opening or its previous response; then the connection is closed.")
-    var requestTimeout = 30
+    var requestTimeout = ServerSettings.Defaults.requestTimeoutSeconds
 
     @Flag(help: "Log every refused request's reason (why a body got 21002) on standard error (--log-level debug).")
     var verbose = false
@@ -199,10 +199,6 @@ struct Serve: AsyncParsableCommand {
     /// The read, write and metrics tokens (ServerCredentials).
     private func credentials() throws(ReceiptError) -> ServerCredentials {
         let read = try Self.tokens(file: readTokenFile, option: "--read-token-file", variable: "RECEIPT_READ_TOKEN")
-        guard !read.isEmpty || allowUnauthenticatedReads || store == nil else {
-            throw ReceiptError(.invalidArgument, "--store keeps customers' data: give read tokens with --read-token-file FILE "
-                               + "or $RECEIPT_READ_TOKEN, or say --allow-unauthenticated-reads")
-        }
         do throws(ReceiptError) {
             return try ServerCredentials(
                 read: read, write: try Self.tokens(file: writeTokenFile, option: "--write-token-file", variable: "RECEIPT_WRITE_TOKEN"),
@@ -214,35 +210,14 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
-    /// A store takes only its own app's data: the bundle id and the environment are
-    /// required, and a production store needs the app's Apple id, so that Sandbox and
-    /// TestFlight purchases never entitle production accounts.
-    private func checkStorePolicy() throws(ReceiptError) {
-        guard !bundleId.isEmpty else {
-            throw ReceiptError(.invalidArgument, "--store takes only its app's notifications: give --bundle-id")
-        }
-        guard let environment else {
-            throw ReceiptError(.invalidArgument, "--store keeps one environment's purchases: give --environment "
-                               + "(production, sandbox, ...), so that sandbox purchases never entitle production accounts")
-        }
-        guard environment != .production || appAppleId != nil else {
-            throw ReceiptError(.invalidArgument, "a production --store needs --app-apple-id (the app's Apple id, which "
-                               + "production notifications name)")
-        }
-    }
-
     /// --api-sandbox-fallback's client: the same key, Apple's sandbox (or --api-sandbox-base-url),
     /// and the server's verifier requiring the sandbox. Nil without the flag.
-    private func sandboxFallbackClient(_ keys: ServerAPICredentials, apiEnvironment: ReceiptEnvironment,
-                                       verifier: ReceiptVerifier) throws(ReceiptError) -> ServerAPIClient? {
+    private func sandboxFallbackClient(_ keys: ServerAPICredentials, verifier: ReceiptVerifier) throws(ReceiptError) -> ServerAPIClient? {
         guard apiSandboxFallback else {
             guard apiSandboxBaseUrl == nil else {
                 throw ReceiptError(.invalidArgument, "--api-sandbox-base-url needs --api-sandbox-fallback")
             }
             return nil
-        }
-        guard apiEnvironment == .production else {
-            throw ReceiptError(.invalidArgument, "--api-sandbox-fallback is for a production App Store Server API")
         }
         var policy = verifier.policy
         policy.environment = .sandbox
@@ -254,11 +229,7 @@ struct Serve: AsyncParsableCommand {
     /// signing offers with the App Store Server API key when the rules offer any.
     private func configureRetention(_ settings: inout ServerSettings) throws(ReceiptError) {
         guard let retentionRules else { return }
-        guard retentionPath.hasPrefix("/"), retentionPath != notificationsPath,
-              !ReceiptServer.reservedPaths.contains(retentionPath),
-              !ReceiptServer.reservedPrefixes.contains(where: retentionPath.hasPrefix) else {
-            throw ReceiptError(.invalidArgument, "--retention-path must start with / and be no other endpoint's path")
-        }
+        settings.retentionPath = retentionPath
         let rules = try optionFile("--retention-rules", retentionRules) { (bytes) throws(ReceiptError) in
             try RetentionRules(json: bytes)
         }
@@ -268,7 +239,6 @@ struct Serve: AsyncParsableCommand {
         } catch {
             throw ReceiptError(error.status, "--retention-rules \(retentionRules): \(error.detail) (--api-private-key-file)")
         }
-        settings.retentionPath = retentionPath
     }
 
     /// The options that may be given more than once.
@@ -277,13 +247,6 @@ struct Serve: AsyncParsableCommand {
     private func settings() throws -> ServerSettings {
         do throws(ReceiptError) {
             try refuseRepeatedOptions(CommandLine.arguments.dropFirst(2), repeatable: Self.repeatableOptions)
-            let workers = self.workers ?? ServerSettings.coreCount
-            guard maxBody > 0, workers > 0, maxConnections > 0, requestTimeout > 0, (0...65535).contains(port),
-                  ocspTimeout > 0, ocspRefreshInterval > 0, ocspRefreshBefore > 0 else {
-                throw ReceiptError(.invalidArgument,
-                                   "--port must be 0...65535, and --max-body, --workers, --max-connections, --request-timeout "
-                                   + "and the --ocsp-* options positive")
-            }
             var policy = VerificationPolicy(bundleID: bundleId.first, environment: environment, appAppleID: appAppleId)
             policy.revocation = revocation
             policy.otherBundleIDs = Array(bundleId.dropFirst())
@@ -292,27 +255,14 @@ struct Serve: AsyncParsableCommand {
             settings.port = port
             settings.sharedSecrets = password + (try passwordFile.map { (path) throws(ReceiptError) in try Self.secrets(inFile: path) } ?? [])
             settings.maxBodyBytes = maxBody
-            settings.workers = workers
+            settings.workers = workers ?? ServerSettings.coreCount
             settings.maxConnections = maxConnections
             settings.requestTimeoutSeconds = requestTimeout
             settings.ocspTimeoutSeconds = ocspTimeout
             settings.ocspRefreshIntervalSeconds = ocspRefreshInterval
             settings.ocspRefreshBeforeSeconds = Int64(ocspRefreshBefore)
-            guard notificationsPath.hasPrefix("/"), !ReceiptServer.reservedPaths.contains(notificationsPath),
-                  !ReceiptServer.reservedPrefixes.contains(where: notificationsPath.hasPrefix) else {
-                throw ReceiptError(.invalidArgument, "--notifications-path must start with / and not be one of "
-                                   + ReceiptServer.reservedPaths.joined(separator: ", ") + " or under "
-                                   + ReceiptServer.reservedPrefixes.joined(separator: " or "))
-            }
-            if let store {
-                settings.store = try storePassword.location(store)
-                try checkStorePolicy()
-            }
+            settings.store = try store.map { (store) throws(ReceiptError) in try storePassword.location(store) }
             settings.credentials = try credentials()
-            let callsPerLookUp = ReceiptServer.callsPerLookUp(sandboxFallback: apiSandboxFallback)
-            guard apiCallsPerMinute >= callsPerLookUp else {
-                throw ReceiptError(.invalidArgument, "--api-calls-per-minute must be at least \(callsPerLookUp) (one look-up)")
-            }
             settings.lookupCallsPerMinute = apiCallsPerMinute
             settings.notificationsPath = notificationsPath
             settings.accessLog = accessLog
@@ -322,22 +272,18 @@ struct Serve: AsyncParsableCommand {
                 let apiEnvironment = apiEnvironment ?? environment ?? .production
                 settings.serverAPI = try ServerAPIClient(credentials: keys, environment: apiEnvironment,
                                                          baseURL: apiBaseUrl, verifier: settings.verifier)
-                settings.serverAPISandboxFallback = try sandboxFallbackClient(keys, apiEnvironment: apiEnvironment,
-                                                                              verifier: settings.verifier)
+                settings.serverAPISandboxFallback = try sandboxFallbackClient(keys, verifier: settings.verifier)
             } else if apiSandboxFallback || apiSandboxBaseUrl != nil {
                 throw ReceiptError(.invalidArgument, "--api-sandbox-fallback needs App Store Server API credentials (--api-private-key-file)")
             }
             try configureRetention(&settings)
             try webhooks.configure(&settings)
             if let consumptionPolicy {
-                guard settings.store != nil, settings.serverAPI != nil else {
-                    throw ReceiptError(.invalidArgument, "--consumption-policy answers through the App Store Server API: "
-                                       + "give --store and --api-private-key-file")
-                }
                 settings.consumptionPolicy = try optionFile("--consumption-policy", consumptionPolicy) { (bytes) throws(ReceiptError) in
                     try ConsumptionPolicy(json: bytes)
                 }
             }
+            try settings.validate()
             return settings
         } catch {
             throw failOption(error)

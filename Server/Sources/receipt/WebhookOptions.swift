@@ -12,31 +12,23 @@ struct WebhookOptions: ParsableArguments {
     var secretFiles: [String] = []
 
     @Option(help: "Seconds a failing delivery is retried (timeouts, connection errors, 408, 429, 5xx) before it is parked as failed.")
-    var webhookRetryPeriod = 259_200
+    var webhookRetryPeriod = Int(ServerSettings.Defaults.webhookPolicy.retryPeriodMilliseconds / 1000)
 
     @Option(help: "Milliseconds before a failed delivery's first retry; each next waits twice as long (at most an hour), less up to half at random.")
-    var webhookInitialBackoffMs = 5_000
+    var webhookInitialBackoffMs = Int(ServerSettings.Defaults.webhookPolicy.retry.initialBackoffMilliseconds)
 
     @Option(help: "Seconds one delivery attempt may take, the receiver's whole answer included.")
-    var webhookTimeout = 10
+    var webhookTimeout = Int(ServerSettings.Defaults.webhookPolicy.timeoutSeconds)
 
     @Option(help: "Days an event is kept once no delivery waits on it (deliveries still pending are kept however old); the server deletes older ones at start and every hour. 0 keeps every event.")
-    var eventRetentionDays = 30
+    var eventRetentionDays = ServerSettings.Defaults.eventRetentionDays
 
     func configure(_ settings: inout ServerSettings) throws(ReceiptError) {
-        guard (0...36_500).contains(eventRetentionDays) else {
-            throw ReceiptError(.invalidArgument, "--event-retention-days is 0 (keep every event) to 36500")
-        }
         settings.eventRetentionDays = eventRetentionDays
         guard !urls.isEmpty || !secretFiles.isEmpty else { return }
-        guard settings.store != nil else { throw ReceiptError(.invalidArgument, "--webhook delivers the store's events: give --store") }
         guard urls.count == secretFiles.count else {
             throw ReceiptError(.invalidArgument, "each --webhook needs its --webhook-secret-file (\(urls.count) URLs, "
                                + "\(secretFiles.count) secret files)")
-        }
-        guard Set(urls).count == urls.count else { throw ReceiptError(.invalidArgument, "a --webhook URL is given twice") }
-        guard webhookRetryPeriod > 0, webhookInitialBackoffMs > 0, webhookTimeout > 0 else {
-            throw ReceiptError(.invalidArgument, "--webhook-retry-period, --webhook-initial-backoff-ms and --webhook-timeout must be positive")
         }
         for (url, file) in zip(urls, secretFiles) {
             let secret = try secretFile("--webhook-secret-file", file) { (bytes) throws(ReceiptError) in
@@ -48,7 +40,8 @@ struct WebhookOptions: ParsableArguments {
                 throw ReceiptError(error.status, "--webhook: \(error.detail)")
             }
         }
-        settings.webhookPolicy.retryPeriodMilliseconds = Int64(webhookRetryPeriod) * 1000
+        let period = Int64(webhookRetryPeriod).multipliedReportingOverflow(by: 1000)
+        settings.webhookPolicy.retryPeriodMilliseconds = period.overflow ? (webhookRetryPeriod < 0 ? -1 : .max) : period.partialValue
         settings.webhookPolicy.retry.initialBackoffMilliseconds = Int64(webhookInitialBackoffMs)
         settings.webhookPolicy.timeoutSeconds = Int64(webhookTimeout)
     }

@@ -24,13 +24,12 @@ struct ConsumptionController {
                 guard let row = try await stored.store.consumption({ statements, _ in
                     try await ConsumptionOutbox.row(transactionID: id, on: statements)
                 }) else {
-                    return (ServerAnswer.json(.notFound, ServerAnswer.failure("NOT_FOUND", "no consumption request or answer "
-                                                                              + "is stored for transaction \(id)")), "404")
+                    return ServerAnswer.failure(.notFound, "NOT_FOUND", "no consumption request or answer is stored for transaction \(id)")
                 }
                 return (ServerAnswer.json(.ok, row.json), "200")
             case .post:
                 guard let body = try await ServerAnswer.body(of: request, upTo: maxBodyBytes) else {
-                    return (ServerAnswer.json(.contentTooLarge, ServerAnswer.failure("TOO_LARGE", "the body is too large")), "413")
+                    return ServerAnswer.failure(.contentTooLarge, "TOO_LARGE", "the body is too large")
                 }
                 let arguments: [String: JSONValue]
                 do throws(ReceiptError) {
@@ -53,7 +52,7 @@ struct ConsumptionController {
                     case .answered: (.conflict, "ALREADY_ANSWERED", "Apple's request for transaction \(id) was already answered")
                     case .expired: (.gone, "EXPIRED", "Apple's 12 hours to answer its request for transaction \(id) are over")
                     }
-                    return (ServerAnswer.json(status, ServerAnswer.failure(code, detail)), String(status.code))
+                    return ServerAnswer.failure(status, code, detail)
                 }
             default:
                 return (ServerAnswer.methodNotAllowed(allow: "GET, POST"), "405")

@@ -52,7 +52,7 @@ struct EventsController {
             case (.get, 1), (.post, 1):
                 return ServerAnswer.badRequest("force is taken by POST /v1/events/{id}/replay only")
             default:
-                return (ServerAnswer.json(.notFound, ServerAnswer.failure("NOT_FOUND", "no such events path")), "404")
+                return ServerAnswer.failure(.notFound, "NOT_FOUND", "no such events path")
             }
         } catch {
             return ServerAnswer.storeUnavailable(error, context.logger)
@@ -63,7 +63,7 @@ struct EventsController {
         let outcome = try await stored.store.replay(eventID: id, force: force)
         if let (code, detail) = outcome.refusal(force: "?force=true") {
             let status: HTTPResponse.Status = outcome == .noSuchEvent ? .notFound : .conflict
-            return (ServerAnswer.json(status, ServerAnswer.failure(code, detail)), String(status.code))
+            return ServerAnswer.failure(status, code, detail)
         }
         if force, let id {
             context.logger.notice("event \(id) sent again on purpose (force) with the write token \(context.credential ?? "none")")

@@ -17,8 +17,8 @@ struct StatsController {
 
     func stats(_ name: String, _ request: Request, context: Context) async throws -> (Response, String) {
         guard Self.figures.contains(name) else {
-            return (ServerAnswer.json(.notFound, ServerAnswer.failure(
-                "NOT_FOUND", "no figure \(name); there are " + Self.figures.joined(separator: " and "))), "404")
+            return ServerAnswer.failure(.notFound, "NOT_FOUND",
+                                        "no figure \(name); there are " + Self.figures.joined(separator: " and "))
         }
         let figure: FigureQuery
         do throws(FigureQuery.Refusal) {

@@ -161,9 +161,9 @@ struct ReceiptResponder: HTTPResponder {
             context.credential = fingerprint
             return nil
         case .otherKind:
-            return (ServerAnswer.json(.forbidden, ServerAnswer.failure(
-                "FORBIDDEN", need == .write ? "this sends or changes what will be sent: it takes the write token (--write-token-file), "
-                    + "never a read token" : "this token is not one this endpoint takes")), "403")
+            return ServerAnswer.failure(.forbidden, "FORBIDDEN", need == .write
+                ? "this sends or changes what will be sent: it takes the write token (--write-token-file), never a read token"
+                : "this token is not one this endpoint takes")
         case .wrong:
             metrics.recordCredentialFailure(outcome: "refused")
             if throttle.recordFailure(of: address, now: now) {
@@ -355,8 +355,7 @@ struct ReceiptResponder: HTTPResponder {
             return (ServerAnswer.text(.ok, "ready\n"), "200")
         } catch {
             context.logger.warning("not ready: the store does not answer: \(error)")
-            return (ServerAnswer.json(.serviceUnavailable, ServerAnswer.failure("STORE_UNAVAILABLE",
-                                                                                "the store does not answer; the log says why")), "503")
+            return ServerAnswer.failure(.serviceUnavailable, "STORE_UNAVAILABLE", "the store does not answer; the log says why")
         }
     }
 

@@ -35,6 +35,7 @@ extension ReceiptServer {
     /// the file, or its directory, writable) without creating or changing anything.
     /// Returns what the server would do; throws StoreOpenError naming what would stop it.
     public static func checkConfiguration(_ settings: ServerSettings, logger: Logger) async throws -> [String] {
+        try settings.validate()
         var lines = ["listen on \(settings.host):\(settings.port)"]
         if let location = settings.store {
             do {

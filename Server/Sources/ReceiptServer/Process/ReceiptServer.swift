@@ -21,6 +21,7 @@ public enum ReceiptServer {
     /// flight finish, and returns. `onListening` gets the port bound (useful with port 0).
     public static func run(_ settings: ServerSettings, logger: Logger,
                            onListening: @escaping @Sendable (Int) -> Void) async throws {
+        try settings.validate()
         let metrics = ServerMetrics()
         var store: DeadlineStore?
         if let location = settings.store {
@@ -115,20 +116,26 @@ public enum ReceiptServer {
                 }
                 storeTasks.cancelAll()
             }
-        } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EADDRNOTAVAIL
-                                        || error.errnoCode == EACCES {
-            try await ownGroup?.shutdownGracefully()
-            try await store?.close()
-            throw ListenError(host: settings.host, port: settings.port, reason: String(cString: strerror(error.errnoCode)))
-        } catch let error where error is SocketAddressError || error is SocketAddressError.UnknownHost {
-            // --host is neither an address nor a name that resolves (999.1.1.1, a typo).
-            try await ownGroup?.shutdownGracefully()
-            try await store?.close()
-            throw ListenError(host: settings.host, port: settings.port,
-                              reason: "\(settings.host) is neither an IP address nor a host name that resolves")
+        } catch {
+            // Whatever ended the server (a store that would not open, a port it cannot listen on), its
+            // threads and its store's connections end with it.
+            try? await ownGroup?.shutdownGracefully()
+            try? await store?.close()
+            throw listenError(error, settings) ?? error
         }
         try await ownGroup?.shutdownGracefully()
         try await store?.close()
+    }
+
+    /// The address could not be listened on: a port in use or not ours, or a --host that is neither
+    /// an address nor a name that resolves (999.1.1.1, a typo). Nil for any other error.
+    private static func listenError(_ error: any Error, _ settings: ServerSettings) -> ListenError? {
+        if let error = error as? IOError, [EADDRINUSE, EADDRNOTAVAIL, EACCES].contains(error.errnoCode) {
+            return ListenError(host: settings.host, port: settings.port, reason: String(cString: strerror(error.errnoCode)))
+        }
+        guard error is SocketAddressError || error is SocketAddressError.UnknownHost else { return nil }
+        return ListenError(host: settings.host, port: settings.port,
+                           reason: "\(settings.host) is neither an IP address nor a host name that resolves")
     }
 
     /// What a server of `policy` claims its store for (StoreIdentity); nil without a bundle id or an environment.

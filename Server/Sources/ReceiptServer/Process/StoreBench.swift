@@ -18,35 +18,36 @@ public enum StoreBench {
                            logger: Logger) async throws -> [(String, Int64)] {
         // As the server makes it: each operation under its deadline (DeadlineStore).
         let store = DeadlineStore(inner: try await makeSubscriptionStore(location: location, logger: logger),
-                                  seconds: ServerSettings.defaultStoreOperationTimeoutSeconds)
+                                  seconds: ServerSettings.Defaults.storeOperationTimeoutSeconds)
         return try await withThrowingTaskGroup(of: [(String, Int64)]?.self) { tasks in
             tasks.addTask { await store.run(); return nil }
             defer { tasks.cancelAll() }
-            try await store.migrate()
-            let stored = StoreResponder(store: store, notifications: NotificationEndpoint(verifier: verifier),
-                                        metrics: ServerMetrics(), catchUp: nil, revocation: RevocationTransport(timeout: .seconds(5)), wake: nil,
-                                        consumptionWake: nil)
-            var figures: [(String, Int64)] = []
-            let (status, _) = try await stored.subscription(originalTransactionID, mayLookUp: false, logger: logger).answer()
-            guard status == .ok else { throw ReceiptError(.absent, "the store knows no subscription \(originalTransactionID)") }
-            figures.append(("subscription_read", try await median(samples, calls, concurrency) {
-                // As ReceiptResponder: the reply made at once, or its rest awaited.
-                if case .later(let rest) = try stored.subscription(originalTransactionID, mayLookUp: false, logger: logger) {
-                    _ = try await rest()
-                }
-            }))
-            if let body = verifyReceiptBody {
-                let production = VerifyReceiptEndpoint(environment: .production, verifier: verifier)
-                let endpoint = production.answer(toBody: body).status == LocalVerifyReceipt.sandboxReceiptSentToProduction
-                    ? VerifyReceiptEndpoint(environment: .sandbox, verifier: verifier) : production
-                let answer = endpoint.answer(try await merged(endpoint, body, stored))
-                guard answer.status == 0 else { throw ReceiptError(.invalidArgument, "the receipt's answer is status \(answer.status)") }
-                figures.append(("verify_receipt_merged", try await median(samples, calls, concurrency) {
-                    _ = try await merged(endpoint, body, stored)
+            return try await store.closing {
+                try await store.migrate()
+                let stored = StoreResponder(store: store, notifications: NotificationEndpoint(verifier: verifier),
+                                            metrics: ServerMetrics(), catchUp: nil, revocation: RevocationTransport(timeout: .seconds(5)), wake: nil,
+                                            consumptionWake: nil)
+                var figures: [(String, Int64)] = []
+                let (status, _) = try await stored.subscription(originalTransactionID, mayLookUp: false, logger: logger).answer()
+                guard status == .ok else { throw ReceiptError(.absent, "the store knows no subscription \(originalTransactionID)") }
+                figures.append(("subscription_read", try await median(samples, calls, concurrency) {
+                    // As ReceiptResponder: the reply made at once, or its rest awaited.
+                    if case .later(let rest) = try stored.subscription(originalTransactionID, mayLookUp: false, logger: logger) {
+                        _ = try await rest()
+                    }
                 }))
+                if let body = verifyReceiptBody {
+                    let production = VerifyReceiptEndpoint(environment: .production, verifier: verifier)
+                    let endpoint = production.answer(toBody: body).status == LocalVerifyReceipt.sandboxReceiptSentToProduction
+                        ? VerifyReceiptEndpoint(environment: .sandbox, verifier: verifier) : production
+                    let answer = endpoint.answer(try await merged(endpoint, body, stored))
+                    guard answer.status == 0 else { throw ReceiptError(.invalidArgument, "the receipt's answer is status \(answer.status)") }
+                    figures.append(("verify_receipt_merged", try await median(samples, calls, concurrency) {
+                        _ = try await merged(endpoint, body, stored)
+                    }))
+                }
+                return figures
             }
-            try await store.close()
-            return figures
         }
     }
 
@@ -64,7 +65,7 @@ public enum StoreBench {
 
     /// Medians of `samples` batches of `calls` calls by each of `concurrency` tasks, in
     /// nanoseconds of elapsed time per call.
-    private static func median(_ samples: Int, _ calls: Int, _ concurrency: Int,
+    static func median(_ samples: Int, _ calls: Int, _ concurrency: Int,
                                _ body: @escaping @Sendable () async throws -> Void) async throws -> Int64 {
         let clock = ContinuousClock()
         let calls = max(1, calls)

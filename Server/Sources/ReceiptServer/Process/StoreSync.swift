@@ -41,14 +41,14 @@ extension ReceiptServer {
         return try await withThrowingTaskGroup(of: T?.self) { tasks in
             tasks.addTask { await store.run(); return nil }
             defer { tasks.cancelAll() }
-            do {
-                try await Deadline.within(seconds: 15) { try await store.migrate() }
-            } catch {
-                throw StoreOpenError(location: location, reason: "\(error)")
+            return try await store.closing {
+                do {
+                    try await Deadline.within(seconds: 15) { try await store.migrate() }
+                } catch {
+                    throw StoreOpenError(location: location, reason: "\(error)")
+                }
+                return try await work(store)
             }
-            let result = try await work(store)
-            try await store.close()
-            return result
         }
     }
 

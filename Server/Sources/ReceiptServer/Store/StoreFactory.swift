@@ -11,3 +11,19 @@ func makeSubscriptionStore(location: StoreLocation, logger: Logger) async throws
     }
     return try await SQLiteSubscriptionStore.open(path: location.text, logger: logger)
 }
+
+extension SubscriptionStore {
+    /// `work`'s result, the store closed after it whatever `work` did: a store left open keeps
+    /// its connections and threads (and SQLiteNIO's debug builds trap on a connection never closed).
+    func closing<T: Sendable>(_ work: () async throws -> T) async throws -> T {
+        let result: T
+        do {
+            result = try await work()
+        } catch {
+            try? await close()
+            throw error
+        }
+        try await close()
+        return result
+    }
+}
