@@ -63,6 +63,31 @@ def test_serve_help_gives_one_default_for_workers():
     assert workers.count("default") == 1, workers
 
 
+#: The groups `receipt serve --help` sorts its options into (#59: help that reads), and one option of each.
+SERVE_HELP_GROUPS = {
+    "Listener": "--port", "The app": "--bundle-id", "Trust": "--anchor", "Store": "--store-password-file",
+    "Credentials": "--read-token-file", "App Store Server API": "--api-private-key-file", "Webhooks": "--webhook",
+    "Retention Messaging": "--retention-rules", "Refund consumption answers": "--consumption-policy",
+    "Revocation": "--ocsp-timeout", "Logs": "--log-format",
+}
+
+
+def test_serve_help_groups_its_options_and_names_every_route():
+    text = run("serve", "--help").stdout
+    heading = {title: text.find(f"\n{title.upper()}:\n") for title in SERVE_HELP_GROUPS}
+    assert all(at > 0 for at in heading.values()), heading
+    order = sorted(SERVE_HELP_GROUPS, key=heading.get)
+    for title, option in SERVE_HELP_GROUPS.items():
+        # Each option is listed under its group's heading, before the next group's.
+        following = [heading[other] for other in order if heading[other] > heading[title]]
+        assert heading[title] < text.index(f"  {option} ") < min(following or [len(text)]), (title, option)
+    routes = text[text.index("Routes ("):]
+    for path in ("/verifyReceipt", "/sandbox/verifyReceipt", "/v1/verify", "/v1/subscriptions/", "/v1/entitlements",
+                 "/v1/consent/", "/v1/consumption/", "/v1/events", "/v1/stats/", "/dashboard", "/healthz", "/readyz",
+                 "/metrics", "--notifications-path", "--retention-path"):
+        assert path in " ".join(routes.split()), path
+
+
 def test_inspect_takes_json_as_verify_does(minted):
     result = run("inspect", minted["der"], "--json")
     assert result.returncode == 0, result.stderr

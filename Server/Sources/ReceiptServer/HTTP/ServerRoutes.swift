@@ -54,6 +54,15 @@ struct ServerRoute: Sendable {
         }()
     }
 
+    /// How `receipt serve --help` names it: its methods and its path (`…` for what follows a prefix).
+    var summary: String {
+        let path = switch path {
+        case .exact(let path): path
+        case .prefix(let prefix): prefix + "…"
+        }
+        return (methods?.map(\.rawValue).joined(separator: "/") ?? "any method") + " " + path
+    }
+
     /// Whether its answers hold customer data (never cached: `Cache-Control: no-store`).
     var holdsCustomerData: Bool { access != .open }
 

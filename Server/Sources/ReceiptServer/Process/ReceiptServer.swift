@@ -174,14 +174,10 @@ public enum ReceiptServer {
         public var description: String { "cannot open the store \(location): \(reason)" }
     }
 
-    /// The App Store Server API calls one look-up makes at least (four when production's
-    /// misses are asked of the sandbox too: each of the two calls may be sent twice).
-    public static func callsPerLookUp(sandboxFallback: Bool) -> Int { CatchUpLimiter.callsPerLookUp(sandboxFallback: sandboxFallback) }
-
-    /// Paths the server answers itself, which --notifications-path cannot take.
-    public static var reservedPaths: [String] { ServerRoute.reservedPaths }
-    /// Path prefixes the server answers under, which --notifications-path cannot be under either.
-    public static var reservedPrefixes: [String] { ServerRoute.reservedPrefixes }
+    /// Every route, as `receipt serve --help` lists them: the fixed ones, then the two at configured paths.
+    public static var routeSummaries: [String] {
+        ServerRoute.fixed.map(\.summary) + ["POST --notifications-path", "POST --retention-path (with --retention-rules)"]
+    }
 
     /// The server could not listen on its address (in use, not this host's, or a
     /// privileged port): named, for a usage error rather than a bare socket call.
