@@ -54,11 +54,12 @@ struct ServerRoute: Sendable {
         }()
     }
 
-    /// How `receipt serve --help` names it: its methods and its path (`…` for what follows a prefix).
+    /// How `receipt serve --help` names it: its methods and its path (`...` for what follows a prefix;
+    /// ASCII, as the man page made from the help takes it).
     var summary: String {
         let path = switch path {
         case .exact(let path): path
-        case .prefix(let prefix): prefix + "…"
+        case .prefix(let prefix): prefix + "..."
         }
         return (methods?.map(\.rawValue).joined(separator: "/") ?? "any method") + " " + path
     }
