@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Decides whether to believe a parsed receipt (docs/FORMAT.md §3). Built once, then
 /// immutable and safe to share across threads.
 ///

@@ -49,10 +49,10 @@ public enum RouteBench {
         }
         let perBatch = Int64(requests.count)
         return [
-            ("table", try await StoreBench.median(samples, calls / requests.count, 1) {
+            ("table", try await BenchTiming.median(samples, calls / requests.count, 1) {
                 for request in requests { _ = try await tableResponse(request, routes) }
             } / perBatch),
-            ("router", try await StoreBench.median(samples, calls / requests.count, 1) {
+            ("router", try await BenchTiming.median(samples, calls / requests.count, 1) {
                 for request in requests { _ = try await responder.respond(to: request, context: context) }
             } / perBatch),
         ]

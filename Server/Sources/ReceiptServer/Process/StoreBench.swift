@@ -30,7 +30,7 @@ public enum StoreBench {
                 var figures: [(String, Int64)] = []
                 let (status, _) = try await stored.subscription(originalTransactionID, mayLookUp: false, logger: logger).answer()
                 guard status == .ok else { throw ReceiptError(.absent, "the store knows no subscription \(originalTransactionID)") }
-                figures.append(("subscription_read", try await median(samples, calls, concurrency) {
+                figures.append(("subscription_read", try await BenchTiming.median(samples, calls, concurrency) {
                     // As ReceiptResponder: the reply made at once, or its rest awaited.
                     if case .later(let rest) = try stored.subscription(originalTransactionID, mayLookUp: false, logger: logger) {
                         _ = try await rest()
@@ -42,7 +42,7 @@ public enum StoreBench {
                         ? VerifyReceiptEndpoint(environment: .sandbox, verifier: verifier) : production
                     let answer = endpoint.answer(try await merged(endpoint, body, stored))
                     guard answer.status == 0 else { throw ReceiptError(.invalidArgument, "the receipt's answer is status \(answer.status)") }
-                    figures.append(("verify_receipt_merged", try await median(samples, calls, concurrency) {
+                    figures.append(("verify_receipt_merged", try await BenchTiming.median(samples, calls, concurrency) {
                         _ = try await merged(endpoint, body, stored)
                     }))
                 }
@@ -61,24 +61,5 @@ public enum StoreBench {
         }
         _ = endpoint.answer(prepared, known: known)
         return prepared
-    }
-
-    /// Medians of `samples` batches of `calls` calls by each of `concurrency` tasks, in
-    /// nanoseconds of elapsed time per call.
-    static func median(_ samples: Int, _ calls: Int, _ concurrency: Int,
-                               _ body: @escaping @Sendable () async throws -> Void) async throws -> Int64 {
-        let clock = ContinuousClock()
-        let calls = max(1, calls)
-        var results: [Int64] = []
-        for _ in 0..<max(1, samples) {
-            let start = clock.now
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<concurrency { group.addTask { for _ in 0..<calls { try await body() } } }
-                try await group.waitForAll()
-            }
-            let (seconds, attoseconds) = (clock.now - start).components
-            results.append((seconds * 1_000_000_000 + attoseconds / 1_000_000_000) / Int64(calls * concurrency))
-        }
-        return results.sorted()[results.count / 2]
     }
 }

@@ -23,7 +23,4 @@ enum DeliveryState: String, Sendable, CaseIterable {
 
     /// The webhook delivery state of this name (as `?state=` and `--state` give it), or nil.
     static func webhook(named name: String) -> DeliveryState? { webhook.first { $0.rawValue == name } }
-
-    /// Will not be attempted again unless someone asks (a replay, a new request).
-    var isOver: Bool { self == .delivered || self == .sent || self == .failed || self == .expired }
 }

@@ -8,9 +8,8 @@ public enum ServerAllocator {
     /// Why: at glibc's default (128 KB, raised only when a mapped block is freed) the memory a
     /// GET /v1/subscriptions/{id} freed at the top of its event loop's heap went back to the
     /// kernel (`madvise`) after each request, and the next one faulted it in again: 0.8 to 1.8
-    /// page faults a read under 64 connections, none for the empty GET. At 4 MB, about 0.002;
-    /// side by side with the build before, the server's CPU a read fell by 5.3 µs and a merged
-    /// answer's by 10.8 µs (docs/performance.md). The cost: each of glibc's heaps (at most eight
+    /// page faults a read under 64 connections, none for the empty GET; at 4 MB, almost none
+    /// (docs/performance.md has the figures). The cost: each of glibc's heaps (at most eight
     /// a core) may keep up to 4 MB it does not use. Setting it also stops glibc from raising the
     /// size from which it maps a block of its own (128 KB), as in the runs measured.
     static let trimThresholdBytes: Int32 = 4 << 20
