@@ -5,8 +5,8 @@ internal import COpenSSL
 
 /// Scratch space for libcrypto's big-number arithmetic (BN_CTX), kept between
 /// signature checks instead of made and freed by each: a fresh BN_CTX, and the
-/// numbers the exponentiation then allocates in it, cost about 0.3 µs of a warm
-/// receipt verdict's 20 (bench/bench.c). A context holds only public values
+/// numbers the exponentiation then allocates in it, are a measurable part of a warm
+/// receipt verdict (docs/performance.md). A context holds only public values
 /// (signatures, keys), so reusing one across calls and threads leaks nothing.
 enum BigNumberScratch {
     /// Contexts kept for reuse: one per thread that checks a signature at the same

@@ -33,8 +33,8 @@ extension Receipt {
 
 /// A verification result's fingerprint, hashed when first asked for rather than on
 /// every verification: a receipt signed with SHA-1 (Apple's chains until 2024) would
-/// otherwise pay a second digest of its whole payload (about 40 µs for the 79 KB
-/// receipt, doubling its warm verdict) for a value most callers never read. A JWS's,
+/// otherwise pay a second digest of its whole payload (docs/performance.md has its
+/// cost) for a value most callers never read. A JWS's,
 /// and a SHA-256 receipt's, is known already: its signature check computed it.
 public final class FingerprintSource: Sendable {
     private enum Source: Sendable {

@@ -10,6 +10,8 @@ import ReceiptServerAPIClient
 /// Entitlements, VerifyReceiptEndpoint); this moves rows between them and the store.
 struct StoreResponder: Sendable {
     let store: DeadlineStore
+    /// The store's point reads, answered now when they can be.
+    let reads: StorePointReads
     let notifications: NotificationEndpoint
     let metrics: ServerMetrics
     /// Nil without App Store Server API credentials: unknown subscriptions stay unknown.
@@ -23,28 +25,7 @@ struct StoreResponder: Sendable {
     /// Refused notifications are logged at the default level, this many a minute at most.
     let refusalLog = RateLimitedLog(perMinute: 20)
 
-    /// The same store without its reads at once: for a read whose read at once was just
-    /// handed on (`subscription`, `known`), so that it is not tried twice.
-    private var readers: DeadlineStore { store.handingOn }
-
-    /// A reply made at once, or the rest of the work, which waits (a read through the
-    /// store's readers, a look-up with the App Store Server API). Why two: with NIO as
-    /// Swift's global executor, each nonisolated async call on a request's way is a job of
-    /// its own on the event loop's queue, so a reply the store can read at once (SQLite's
-    /// quick reads) is made by plain calls, and the caller awaits only `later`.
-    enum Reply<Answer: Sendable>: Sendable {
-        case now(Answer)
-        case later(@Sendable () async throws -> Answer)
-
-        /// The answer, awaiting the rest when there is one (an async call itself).
-        func answer() async throws -> Answer {
-            switch self {
-            case .now(let answer): answer
-            case .later(let rest): try await rest()
-            }
-        }
-    }
-
+    typealias Reply<Answer: Sendable> = NowOrLater<Answer>
 
     /// 200 only once the notification and what it carries are stored (or were before:
     /// a redelivery). A notification that does not verify: 400, nothing stored (Apple
@@ -103,13 +84,9 @@ struct StoreResponder: Sendable {
     func subscription(_ originalTransactionID: String, mayLookUp: Bool, logger: Logger) throws -> Reply<(HTTPResponse.Status, [UInt8])> {
         let start = ContinuousClock.now
         let each = StoreSchema.stateTransactionsPerSubscription
-        guard let found = try store.subscriptionsAtOnce([originalTransactionID], transactionsEach: each) else {
-            return .later {
-                let found = try await readers.subscriptions([originalTransactionID], transactionsEach: each)
-                return try await subscription(originalTransactionID, in: found, since: start, mayLookUp: mayLookUp, logger: logger).answer()
-            }
+        return try reads.subscriptions([originalTransactionID], transactionsEach: each).then { found in
+            subscription(originalTransactionID, in: found, since: start, mayLookUp: mayLookUp, logger: logger)
         }
-        return subscription(originalTransactionID, in: found, since: start, mayLookUp: mayLookUp, logger: logger)
     }
 
     /// `subscription`'s reply once the store's rows of it are read.
@@ -153,7 +130,7 @@ struct StoreResponder: Sendable {
         case .stored:
             metrics.recordCatchUp(outcome: "stored")
             let start = ContinuousClock.now
-            let found = try await store.subscriptions([originalTransactionID], transactionsEach: StoreSchema.stateTransactionsPerSubscription)
+            let found = try await reads.subscriptions([originalTransactionID], transactionsEach: StoreSchema.stateTransactionsPerSubscription).answer()
             guard let state = state(of: originalTransactionID, in: found, since: start) else {
                 return (.notFound, Self.refusal(ReceiptError(.absent, "the App Store's answer holds no transaction of original transaction id \(originalTransactionID)")))
             }
@@ -174,10 +151,10 @@ struct StoreResponder: Sendable {
     /// cursor of the next page (`next_cursor`) when there is one.
     func entitlements(appAccountToken: String, cursor: StoreCursor?, limit: Int) async throws -> (HTTPResponse.Status, [UInt8]) {
         let start = ContinuousClock.now
-        let page = try await store.transactions(appAccountToken: appAccountToken, after: cursor, limit: limit)
+        let page = try await reads.transactions(appAccountToken: appAccountToken, after: cursor, limit: limit).answer()
         let transactions = Self.decoded(page.transactions)
         let subscriptionIDs = Array(Set(transactions.compactMap(\.originalTransactionID))).sorted()
-        let renewals = Self.decoded(try await store.subscriptions(subscriptionIDs, transactionsEach: 0).renewalInfos)
+        let renewals = Self.decoded(try await reads.subscriptions(subscriptionIDs, transactionsEach: 0).answer().renewalInfos)
         metrics.recordStore(operation: "read_entitlements", since: start)
         return (.ok, try AccountEntitlementsJSON.render(transactions: transactions, renewalInfos: renewals,
                                                          at: ReceiptClock.systemNow(), nextCursor: page.next?.text))
@@ -192,11 +169,11 @@ struct StoreResponder: Sendable {
         let byOriginal = id.utf8.allSatisfy { (48...57).contains($0) }
         var subscriptionIDs = [id]
         if !byOriginal {
-            let page = try await store.transactions(appAccountToken: id, after: nil, limit: StoreSchema.maxPageTransactions)
+            let page = try await reads.transactions(appAccountToken: id, after: nil, limit: StoreSchema.maxPageTransactions).answer()
             subscriptionIDs = Array(Set(Self.decoded(page.transactions).compactMap(\.originalTransactionID))).sorted()
         }
         guard !subscriptionIDs.isEmpty else { return nil }
-        let found = try await store.subscriptions(subscriptionIDs, transactionsEach: StoreSchema.stateTransactionsPerSubscription)
+        let found = try await reads.subscriptions(subscriptionIDs, transactionsEach: StoreSchema.stateTransactionsPerSubscription).answer()
         let transactions = Self.decoded(found.transactions)
         guard !transactions.isEmpty else { return nil }
         let renewalInfos = Self.decoded(found.renewalInfos)
@@ -215,7 +192,7 @@ struct StoreResponder: Sendable {
     /// `GET /v1/consent/{appTransactionId}`: 200 with the consent state (ConsentStateJSON).
     func consent(appTransactionID: String) async throws -> (HTTPResponse.Status, [UInt8]) {
         let start = ContinuousClock.now
-        let rescission = try await store.consentRescission(appTransactionID: appTransactionID)
+        let rescission = try await reads.consentRescission(appTransactionID: appTransactionID).answer()
         metrics.recordStore(operation: "read_consent", since: start)
         return (.ok, ConsentStateJSON.render(appTransactionID: appTransactionID, rescission: rescission))
     }
@@ -225,10 +202,7 @@ struct StoreResponder: Sendable {
         guard !subscriptionIDs.isEmpty else { return .now(nil) }
         let start = ContinuousClock.now
         let each = StoreSchema.maxTransactionsPerSubscription
-        guard let found = try store.subscriptionsAtOnce(subscriptionIDs, transactionsEach: each) else {
-            return .later { known(try await readers.subscriptions(subscriptionIDs, transactionsEach: each), since: start) }
-        }
-        return .now(known(found, since: start))
+        return try reads.subscriptions(subscriptionIDs, transactionsEach: each).then { .now(known($0, since: start)) }
     }
 
     private func known(_ found: StoredSubscriptions, since start: ContinuousClock.Instant) -> KnownSubscriptions {

@@ -47,7 +47,7 @@ struct ReceiptResponder: HTTPResponder {
         self.metrics = metrics
         let revocation = RevocationTransport(timeout: .seconds(Int64(max(1, settings.ocspTimeoutSeconds))))
         self.revocation = revocation
-        stored = store.map { StoreResponder(store: $0, notifications: NotificationEndpoint(verifier: settings.verifier),
+        stored = store.map { StoreResponder(store: $0, reads: StorePointReads(store: $0), notifications: NotificationEndpoint(verifier: settings.verifier),
                                             metrics: metrics, catchUp: catchUp, revocation: revocation, wake: wake,
                                             consumptionWake: consumptionWake) }
         routes = ServerRoutes(notificationsPath: settings.notificationsPath,

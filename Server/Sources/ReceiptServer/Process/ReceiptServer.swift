@@ -193,8 +193,8 @@ public enum ReceiptServer {
 
     /// Makes `workers` event-loop threads (NIO's singleton group) Swift's global executor
     /// too, so that a request's handler, and the verification in it, runs on the thread
-    /// that read the request instead of hopping to the cooperative pool and back (10-20%
-    /// more requests/s under load). NIO allows this once, from the main thread, before any
+    /// that read the request instead of hopping to the cooperative pool and back (more
+    /// requests/s under load: docs/performance.md). NIO allows this once, from the main thread, before any
     /// task starts: `receipt serve` calls it first thing in main. Without it, `run` works
     /// the same with its own event loops.
     public static func runConcurrencyOnEventLoops(workers: Int) {

@@ -24,7 +24,7 @@ public enum StoreBench {
             defer { tasks.cancelAll() }
             return try await store.closing {
                 try await store.migrate()
-                let stored = StoreResponder(store: store, notifications: NotificationEndpoint(verifier: verifier),
+                let stored = StoreResponder(store: store, reads: StorePointReads(store: store), notifications: NotificationEndpoint(verifier: verifier),
                                             metrics: ServerMetrics(), catchUp: nil, revocation: RevocationTransport(timeout: .seconds(5)), wake: nil,
                                             consumptionWake: nil)
                 var figures: [(String, Int64)] = []

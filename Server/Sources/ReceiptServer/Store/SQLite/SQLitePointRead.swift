@@ -3,20 +3,20 @@ import SQLiteNIO
 
 /// One of the SQLite store's point reads (one subscription, one page of an account, one
 /// consent): its statement and binds, how a row is read, and the answer its rows make.
-/// The same read is made by the quick reads (`atOnce`) or, when they hand it on, by one
-/// of sqlite-nio's readers (SQLiteSubscriptionStore.read).
-struct SQLitePointRead<Row, Answer> {
+/// The same read is made by the quick reads (`atOnce`, StorePointReads) or, when they hand
+/// it on, by one of sqlite-nio's readers (SQLiteSubscriptionStore.read).
+struct SQLitePointRead<Row, Answer: Sendable> {
     let sql: String
     let binds: [SQLiteQuickReads.Bind]
     /// A row's value, or nil to leave the row out.
     let row: (any PointReadRow) -> Row?
     let answer: ([Row]) -> Answer
 
-    /// The answer when the quick reads made it, nil when they handed it on.
-    func atOnce(_ quick: SQLiteQuickReads) throws -> Answer? {
+    /// The answer now when the quick reads made it, else `later` (the same read, pooled).
+    func atOnce(_ quick: SQLiteQuickReads, otherwise later: @escaping @Sendable () async throws -> Answer) throws -> NowOrLater<Answer> {
         var rows: [Row] = []
-        guard try quick.read(sql, binds, row: { if let made = row($0) { rows.append(made) } }) else { return nil }
-        return answer(rows)
+        guard try quick.read(sql, binds, row: { if let made = row($0) { rows.append(made) } }) else { return .later(later) }
+        return .now(answer(rows))
     }
 
     var pooledBinds: [SQLiteData] {

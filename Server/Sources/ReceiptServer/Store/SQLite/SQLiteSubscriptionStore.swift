@@ -14,14 +14,15 @@ import Synchronization
 /// at a time (SerialGate); `readerCount` others read, in turn (a connection runs one
 /// statement at a time), and see only what was committed. Point reads (one
 /// subscription, an account's page, a consent) can also be made at once
-/// (ImmediatePointReads, through SQLiteQuickReads: on the caller's thread, statements
-/// kept prepared); the server (DeadlineStore) tries those first. Several
+/// (SQLiteQuickReads: on the caller's thread, statements kept prepared); the server's
+/// StorePointReads tries those first. Several
 /// `receipt serve` processes on one machine may share the file (SQLite's locks,
 /// `busy_timeout`); across machines, use PostgreSQL.
 final class SQLiteSubscriptionStore: SubscriptionStore {
     private let writer: SQLiteConnection
     private let readers: [SQLiteConnection]
-    private let quick: SQLiteQuickReads
+    /// The point reads made at once (StorePointReads).
+    let quickReads: SQLiteQuickReads
     private let nextReader = Atomic<Int>(0)
     private let gate = SerialGate()
     static let readerCount = max(2, Processors.online)
@@ -33,7 +34,7 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
     private init(writer: SQLiteConnection, readers: [SQLiteConnection], quick: SQLiteQuickReads) {
         self.writer = writer
         self.readers = readers
-        self.quick = quick
+        self.quickReads = quick
     }
 
     /// Creates an empty file at `path` with mode 0600 unless one is there (whose mode is the operator's).
@@ -141,8 +142,8 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
     }
 
     /// A point read's answer from one of the readers. (The same read at once, when the quick
-    /// reads can make it, is ImmediatePointReads', which DeadlineStore tries first.)
-    private func read<Row, Answer>(_ point: SQLitePointRead<Row, Answer>) async throws -> Answer {
+    /// reads can make it, is StorePointReads', which the server tries first.)
+    private func read<Row, Answer: Sendable>(_ point: SQLitePointRead<Row, Answer>) async throws -> Answer {
         point.answer(try await reader.query(point.sql, point.pooledBinds).compactMap(point.row))
     }
 
@@ -161,23 +162,9 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
     func ping() async throws { _ = try await reader.query("SELECT 1", []) }
 
     func close() async throws {
-        quick.close()
+        quickReads.close()
         for reader in readers { try await reader.close() }
         try await writer.close()
     }
 }
 
-extension SQLiteSubscriptionStore: ImmediatePointReads {
-    func subscriptionsAtOnce(_ originalTransactionIDs: [String], transactionsEach: Int) throws -> StoredSubscriptions? {
-        guard !originalTransactionIDs.isEmpty else { return StoredSubscriptions() }
-        return try SQLitePointRead.subscriptions(originalTransactionIDs, transactionsEach: transactionsEach).atOnce(quick)
-    }
-
-    func transactionsAtOnce(appAccountToken: String, after cursor: StoreCursor?, limit: Int) throws -> StoredPage? {
-        try SQLitePointRead.accountPage(appAccountToken, after: cursor, limit: limit).atOnce(quick)
-    }
-
-    func consentRescissionAtOnce(appTransactionID: String) throws -> StoredConsentRescission?? {
-        try SQLitePointRead.consentRescission(appTransactionID).atOnce(quick)
-    }
-}
