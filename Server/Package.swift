@@ -29,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.36.0"),
         // ReceiptServerAPIClient (and through it the server's OCSP and the CLI's `receipt api`).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // `receipt serve --config`: YAML, whose nodes keep their line for FILE:LINE errors.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.0"),
     ],
     targets: [
         // The Swift runtime's enqueue hook, which `receipt serve` sets (ReceiptServer.installEnqueueHook).
@@ -63,6 +65,7 @@ let package = Package(
             "ReceiptServer",
             "ReceiptServerAPIClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Yams", package: "Yams"),
         ], path: "Sources/receipt"),
         .testTarget(name: "ReceiptServerAPIClientTests", dependencies: [
             .product(name: "ReceiptCore", package: "libreceipt"), "ReceiptServerAPIClient"]),

@@ -31,19 +31,39 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup(title: "Revocation") var revocation: ServeRevocationOptions
     @OptionGroup(title: "Logs") var logs: ServeLogOptions
 
+    @Option(help: ArgumentHelp("Take every setting from this YAML file instead of the flags above (docs/serve.md lists its keys; dist/receipt.yaml is an example); relative paths in it are from its folder.", valueName: "file"))
+    var config: String?
+
     @Flag(help: "Check the configuration (options, files, keys, rules, and that the store can be reached) and exit: 0 usable, 2 not, naming why. Creates and changes nothing.")
     var checkConfig = false
 
+    @Flag(help: "Print the settings the server would run with (defaults included, secrets not shown) and exit.")
+    var printConfig = false
+
+    /// The flags that may stand beside --config: the file gives every setting.
+    static let flagsBesideConfig: Set<String> = ["--config", "--check-config", "--print-config"]
+
     /// Called by main before any task starts (see ReceiptServer.runConcurrencyOnEventLoops and
-    /// ServerAllocator).
+    /// ServerAllocator). A file that does not read is reported by `run`.
     func prepareProcess() {
         ServerAllocator.keepFreedMemoryForReuse()
-        ReceiptServer.runConcurrencyOnEventLoops(workers: listener.workers ?? ServerSettings.coreCount)
+        let workers = (try? configured())?.command.listener.workers ?? listener.workers
+        ReceiptServer.runConcurrencyOnEventLoops(workers: workers ?? ServerSettings.coreCount)
     }
 
     func run() async throws {
-        let settings = try settings()
-        let logger = logs.logger()
+        let configured: (command: Serve, file: ServeConfigFile?)
+        do throws(ReceiptError) {
+            configured = try self.configured()
+        } catch {
+            throw failOption(error)
+        }
+        let settings = try configured.command.settings(file: configured.file)
+        if printConfig {
+            for line in settings.summaryLines { print(line) }
+            return
+        }
+        let logger = configured.command.logs.logger()
         if settings.store != nil, settings.credentials.openReads {
             logger.warning("--allow-unauthenticated-reads: anyone who reaches this server may read what the store knows of customers")
         }
@@ -78,11 +98,29 @@ struct Serve: AsyncParsableCommand {
     /// The options that may be given more than once.
     static let repeatableOptions: Set<String> = ["--password", "--bundle-id", "--anchor", "--webhook", "--webhook-secret-file"]
 
-    /// The settings the flags make, each group mapping its own flags to fields; ServerSettings
-    /// then judges them (`validate`), with the messages users see.
-    private func settings() throws -> ServerSettings {
+    /// This command as the flags gave it, or, with --config, as the file's keys give it (the
+    /// same flags, read from the file: ServeConfigFile).
+    private func configured() throws(ReceiptError) -> (command: Serve, file: ServeConfigFile?) {
+        guard let config else { return (self, nil) }
+        let others = CommandLine.arguments.dropFirst(2).filter { $0.hasPrefix("--") }
+            .map { String($0.split(separator: "=", maxSplits: 1).first ?? "") }.filter { !Self.flagsBesideConfig.contains($0) }
+        if let other = others.first {
+            throw ReceiptError(.invalidArgument, "\(other) is given with --config, which gives every setting: set it in \(config)")
+        }
+        let file = try ServeConfigFile(path: config)
+        do {
+            return (try Serve.parse(file.arguments), file)
+        } catch {
+            throw ReceiptError(.invalidArgument, file.located(Serve.message(for: error)))
+        }
+    }
+
+    /// The settings the flags (or the file's keys) make, each group mapping its own flags to
+    /// fields; ServerSettings then judges them (`validate`), with the messages users see, which
+    /// name the file, line and key of the setting when a file made it.
+    private func settings(file: ServeConfigFile?) throws -> ServerSettings {
         do throws(ReceiptError) {
-            try refuseRepeatedOptions(CommandLine.arguments.dropFirst(2), repeatable: Self.repeatableOptions)
+            try refuseRepeatedOptions(file?.arguments ?? Array(CommandLine.arguments.dropFirst(2)), repeatable: Self.repeatableOptions)
             var policy = app.policy
             policy.revocation = revocation.revocation
             var settings = ServerSettings(verifier: try trust.verifier(policy: policy))
@@ -99,7 +137,8 @@ struct Serve: AsyncParsableCommand {
             try settings.validate()
             return settings
         } catch {
-            throw failOption(error)
+            guard let file else { throw failOption(error) }
+            throw failOption(ReceiptError(error.status, file.located(error.detail)))
         }
     }
 }

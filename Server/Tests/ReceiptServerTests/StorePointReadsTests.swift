@@ -71,12 +71,4 @@ import Testing
         }
     }
 
-    @Test func thenMakesTheNextAnswerNowOnlyWhenBothAre() async throws {
-        let now = NowOrLater<Int>.now(2).then { .now($0 * 3) }
-        #expect(Self.isNow(now))
-        #expect(try await now.answer() == 6)
-        let later = NowOrLater<Int>.later { 2 }.then { .now($0 * 3) }
-        #expect(!Self.isNow(later))
-        #expect(try await later.answer() == 6)
-    }
 }

@@ -84,8 +84,14 @@ struct StoreResponder: Sendable {
     func subscription(_ originalTransactionID: String, mayLookUp: Bool, logger: Logger) throws -> Reply<(HTTPResponse.Status, [UInt8])> {
         let start = ContinuousClock.now
         let each = StoreSchema.stateTransactionsPerSubscription
-        return try reads.subscriptions([originalTransactionID], transactionsEach: each).then { found in
-            subscription(originalTransactionID, in: found, since: start, mayLookUp: mayLookUp, logger: logger)
+        // A switch rather than a closure over the answer: the answer at once allocates nothing more.
+        switch try reads.subscriptions([originalTransactionID], transactionsEach: each) {
+        case .now(let found):
+            return subscription(originalTransactionID, in: found, since: start, mayLookUp: mayLookUp, logger: logger)
+        case .later(let read):
+            return .later {
+                try await subscription(originalTransactionID, in: try await read(), since: start, mayLookUp: mayLookUp, logger: logger).answer()
+            }
         }
     }
 
@@ -202,7 +208,10 @@ struct StoreResponder: Sendable {
         guard !subscriptionIDs.isEmpty else { return .now(nil) }
         let start = ContinuousClock.now
         let each = StoreSchema.maxTransactionsPerSubscription
-        return try reads.subscriptions(subscriptionIDs, transactionsEach: each).then { .now(known($0, since: start)) }
+        switch try reads.subscriptions(subscriptionIDs, transactionsEach: each) {
+        case .now(let found): return .now(known(found, since: start))
+        case .later(let read): return .later { known(try await read(), since: start) }
+        }
     }
 
     private func known(_ found: StoredSubscriptions, since start: ContinuousClock.Instant) -> KnownSubscriptions {

@@ -15,30 +15,32 @@ struct StorePointReads: Sendable {
         quick = (store.inner as? SQLiteSubscriptionStore)?.quickReads
     }
 
+    // Each makes its `later` closure only when the quick reads handed the read on: one made
+    // before would be an allocation on every read answered now.
+
     /// SubscriptionStore.subscriptions' answer.
     func subscriptions(_ originalTransactionIDs: [String], transactionsEach: Int) throws -> NowOrLater<StoredSubscriptions> {
         guard !originalTransactionIDs.isEmpty else { return .now(StoredSubscriptions()) }  // no statement for no ids
-        return try reply(.subscriptions(originalTransactionIDs, transactionsEach: transactionsEach)) {
-            try await store.subscriptions(originalTransactionIDs, transactionsEach: transactionsEach)
-        }
+        if let found = try atOnce(.subscriptions(originalTransactionIDs, transactionsEach: transactionsEach)) { return .now(found) }
+        return .later { [store] in try await store.subscriptions(originalTransactionIDs, transactionsEach: transactionsEach) }
     }
 
     /// SubscriptionStore.transactions' answer.
     func transactions(appAccountToken: String, after cursor: StoreCursor?, limit: Int) throws -> NowOrLater<StoredPage> {
-        try reply(.accountPage(appAccountToken, after: cursor, limit: limit)) {
-            try await store.transactions(appAccountToken: appAccountToken, after: cursor, limit: limit)
-        }
+        if let page = try atOnce(.accountPage(appAccountToken, after: cursor, limit: limit)) { return .now(page) }
+        return .later { [store] in try await store.transactions(appAccountToken: appAccountToken, after: cursor, limit: limit) }
     }
 
-    /// SubscriptionStore.consentRescission's answer.
+    /// SubscriptionStore.consentRescission's answer (nil now: none is stored).
     func consentRescission(appTransactionID: String) throws -> NowOrLater<StoredConsentRescission?> {
-        try reply(.consentRescission(appTransactionID)) { try await store.consentRescission(appTransactionID: appTransactionID) }
+        if let found = try atOnce(.consentRescission(appTransactionID)) { return .now(found) }
+        return .later { [store] in try await store.consentRescission(appTransactionID: appTransactionID) }
     }
 
-    private func reply<Row, Answer: Sendable>(_ read: SQLitePointRead<Row, Answer>,
-                                    later: @escaping @Sendable () async throws -> Answer) throws -> NowOrLater<Answer> {
-        guard let quick else { return .later(later) }
-        return try read.atOnce(quick, otherwise: later)
+    /// The read made by the quick reads; nil when there are none or they handed it on.
+    private func atOnce<Row, Answer: Sendable>(_ read: SQLitePointRead<Row, Answer>) throws -> Answer? {
+        guard let quick else { return nil }
+        return try read.atOnce(quick)
     }
 }
 
@@ -59,11 +61,4 @@ enum NowOrLater<Answer: Sendable>: Sendable {
         }
     }
 
-    /// `next` made from this answer: now when this answer and `next`'s are.
-    func then<Next>(_ next: @escaping @Sendable (Answer) throws -> NowOrLater<Next>) rethrows -> NowOrLater<Next> {
-        switch self {
-        case .now(let answer): try next(answer)
-        case .later(let rest): .later { try await next(try await rest()).answer() }
-        }
-    }
 }

@@ -12,11 +12,12 @@ struct SQLitePointRead<Row, Answer: Sendable> {
     let row: (any PointReadRow) -> Row?
     let answer: ([Row]) -> Answer
 
-    /// The answer now when the quick reads made it, else `later` (the same read, pooled).
-    func atOnce(_ quick: SQLiteQuickReads, otherwise later: @escaping @Sendable () async throws -> Answer) throws -> NowOrLater<Answer> {
+    /// The answer when the quick reads made it, nil when they handed it on (StorePointReads
+    /// then makes it `later`).
+    func atOnce(_ quick: SQLiteQuickReads) throws -> Answer? {
         var rows: [Row] = []
-        guard try quick.read(sql, binds, row: { if let made = row($0) { rows.append(made) } }) else { return .later(later) }
-        return .now(answer(rows))
+        guard try quick.read(sql, binds, row: { if let made = row($0) { rows.append(made) } }) else { return nil }
+        return answer(rows)
     }
 
     var pooledBinds: [SQLiteData] {
