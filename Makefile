@@ -28,9 +28,9 @@ all: build
 help:
 	@echo "make demo       build the library and print a real receipt (../shared) or a freshly minted one as JSON"
 	@echo "make            build libreceipt.so.1, the receipt CLI, header and receipt.pc into build/"
-	@echo "make test       run every test: Swift, embeddability, cmocka (C ABI, also under valgrind), pytest,"
-	@echo "                install, the README's code blocks, the C and core Swift suites under ASan+UBSan and TSan, the server's"
-	@echo "                Swift tests and its pytest files on a receipt built with ASan; each stage timed"
+	@echo "make test       run every test: the Swift suites (core and server, under ASan), embeddability, cmocka (C ABI,"
+	@echo "                also under valgrind, ASan+UBSan and TSan), pytest, install, the README's code blocks, and the server's"
+	@echo "                pytest files on a receipt built with ASan; each stage timed"
 	@echo "make install    install into \$$(DESTDIR)\$$(PREFIX) (default /usr/local)"
 	@echo "make wheel      a Python wheel carrying libreceipt.so.1, in build/dist/"
 	@echo "make examples   build and run the C example against build/"
@@ -116,14 +116,17 @@ test:
 	@echo "make test: all suites passed; each stage's time:"; cat $(OUT)/test-times
 
 # --disable-xctest: the suite is Swift Testing; XCTest would only add "Executed 0 tests".
-# The server's Swift tests run under ASan: that debug build is its only one, and sanitize-server's
-# `receipt` comes out of it. Leaks are not looked for there (SERVER_ASAN_OPTIONS).
+# Both packages' Swift tests run under ASan, and only so: each debug build is its package's only one
+# (an uninstrumented run of the same tests found nothing this one does not), and sanitize-server's
+# `receipt` comes out of the server's. The core's looks for leaks too; the server's does not
+# (SERVER_ASAN_OPTIONS). ld.gold's note on ASan's own symbols is left out of the output.
 SERVER_ASAN := --sanitize=address $(SERVER)
 SERVER_ASAN_OPTIONS := SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0
+GOLD_ASAN_NOTE := grep -v "ld.gold: warning: Cannot export local symbol '__asan_"
 test-swift: deps test-deps venv  # test-deps: the token tests mint keys with the openssl command
-	swift test --disable-xctest
-	$(SERVER_ASAN_OPTIONS) swift test --disable-xctest $(SERVER_ASAN) 2>&1 \
-	  | grep -v "ld.gold: warning: Cannot export local symbol '__asan_"
+	RECEIPT_INSTRUMENTED=1 LSAN_OPTIONS=suppressions=$(abspath Tests/lsan-xctest.supp) \
+	  swift test --disable-xctest --sanitize=address --scratch-path .build-asan-swift 2>&1 | $(GOLD_ASAN_NOTE)
+	$(SERVER_ASAN_OPTIONS) swift test --disable-xctest $(SERVER_ASAN) 2>&1 | $(GOLD_ASAN_NOTE)
 
 # The folders of Sources/ReceiptCore depend one way, in ARCHITECTURE.md's order (tools/layers.py).
 check-layers:
@@ -146,14 +149,11 @@ memcheck: test-c
 	  || { cat memcheck.log; exit 1; }
 	@echo "memcheck: 0 errors, 0 bytes definitely or possibly lost (valgrind over the cmocka suite)"
 
-# The same suites under sanitizers: C with ASan+UBSan (and LeakSanitizer) and with
-# TSan (the 8-thread shared-verifier test at full size), the core's Swift suite with ASan.
+# The C ABI suite under sanitizers: ASan+UBSan (and LeakSanitizer) and TSan (the 8-thread
+# shared-verifier test at full size). The Swift suites run under ASan in test-swift.
 sanitize: deps test-deps venv
 	Tests/sanitize.sh address
 	Tests/sanitize.sh thread
-	RECEIPT_INSTRUMENTED=1 LSAN_OPTIONS=suppressions=$(abspath Tests/lsan-xctest.supp) \
-	  swift test --disable-xctest --sanitize=address --scratch-path .build-asan-swift 2>&1 \
-	  | grep -v "ld.gold: warning: Cannot export local symbol '__asan_"  # gold's note on ASan's own symbols
 
 # The server's unsafe code under ASan: its raw sqlite3 calls, the chunked-body handler and the
 # executor hook, which no other sanitizer run reaches. `receipt` built with ASan (from test-swift's
@@ -163,7 +163,7 @@ sanitize: deps test-deps venv
 # a crash is ASan's report, not the backtracer's reading of other threads' stacks.
 ASAN_REPORTS := $(abspath $(OUT))/asan-server
 sanitize-server: lib venv
-	swift build $(SERVER_ASAN) --product receipt-cli 2>&1 | grep -v "ld.gold: warning: Cannot export local symbol '__asan_"
+	swift build $(SERVER_ASAN) --product receipt-cli 2>&1 | $(GOLD_ASAN_NOTE)
 	rm -rf $(ASAN_REPORTS) && mkdir -p $(ASAN_REPORTS)
 	SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0:log_path=$(ASAN_REPORTS)/report \
 	  RECEIPT_LIBRARY=$(abspath $(OUT))/lib/libreceipt.so.1 RECEIPT_CLI=$(abspath Server/.build/debug/receipt-cli) \

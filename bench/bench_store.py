@@ -46,7 +46,7 @@ sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "Tests" / "python")]
 import mint_jws  # noqa: E402
 import postgres_cluster  # noqa: E402
 
-CLI = str(ROOT / "build" / "bin" / "receipt")
+CLI = os.environ.get("RECEIPT_CLI", str(ROOT / "build" / "bin" / "receipt"))
 CORES = os.cpu_count() or 2
 SUBSCRIPTIONS = 60  # x 7 notifications each
 SECONDS = int(os.environ.get("SERVE_BENCH_SECONDS", "5"))
@@ -103,15 +103,15 @@ def mint_inputs(directory):
 READ_TOKEN = "bench-read-token-of-22-chars"
 
 
-def serve_command(store, anchors):
+def serve_command(store, anchors, extra=()):
     """`receipt serve` on a free port over `store`, taking the minted app's notifications."""
     flags = [flag for anchor in anchors for flag in ("--anchor", str(anchor))]
     return [CLI, "serve", "--port", "0", "--store", str(store), "--bundle-id", "com.example.minted",
-            "--environment", "sandbox", *flags]
+            "--environment", "sandbox", *flags, *extra]
 
 
-def start(store, anchors):
-    process = subprocess.Popen(serve_command(store, anchors),
+def start(store, anchors, extra=()):
+    process = subprocess.Popen(serve_command(store, anchors, extra),
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                                env=dict(os.environ, RECEIPT_READ_TOKEN=READ_TOKEN))
     port = int(re.fullmatch(r"listening on 127\.0\.0\.1:(\d+)\n", process.stdout.readline()).group(1))

@@ -110,6 +110,10 @@ echo "== receipt serve --store: notifications ingested/s, and reads under wrk ag
 RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python python3 bench/bench_store.py $out
 
 echo
+echo "== receipt serve --store: ingest with a webhook on, 8 clients, medians of rounds (target >= 1,500 notifications/s, #59)"
+RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python python3 bench/bench_ingest.py $out/ingest
+
+echo
 echo "== receipt serve --webhook: ingest with two webhooks against without (target >= 0.8x), and notification-to-webhook latency"
 RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python python3 bench/bench_webhooks.py $out
 

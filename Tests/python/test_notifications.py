@@ -20,6 +20,7 @@ import sqlite3
 import subprocess
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -226,6 +227,35 @@ def test_a_value_the_store_can_never_hold_is_refused_not_deferred(tmp_path, news
     if is_postgres:
         assert "refused (400): the store cannot hold it" in server.process.stderr.read()
         assert table(location, "SELECT count(*) FROM transactions") == [("1",)]
+
+
+def test_a_refused_notification_among_others_arriving_together_fails_alone(tmp_path, news_ca, test_ca, mint_jws, new_store):
+    """Notifications posted together share a transaction (GroupCommit), each in a savepoint: one
+    PostgreSQL can never hold is answered 400 and rolled back alone, and the others posted with
+    it are stored and answered 200."""
+    _, chains = news_ca
+    location = new_store()
+    is_postgres = str(location).startswith("postgres")
+    bad, good = [], []
+    for index in range(4):
+        _, payload = mint_jws.notification_story(str(2000000000001001 + index * 1000))[0]
+        payload["data"]["signedTransactionInfo"]["productId"] = "com.example.\u0000nul"
+        bad.append(mint_jws.sign_notification(payload, chains))
+    for index in range(28):
+        _, payload = mint_jws.notification_story(str(2000000000101001 + index * 1000))[0]
+        good.append(mint_jws.sign_notification(payload, chains))
+    server = store_server(tmp_path, news_ca, test_ca, store=location)
+    answers = {}
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            for body, (status, answer) in zip(bad + good, pool.map(lambda body: post(server, body), bad + good)):
+                answers[body] = (status, answer.get("status"))
+    finally:
+        server.stop()
+    for body in bad:
+        assert answers[body] == ((400, "STORE_REFUSED") if is_postgres else (200, None)), answers[body]
+    assert all(answers[body][0] == 200 for body in good), [answers[body] for body in good]
+    assert table(location, "SELECT count(*) FROM transactions") == [(str(len(good) + (0 if is_postgres else len(bad))),)]
 
 
 def test_older_news_under_a_new_uuid_does_not_overwrite(tmp_path, news_ca, test_ca, story, new_store):
@@ -606,8 +636,8 @@ def test_quick_reads_map_the_store_and_follow_it_as_it_grows(tmp_path, news_ca, 
 
 
 def test_killed_mid_stream_loses_nothing_acknowledged(tmp_path, news_ca, test_ca, mint_jws, now, new_store):
-    """SIGKILL while notifications are being posted from two threads: every one that got
-    a 200 is in the store after a restart."""
+    """SIGKILL while notifications are being posted from eight threads (so that they share
+    transactions: GroupCommit): every one that got a 200 is in the store after a restart."""
     _, chains = news_ca
     bodies = {}
     for subscription in range(40):
@@ -629,7 +659,7 @@ def test_killed_mid_stream_loses_nothing_acknowledged(tmp_path, news_ca, test_ca
                 with lock:
                     acknowledged.add(uuid)
 
-    threads = [threading.Thread(target=send, args=(items[i::2],)) for i in range(2)]
+    threads = [threading.Thread(target=send, args=(items[i::8],)) for i in range(8)]
     for thread in threads:
         thread.start()
     while len(acknowledged) < 30:

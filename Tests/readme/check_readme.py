@@ -131,12 +131,30 @@ def prepare(scratch, env):
                     scratch / "StoreKitTestingInXcode.pem")
 
 
+def commands(body):
+    """(offset, command) for each line of a shell block, a here-document (`<<'EOF'` … `EOF`)
+    joined to the command that reads it, its lines as written (a `#` in them is text)."""
+    lines = body.splitlines()
+    offset = 0
+    while offset < len(lines):
+        command = lines[offset]
+        text = command.split("#", 1)[0].strip() if not command.lstrip().startswith("#") else ""
+        heredoc = re.search(r"<<-?\s*'?([A-Za-z_]+)'?", text)
+        start = offset
+        if heredoc:
+            end = next((index for index in range(offset + 1, len(lines)) if lines[index].strip() == heredoc.group(1)), None)
+            if end is None:
+                raise SystemExit(f"shell block: the here-document at its line {offset + 1} never ends")
+            text = "\n".join([text] + lines[offset + 1:end + 1])
+            offset = end
+        offset += 1
+        if text:
+            yield start, text
+
+
 def check_shell(body, line, scratch, env):
     script = ["set -o pipefail"]
-    for offset, command in enumerate(body.splitlines()):
-        text = command.split("#", 1)[0].strip() if not command.lstrip().startswith("#") else ""
-        if not text:
-            continue
+    for offset, text in commands(body):
         where = f"line {Where(line.document, line + 1 + offset)}"
         if "xcode-signed.jws" in text and not (scratch / "xcode-signed.jws").exists():
             print(f"readme: skipped {where} ({text[:40]}…): ../shared is absent, no Xcode-signed JWS")

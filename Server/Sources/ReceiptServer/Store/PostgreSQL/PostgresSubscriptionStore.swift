@@ -60,6 +60,9 @@ final class PostgresSubscriptionStore: SubscriptionStore {
         }
     }
 
+    /// Each notification in a transaction of its own, on any of the pool's connections: PostgreSQL
+    /// commits concurrent transactions together itself, and one connection writing batches in turn
+    /// (GroupCommit, as SQLite's single writer does) ingested fewer a second (docs/performance.md).
     func record(_ notification: ReceivedNotification) async throws -> Bool {
         do {
             return try await withStatements(transaction: true) { try await StoreWrites.record(notification, on: $0) }

@@ -17,9 +17,7 @@ enum StoreWrites {
             .integer(notification.signedDate), StoreValue(notification.originalTransactionID), .integer(now),
         ])
         guard !inserted.isEmpty else { return false }
-        let orderingKey = notification.originalTransactionID ?? notification.consentRescission?.appTransactionID
-            ?? notification.notificationUUID
-        try await lockOrder(of: orderingKey, on: statements)
+        try await lockOrder(of: orderingKey(notification), on: statements)
         let transactions = notification.transaction.map { [$0] } ?? []
         let renewalInfos = notification.renewalInfo.map { [$0] } ?? []
         _ = try await write(transactions, renewalInfos, on: statements)
@@ -38,6 +36,34 @@ enum StoreWrites {
         try await EventOutbox.append(.notification(notification), originalTransactionID: notification.originalTransactionID,
                                      appAccountToken: notification.transaction?.appAccountToken, on: statements, at: now)
         return true
+    }
+
+    /// Stores notifications in the caller's transaction (GroupCommit's batch), each in a
+    /// savepoint: one that fails is rolled back alone and answered with its error; a failure
+    /// of the rollback itself (the connection gone) fails the whole transaction. A batch holding
+    /// several subscriptions takes their turns (lockOrder: PostgreSQL's) first, in one order, so
+    /// that two batches never wait on each other in a cycle.
+    static func record(batch notifications: [ReceivedNotification], on statements: some StoreStatements) async throws
+        -> [Result<Bool, any Error>] {
+        for key in Set(notifications.map(orderingKey)).sorted() { try await lockOrder(of: key, on: statements) }
+        var answers: [Result<Bool, any Error>] = []
+        for notification in notifications {
+            _ = try await statements.run("SAVEPOINT notification", [])
+            do {
+                answers.append(.success(try await record(notification, on: statements)))
+            } catch {
+                _ = try await statements.run("ROLLBACK TO SAVEPOINT notification", [])
+                answers.append(.failure(error))
+            }
+            _ = try await statements.run("RELEASE SAVEPOINT notification", [])
+        }
+        return answers
+    }
+
+    /// The key a notification's changes take turns on (lockOrder): its subscription, else the
+    /// app transaction its consent names, else itself.
+    private static func orderingKey(_ notification: ReceivedNotification) -> String {
+        notification.originalTransactionID ?? notification.consentRescission?.appTransactionID ?? notification.notificationUUID
     }
 
     /// Stores rows learnt from the App Store Server API, and an event for each

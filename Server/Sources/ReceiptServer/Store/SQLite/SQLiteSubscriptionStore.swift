@@ -25,6 +25,8 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
     let quickReads: SQLiteQuickReads
     private let nextReader = Atomic<Int>(0)
     private let gate = SerialGate()
+    /// Notifications arriving together share a transaction and its flush to the disk.
+    private let commits = GroupCommit<ReceivedNotification>()
     static let readerCount = max(2, Processors.online)
     /// Handles of the quick reads: one for each thread that may read at once (the event
     /// loops and Swift's cooperative pool, a thread a core each), so that none goes without.
@@ -112,7 +114,9 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
     }
 
     func record(_ notification: ReceivedNotification) async throws -> Bool {
-        try await transaction { try await StoreWrites.record(notification, on: SQLiteStatements(connection: $0)) }
+        try await commits.record(notification) { [self] batch in
+            try await transaction { try await StoreWrites.record(batch: batch, on: SQLiteStatements(connection: $0)) }
+        }
     }
 
     func record(transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) async throws {
