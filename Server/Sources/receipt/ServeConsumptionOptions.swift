@@ -4,7 +4,7 @@ import ReceiptServer
 
 /// `receipt serve`'s answers to Apple's consumption requests (refunds) that the app does not give.
 struct ServeConsumptionOptions: ParsableArguments {
-    @Option(help: "Answers to Apple's CONSUMPTION_REQUEST (refund requests) for products the app does not answer itself at POST /v1/consumption/{transactionId}: a JSON file (README's 'Consumption requests'), sent with the App Store Server API key (--api-private-key-file).")
+    @Option(help: "Answers to Apple's CONSUMPTION_REQUEST (refund requests) for products the app does not answer itself at POST /v1/consumption/{transactionId}: a JSON file (docs/serve.md, 'Refund consumption answers'), sent with the App Store Server API key (--api-private-key-file).")
     var consumptionPolicy: String?
 
     func configure(_ settings: inout ServerSettings) throws(ReceiptError) {

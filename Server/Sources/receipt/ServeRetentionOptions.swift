@@ -4,7 +4,7 @@ import ReceiptServer
 
 /// `receipt serve`'s Retention Messaging: the rules it answers Apple's realtime requests with, and where.
 struct ServeRetentionOptions: ParsableArguments {
-    @Option(help: "Retention Messaging: a rules file (JSON; README's 'Retention Messaging' section) with which the server answers Apple's realtime requests at --retention-path. Promotional offers in it are signed with the App Store Server API key (--api-private-key-file).")
+    @Option(help: "Retention Messaging: a rules file (JSON; docs/serve.md, 'Retention Messaging (realtime)') with which the server answers Apple's realtime requests at --retention-path. Promotional offers in it are signed with the App Store Server API key (--api-private-key-file).")
     var retentionRules: String?
 
     @Option(help: "The path Apple posts Retention Messaging realtime requests to (the realtime URL given with receipt api configure_realtime_url).")
