@@ -114,6 +114,10 @@ echo "== receipt serve --store: ingest with a webhook on, 8 clients, medians of 
 RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python python3 bench/bench_ingest.py $out/ingest
 
 echo
+echo "== receipt import: 100,000 ids from the mock App Store Server API against the time its budget of calls allows (target <= 1.10x, #59)"
+python3 bench/bench_import.py $out
+
+echo
 echo "== receipt serve --webhook: ingest with two webhooks against without (target >= 0.8x), and notification-to-webhook latency"
 RECEIPT_LIBRARY=$PWD/$lib/libreceipt.so.1 PYTHONPATH=bindings/python python3 bench/bench_webhooks.py $out
 

@@ -25,9 +25,14 @@ default), 20 a page. Its 12 notifications of history (5 a page) name --history-n
     9000000000000500  first a 500 (GENERAL_INTERNAL_RETRYABLE), then as the customer
     9000000000000666  history whose second page holds one tampered transaction
     any other unknown id: 404 with TRANSACTION_ID_NOT_FOUND (4040010)
+With --customers N, original transaction ids 3000000000000000 to 3000000000000000 + N - 1 are
+customers of their own too (for `receipt import`): each a monthly subscription of two
+transactions, answered by the transaction history and subscription status calls, signed afresh
+at every answer (as Apple does), none kept in memory.
 The Advanced Commerce API's calls (/advancedCommerce/v1/...) answer with the customer's latest
 transaction (revoked by revoke_subscription) and, for a subscription, its renewal info.
-GET /__requests lists the requests received (method, path, query, JSON body, token claims);
+GET /__requests lists the requests received (method, path, query, JSON body, token claims, the
+instant received in seconds), none with --forget-requests;
 POST /__reset makes the scripted behaviours happen once more.
 
 Needs Python 3.8+ and the `cryptography` package.
@@ -53,6 +58,7 @@ import mint_jws  # noqa: E402
 ORIGINAL_ID = "2000000000000001"
 RATE_LIMITED, FAILING, TAMPERED = "9000000000000429", "9000000000000500", "9000000000000666"
 LIMITED_FOR_AN_HOUR = "9000000000003600"
+FIRST_OF_MANY = 3000000000000000
 PAGE = 20
 NOTIFICATIONS, NOTIFICATION_PAGE = 12, 5
 APP_APPLE_ID = 1234567890
@@ -108,6 +114,25 @@ class Customer:
                          "signedTransactionInfo": self.sign(transaction),
                          "signedRenewalInfo": self.sign(self.renewal_info(original))}}
 
+    def one_of_many(self, original, count):
+        """Customer `original` of --customers: (its two transactions, its renewal info), or None."""
+        if not original.isdigit() or not 0 <= int(original) - FIRST_OF_MANY < count:
+            return None
+        number = int(original) - FIRST_OF_MANY
+        bought = self.now - 40 * 86_400_000 - number * 1000
+        transactions = [{
+            "transactionId": str(int(original) + 500_000_000_000 * index), "originalTransactionId": original,
+            "bundleId": self.bundle_id, "productId": "com.example.monthly", "subscriptionGroupIdentifier": "21000000",
+            "purchaseDate": bought + index * 30 * 86_400_000, "originalPurchaseDate": bought,
+            "expiresDate": bought + (index + 1) * 30 * 86_400_000, "quantity": 1, "type": "Auto-Renewable Subscription",
+            "inAppOwnershipType": "PURCHASED", "signedDate": int(time.time() * 1000), "environment": self.environment,
+            "transactionReason": "RENEWAL" if index else "PURCHASE", "storefront": "USA", "storefrontId": "143441",
+            "price": 4990, "currency": "USD", "webOrderLineItemId": str(int(original) + 600_000_000_000 + index)}
+            for index in range(2)]
+        renewal = dict(self.renewal_info(original), signedDate=int(time.time() * 1000),
+                       renewalDate=transactions[-1]["expiresDate"])
+        return transactions, renewal
+
     def app_transaction(self):
         return {"receiptType": self.environment, "appAppleId": APP_APPLE_ID, "bundleId": self.bundle_id,
                 "applicationVersion": "1", "originalApplicationVersion": "1", "receiptCreationDate": self.now,
@@ -124,6 +149,7 @@ class Mock:
         key = serialization.load_pem_private_key(open(args.key, "rb").read(), password=None)
         self.public_key = key.public_key()
         self.key_id, self.issuer_id, self.bundle_id = args.key_id, args.issuer_id, args.bundle_id
+        self.customers, self.forget_requests = args.customers, args.forget_requests
         self.requests, self.scripted = [], set()
         self.last_request = time.time()
         self.lock = threading.Lock()
@@ -174,6 +200,17 @@ class Mock:
         if transaction_id == FAILING and self.first_time(transaction_id):
             return 500, {}, {"errorCode": 5000001, "errorMessage": "An unknown error occurred. Please try again."}
         not_found = (404, {}, {"errorCode": 4040010, "errorMessage": "Transaction id not found."})
+        many = customer.one_of_many(transaction_id or "", self.customers)
+        if many and parts[:1] == ["inApps"] and len(parts) >= 3 and parts[2] == "history":
+            return 200, {}, {"revision": "rev-2", "hasMore": False, "bundleId": self.bundle_id, "appAppleId": APP_APPLE_ID,
+                             "environment": customer.environment,
+                             "signedTransactions": [mint_jws.sign(t, customer.chains) for t in many[0]]}
+        if many and path.startswith("/inApps/v1/subscriptions/") and len(parts) == 4 and method == "GET":
+            return 200, {}, {"environment": customer.environment, "bundleId": self.bundle_id, "appAppleId": APP_APPLE_ID,
+                             "data": [{"subscriptionGroupIdentifier": "21000000", "lastTransactions": [{
+                                 "status": 1, "originalTransactionId": transaction_id,
+                                 "signedTransactionInfo": mint_jws.sign(many[0][-1], customer.chains),
+                                 "signedRenewalInfo": mint_jws.sign(many[1], customer.chains)}]}]}
         if parts[:1] == ["inApps"] and len(parts) >= 3 and parts[2] == "history":
             if transaction_id not in known:
                 return not_found
@@ -275,6 +312,9 @@ class Mock:
 def make_handler(mock):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Head and body go out in two writes: with Nagle's algorithm the body waits for the
+        # client's delayed acknowledgement of the head (40 ms a request on Linux).
+        disable_nagle_algorithm = True
 
         def log_message(self, *args):
             pass
@@ -308,10 +348,11 @@ def make_handler(mock):
                 body = json.loads(raw) if raw and self.headers.get("Content-Type") == "application/json" else {}
             except ValueError:
                 return self.respond(400, {}, {"errorCode": 4000000, "errorMessage": "Bad request."})
-            with mock.lock:
-                mock.requests.append({"method": method, "path": url.path, "query": query, "body": body,
-                                      "body_bytes": len(raw), "content_type": self.headers.get("Content-Type"),
-                                      "claims": claims})
+            if not mock.forget_requests:
+                with mock.lock:
+                    mock.requests.append({"method": method, "path": url.path, "query": query, "body": body,
+                                          "body_bytes": len(raw), "content_type": self.headers.get("Content-Type"),
+                                          "claims": claims, "at": time.time()})
             if claims is None:
                 return self.respond(401, {}, None)
             self.respond(*mock.answer(method, url.path, query, body))
@@ -343,6 +384,9 @@ def main(argv=None):
     parser.add_argument("--history-names", default=ORIGINAL_ID, metavar="ID,ID,...",
                         help="original transaction ids the notification history names in turn (each answers with the "
                              "customer's transaction history)")
+    parser.add_argument("--customers", type=int, default=0, metavar="N",
+                        help="answer for original transaction ids 3000000000000000 to 3000000000000000 + N - 1 too")
+    parser.add_argument("--forget-requests", action="store_true", help="keep no list of requests (a long bench)")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--background", action="store_true", help="print the base URL, serve from a child process")
     parser.add_argument("--idle-exit", type=float, default=0, help="with --background: stop after this many idle seconds")

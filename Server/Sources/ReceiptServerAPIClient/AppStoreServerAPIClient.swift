@@ -50,7 +50,10 @@ public final class AppStoreServerAPIClient: Sendable {
 
     /// Every page of a call, in order; the stream ends after the last.
     /// Throws `ServerAPIError` when Apple refuses, `ReceiptError` when an answer does not verify.
-    public func pages(_ name: String, _ arguments: [String: JSONValue] = [:]) -> AsyncThrowingStream<ServerAPISuccess, Error> {
+    /// `pace`, when given, is awaited before each request is sent (retries and pages too):
+    /// a caller's budget of calls (`receipt import`).
+    public func pages(_ name: String, _ arguments: [String: JSONValue] = [:],
+                      pace: (@Sendable () async throws -> Void)? = nil) -> AsyncThrowingStream<ServerAPISuccess, Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
                 do {
@@ -58,6 +61,7 @@ public final class AppStoreServerAPIClient: Sendable {
                                                          arguments: arguments, retries: retries)
                     if let sandboxFallback { try exchange.fallBack(to: sandboxFallback) }
                     while true {
+                        try await pace?()
                         let (status, retryAfter, body) = await send(exchange.request)
                         switch try exchange.handle(httpStatus: status, retryAfter: retryAfter, body: body) {
                         case .send(_, let delay):

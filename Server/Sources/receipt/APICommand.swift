@@ -66,6 +66,11 @@ struct APICommand: AsyncParsableCommand {
 
     static let noAnswerExitCode: Int32 = 3
 
+    /// No answer, or a refusal that may pass later (429, 5xx), is 3; Apple's refusal 1 (sync and import alike).
+    static func exitCode(for refused: ServerAPIError) -> ExitCode {
+        ExitCode(refused.failure.httpStatus == 0 || refused.failure.isRetryable ? noAnswerExitCode : 1)
+    }
+
     func run() async throws {
         if list { return printCalls() }
         let (client, name, given): (AppStoreServerAPIClient, String, [String: JSONValue])
@@ -97,7 +102,7 @@ struct APICommand: AsyncParsableCommand {
             }
         } catch let refused as ServerAPIError {
             printToStandardError("receipt api: \(name): \(refused.failure.summary)")
-            throw ExitCode(refused.failure.httpStatus == 0 || refused.failure.isRetryable ? Self.noAnswerExitCode : 1)
+            throw Self.exitCode(for: refused)
         } catch let error as ReceiptError {
             printToStandardError("receipt api: \(name): \(error)")
             throw ExitCode(error.status == .invalidArgument ? unusableInputExitCode : 1)

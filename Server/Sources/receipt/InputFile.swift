@@ -7,7 +7,8 @@ import ReceiptCore
 
 /// Reading a whole file or standard input, without Foundation.
 enum InputFile {
-    static func read(_ path: String) throws(ReceiptError) -> [UInt8] {
+    /// The whole file; past `maxBytes`, refused without reading on.
+    static func read(_ path: String, maxBytes: Int = .max) throws(ReceiptError) -> [UInt8] {
         let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY)
         guard descriptor >= 0 else {
             throw ReceiptError(.invalidArgument, "cannot open: \(String(cString: strerror(errno)))")
@@ -26,6 +27,7 @@ enum InputFile {
                 throw ReceiptError(.invalidArgument, "cannot read: \(String(cString: strerror(errno)))")
             }
             if count == 0 { return bytes }
+            guard count <= maxBytes - bytes.count else { throw ReceiptError(.invalidArgument, "larger than \(maxBytes) bytes") }
             bytes.append(contentsOf: chunk[0..<count])
         }
     }

@@ -19,7 +19,7 @@ struct ReceiptCommand: AsyncParsableCommand {
             """,
         version: ReceiptVersion.string.description,
         subcommands: [Inspect.self, Verify.self, EntitlementsCommand.self, AppStoreVerify.self, APICommand.self, EventsCommand.self,
-                      OfferCommand.self, Serve.self, StatsSQLCommand.self, SyncCommand.self, Bench.self, BenchStore.self, BenchRoutes.self]
+                      OfferCommand.self, Serve.self, StatsSQLCommand.self, SyncCommand.self, ImportCommand.self, Bench.self, BenchStore.self, BenchRoutes.self]
     )
 
     /// As ArgumentParser's, except that a usage error (unknown flag, missing
@@ -92,15 +92,22 @@ func optionFile<T>(_ option: String, _ path: String,
 /// Refuses an option given twice unless it is `repeatable`: ArgumentParser keeps the last
 /// value of `--environment sandbox --environment production`, which is seldom what was meant.
 func refuseRepeatedOptions(_ arguments: some Sequence<String>, repeatable: Set<String>) throws(ReceiptError) {
-    var seen: Set<Substring> = []
-    for argument in arguments {
-        if argument == "--" { return }
-        guard argument.hasPrefix("--") else { continue }
-        let name = argument.split(separator: "=", maxSplits: 1).first ?? Substring(argument)
-        guard !repeatable.contains(String(name)) else { continue }
+    var seen: Set<String> = []
+    for name in optionNames(arguments) where !repeatable.contains(name) {
         guard seen.insert(name).inserted else {
             throw ReceiptError(.invalidArgument, "\(name) is given twice; it takes one value")
         }
     }
+}
+
+/// The long options among `arguments`, in order, each by its name (`--port=1` is `--port`), up to a `--`.
+func optionNames(_ arguments: some Sequence<String>) -> [String] {
+    var names: [String] = []
+    for argument in arguments {
+        if argument == "--" { break }
+        guard argument.hasPrefix("--") else { continue }
+        names.append(String(argument.split(separator: "=", maxSplits: 1).first ?? Substring(argument)))
+    }
+    return names
 }
 

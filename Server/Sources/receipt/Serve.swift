@@ -102,9 +102,7 @@ struct Serve: AsyncParsableCommand {
     /// same flags, read from the file: ServeConfigFile).
     private func configured() throws(ReceiptError) -> (command: Serve, file: ServeConfigFile?) {
         guard let config else { return (self, nil) }
-        let others = CommandLine.arguments.dropFirst(2).filter { $0.hasPrefix("--") }
-            .map { String($0.split(separator: "=", maxSplits: 1).first ?? "") }.filter { !Self.flagsBesideConfig.contains($0) }
-        if let other = others.first {
+        if let other = optionNames(CommandLine.arguments.dropFirst(2)).first(where: { !Self.flagsBesideConfig.contains($0) }) {
             throw ReceiptError(.invalidArgument, "\(other) is given with --config, which gives every setting: set it in \(config)")
         }
         let file = try ServeConfigFile(path: config)

@@ -33,18 +33,7 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(help: "The last instant (RFC 3339); default now.")
     var until: String?
 
-    @OptionGroup var credentials: APICredentialOptions
-
-    @Option(help: "production, sandbox or local-testing (needs --base-url).")
-    var environment: ReceiptEnvironment = .production
-
-    @Option(help: "Send to this URL instead of Apple's host (a mock, a proxy).")
-    var baseUrl: String?
-
-    @OptionGroup var trust: TrustOptionGroup
-
-    @Option(help: "The app's Apple id, which production notifications must name.")
-    var appAppleId: Int64?
+    @OptionGroup var source: APISourceOptions
 
     func run() async throws {
         let (api, start, end, location): (ServerAPIClient, Int64, Int64, StoreLocation)
@@ -59,10 +48,7 @@ struct SyncCommand: AsyncParsableCommand {
                                    + "Apple keeps notification history for \(ReceiptServer.notificationHistoryDays) days")
             }
             guard start < end else { throw ReceiptError(.invalidArgument, "--since must be before --until") }
-            let keys = try credentials.credentials()
-            let verifier = try trust.verifier(policy: VerificationPolicy(bundleID: keys.bundleID, environment: environment,
-                                                                         appAppleID: appAppleId))
-            api = try ServerAPIClient(credentials: keys, environment: environment, baseURL: baseUrl, verifier: verifier)
+            api = try source.client()
         } catch {
             throw failOption(error)
         }
@@ -79,9 +65,8 @@ struct SyncCommand: AsyncParsableCommand {
             printToStandardError("receipt sync: \(error.status.name): \(error.detail) (run again with the same --since to resume)")
             throw ExitCode(1)
         } catch let refused as ServerAPIError {
-            // As `receipt api`: no answer, or a refusal that may pass later, is 3; Apple's refusal 1.
             printToStandardError("receipt sync: \(refused.failure.summary) (run again with the same --since to resume)")
-            throw ExitCode(refused.failure.httpStatus == 0 || refused.failure.isRetryable ? APICommand.noAnswerExitCode : 1)
+            throw APICommand.exitCode(for: refused)
         } catch {
             printToStandardError("receipt sync: \(error) (run again with the same --since to resume)")
             throw ExitCode(1)

@@ -55,6 +55,14 @@ public struct StoredTransaction: Sendable, Equatable {
     public func supersedes(_ other: StoredTransaction) -> Bool {
         StoredOrder.supersedes((signedDate, jws), (other.signedDate, other.jws))
     }
+
+    /// True when this copy tells nothing `other` did not: the same transaction with the same
+    /// facts, whenever each was signed (Apple signs every answer anew, so two copies of an
+    /// unchanged transaction differ in their signing date and JWS alone).
+    public func tellsNothingNew(beside other: StoredTransaction) -> Bool {
+        transactionID == other.transactionID && originalTransactionID == other.originalTransactionID
+            && productID == other.productID && appAccountToken == other.appAccountToken && facts == other.facts
+    }
 }
 
 /// The renewal info of one subscription (its original transaction id): only the
@@ -83,6 +91,11 @@ public struct StoredRenewalInfo: Sendable, Equatable {
 
     public func supersedes(_ other: StoredRenewalInfo) -> Bool {
         StoredOrder.supersedes((signedDate, jws), (other.signedDate, other.jws))
+    }
+
+    /// As StoredTransaction.tellsNothingNew(beside:).
+    public func tellsNothingNew(beside other: StoredRenewalInfo) -> Bool {
+        originalTransactionID == other.originalTransactionID && facts == other.facts
     }
 }
 

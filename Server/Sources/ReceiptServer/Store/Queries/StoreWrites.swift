@@ -40,12 +40,11 @@ enum StoreWrites {
 
     /// Stores notifications in the caller's transaction (GroupCommit's batch), each in a
     /// savepoint: one that fails is rolled back alone and answered with its error; a failure
-    /// of the rollback itself (the connection gone) fails the whole transaction. A batch holding
-    /// several subscriptions takes their turns (lockOrder: PostgreSQL's) first, in one order, so
-    /// that two batches never wait on each other in a cycle.
+    /// of the rollback itself (the connection gone) fails the whole transaction. Only SQLite
+    /// batches, and its writer is alone: a dialect that locked rows would have to take the
+    /// batch's turns (lockOrder) first, in one order, so that two batches never wait in a cycle.
     static func record(batch notifications: [ReceivedNotification], on statements: some StoreStatements) async throws
         -> [Result<Bool, any Error>] {
-        for key in Set(notifications.map(orderingKey)).sorted() { try await lockOrder(of: key, on: statements) }
         var answers: [Result<Bool, any Error>] = []
         for notification in notifications {
             _ = try await statements.run("SAVEPOINT notification", [])
