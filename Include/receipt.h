@@ -999,12 +999,15 @@ receipt_status_t receipt_entitlements_signed_json(const receipt_t *receipt, cons
  * "status", Apple's number (1 active, 2 expired, 3 billing retry, 4 grace
  * period, 5 revoked) and "status_name"; "entitled" (active or grace period);
  * "at_ms"; "transaction_count" (one per transaction id, its latest signing);
- * "signedTransactionInfo" and "transaction_info" (the period that decides: the
- * latest-ending one not revoked); "signedRenewalInfo", "renewal_info" and
- * "pending_renewal_info" (verifyReceipt's shape) when a renewal info is known.
- * Active while a period not revoked covers the instant; otherwise revoked when
- * the last purchase was refunded or revoked; otherwise grace period while the
- * renewal info's gracePeriodExpiresDate is ahead, billing retry while
+ * "signedTransactionInfo" and "transaction_info" (the period that decides: of
+ * the periods bought by the instant, the latest-ending one not revoked, else
+ * the last bought; the first when none was); "signedRenewalInfo",
+ * "renewal_info" and "pending_renewal_info" (verifyReceipt's shape) when a
+ * renewal info is known. The subscription as it stood at the instant, from the
+ * periods bought by then (refunds as known now): active while one not revoked
+ * covers the instant; otherwise revoked when the last of them was refunded or
+ * revoked; otherwise, when no period was bought after the instant, grace period
+ * while the renewal info's gracePeriodExpiresDate is ahead, billing retry while
  * isInBillingRetryPeriod; otherwise expired.
  * verifier: every token is verified first; the first that fails returns its
  * status. NULL only with RECEIPT_ENTITLEMENTS_UNVERIFIED in `flags`, for tokens

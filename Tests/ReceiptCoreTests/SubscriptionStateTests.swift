@@ -48,6 +48,26 @@ struct SubscriptionStateTests {
         #expect(state([period(0)], at: -1)?.status == .expired)  // not yet started: nothing covers the instant
     }
 
+    /// A past instant is judged as the subscription stood then: by the periods bought by it
+    /// (refunds as known now), without the renewal info when a period was bought after it.
+    @Test func aPastInstantIsJudgedByThePeriodThatCoveredIt() {
+        let three = [period(0), period(1), period(2)]
+        let latest = renewal(signed: 1, grace: 96 * Self.day, retry: true)
+        let first = state(three, latest, at: 15 * Self.day)
+        #expect(first?.status == .active && first?.latestTransaction.transactionID == "1000")
+        #expect(state(three, latest, at: 45 * Self.day)?.latestTransaction.transactionID == "1001")
+        // At the end of the last period the renewal info speaks: a grace period; before it, it does not.
+        #expect(state(three, latest, at: 91 * Self.day)?.status == .gracePeriod)
+        let gap = [period(0), period(2)]  // the second month never bought: a gap, then a reactivation
+        #expect(state(gap, latest, at: 45 * Self.day)?.status == .expired)
+        // A refund known now takes the refunded period back from the past too.
+        let refunded = [period(0), period(1, signed: 5, revoked: 70 * Self.day), period(2)]
+        #expect(state(refunded, at: 45 * Self.day)?.status == .revoked)
+        #expect(state(refunded, at: 75 * Self.day)?.status == .active)
+        // Before the first purchase nothing stood: expired, and the period shown is the first.
+        #expect(state(three, latest, at: -1)?.latestTransaction.transactionID == "1000")
+    }
+
     /// A customer in a billing grace period is entitled in the state and in the
     /// entitlements alike: the last period stays active until the grace ends, and only it.
     @Test func aGracePeriodIsActiveInEntitlementsToo() throws {

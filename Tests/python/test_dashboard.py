@@ -103,6 +103,11 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         assert '<span id="product">com.example.minted.yearly</span>' in dom
         assert {key[1] for key in shown if key[0] == "subscriptions"} == {"com.example.minted.yearly", ""}
         assert assert_page_shows_api(shown, server, f"{query}&{product}")["product_id"] == "com.example.minted.yearly"
+        # A past instant, periods bought since: the page's figures are judged as they stood then, as the API's are.
+        past = urllib.parse.urlencode({"from": now - 200 * DAY, "to": now + DAY, "by": "month", "at": now - 40 * DAY})
+        page = PageFigures()
+        page.feed(server.request("GET", f"/dashboard?{past}")[1].decode())
+        assert_page_shows_api(page.figures, server, past)
 
         ARTEFACTS.mkdir(parents=True, exist_ok=True)
         screenshot = ARTEFACTS / "dashboard.png"

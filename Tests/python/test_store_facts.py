@@ -273,6 +273,87 @@ PERIODS = [("week", 7, 7, 52, 12), ("month", 28, 31, 1, 1), ("two_months", 59, 6
            ("six_months", 181, 184, 1, 6), ("year", 365, 366, 1, 12)]
 
 
+def mrr_of(periods, product=None):
+    """/v1/stats/mrr's currencies from the standing periods (transaction payloads) of the active subscriptions."""
+    sums = {}
+    for period in periods:
+        if product not in (None, period["productId"]):
+            continue
+        days = (period["expiresDate"] - period["purchaseDate"] + DAY // 2) // DAY
+        name, _, _, numerator, denominator = next(p for p in PERIODS if p[1] <= days <= p[2])
+        entry = sums.setdefault(period["currency"], {}).setdefault(name, [0, 0, numerator, denominator])
+        entry[0] += 1
+        entry[1] += period["price"]
+    return [{"currency": currency,
+             "mrr_milliunits": sum((total * numerator * 2 + denominator) // (denominator * 2)
+                                   for _, total, numerator, denominator in periods.values()),
+             "subscriptions": sum(count for count, *_ in periods.values()),
+             "by_period": {name: periods[name][0] for name, *_ in PERIODS if name in periods}}
+            for currency, periods in sorted(sums.items())]
+
+
+def status_as_it_stood(periods, renewal, at):
+    """The reference for a past instant, written from Apple's definitions over the minted payloads
+    (not from the server): (status name, the period that decides it), or None before the first
+    purchase. Of the periods bought by `at` (refunds as known now): active while one not refunded
+    covers it; else revoked when the last bought was refunded; else, when nothing was bought after
+    `at`, the renewal info's grace period, then billing retry; else expired."""
+    bought = [period for period in periods if period["purchaseDate"] <= at]
+    if not bought:
+        return None
+    standing = [period for period in bought if "revocationDate" not in period]
+    covering = [period for period in standing if period["purchaseDate"] <= at < period["expiresDate"]]
+    if covering:
+        return "active", max(covering, key=lambda period: period["expiresDate"])
+    last = max(bought, key=lambda period: period["purchaseDate"])
+    if "revocationDate" in last:
+        return "revoked", last
+    if len(bought) == len(periods):
+        if at < renewal.get("gracePeriodExpiresDate", at):
+            return "grace_period", last
+        if renewal.get("isInBillingRetryPeriod"):
+            return "billing_retry", last
+    return "expired", last
+
+
+def test_a_past_instant_is_judged_by_the_periods_that_covered_it(tmp_path, news_ca, test_ca, mint_jws, now, new_store):
+    """/v1/stats/subscriptions and /mrr at past instants, every 10 days over 200, against
+    status_as_it_stood over the minted payloads: ten monthly subscriptions bought 10 days apart
+    (each: a refunded second period, a failed renewal into a grace period; every third in EUR at
+    another price). Judged by their latest periods, nearly none would be active in the past."""
+    _, chains = news_ca
+    location = new_store()
+    server = store_server(tmp_path, news_ca, test_ca, store=location)
+    subscriptions = []
+    try:
+        for number in range(10):
+            original = str(2300000000000000 + number * 1000)
+            story = mint_jws.notification_story(original, TOKEN, now=now - number * 10 * DAY)
+            for _, notification in story:
+                if number % 3 == 0:
+                    notification["data"]["signedTransactionInfo"].update({"currency": "EUR", "price": 3990})
+                assert post(server, mint_jws.sign_notification(notification, chains))[0] == 200
+            latest = {}
+            for _, notification in story:  # the latest signing of each transaction, as the store keeps it
+                transaction = notification["data"]["signedTransactionInfo"]
+                latest[transaction["transactionId"]] = transaction
+            subscriptions.append((list(latest.values()), story[-1][1]["data"]["signedRenewalInfo"]))
+        statuses = ("active", "grace_period", "billing_retry", "expired", "revoked")
+        active_seen = set()
+        for days in range(0, 201, 10):
+            at = now - days * DAY - 1
+            judged = [status_as_it_stood(periods, renewal, at) for periods, renewal in subscriptions]
+            expected = {name: sum(1 for found in judged if found and found[0] == name) for name in statuses}
+            figures = server.json("GET", f"/v1/stats/subscriptions?at={at}")[1]
+            assert {name: figures["total"][name] for name in statuses} == expected, (days, figures["total"])
+            mrr = server.json("GET", f"/v1/stats/mrr?at={at}")[1]
+            assert mrr["currencies"] == mrr_of([found[1] for found in judged if found and found[0] == "active"]), days
+            active_seen.add(expected["active"])
+        assert max(active_seen) >= 5 and len(active_seen) > 3  # the instants see the figures rise and fall
+    finally:
+        server.stop()
+
+
 def test_mrr_per_currency_equals_a_reference_from_each_subscriptions_state(tmp_path, news_ca, test_ca, mint_jws, now,
                                                                           new_store):
     """GET /v1/stats/mrr: for the subscriptions /v1/subscriptions/{id} says are active, each
@@ -280,22 +361,7 @@ def test_mrr_per_currency_equals_a_reference_from_each_subscriptions_state(tmp_p
     server, states = shaped_server(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
 
     def reference_mrr(product=None):
-        sums = {}
-        for state in states.values():
-            period = state["transaction_info"]
-            if state["status_name"] != "active" or product not in (None, period["productId"]):
-                continue
-            days = (period["expiresDate"] - period["purchaseDate"] + DAY // 2) // DAY
-            name, _, _, numerator, denominator = next(p for p in PERIODS if p[1] <= days <= p[2])
-            entry = sums.setdefault(period["currency"], {}).setdefault(name, [0, 0, numerator, denominator])
-            entry[0] += 1
-            entry[1] += period["price"]
-        return [{"currency": currency,
-                 "mrr_milliunits": sum((total * numerator * 2 + denominator) // (denominator * 2)
-                                       for _, total, numerator, denominator in periods.values()),
-                 "subscriptions": sum(count for count, *_ in periods.values()),
-                 "by_period": {name: periods[name][0] for name, *_ in PERIODS if name in periods}}
-                for currency, periods in sorted(sums.items())]
+        return mrr_of([state["transaction_info"] for state in states.values() if state["status_name"] == "active"], product)
     try:
         reference = reference_mrr()
         assert [line["currency"] for line in reference] == ["EUR", "USD"]

@@ -29,8 +29,9 @@ public struct SubscriptionState: Sendable {
     public let at: Int64
     /// One per transaction id (the latest signing of each), oldest purchase first.
     public let transactions: [SignedPayload]
-    /// The period that decides the status: the latest-ending one not revoked, or,
-    /// when every period was revoked, the latest purchased.
+    /// The period that decides the status, among those bought by the instant (StatusInputs):
+    /// the latest-ending one not revoked, or, when every such period was revoked, the latest
+    /// purchased; the first purchased when none was bought by the instant.
     public let latestTransaction: SignedPayload
     public let renewalInfo: SignedPayload?
 
@@ -67,18 +68,24 @@ public struct SubscriptionState: Sendable {
         let own = transactions.filter { $0.kind == .transaction && $0.originalTransactionID == originalTransactionID }
         // Each period's dates read once: sorting would read them again at every comparison.
         let periods = Self.latestSigning(own).map(Period.init).sorted { $0.purchased < $1.purchased }
-        guard let lastPurchased = periods.last else { return nil }
-        let latest = periods.filter { !$0.revoked }.max { $0.expires < $1.expires }
+        guard let first = periods.first else { return nil }
         let renewal = renewalInfo.flatMap { $0.kind == .renewalInfo && $0.originalTransactionID == originalTransactionID ? $0 : nil }
+        // As the subscription stood at the instant: the periods bought by then (refunds as known now).
+        let bought = periods.prefix { $0.purchased <= instant }
+        let latest = bought.filter { !$0.revoked }.max { $0.expires < $1.expires }
+        let lastPurchased = bought.last
+        // The renewal info speaks of the renewal after the last period: of none bought after the instant.
+        let renewalApplies = bought.count == periods.count
         self.originalTransactionID = originalTransactionID
         at = instant
         self.transactions = periods.map(\.payload)
-        latestTransaction = (latest ?? lastPurchased).payload
+        latestTransaction = (latest ?? lastPurchased ?? first).payload
         self.renewalInfo = renewal
         status = Status.at(instant, StatusInputs(
-            standingPurchased: latest?.purchased, standingExpires: latest?.expires, lastPurchaseRevoked: lastPurchased.revoked,
-            gracePeriodExpires: renewal?.date("gracePeriodExpiresDate"),
-            inBillingRetry: renewal?.boolean("isInBillingRetryPeriod") == true))
+            standingPurchased: latest?.purchased, standingExpires: latest?.expires,
+            lastPurchaseRevoked: lastPurchased?.revoked ?? false,
+            gracePeriodExpires: renewalApplies ? renewal?.date("gracePeriodExpiresDate") : nil,
+            inBillingRetry: renewalApplies && renewal?.boolean("isInBillingRetryPeriod") == true))
     }
 
     /// A transaction with the dates the status reads (absent dates sort first).

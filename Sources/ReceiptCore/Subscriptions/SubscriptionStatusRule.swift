@@ -1,9 +1,14 @@
-/// What a subscription's status at an instant depends on: its standing period (the
-/// latest-ending one not revoked), whether its last purchase was revoked, and its
-/// renewal info's grace period and billing retry. SubscriptionState reads them from
-/// payloads; a store's figures read them from its fact columns (StoredFacts).
+/// What a subscription's status at an instant depends on, as it stood then: of the
+/// periods bought by the instant (refunds as known now), the standing one (the
+/// latest-ending one not revoked) and whether the last purchased was revoked; and the
+/// renewal info's grace period and billing retry, which speak of the renewal after the
+/// last period, so none when a period was bought after the instant. A past instant is
+/// thus judged by the period that covered it, not by the latest. SubscriptionState reads
+/// them from payloads; a store's figures read them from its fact columns (StoredFacts),
+/// its summaries when no period was bought after the instant, else the rows as of it
+/// (SubscriptionSummaries.asExpression).
 public struct StatusInputs: Sendable, Equatable {
-    /// The standing period's dates; nil when every period was revoked. A period without a
+    /// The standing period's dates; nil when no period bought by the instant stands. A period without a
     /// purchase date counts as bought at the beginning of time, one without an expiry as
     /// ended then.
     public var standingPurchased: Int64?

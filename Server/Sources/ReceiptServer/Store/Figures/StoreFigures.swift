@@ -4,26 +4,39 @@ import ReceiptCore
 /// The figures of subscriptions read one row per subscription (SubscriptionSummaries:
 /// its standing period, last purchase and renewal info), and judge its status by
 /// ReceiptCore's rule (SubscriptionState.Status.sqlCase, the rule SubscriptionState applies).
+/// A subscription counts from its first purchase on: before it, it is in no figure.
 enum StoreFigures {
-    /// Where the summaries are read: the store's table, or (for an engine that holds only
-    /// the rows, `receipt stats-sql`) the same made from the rows within the statement.
+    /// Where the summaries are read: the store's table (they stand now), or the same made from
+    /// the rows as of the instant (placeholder 1) within the statement: for an engine that holds
+    /// only the rows (`receipt stats-sql`), and for an instant some period was bought after.
     enum Source: Sendable {
         case table, rows
 
         /// What the statement begins with.
-        var prefix: String { self == .table ? "" : "WITH \(SubscriptionSummaries.asExpression) " }
+        func prefix(_ d: StoreDialect) -> String {
+            self == .table ? "" : "WITH \(SubscriptionSummaries.asExpression(asOf: d.placeholder(1))) "
+        }
+    }
+
+    /// Whether the summaries as they stand now answer for `instant`: unless a period was bought
+    /// after it (read down the index of purchases from the instant: none, or a few, at now).
+    static func tableAnswers(at instant: Int64, on statements: some StoreStatements) async throws -> Bool {
+        try await statements.run("""
+            SELECT 1 FROM transactions WHERE purchase_date > \(statements.dialect.placeholder(1))
+              AND product_type = 'Auto-Renewable Subscription' LIMIT 1
+            """, [.integer(instant)]).isEmpty
     }
 
     /// Subscriptions by product and status at `instant`, each under the product of the
     /// period the status reads (the standing one, else the last purchased); only `product`'s when given.
     static func activeSubscriptions(at instant: Int64, product: String?, from source: Source = .table,
                                     on statements: some StoreStatements) async throws -> [SubscriptionCount] {
-        if source == .table {  // the counts per expiry day (ExpiryDays), not every summary
+        if source == .table, try await tableAnswers(at: instant, on: statements) {  // the counts per expiry day (ExpiryDays)
             return counts(in: try await ExpiryDays.standing(at: instant, product: product, on: statements))
         }
         let d = statements.dialect
         let rows = try await statements.run(summaries(
-            select: "product_id, \(status(d)), count(*)", where: only(product, placeholder: 2, d), groupBy: "1, 2", source),
+            select: "product_id, \(status(d)), count(*)", where: only(product, placeholder: 2, d), groupBy: "1, 2", .rows, d),
             [.integer(instant)] + values(product))
         return rows.compactMap { row in
             guard row.count == 3, let product = row[0].text, let status = row[1].integer.flatMap(SubscriptionState.Status.init),
@@ -36,21 +49,49 @@ enum StoreFigures {
     /// their standing period in whole days: what MRR is made of (StatsJSON.mrr); only `product`'s when given.
     static func activePrices(at instant: Int64, product: String?, from source: Source = .table,
                              on statements: some StoreStatements) async throws -> [PriceGroup] {
-        if source == .table {  // the counts per expiry day (ExpiryDays), not every summary
+        if source == .table, try await tableAnswers(at: instant, on: statements) {  // the counts per expiry day (ExpiryDays)
             return priceGroups(in: try await ExpiryDays.standing(at: instant, product: product, on: statements), product: product)
         }
         let d = statements.dialect
         let rows = try await statements.run(summaries(
-            select: "coalesce(standing_currency, ''), standing_expires_date - coalesce(standing_purchase_date, 0), count(*), "
-                // PostgreSQL adds bigints up as numeric: back to BIGINT, which both read as an integer.
-                + "CAST(sum(coalesce(standing_price, 0)) AS BIGINT)",
+            select: priceColumns,
             where: "(\(status(d))) = \(SubscriptionState.Status.active.rawValue) AND " + only(product, placeholder: 2, d),
-            groupBy: "1, 2", source), [.integer(instant)] + values(product))
+            groupBy: "1, 2", .rows, d), [.integer(instant)] + values(product))
         return rows.compactMap { row in
             guard row.count == 4, let currency = row[0].text, let length = row[1].integer, let count = row[2].integer,
                   let sum = row[3].integer else { return nil }
             return PriceGroup(currency: currency, periodMilliseconds: length, subscriptions: count, priceSum: sum)
         }
+    }
+
+    /// Active subscriptions' prices grouped by currency and standing period length: the
+    /// currency, the length, how many, and their prices' sum. PostgreSQL adds bigints up as
+    /// numeric: back to BIGINT, which both read as an integer.
+    private static let priceColumns = "coalesce(standing_currency, ''), standing_expires_date - coalesce(standing_purchase_date, 0), "
+        + "count(*), CAST(sum(coalesce(standing_price, 0)) AS BIGINT)"
+
+    /// Every product's subscriptions by status and active prices at `instant`, in one reading
+    /// (the dashboard's subscriptions and MRR; `counts` and `priceGroups` read it): from the
+    /// counts kept per expiry day when they answer for the instant, else from the rows as of it.
+    static func standing(at instant: Int64, on statements: some StoreStatements) async throws -> ExpiryDays.Standing {
+        if try await tableAnswers(at: instant, on: statements) {
+            return try await ExpiryDays.standing(at: instant, product: nil, on: statements)
+        }
+        let d = statements.dialect
+        var statuses: [ExpiryDays.StatusKey: Int64] = [:]
+        for count in try await activeSubscriptions(at: instant, product: nil, from: .rows, on: statements) {
+            statuses[ExpiryDays.StatusKey(product: count.productID, status: count.status)] = count.count
+        }
+        var prices: [ExpiryDays.PriceKey: (subscriptions: Int64, prices: Int64)] = [:]
+        for row in try await statements.run(summaries(
+            select: "product_id, " + priceColumns,
+            where: "(\(status(d))) = \(SubscriptionState.Status.active.rawValue)", groupBy: "1, 2, 3", .rows, d),
+            [.integer(instant)]) where row.count == 5 {
+            guard let product = row[0].text, let currency = row[1].text, let length = row[2].integer, let count = row[3].integer,
+                  let sum = row[4].integer else { continue }
+            prices[ExpiryDays.PriceKey(product: product, currency: currency, length: length)] = (count, sum)
+        }
+        return ExpiryDays.Standing(statuses: statuses, prices: prices)
     }
 
     /// The subscriptions figure from what ExpiryDays counted: by product and status, sorted.
@@ -99,7 +140,7 @@ enum StoreFigures {
         let churned = try await statements.run(summaries(
             select: "standing_expires_date / \(day), coalesce(expiration_intent, 0), count(*)",
             where: "(\(status(d))) = \(SubscriptionState.Status.expired.rawValue) AND standing_expires_date >= \(p2) "
-                + "AND standing_expires_date < \(p3) AND " + only(product, placeholder: 4, d), groupBy: "1, 2", .table),
+                + "AND standing_expires_date < \(p3) AND " + only(product, placeholder: 4, d), groupBy: "1, 2", .table, d),
             [.integer(instant), .integer(from), .integer(to)] + values(product))
         var days: [Int64: DayFlows] = [:]
         for (day, counts) in began {
@@ -147,7 +188,8 @@ enum StoreFigures {
     }
 
     /// A figure's statement over the summaries (SubscriptionSummaries).
-    private static func summaries(select: String, where condition: String, groupBy: String, _ source: Source) -> String {
-        "\(source.prefix)SELECT \(select) FROM \(SubscriptionSummaries.table) WHERE \(condition) GROUP BY \(groupBy) ORDER BY \(groupBy)"
+    private static func summaries(select: String, where condition: String, groupBy: String, _ source: Source,
+                                  _ d: StoreDialect) -> String {
+        "\(source.prefix(d))SELECT \(select) FROM \(SubscriptionSummaries.table) WHERE \(condition) GROUP BY \(groupBy) ORDER BY \(groupBy)"
     }
 }

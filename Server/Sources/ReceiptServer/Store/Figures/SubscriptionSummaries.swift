@@ -22,11 +22,11 @@ enum SubscriptionSummaries {
     static let columns: [(name: String, type: String, expression: String)] = [
         ("original_transaction_id", "TEXT PRIMARY KEY", "last.original_transaction_id"),
         // The product a subscription counts under: its standing period's, else its last purchase's.
-        ("product_id", "TEXT NOT NULL", "coalesce(standing.product_id, last.product_id, '')"),
-        ("standing_purchase_date", "BIGINT", "standing.purchase_date"),
-        ("standing_expires_date", "BIGINT", "standing.expires_date"),
-        ("standing_price", "BIGINT", "standing.price"),
-        ("standing_currency", "TEXT", "standing.currency"),
+        ("product_id", "TEXT NOT NULL", "coalesce(last.standing_product_id, last.product_id, '')"),
+        ("standing_purchase_date", "BIGINT", "last.standing_purchase_date"),
+        ("standing_expires_date", "BIGINT", "last.standing_expires_date"),
+        ("standing_price", "BIGINT", "last.standing_price"),
+        ("standing_currency", "TEXT", "last.standing_currency"),
         ("last_revoked", "BIGINT NOT NULL", "CASE WHEN last.revocation_date IS NOT NULL THEN 1 ELSE 0 END"),
         ("grace_period_expires_date", "BIGINT", "renewal.grace_period_expires_date"),
         ("is_in_billing_retry_period", "BIGINT", "renewal.is_in_billing_retry_period"),
@@ -35,7 +35,7 @@ enum SubscriptionSummaries {
 
     /// The rows the summary stands on (schema 11), which a write's refresh starts from.
     static let sourceColumns: [(name: String, type: String, expression: String)] = [
-        ("standing_transaction_id", "TEXT", "standing.transaction_id"),
+        ("standing_transaction_id", "TEXT", "last.standing_transaction_id"),
         ("last_transaction_id", "TEXT", "last.transaction_id"),
     ]
     private static var allColumns: [(name: String, type: String, expression: String)] { columns + sourceColumns }
@@ -78,9 +78,14 @@ enum SubscriptionSummaries {
         "CREATE INDEX transactions_by_original_purchase ON transactions (original_transaction_id, purchase_date, transaction_id)",
     ]
 
-    /// The summaries as a common table expression over the rows themselves (named like the
-    /// table), for an engine that holds only the rows: `WITH \(asExpression) SELECT …`.
-    static var asExpression: String { "\(frames(scope: nil)), \(table) AS (\(select(allColumns)))" }
+    /// The summaries as they stood at an instant (`instant`: a placeholder or a literal), as a
+    /// common table expression over the rows themselves named like the table: made from the
+    /// periods bought by then, with no renewal info when one was bought after (StatusInputs).
+    /// For `receipt stats-sql` (an engine that holds only the rows), and for a past instant,
+    /// which the table (the summaries as they stand now) cannot answer: `WITH … SELECT …`.
+    static func asExpression(asOf instant: String) -> String {
+        "\(frames(scope: nil, asOf: instant)), \(table) AS (\(select(allColumns, asOf: instant)))"
+    }
 
     /// Makes the summaries of the subscriptions whose rows a write changed again (none when a
     /// subscription has no auto-renewable transaction), and the period columns from each
@@ -161,32 +166,46 @@ enum SubscriptionSummaries {
             """
     }
 
-    /// standing and last, each subscription's periods numbered (absent dates sort first; ties
-    /// by transaction id); `scope` limits both to some rows (one subscription's at a write).
-    private static func frames(scope: String?) -> String {
+    /// `last`: a subscription's auto-renewable transactions, numbered from the last purchased
+    /// (absent dates first; ties by transaction id), each carrying its subscription's standing
+    /// period's values (`standing_…`: of the first row in the standing order, the latest-ending
+    /// not revoked, NULL when every row is revoked). One pass of window functions, with no join
+    /// of one frame to another, which SQLite would read whole for every subscription. `scope`
+    /// limits the rows (one subscription's at a write), `instant` to the periods bought by it
+    /// (one without a purchase date counts as bought).
+    private static func frames(scope: String?, asOf instant: String? = nil) -> String {
         let rows = "product_type = 'Auto-Renewable Subscription'" + (scope.map { " AND \($0)" } ?? "")
+            + (instant.map { " AND (purchase_date IS NULL OR purchase_date <= \($0))" } ?? "")
+        let standing = ["transaction_id", "product_id", "purchase_date", "expires_date", "price", "currency"].map {
+            "CASE WHEN FIRST_VALUE(revocation_date) OVER standing_order IS NULL THEN FIRST_VALUE(\($0)) OVER standing_order END "
+                + "AS standing_\($0)"
+        }
         return """
-            standing AS (
-              SELECT original_transaction_id, transaction_id, product_id, purchase_date, expires_date, price, currency,
+            last AS (
+              SELECT original_transaction_id, transaction_id, product_id, revocation_date, \(standing.joined(separator: ", ")),
                 ROW_NUMBER() OVER (PARTITION BY original_transaction_id
-                  ORDER BY expires_date IS NULL, expires_date DESC, purchase_date IS NOT NULL, purchase_date, transaction_id) AS position
-              FROM transactions WHERE \(rows) AND revocation_date IS NULL
-            ), last AS (
-              SELECT original_transaction_id, transaction_id, product_id, revocation_date, ROW_NUMBER() OVER (
-                PARTITION BY original_transaction_id ORDER BY purchase_date IS NULL, purchase_date DESC, transaction_id DESC) AS position
+                  ORDER BY purchase_date IS NULL, purchase_date DESC, transaction_id DESC) AS position
               FROM transactions WHERE \(rows)
+              WINDOW standing_order AS (PARTITION BY original_transaction_id ORDER BY revocation_date IS NOT NULL,
+                expires_date IS NULL, expires_date DESC, purchase_date IS NOT NULL, purchase_date, transaction_id)
             )
             """
     }
 
     /// A row per subscription from the frames (`chosen` of its columns): its last purchase,
-    /// standing period and renewal info.
-    private static func select(_ chosen: [(name: String, type: String, expression: String)]) -> String {
-        """
-        SELECT \(chosen.map { "\($0.expression) AS \($0.name)" }.joined(separator: ", "))
-        FROM last LEFT JOIN standing ON standing.original_transaction_id = last.original_transaction_id AND standing.position = 1
-        LEFT JOIN renewal_infos AS renewal ON renewal.original_transaction_id = last.original_transaction_id
-        WHERE last.position = 1
-        """
+    /// standing period and renewal info; as of `instant`, no renewal info when a period was
+    /// bought after it (it speaks of the renewal after the latest period).
+    private static func select(_ chosen: [(name: String, type: String, expression: String)], asOf instant: String? = nil) -> String {
+        let renewalApplies = instant.map {
+            """
+             AND NOT EXISTS (SELECT 1 FROM transactions AS later WHERE later.original_transaction_id = last.original_transaction_id
+               AND later.product_type = 'Auto-Renewable Subscription' AND later.purchase_date > \($0))
+            """
+        } ?? ""
+        return """
+            SELECT \(chosen.map { "\($0.expression) AS \($0.name)" }.joined(separator: ", "))
+            FROM last LEFT JOIN renewal_infos AS renewal ON renewal.original_transaction_id = last.original_transaction_id\(renewalApplies)
+            WHERE last.position = 1
+            """
     }
 }

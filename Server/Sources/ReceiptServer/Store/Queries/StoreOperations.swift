@@ -34,7 +34,7 @@ extension SubscriptionStore {
     /// Every product's subscriptions by status and active prices at `instant`, in one reading
     /// (the dashboard's subscriptions and MRR; StoreFigures.counts and .priceGroups).
     func standing(at instant: Int64) async throws -> ExpiryDays.Standing {
-        try await withStatements(transaction: false) { try await ExpiryDays.standing(at: instant, product: nil, on: $0) }
+        try await withStatements(transaction: false) { try await StoreFigures.standing(at: instant, on: $0) }
     }
 
     func flows(from: Int64, to: Int64, at instant: Int64, product: String?) async throws -> [DayFlows] {
