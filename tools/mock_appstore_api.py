@@ -24,6 +24,7 @@ default), 20 a page. Its 12 notifications of history (5 a page) name --history-n
                       since 1970 an hour ahead, then as the customer
     9000000000000500  first a 500 (GENERAL_INTERNAL_RETRYABLE), then as the customer
     9000000000000666  history whose second page holds one tampered transaction
+    9000000000004041  always a 404 with ACCOUNT_NOT_FOUND (4040001): about the caller, not the id
     any other unknown id: 404 with TRANSACTION_ID_NOT_FOUND (4040010)
 With --customers N, original transaction ids 3000000000000000 to 3000000000000000 + N - 1 are
 customers of their own too (for `receipt import`): each a monthly subscription of two
@@ -59,6 +60,7 @@ ORIGINAL_ID = "2000000000000001"
 RATE_LIMITED, FAILING, TAMPERED = "9000000000000429", "9000000000000500", "9000000000000666"
 LIMITED_FOR_AN_HOUR = "9000000000003600"
 FIRST_OF_MANY = 3000000000000000
+ACCOUNT_GONE = "9000000000004041"
 PAGE = 20
 NOTIFICATIONS, NOTIFICATION_PAGE = 12, 5
 APP_APPLE_ID = 1234567890
@@ -149,7 +151,7 @@ class Mock:
         key = serialization.load_pem_private_key(open(args.key, "rb").read(), password=None)
         self.public_key = key.public_key()
         self.key_id, self.issuer_id, self.bundle_id = args.key_id, args.issuer_id, args.bundle_id
-        self.customers, self.forget_requests = args.customers, args.forget_requests
+        self.customers, self.forget_requests, self.answer_delay = args.customers, args.forget_requests, args.answer_delay
         self.requests, self.scripted = [], set()
         self.last_request = time.time()
         self.lock = threading.Lock()
@@ -200,6 +202,8 @@ class Mock:
         if transaction_id == FAILING and self.first_time(transaction_id):
             return 500, {}, {"errorCode": 5000001, "errorMessage": "An unknown error occurred. Please try again."}
         not_found = (404, {}, {"errorCode": 4040010, "errorMessage": "Transaction id not found."})
+        if transaction_id == ACCOUNT_GONE:
+            return 404, {}, {"errorCode": 4040001, "errorMessage": "Account not found."}
         many = customer.one_of_many(transaction_id or "", self.customers)
         if many and parts[:1] == ["inApps"] and len(parts) >= 3 and parts[2] == "history":
             return 200, {}, {"revision": "rev-2", "hasMore": False, "bundleId": self.bundle_id, "appAppleId": APP_APPLE_ID,
@@ -355,7 +359,9 @@ def make_handler(mock):
                                           "claims": claims, "at": time.time()})
             if claims is None:
                 return self.respond(401, {}, None)
-            self.respond(*mock.answer(method, url.path, query, body))
+            answer = mock.answer(method, url.path, query, body)
+            time.sleep(mock.answer_delay)
+            self.respond(*answer)
 
         def do_GET(self):
             self.handle_any("GET")
@@ -387,6 +393,8 @@ def main(argv=None):
     parser.add_argument("--customers", type=int, default=0, metavar="N",
                         help="answer for original transaction ids 3000000000000000 to 3000000000000000 + N - 1 too")
     parser.add_argument("--forget-requests", action="store_true", help="keep no list of requests (a long bench)")
+    parser.add_argument("--answer-delay", type=float, default=0, metavar="SECONDS",
+                        help="hold each answer this long, as a distant server does (many requests then in flight)")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--background", action="store_true", help="print the base URL, serve from a child process")
     parser.add_argument("--idle-exit", type=float, default=0, help="with --background: stop after this many idle seconds")

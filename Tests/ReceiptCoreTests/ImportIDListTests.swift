@@ -31,6 +31,18 @@ struct ImportIDListTests {
         #expect(ids.empty == 1)
     }
 
+    @Test func blankLinesOfACSVAreSkippedAndAnEmptyListIsRefused() throws {
+        let ids = try list("name,id\r\n\r\nx,1\n , \n", column: "id")
+        #expect(ids.ids == ["1"] && ids.empty == 2)
+        #expect(refusal("name,id\nx,\n", column: "id") == "ids.csv: no original transaction id in the column id: nothing to import")
+        #expect(refusal("\n\n").hasSuffix("nothing to import"))
+    }
+
+    @Test func textAfterAQuotedCellIsRefused() {
+        #expect(refusal("id\n\"12\"34\n", column: "id") == "ids.csv:2: text after a quoted cell's closing quote")
+        #expect((try? list("id,x\r\n\"12\",y\r\n", column: "id"))?.ids == ["12"])
+    }
+
     @Test func anEntryThatIsNoIdIsRefusedNamingItsLine() {
         #expect(refusal("2000000000000001\nGPA.3345-1234\n") == #"ids.csv:2: "GPA.3345-1234" is no original transaction id (1 to 20 digits)"#)
         #expect(refusal("1\n123456789012345678901\n").hasPrefix("ids.csv:2: "))

@@ -93,6 +93,12 @@ struct ImportCommand: AsyncParsableCommand {
         print("imported: \(summary.imported); already current: \(summary.alreadyCurrent); "
               + "unknown to Apple: \(summary.unknownToApple); refused: \(summary.refused); of \(summary.total) ids"
               + (summary.resumed ? "; resumed" : ""))
+        if summary.unknownToApple == summary.total {
+            // Not one customer of the list: the list, the app or the environment is not the one meant.
+            printToStandardError("receipt import: Apple knows none of the ids in the \(source.environment.rawValue) environment "
+                                 + "for \(api.credentials.bundleID): is --environment (or --bundle-id) the list's?")
+            throw ExitCode(1)
+        }
         if summary.refused > 0 { throw ExitCode(1) }
     }
 }

@@ -18,7 +18,10 @@ enum InputFile {
         // A regular file's size is known: reserving it spares the doubling copies
         // that would otherwise make a large input cost three times its size here.
         var status = stat()
-        if fstat(descriptor, &status) == 0, status.st_size > 0 { bytes.reserveCapacity(Int(status.st_size)) }
+        if fstat(descriptor, &status) == 0, status.st_size > 0 {
+            guard status.st_size <= maxBytes else { throw ReceiptError(.invalidArgument, "larger than \(maxBytes) bytes") }
+            bytes.reserveCapacity(Int(status.st_size))
+        }
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }

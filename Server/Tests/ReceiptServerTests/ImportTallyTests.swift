@@ -28,6 +28,8 @@ import Testing
         #expect(ReceiptServer.ImportSummary(saved: "3 1 1 0 0", total: 5) == nil)
         #expect(ReceiptServer.ImportSummary(saved: "6 6 0 0 0", total: 5) == nil)
         #expect(ReceiptServer.ImportSummary(saved: "-1 -1 0 0 0", total: 5) == nil)
+        // Counts that would overflow their sum (a store edited by hand) are refused, not added up.
+        #expect(ReceiptServer.ImportSummary(saved: "0 9223372036854775807 1 0 0", total: 5) == nil)
     }
 
     @Test func thePacerSpacesAnEndpointsCalls() async throws {

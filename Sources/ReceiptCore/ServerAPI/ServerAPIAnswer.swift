@@ -113,6 +113,13 @@ public struct ServerAPIFailure: Sendable, Equatable {
     /// Apple's name for the error code, when it is one Apple's library names.
     public var errorName: String? { errorCode.flatMap(ServerAPIErrorCode.name) }
 
+    /// Apple does not know the transaction the call named (TRANSACTION_ID_NOT_FOUND,
+    /// ORIGINAL_TRANSACTION_ID_NOT_FOUND): an answer about that id, not about the caller.
+    public var saysTransactionUnknown: Bool { errorCode.map(ServerAPIExchange.transactionNotFound.contains) == true }
+
+    /// Apple calls the id the call named malformed (INVALID_TRANSACTION_ID, INVALID_ORIGINAL_TRANSACTION_ID).
+    public var saysTransactionIDInvalid: Bool { errorCode == 4000006 || errorCode == 4000008 }
+
     /// Whether sending the same request later may succeed: 429, 5xx, and the codes Apple calls retryable.
     public var isRetryable: Bool {
         httpStatus == 429 || httpStatus >= 500 || errorCode.map(ServerAPIErrorCode.retryable.contains) == true

@@ -49,6 +49,10 @@ public struct ImportIDList: Sendable {
         var seen = Set<String>()
         var (repeated, empty) = (0, 0)
         while let record = try records.next(source: source) {
+            if record.fields.allSatisfy({ $0.trimmingSpaces.isEmpty }) {  // a blank line, or a row of empty cells
+                empty += 1
+                continue
+            }
             let cell: String
             if let pick {
                 guard pick < record.fields.count else {
@@ -70,6 +74,10 @@ public struct ImportIDList: Sendable {
                                    + "(1 to \(Self.maxDigits) digits)\(hint)")
             }
             if seen.insert(cell).inserted { ids.append(cell) } else { repeated += 1 }
+        }
+        guard !ids.isEmpty else {
+            throw ReceiptError(.invalidArgument, "\(source): no original transaction id"
+                               + (column.map { " in the column \($0)" } ?? "") + ": nothing to import")
         }
         self.ids = ids
         self.repeated = repeated
@@ -103,6 +111,7 @@ private struct CSVRecords {
         var fields: [String] = []
         var field: [UInt8] = []
         var inQuotes = false
+        var closed = false  // a quoted cell ended: only a comma or the line's end may follow
         while position < bytes.endIndex {
             let byte = bytes[position]
             position += 1
@@ -113,6 +122,7 @@ private struct CSVRecords {
                         position += 1
                     } else {
                         inQuotes = false
+                        closed = true
                     }
                 } else {
                     if byte == UInt8(ascii: "\n") { line += 1 }
@@ -121,17 +131,23 @@ private struct CSVRecords {
                 continue
             }
             switch byte {
-            case UInt8(ascii: "\"") where quoted && field.isEmpty:
+            case UInt8(ascii: "\"") where quoted && field.isEmpty && !closed:
                 inQuotes = true
             case UInt8(ascii: ",") where quoted:
                 fields.append(try Self.text(field, source: source, line: start))
                 field.removeAll(keepingCapacity: true)
+                closed = false
             case UInt8(ascii: "\n"):
                 line += 1
                 if field.last == UInt8(ascii: "\r") { field.removeLast() }
                 fields.append(try Self.text(field, source: source, line: start))
                 return Record(fields: fields, line: start)
+            case UInt8(ascii: "\r") where closed:
+                field.append(byte)  // CRLF after a quoted cell: the CR is taken off at the LF
             default:
+                guard !closed else {
+                    throw ReceiptError(.invalidArgument, "\(source):\(start): text after a quoted cell's closing quote")
+                }
                 field.append(byte)
             }
         }

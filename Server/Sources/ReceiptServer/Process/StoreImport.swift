@@ -23,7 +23,7 @@ extension ReceiptServer {
         public var alreadyCurrent = 0
         /// Apple does not know the id (its 404).
         public var unknownToApple = 0
-        /// An answer did not verify: nothing of it stored.
+        /// An answer did not verify (nothing of that answer stored), or Apple called the id malformed.
         public var refused = 0
         public var resumed = false
 
@@ -34,7 +34,8 @@ extension ReceiptServer {
 
         init?(saved text: Substring, total: Int) {
             let numbers = text.split(separator: " ").compactMap { Int($0) }
-            guard numbers.count == 5, numbers.allSatisfy({ $0 >= 0 }), numbers[0] <= total,
+            // Each count at most the ids done, so that their sum (at most five times the list) cannot overflow.
+            guard numbers.count == 5, numbers[0] <= total, numbers.allSatisfy({ 0 <= $0 && $0 <= numbers[0] }),
                   numbers[1...].reduce(0, +) == numbers[0] else { return nil }
             self.total = total
             (done, imported, alreadyCurrent, unknownToApple, refused) = (numbers[0], numbers[1], numbers[2], numbers[3], numbers[4])
@@ -93,6 +94,8 @@ struct StoreImporter: Sendable {
                 for _ in 0..<workers {
                     tasks.addTask {
                         while let index = await tally.next() {
+                            // Another worker's failure cancels this one: an id cut short is not done.
+                            try Task.checkCancellation()
                             let id = list.ids[index]
                             let outcome = try await importOne(id)
                             if case .refused(let reason) = outcome { progress(.refused(id: id, reason: reason)) }
@@ -109,6 +112,10 @@ struct StoreImporter: Sendable {
             throw error
         }
         let summary = await tally.summary
+        guard summary.done == summary.total else {  // cannot happen: every worker ran to the list's end
+            try await save(summary, of: list)
+            throw CancellationError()
+        }
         try await store.setSetting(ReceiptServer.importPositionKey, "")
         progress(.position(summary))
         return summary
@@ -148,15 +155,18 @@ struct StoreImporter: Sendable {
                 pages += 1
                 if pages >= StoreCatchUp.maxHistoryPages { break }
             }
+            // A stream cut short by cancellation ends as if it were whole: not so this id.
+            try Task.checkCancellation()
             for try await page in client.pages("get_all_subscription_statuses", ["transactionId": .string(id)],
                                                pace: { try await pacer.wait(.statuses) }) {
                 try rows.add(page)
                 break
             }
-        } catch let refused as ServerAPIError where refused.failure.httpStatus == 404 {
+            try Task.checkCancellation()
+        } catch let refused as ServerAPIError where refused.failure.saysTransactionUnknown {
             return .unknownToApple
-        } catch let refused as ServerAPIError where refused.failure.httpStatus == 400 {
-            // Apple's word on this id alone (an id it calls invalid), not on the credentials or the service.
+        } catch let refused as ServerAPIError where refused.failure.saysTransactionIDInvalid {
+            // Apple's word on this id alone, not on the credentials, the app or the service (those stop the import).
             return .refused("Apple: \(refused.failure.summary)")
         } catch let refused as ReceiptError {
             return .refused("\(refused.status.name): \(refused.detail)")
