@@ -10,8 +10,8 @@ import pytest
 import postgres_cluster
 from conftest import MOCK_API_IDS, api_mock_running
 from test_notifications import (API_BUNDLE_ID, MOCK_ORIGINAL, count, new_store, postgres,  # noqa: F401 (fixtures)
-                                table)
-from test_serve import CLI, Server
+                                served_state, table)
+from test_serve import CLI
 
 FIRST = 3000000000000000  # the mock's first customer of --customers
 CUSTOMERS = 400
@@ -69,12 +69,7 @@ def test_import_fills_the_store_and_counts_each_outcome(tmp_path, mock, new_stor
     again = importing(mock, store, ids, "--calls-per-second", "200")
     assert again.stdout.strip() == "imported: 0; already current: 21; unknown to Apple: 1; refused: 1; of 23 ids"
     assert table(store, "SELECT transaction_id, jws FROM transactions ORDER BY transaction_id") == before
-    server = Server("--store", store, "--anchor", mock[2], "--no-apple-root", "--bundle-id", API_BUNDLE_ID,
-                    "--environment", "sandbox")
-    try:
-        status, state = server.json("GET", f"/v1/subscriptions/{FIRST + 5}")
-    finally:
-        server.stop()
+    status, state = served_state(store, mock[2], FIRST + 5)
     assert status == 200 and state["transaction_count"] == 2 and state["renewal_info"]["autoRenewStatus"] == 1
 
 

@@ -823,13 +823,18 @@ def test_sync_pulls_notification_history_then_transaction_histories(tmp_path, ap
     assert "notifications: 12 in 3 pages; subscriptions: 1" in result.stdout
     assert "notification history: 3 pages" in result.stderr  # progress
     assert count(store, "notifications") == 12 and count(store, "transactions") == 45
-    server = Server("--store", store, "--anchor", api_mock[2], "--no-apple-root", "--bundle-id", API_BUNDLE_ID,
+    status, state = served_state(store, api_mock[2], MOCK_ORIGINAL)
+    assert status == 200 and state["transaction_count"] == 45
+
+
+def served_state(store, anchor, original):
+    """(HTTP status, JSON) of GET /v1/subscriptions/{original} from a server on `store` trusting the mock's CA."""
+    server = Server("--store", store, "--anchor", anchor, "--no-apple-root", "--bundle-id", API_BUNDLE_ID,
                     "--environment", "sandbox")
     try:
-        status, state = server.json("GET", f"/v1/subscriptions/{MOCK_ORIGINAL}")
+        return server.json("GET", f"/v1/subscriptions/{original}")
     finally:
         server.stop()
-    assert status == 200 and state["transaction_count"] == 45
 
 
 def test_sync_resumes_where_it_stopped(tmp_path, api_mock):

@@ -15,8 +15,7 @@ struct BenchStore: AsyncParsableCommand {
             store read, the merged answer). Prints one JSON object.
             """)
 
-    @Option(help: "The store: an SQLite file or a postgres:// URL, as receipt serve --store.")
-    var store: String
+    @OptionGroup var store: StoreLocationOptions
 
     @Option(help: "The original transaction id to read.")
     var subscription: String
@@ -25,8 +24,6 @@ struct BenchStore: AsyncParsableCommand {
     var verifyReceiptBody: String?
 
     @OptionGroup var trust: TrustOptionGroup
-
-    @OptionGroup var storePassword: StorePasswordOptions
 
     @Option(help: "Samples per figure; each times 16 tasks making --calls calls each.")
     var samples = 7
@@ -37,7 +34,7 @@ struct BenchStore: AsyncParsableCommand {
     func run() async throws {
         let (verifier, body, location): (ReceiptVerifier, [UInt8]?, StoreLocation)
         do throws(ReceiptError) {
-            location = try storePassword.location(store)
+            location = try store.location()
             verifier = try trust.verifier(policy: VerificationPolicy())
             body = try verifyReceiptBody.map { (path) throws(ReceiptError) in try InputFile.read(path) }
         } catch {

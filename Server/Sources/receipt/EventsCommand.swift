@@ -17,15 +17,12 @@ struct EventsCommand: AsyncParsableCommand {
         subcommands: [List.self, Show.self, Replay.self, Prune.self])
 
     struct StoreOptions: ParsableArguments {
-        @Option(help: "The store: an SQLite file or a postgres:// URL, as receipt serve --store.")
-        var store: String
-
-        @OptionGroup var storePassword: StorePasswordOptions
+        @OptionGroup var store: StoreLocationOptions
 
         func run(_ operation: ReceiptServer.EventsOperation) async throws -> [UInt8]? {
             let location: StoreLocation
             do throws(ReceiptError) {
-                location = try storePassword.location(store)
+                location = try store.location()
             } catch {
                 throw failOption(error)
             }

@@ -31,10 +31,7 @@ struct ImportCommand: AsyncParsableCommand {
             later: 429, 5xx), as receipt api. Guide: docs/serve.md, "Moving in".
             """)
 
-    @Option(help: "The store: an SQLite file or a postgres:// URL, as receipt serve --store.")
-    var store: String
-
-    @OptionGroup var storePassword: StorePasswordOptions
+    @OptionGroup var store: StoreLocationOptions
 
     @Option(help: "The list of original transaction ids: one a line, or a CSV with --column; - reads stdin.")
     var ids: String
@@ -53,7 +50,7 @@ struct ImportCommand: AsyncParsableCommand {
     func run() async throws {
         let (api, list, location, rate): (ServerAPIClient, ImportIDList, StoreLocation, Int)
         do throws(ReceiptError) {
-            location = try storePassword.location(store)
+            location = try store.location()
             let listName = ids == "-" ? "stdin" : ids
             do throws(ReceiptError) {
                 list = try ImportIDList(try InputFile.read(ids, maxBytes: ImportIDList.maxBytes), column: column, source: listName)

@@ -22,10 +22,7 @@ struct SyncCommand: AsyncParsableCommand {
             3 no answer (or one that may pass later: 429, 5xx), as receipt api.
             """)
 
-    @Option(help: "The store: an SQLite file or a postgres:// URL, as receipt serve --store.")
-    var store: String
-
-    @OptionGroup var storePassword: StorePasswordOptions
+    @OptionGroup var store: StoreLocationOptions
 
     @Option(help: "The first instant to read notifications from (RFC 3339), within the last 180 days.")
     var since: String
@@ -38,7 +35,7 @@ struct SyncCommand: AsyncParsableCommand {
     func run() async throws {
         let (api, start, end, location): (ServerAPIClient, Int64, Int64, StoreLocation)
         do throws(ReceiptError) {
-            location = try storePassword.location(store)
+            location = try store.location()
             let now = ReceiptClock.systemNow()
             start = try CommandLineValues.instant(since, option: "--since")
             end = try until.map { (text) throws(ReceiptError) in try CommandLineValues.instant(text, option: "--until") } ?? now

@@ -203,8 +203,7 @@ private struct ImportRows {
     }
 
     private func record(into store: any SubscriptionStore) async throws -> Bool {
-        for notification in notifications { _ = try await store.record(notification) }
-        try await store.record(transactions: transactions, renewalInfos: renewalInfos)
+        try await store.record(apiRows: notifications, transactions, renewalInfos)
         return true
     }
 }

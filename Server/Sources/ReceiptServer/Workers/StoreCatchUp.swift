@@ -73,9 +73,18 @@ struct StoreCatchUp: Sendable {
     /// One answer's rows into the store.
     func keep(_ page: ServerAPISuccess) async throws -> ServerAPIStoreRows {
         let found = try ServerAPIStoreRows(page)
-        for notification in found.notifications { _ = try await store.record(notification) }
-        try await store.record(transactions: found.transactions, renewalInfos: found.renewalInfos)
+        try await store.record(apiRows: found.notifications, found.transactions, found.renewalInfos)
         return found
+    }
+}
+
+extension SubscriptionStore {
+    /// Rows an App Store Server API answer gave (catch-up, sync, import): each notification as
+    /// if delivered, then the transactions and renewal infos together.
+    func record(apiRows notifications: [ReceivedNotification], _ transactions: [StoredTransaction],
+                _ renewalInfos: [StoredRenewalInfo]) async throws {
+        for notification in notifications { _ = try await record(notification) }
+        try await record(transactions: transactions, renewalInfos: renewalInfos)
     }
 }
 
