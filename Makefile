@@ -75,6 +75,7 @@ lib: deps
 	sed -e 's|@PREFIX@|$(abspath $(OUT))|' -e 's|@VERSION@|$(VERSION)|' Include/receipt.pc.in > $(OUT)/lib/pkgconfig/receipt.pc
 
 cli: deps
+	scripts/stamp-commit.sh Server/Sources/CBuildInfo/build_commit.h
 	$(SWIFT_BUILD) $(SERVER) --product receipt-cli
 	mkdir -p $(OUT)/bin
 	scripts/replace-file.sh --strip $(SERVER_RELEASE)/receipt-cli $(OUT)/bin/receipt

@@ -37,12 +37,15 @@ let package = Package(
         .target(name: "CConcurrencyHook"),
         // glibc's mallopt, which `receipt serve` sets (ServerAllocator).
         .target(name: "CGlibcMalloc"),
+        // The commit `make` stamped into the build (ServerBuild): `receipt --version`, /metrics.
+        .target(name: "CBuildInfo"),
         // The HTTP server of `receipt serve`: routing, limits, metrics and shutdown around the
         // core's endpoints. Linked into the CLI, never into libreceipt.so.
         .target(name: "ReceiptServer", dependencies: [
             .product(name: "ReceiptCore", package: "libreceipt"),
             "CConcurrencyHook",
             "CGlibcMalloc",
+            "CBuildInfo",
             "ReceiptServerAPIClient",  // its RevocationTransport asks OCSP (AsyncHTTPClient)
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -1,6 +1,7 @@
 """The `receipt` command-line tool: exit codes, stdout and stderr."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -151,10 +152,27 @@ def test_usage_errors_exit_2(minted, args):
     assert b"Error" in result.stderr or b"error" in result.stderr
 
 
-def test_version_and_help():
+def built_version():
+    """What `receipt --version` says: (version, commit)."""
     result = run("--version")
-    assert result.returncode == 0
-    assert result.stdout.strip().count(b".") == 2
+    assert result.returncode == 0, result.stderr
+    match = re.fullmatch(r"(\d+\.\d+\.\d+) \(commit ([0-9a-f]{40}(?:-modified)?|unknown)\)", result.stdout.decode().strip())
+    assert match, result.stdout
+    return match.group(1), match.group(2)
+
+
+def test_version_names_the_release_and_the_commit_built_from():
+    version, commit = built_version()
+    header = (ROOT / "Include" / "receipt.h").read_text()
+    assert f'#define RECEIPT_VERSION_STRING "{version}"' in header
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True)
+    if head.returncode != 0:
+        pytest.skip("not a git checkout: the build was not stamped")
+    # `make` stamps the commit; a build the tests were given from elsewhere would say another.
+    assert commit.removesuffix("-modified") == head.stdout.strip()
+
+
+def test_version_and_help():
     for command in ("", "inspect", "verify", "entitlements", "appstore-verify", "bench"):
         text = run(*([command] if command else []), "--help").stdout.decode()
         for line in text.splitlines():

@@ -460,6 +460,15 @@ def test_metrics_count_requests_latency_and_cache(server, minted):
     assert 'endpoint="other"' in text and "/scan/" not in text  # unknown paths cannot grow the metrics
 
 
+def test_metrics_name_the_build(server):
+    from test_cli import built_version
+    version, commit = built_version()
+    text = server.request("GET", "/metrics")[1].decode()
+    assert "# HELP receipt_build_info " in text
+    assert re.search(r'^receipt_build_info\{(version="%s",commit="%s"|commit="%s",version="%s")\} 1(\.0)?$'
+                     % (version, commit, commit, version), text, re.M), text
+
+
 # ------------------------------------------------------- load and robustness
 
 

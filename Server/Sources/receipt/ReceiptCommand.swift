@@ -3,6 +3,7 @@ import ArgumentParser
 import Glibc
 #endif
 import ReceiptCore
+import ReceiptServer
 
 @main
 struct ReceiptCommand: AsyncParsableCommand {
@@ -17,7 +18,7 @@ struct ReceiptCommand: AsyncParsableCommand {
             serve exits 2 for anything it cannot start with); 3 no usable answer from Apple, or \
             one that may pass later (appstore-verify, api, sync: run again).
             """,
-        version: ReceiptVersion.string.description,
+        version: ServerBuild.description,
         subcommands: [Inspect.self, Verify.self, EntitlementsCommand.self, AppStoreVerify.self, APICommand.self, EventsCommand.self,
                       OfferCommand.self, Serve.self, StatsSQLCommand.self, SyncCommand.self, ImportCommand.self, Bench.self, BenchStore.self, BenchRoutes.self]
     )

@@ -46,6 +46,8 @@ final class ServerMetrics: Sendable {
                                       "Revocation steps that found a fresh OCSP answer cached (per certificate)")
         revocationMisses = Self.counter(in: registry, "revocation_cache_misses",
                                         "Revocation steps that found no fresh OCSP answer (per certificate)")
+        registry.makeGauge(name: "receipt_build_info", labels: [("version", ServerBuild.version), ("commit", ServerBuild.commit)],
+                           help: "Always 1; its labels name the version and the commit this server was built from").set(to: 1.0)
     }
 
     /// receipt_NAME_total, a counter the exposition brings up to date from the core's statistics.
