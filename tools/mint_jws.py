@@ -270,8 +270,12 @@ def notification_story(original_id="2000000000000001", app_account_token="7e3fb2
 
     def transaction(index, signed, **extra):
         purchase = start + index * 30 * DAY
-        return dict({"transactionId": str(int(original_id) + 1 + index), "originalTransactionId": original_id,
-                     "webOrderLineItemId": str(int(original_id) + 100 + index), "bundleId": bundle_id,
+        # The first purchase's id is the original's, as Apple's are; each renewal's and each
+        # period's line item are the original's with two digits added, so that no two customers
+        # minted with different original ids ever share one.
+        return dict({"transactionId": original_id if index == 0 else f"{original_id}{index:02d}",
+                     "originalTransactionId": original_id,
+                     "webOrderLineItemId": f"{original_id}{50 + index:02d}", "bundleId": bundle_id,
                      "productId": product, "subscriptionGroupIdentifier": "21000001", "purchaseDate": purchase,
                      "originalPurchaseDate": start, "expiresDate": purchase + 30 * DAY, "quantity": 1,
                      "type": "Auto-Renewable Subscription", "appAccountToken": app_account_token,

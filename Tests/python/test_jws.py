@@ -1,5 +1,6 @@
 """StoreKit 2 JWS: real Apple-signed and Xcode-signed samples, minted ones, and every attack variant
 of tools/mint_jws.py, through Python and the CLI."""
+import base64
 import json
 import os
 import subprocess
@@ -481,3 +482,35 @@ def test_of_several_mistyped_members_the_first_documented_is_named(jws_ca, tmp_p
     with pytest.raises(libreceipt.ReceiptError) as caught:
         libreceipt.decode_jws_unverified(token)
     assert caught.value.name == "RECEIPT_E_BAD_FIELD" and named in caught.value.detail
+
+
+def decode_payload(token):
+    """A compact JWS's payload, unverified (the ids are what is tested here, not the signature)."""
+    part = token.strip().split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+
+
+def test_minted_customers_never_share_an_id(tmp_path, jws_ca):
+    """`mint_jws.py notifications` for two customers whose original ids follow each other: the first
+    purchase carries the original's id, as Apple's does, and no transaction or line item id of one
+    is the other's (each id counted once across both)."""
+    ids = {"transactionId": [], "webOrderLineItemId": [], "notificationUUID": []}
+    for original in ("2000000000000001", "2000000000000002"):
+        directory = tmp_path / original
+        subprocess.run([sys.executable, str(ROOT / "tools" / "mint_jws.py"), "notifications", str(directory), "--ca",
+                        str(jws_ca[0].parent), "--original-transaction-id", original, "--jws"], check=True,
+                       capture_output=True)
+        story = [decode_payload((directory / name).read_text()) for name in sorted(os.listdir(directory))]
+        assert len(story) == 7, sorted(os.listdir(directory))
+        transactions = {}
+        for notification in story:
+            transaction = decode_payload(notification["data"]["signedTransactionInfo"])
+            transactions[transaction["transactionId"]] = transaction
+            ids["notificationUUID"].append(notification["notificationUUID"])
+        assert min(transactions.values(), key=lambda t: t["purchaseDate"])["transactionId"] == original
+        for transaction in transactions.values():
+            ids["transactionId"].append(transaction["transactionId"])
+            ids["webOrderLineItemId"].append(transaction["webOrderLineItemId"])
+    for kind, values in ids.items():
+        assert len(values) == len(set(values)) == {"transactionId": 6, "webOrderLineItemId": 6, "notificationUUID": 14}[kind], \
+            (kind, values)

@@ -1,19 +1,27 @@
 #!/usr/bin/env python3
 """Runs every C, Python, Swift and shell block of README.md and of the guides it links to in docs/,
-so that none can drift from the code.
+the way a reader would, so that none can drift from the code.
 
     Tests/readme/check_readme.py [--only c|python|swift|sh]     (make test-docs)
 
-Each block runs in a scratch directory that holds what the README's examples name: receipt.der,
-receipt1.der, receipt2.der (minted), transaction.jws (minted), receipts.parquet, and, when ../shared
-is beside this checkout, xcode-signed.jws with StoreKitTestingInXcode.pem; tools/, examples/,
-bindings/, build/ and the Makefile are linked in. `receipt` and the project's venv come first on PATH.
-- shell: the block's lines run in one bash, in order; each must end 0, or 1 for `receipt` (a
-  verdict: NOT VALID), never more (a usage error, a missing file, a command not found). A `make`
-  line is checked, not run (make test cannot run itself, `make install` would write to the system,
-  and even `make -n` runs a recipe's $(MAKE) lines): each goal must be a target of the Makefile.
-  `cc app.c …` compiles the README's C example (app.c), with PKG_CONFIG_PATH at build/.
-- Python: after `import libreceipt` and `token = open("transaction.jws").read()`; a block that uses
+The reader is in a checkout after README's set-up (`make test`, or `make` and `make wheel`): a
+scratch directory links in tools/, examples/, bindings/, build/, the Makefile and the rest, and holds
+the reader's own files the README's examples name: receipt.der, receipt1.der, receipt2.der (minted),
+transaction.jws (minted), receipts.parquet, and, when ../shared is beside this checkout,
+xcode-signed.jws with StoreKitTestingInXcode.pem.
+- Each document gets a fresh shell with only a bare environment (PATH=/usr/local/bin:/usr/bin:/bin,
+  HOME, LANG): no `receipt` on PATH, no venv, no PYTHONPATH or RECEIPT_LIBRARY. What a guide needs it
+  must set itself (`export PATH=…`, `. build/venv/bin/activate`); what it sets, exports and
+  activates lasts to its next blocks, as in one terminal.
+- shell: each command (a here-document joined to the command that reads it) must end 0, or 1 for a
+  line that starts with `receipt` (a verdict on the reader's own file: NOT VALID) unless its comment
+  promises `# VALID`, never more (a usage error, a missing file, a command not found). A `make`
+  line is checked, not run (make test cannot run itself, and even `make -n` runs a recipe's
+  $(MAKE) lines): each goal must be a target of the Makefile; `make install PREFIX=…` alone is
+  carried out, into a prefix in the scratch directory that the shell then searches as a system
+  searches /usr/local (PATH, pkg-config, the loader). `cc app.c …` compiles the README's C example.
+- Python: run by the `python3` the document's shell has at that point (its venv, if it activated
+  one), after `import libreceipt` and `token = open("transaction.jws").read()`; a block that uses
   `spark` gets a local SparkSession, and its DataFrames are collected.
 - C: inside main(), after bytes/length (receipt.der), token/token_length (transaction.jws) and a
   default verifier; built with the C compiler against build/ and run.
@@ -152,29 +160,65 @@ def commands(body):
             yield start, text
 
 
-def check_shell(body, line, scratch, env):
-    script = ["set -o pipefail"]
+class Session:
+    """One document's terminal: a bash per block, each starting from what the blocks before it
+    exported (and the directory they left), as if typed into one shell."""
+
+    def __init__(self, scratch, env, name):
+        self.scratch, self.env = scratch, env
+        self.state = scratch / f".session-{re.sub(r'[^A-Za-z0-9]', '-', name)}"
+        self.state.write_text("")
+
+    def install(self, command):
+        """`make install PREFIX=P` on a system, in the scratch directory: installed under a prefix of
+        its own (built already: nothing is remade), which the shell then searches as a system
+        searches /usr/local (bin on PATH, its pkg-config directory, its libraries known to the
+        loader). The exports it returns go into the block's script."""
+        prefix = self.scratch / ".prefix"
+        run(["make", "-s", "-o", "build", "-o", "lib", "-o", "cli", "install", f"PREFIX={prefix}"], ROOT,
+            dict(os.environ), f"{command!r} (into {prefix})")
+        return (f"export PATH='{prefix}/bin':\"$PATH\" PKG_CONFIG_PATH='{prefix}/lib/pkgconfig' "
+                f"LD_LIBRARY_PATH='{prefix}/lib'")
+
+    def run(self, script, what, timeout=900):
+        # set +e: each command's status is checked by the script itself, not by bash.
+        text = f". '{self.state}'\n{script}\nrc=$?\nexport -p > '{self.state}.next'\n" \
+               f"echo \"cd '$PWD'\" >> '{self.state}.next'\nexit $rc\n"
+        run(["bash", "-c", text], self.scratch, self.env, what, timeout)
+        (self.state.parent / f"{self.state.name}.next").replace(self.state)
+
+
+def check_shell(body, line, session):
+    script = ["set -o pipefail", "checked() {", "  rc=$?; [ $rc -le $1 ] && return 0",
+              "  echo \"$2: exit $rc\" >&2; exit 1", "}"]
     for offset, text in commands(body):
-        where = f"line {Where(line.document, line + 1 + offset)}"
-        if "xcode-signed.jws" in text and not (scratch / "xcode-signed.jws").exists():
+        where = f"{Where(line.document, line + 1 + offset)}"
+        if "xcode-signed.jws" in text and not (session.scratch / "xcode-signed.jws").exists():
             print(f"readme: skipped {where} ({text[:40]}…): ../shared is absent, no Xcode-signed JWS")
             continue
-        lines = []
-        for part in (part.strip() for part in text.split("&&")):
-            if re.match(r"make\b", part):
-                # make test cannot run itself, nor make install write to the system, and even
-                # `make -n` runs the $(MAKE) lines of a recipe: the targets must exist, statically.
-                missing = [target for target in make_targets(part) if target not in MAKE_TARGETS]
-                if missing:
-                    raise SystemExit(f"README {where}: {part!r} names no target {missing} of the Makefile")
+        parts = [part.strip() for part in text.split("&&")]
+        makes = [part for part in parts if re.match(r"make\b", part)]
+        for part in makes:
+            # make test cannot run itself, nor make install write to the system, and even
+            # `make -n` runs the $(MAKE) lines of a recipe: the targets must exist, statically.
+            missing = [target for target in make_targets(part) if target not in MAKE_TARGETS]
+            if missing:
+                raise SystemExit(f"README {where}: {part!r} names no target {missing} of the Makefile")
+        for part in makes:
+            if "install" in make_targets(part):
+                script.append(session.install(part))
+        if makes:
+            if parts[:len(makes)] != makes:
+                raise SystemExit(f"README {where}: a make goal after another command cannot be checked: {text!r}")
+            text = " && ".join(parts[len(makes):])
+            if not text:
                 continue
-            lines.append(part)
-        for part in lines:
-            # `receipt` exits 1 for a verdict (NOT VALID); every other command must succeed.
-            allowed = 1 if part.startswith("receipt ") else 0
-            script.append(f"{part}\nrc=$?; if [ $rc -gt {allowed} ]; then echo 'README {where}: exit '$rc' from: "
-                          f"{part.replace(chr(39), '')}' >&2; exit 1; fi")
-    run(["bash", "-c", "\n".join(script)], scratch, env, f"shell block at line {line}")
+        # A command must succeed, but `receipt` may give a verdict of NOT VALID (exit 1) on the
+        # reader's own files, unless the line's comment promises `# VALID`.
+        comment = body.splitlines()[offset].partition(" #")[2]
+        allowed = 1 if text.startswith("receipt ") and not re.match(r"\s*VALID\b", comment) else 0
+        script.append(f"{text}\nchecked {allowed} 'README {where}: {text.splitlines()[0].replace(chr(39), '')}'")
+    session.run("\n".join(script), f"shell block at line {line}")
 
 
 def targets_of_the_makefile():
@@ -193,12 +237,12 @@ def make_targets(command):
     return goals or ["all"]
 
 
-def check_python(body, line, scratch, env):
+def check_python(body, line, session):
     uses_spark = re.search(r"\bspark\.", body) is not None
     program = PY_PRELUDE + (SPARK_PRELUDE if uses_spark else "") + body + (SPARK_EPILOGUE if uses_spark else "")
-    path = scratch / f"block_{int(line)}.py"
+    path = session.scratch / f"block_{int(line)}.py"
     path.write_text(program)
-    run([str(PYTHON), str(path)], scratch, env, f"Python block at line {line}")
+    session.run(f"python3 '{path}'", f"Python block at line {line}")
 
 
 def c_program(body):
@@ -260,32 +304,37 @@ def documents():
 
 def main():
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
-    env = dict(os.environ, PATH=f"{BUILD / 'bin'}:{PYTHON.parent}:{os.environ['PATH']}",
-               RECEIPT_LIBRARY=str(BUILD / "lib" / "libreceipt.so.1"), PYTHONPATH=str(ROOT / "bindings" / "python"),
-               SPARK_LOCAL_IP="127.0.0.1", PKG_CONFIG_PATH=str(BUILD / "lib" / "pkgconfig"))
     counts = {}
     with tempfile.TemporaryDirectory(prefix="readme-") as directory:
         scratch = pathlib.Path(directory)
-        prepare(scratch, env)
+        (scratch / ".home").mkdir()
+        # The reader's environment: nothing of the project's on it (see the docstring).
+        reader = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(scratch / ".home"), "LANG": "C.UTF-8",
+                  "SPARK_LOCAL_IP": "127.0.0.1"}
+        # The harness's own steps (minting the reader's files, building C and Swift blocks).
+        harness = dict(os.environ, PATH=f"{BUILD / 'bin'}:{PYTHON.parent}:{os.environ['PATH']}",
+                       PKG_CONFIG_PATH=str(BUILD / "lib" / "pkgconfig"))
+        prepare(scratch, harness)
         pending_manifest = None
         for document, text in documents():
+            session = Session(scratch, reader, document)
             for language, body, number in blocks(text):
                 line = Where(document, number)
                 if only and language != only:
                     continue
                 if language == "sh":
-                    check_shell(body, line, scratch, env)
+                    check_shell(body, line, session)
                 elif language == "python":
-                    check_python(body, line, scratch, env)
+                    check_python(body, line, session)
                 elif language == "c":
-                    check_c(body, line, scratch, env)
+                    check_c(body, line, scratch, harness)
                 elif language == "swift":
                     if "PackageDescription" in body:
                         pending_manifest = body
                         continue
                     if pending_manifest is None:
                         raise SystemExit(f"Swift block at {line}: no Package.swift block before it")
-                    check_swift(pending_manifest, body, line, scratch, env)
+                    check_swift(pending_manifest, body, line, scratch, harness)
                     pending_manifest = None
                 else:
                     continue
