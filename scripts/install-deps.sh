@@ -2,12 +2,14 @@
 # Installs what is missing from Debian's packages, never anything into a system Python.
 #   scripts/install-deps.sh build   what `make` and `make install` need: OpenSSL headers, pkg-config, and libcurl and
 #                                   zlib headers (the C example of the App Store Server API; Foundation's networking)
+#   scripts/install-deps.sh deb     and dpkg-dev, for make deb
 #   scripts/install-deps.sh test    and what the tests need: cmocka, valgrind, readelf, openssl, bc,
 #                                   a Java runtime (Spark), wrk (the server's load bench),
 #                                   PostgreSQL (the server's store, tested in a throwaway
 #                                   cluster the tests start), groff (the man page), chromium (the
 #                                   dashboard, rendered headless), PostgreSQL's JDBC driver (Spark
-#                                   reads the store), and python3-venv for the tests' virtual environment
+#                                   reads the store), python3-venv for the tests' virtual environment,
+#                                   and dpkg-dev, lintian and debootstrap (the Debian packages' test)
 # The Swift toolchain itself must already be on PATH. Safe to run again: it installs
 # nothing that is present.
 set -euo pipefail
@@ -19,6 +21,10 @@ command -v pkg-config >/dev/null || missing+=(pkg-config)
 # libcurl: the C example of the App Store Server API links it; zlib: Foundation's networking uses it.
 [ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -f /usr/include/curl/curl.h ] || missing+=(libcurl4-openssl-dev)
 [ -f /usr/include/zlib.h ] || missing+=(zlib1g-dev)
+# make deb computes the packages' dependencies (dpkg-shlibdeps); the tests build them.
+if [ "$scope" = deb ] || [ "$scope" = test ]; then
+  command -v dpkg-shlibdeps >/dev/null || missing+=(dpkg-dev)
+fi
 if [ "$scope" = test ]; then
   [ -f /usr/include/cmocka.h ] || missing+=(libcmocka-dev)
   command -v openssl >/dev/null || missing+=(openssl)
@@ -32,6 +38,8 @@ if [ "$scope" = test ]; then
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)  # receipt serve's PostgreSQL store, in a throwaway cluster
   command -v chromium >/dev/null || missing+=(chromium)  # the dashboard's tests render it in a real browser
   [ -f /usr/share/java/postgresql.jar ] || missing+=(libpostgresql-jdbc-java)  # Spark reads the store over JDBC
+  command -v lintian >/dev/null || missing+=(lintian)  # test-deb: the packages hold no error
+  [ -x /usr/sbin/debootstrap ] || missing+=(debootstrap)  # test-deb: a Debian root to install them into
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

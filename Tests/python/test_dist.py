@@ -1,6 +1,7 @@
-"""dist/: the systemd unit and its environment file, as an operator installs them. The unit
-passes `systemd-analyze verify` (with the built binary in place of /usr/local/bin/receipt),
-every variable it expands is set by the environment file or by systemd, and the command it runs
+"""dist/: the systemd unit, its environment file and the configuration it runs, as an operator
+installs them (or the Debian package does: Tests/deb). The unit passes `systemd-analyze verify`
+(with the built binary in place of /usr/bin/receipt), the environment file sets only variables,
+and the command it runs, with dist/receipt.yaml and the token files the package makes beside it,
 is a configuration `receipt serve --check-config` accepts."""
 import os
 import pathlib
@@ -16,6 +17,8 @@ import pytest
 from test_serve import CLI
 
 DIST = pathlib.Path(__file__).resolve().parents[2] / "dist"
+INSTALLED = "/usr/bin/receipt"
+CONFIG = "/etc/receipt/receipt.yaml"
 
 
 def environment_file():
@@ -27,35 +30,35 @@ def test_the_unit_verifies(tmp_path):
     if shutil.which("systemd-analyze") is None:
         pytest.skip("systemd-analyze is not installed")
     unit = tmp_path / "receipt-serve.service"
-    unit.write_text((DIST / "receipt-serve.service").read_text().replace("/usr/local/bin/receipt", CLI))
+    unit.write_text((DIST / "receipt-serve.service").read_text().replace(INSTALLED, CLI))
     result = subprocess.run(["systemd-analyze", "verify", "--man=no", str(unit)], capture_output=True, text=True,
                             timeout=60)
     # Unknown keys are only warned about: any output at all fails.
     assert result.returncode == 0 and not (result.stdout + result.stderr).strip(), result.stdout + result.stderr
 
 
-def unit_command(directory, **overrides):
-    """The unit's ExecStart as systemd runs it: the environment file's values (and `overrides`) in
-    place of its variables, the credentials (made up) in `directory`, the built binary for the
-    installed one and the store in `directory`."""
+def unit_command(directory, port=None):
+    """The unit's ExecStart as systemd runs it, with the built binary for the installed one and
+    dist/receipt.yaml laid out in `directory` as the package lays it out in /etc/receipt: the
+    token files beside it (the owner's alone), the store in `directory`."""
     text = (DIST / "receipt-serve.service").read_text()
     command = re.search(r"^ExecStart=(.*?)(?<!\\)$", text, re.M | re.S).group(1).replace("\\\n", " ")
-    values = dict(environment_file(), CREDENTIALS_DIRECTORY=str(directory), **overrides)
-    used = set(re.findall(r"\$\{(\w+)\}", command))
-    assert used <= set(values), used - set(values)  # every variable is the environment file's or systemd's
-    for name in ("read-tokens", "shared-secrets"):
+    assert "$" not in command, command  # the environment file is optional: nothing of it in the command
+    config = (DIST / "receipt.yaml").read_text().replace("/var/lib/receipt/store.db", str(directory / "store.db"))
+    if port is not None:  # served by the test: any free port, and the debug lines it reads
+        config = config.replace("port: 8080", f"port: {port}").replace("format: json", "format: json\n  level: debug")
+    (directory / "receipt.yaml").write_text(config)
+    for name in ("read-tokens", "write-tokens"):
         (directory / name).write_text(f"a-{name}-secret-of-enough-length\n")
-        (directory / name).chmod(0o400)  # as systemd lays out a credential: the service's alone
-    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out",
-                    str(directory / "api-key")], check=True, capture_output=True)
-    arguments = re.sub(r"\$\{(\w+)\}", lambda match: values[match.group(1)], command).split()
-    arguments = [CLI if argument == "/usr/local/bin/receipt" else argument for argument in arguments]
-    return [str(directory / "store.db") if argument == "/var/lib/receipt-serve/store.db" else argument
+        (directory / name).chmod(0o600)
+    arguments = command.split()
+    assert arguments[0] == INSTALLED and CONFIG in arguments, arguments
+    return [CLI if argument == INSTALLED else str(directory / "receipt.yaml") if argument == CONFIG else argument
             for argument in arguments]
 
 
 def test_the_command_it_runs_is_a_configuration_serve_accepts(tmp_path):
-    # EnvironmentFile= also puts its variables in the process's environment (APPSTORE_KEY_ID, ...).
+    assert all(re.fullmatch(r"[A-Z_]+", name) for name in environment_file())
     result = subprocess.run(unit_command(tmp_path) + ["--check-config"], capture_output=True, text=True, timeout=60,
                             env=dict(os.environ, **environment_file()))
     assert result.returncode == 0 and "configuration ok" in result.stdout, result.stdout + result.stderr
@@ -89,7 +92,7 @@ def test_the_unit_serves_with_the_toolchain_hidden(tmp_path):
     if subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", hide],
                       capture_output=True).returncode != 0:
         pytest.skip("cannot mount in a namespace of its own here (needs CAP_SYS_ADMIN): ldd's check stands alone")
-    arguments = unit_command(tmp_path, RECEIPT_PORT="0") + ["--log-level", "debug"]
+    arguments = unit_command(tmp_path, port=0)
     script = f"{hide} && exec {shlex.join(arguments)}"
     server = subprocess.Popen(["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -4,11 +4,15 @@
 #   Tests/wheel/check_wheel.sh WHEEL MINTED_RECEIPT TEST_CA_ROOT
 set -euo pipefail
 wheel=$(realpath "$1"); receipt=$(realpath "$2"); root=$(realpath "$3")
-# It holds no CPython extension, only a library ctypes loads: any Python 3 on this platform.
+# It holds no CPython extension, only a library ctypes loads: any Python 3 on a manylinux platform,
+# the one auditwheel names for the library's symbols.
 case $(basename "$wheel") in
-  *-py3-none-linux_*.whl) ;;
-  *) echo "wheel: $(basename "$wheel") is not tagged py3-none-<platform>"; exit 1 ;;
+  *-py3-none-manylinux_*.whl) ;;
+  *) echo "wheel: $(basename "$wheel") is not tagged py3-none-manylinux_*"; exit 1 ;;
 esac
+shown=$(PATH=$(realpath build)/venv/bin:$PATH auditwheel show "$wheel" 2>&1)  # the venv's (make venv)
+grep -q "is consistent with the following platform tag: \"$(basename "$wheel" .whl | sed 's/.*-py3-none-//')\"" <<<"$(tr '\n' ' ' <<<"$shown" | tr -s ' ')" \
+  || { echo "wheel: auditwheel show does not name its tag:"; echo "$shown"; exit 1; }
 work=$(realpath build)/wheel-check
 rm -rf "$work"
 python3 -m venv "$work/venv"
