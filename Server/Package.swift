@@ -57,6 +57,10 @@ let package = Package(
             .product(name: "SQLiteNIO", package: "sqlite-nio"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        ], resources: [
+            // GET /openapi.json: the routes described (OpenAPIDocument), compiled into the program
+            // as bytes, so that no file need be installed beside it.
+            .embedInCode("Endpoints/openapi.json"),
         ]),
         // The transport of ReceiptCore's ServerAPIExchange; nothing of the API's rules lives here.
         .target(name: "ReceiptServerAPIClient", dependencies: [

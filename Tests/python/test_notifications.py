@@ -127,7 +127,7 @@ def test_in_order_gives_apples_status_and_pending_renewal(tmp_path, news_ca, tes
     # The last period ended 5 days ago; the grace period lasts 11 more days: Apple's status 4.
     assert (state["status"], state["status_name"], state["entitled"]) == (4, "grace_period", True)
     assert state["transaction_count"] == 3
-    assert state["transaction_info"]["transactionId"] == "2000000000000004"
+    assert state["transaction_info"]["transactionId"] == "200000000000000102"
     assert state["renewal_info"]["isInBillingRetryPeriod"] is True
     pending = state["pending_renewal_info"][0]
     assert pending["auto_renew_status"] == "1"  # switched off, then on again: the later news won
@@ -422,6 +422,7 @@ def test_unknown_subscription_and_bad_ids(tmp_path, news_ca, test_ca):
         assert server.request("GET", "/v1/entitlements")[0] == 400
         assert server.request("GET", "/v1/entitlements?appAccountToken=" + "a" * 65)[0] == 400
         assert server.request("GET", "/v1/entitlements?appAccountToken=" + "a" * 64)[0] == 200
+        assert server.request("GET", "/v1/entitlements?appAccountToken=%C3%A9")[0] == 400  # visible ASCII only
     finally:
         server.stop()
 
@@ -515,11 +516,11 @@ def test_verify_receipt_shows_later_renewals_refunds_and_pending_renewal_info(tm
     finally:
         server.stop()
     assert alone["status"] == current["status"] == 0
-    assert [entry["transaction_id"] for entry in alone["latest_receipt_info"]] == ["2000000000000002"]
+    assert [entry["transaction_id"] for entry in alone["latest_receipt_info"]] == ["2000000000000001"]
     assert "pending_renewal_info" not in alone
     assert current["receipt"] == {**alone["receipt"], **{k: current["receipt"][k] for k in current["receipt"] if k.startswith("request_date")}}
     entries = current["latest_receipt_info"]
-    assert [entry["transaction_id"] for entry in entries] == ["2000000000000002", "2000000000000003", "2000000000000004"]
+    assert [entry["transaction_id"] for entry in entries] == ["2000000000000001", "200000000000000101", "200000000000000102"]
     refunded = entries[1]
     refund = story[4][1]["data"]["signedTransactionInfo"]
     assert refunded["cancellation_date_ms"] == str(refund["revocationDate"]) and refunded["cancellation_reason"] == "0"
@@ -530,7 +531,7 @@ def test_verify_receipt_shows_later_renewals_refunds_and_pending_renewal_info(tm
     for key in ("product_id", "original_transaction_id", "purchase_date_ms", "expires_date_ms", "web_order_line_item_id",
                 "is_trial_period", "is_in_intro_offer_period", "quantity"):
         assert entries[0][key] == alone["latest_receipt_info"][0][key], key
-    assert [entry["transaction_id"] for entry in latest_only["latest_receipt_info"]] == ["2000000000000004"]
+    assert [entry["transaction_id"] for entry in latest_only["latest_receipt_info"]] == ["200000000000000102"]
     (pending,) = current["pending_renewal_info"]
     assert pending["original_transaction_id"] == ORIGINAL and pending["is_in_billing_retry_period"] == "1"
     assert current["latest_receipt"] == alone["latest_receipt"]
@@ -579,12 +580,12 @@ def test_a_read_too_long_to_make_at_once_gets_the_same_answer(tmp_path, news_ca,
     finally:
         server.stop()
     assert status == 200 and merged["status"] == 0
-    stored = ["2000000000000002", "2000000000000003", "2000000000000004"] + [str(2100000000000000 + i) for i in range(MANY_RENEWALS)]
+    stored = ["2000000000000001", "200000000000000101", "200000000000000102"] + [str(2100000000000000 + i) for i in range(MANY_RENEWALS)]
     assert sorted(entry["transaction_id"] for entry in merged["latest_receipt_info"]) == sorted(stored)
     # The state reads the 100 most recently signed (StoreSchema.stateTransactionsPerSubscription);
     # the story's last period, signed last, still decides (the added renewals are a minute each, earlier).
     assert state["transaction_count"] == 100
-    assert state["transaction_info"]["transactionId"] == "2000000000000004" and state["status"] == 4
+    assert state["transaction_info"]["transactionId"] == "200000000000000102" and state["status"] == 4
     if str(store).endswith(".db"):
         assert after_state["read"] == before["read"] + 1 and after_state["handed_on"] == before["handed_on"]
         assert after_merge["handed_on"] == after_state["handed_on"] + 1 and after_merge["read"] == after_state["read"]
@@ -630,7 +631,7 @@ def test_quick_reads_map_the_store_and_follow_it_as_it_grows(tmp_path, news_ca, 
     assert grown > 2 * size, (size, grown)
     assert early["transaction_info"]["transactionId"] == story[2][1]["data"]["signedTransactionInfo"]["transactionId"]
     assert early["transaction_count"] == 2
-    assert (late["transaction_count"], late["transaction_info"]["transactionId"], late["status"]) == (3, "2000000000000004", 4)
+    assert (late["transaction_count"], late["transaction_info"]["transactionId"], late["status"]) == (3, "200000000000000102", 4)
     assert other["transaction_count"] == 3 and other["status"] == 4
     assert after["read"] == before["read"] + 3 and after["handed_on"] == before["handed_on"]
 

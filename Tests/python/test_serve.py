@@ -264,17 +264,27 @@ def raw_exchange(server, request, timeout=10):
 
 
 @pytest.mark.parametrize("size", ["FFFFFFFFFFFFFFFF", "FFFFFFFF", "10000000000000000", "10001;name=value"])
-@pytest.mark.parametrize("path", ["/verifyReceipt", "/v1/verify"])
+@pytest.mark.parametrize("path", ["/verifyReceipt", "/v1/verify", "/notifications/v2", "/x/verifyReceipt"])
 def test_a_chunk_declared_over_the_limit_is_refused_at_once(server, size, path):
     # Before: the server read on until the request deadline (3 s here, 30 s by default) and
     # closed without an answer. The fixture's limit is 65,536 bytes; 0x10001 is one more.
+    # Answered as the route would answer the whole body: Apple's 21002, the verdict's refusal,
+    # the server's error body, 404 for a path that is no route.
     request = (f"POST {path} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n{size}\r\nabc").encode()
     seconds, answer = raw_exchange(server, request)
     assert seconds < 2, f"{size} on {path}: {seconds:.1f} s, {answer[:60]!r}"
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert b"\r\nX-Content-Type-Options: nosniff\r\n" in head and b"\r\nCache-Control: no-store\r\n" in head, head
     if path == "/verifyReceipt":
-        assert answer.startswith(b"HTTP/1.1 200 OK\r\n") and answer.endswith(b'{"status":21002}')
+        assert head.startswith(b"HTTP/1.1 200 OK\r\n") and body == b'{"status":21002}'
+    elif path == "/v1/verify":
+        assert head.startswith(b"HTTP/1.1 413 ") and json.loads(body)["status"] == "RECEIPT_E_INPUT_TOO_LARGE"
+        assert json.loads(body)["valid"] is False
+    elif path == "/notifications/v2":
+        assert head.startswith(b"HTTP/1.1 413 ") and set(json.loads(body)) == {"status", "detail"}
+        assert json.loads(body)["status"] == "RECEIPT_E_INPUT_TOO_LARGE"
     else:
-        assert answer.startswith(b"HTTP/1.1 413 ") and b"RECEIPT_E_INPUT_TOO_LARGE" in answer
+        assert head.startswith(b"HTTP/1.1 404 ") and json.loads(body)["status"] == "NOT_FOUND"
     assert server.request("GET", "/healthz")[:2] == (200, b"ok\n")
 
 
@@ -460,6 +470,23 @@ def test_metrics_count_requests_latency_and_cache(server, minted):
     assert 'endpoint="other"' in text and "/scan/" not in text  # unknown paths cannot grow the metrics
 
 
+def test_every_metric_has_help_and_every_endpoint_label_is_a_path(server, minted):
+    server.verify_receipt("/verifyReceipt", minted["der"].read_bytes())
+    server.request("POST", "/notifications/v2", b"{}")
+    server.request("GET", "/v1/events/evt_1")
+    text = server.request("GET", "/metrics")[1].decode()
+    lines = text.splitlines()
+    families = [line.split()[2] for line in lines if line.startswith("# TYPE ")]
+    assert len(families) >= 5, text
+    for index, line in enumerate(lines):
+        if line.startswith("# TYPE "):
+            name = line.split()[2]
+            assert index > 0 and lines[index - 1].startswith(f"# HELP {name} ") and len(lines[index - 1]) > len(name) + 10, name
+    endpoints = set(re.findall(r'endpoint="([^"]*)"', text))
+    assert {"/verifyReceipt", "/notifications/v2", "/v1/events"} <= endpoints, endpoints
+    assert all(endpoint.startswith("/") or endpoint == "other" for endpoint in endpoints), endpoints
+
+
 def test_metrics_name_the_build(server):
     from test_cli import built_version
     version, commit = built_version()
@@ -641,7 +668,8 @@ def test_json_logs_and_an_access_log_for_log_collectors():
     lines = [json.loads(line) for line in server.process.stderr.read().splitlines() if line.strip()]  # each line JSON
     assert lines and all({"time", "level", "label", "message"} <= set(line) for line in lines), lines
     access = {(line["method"], line["path"], line["status"]) for line in lines if "path" in line}
-    assert access == {("GET", "/healthz", "200"), ("GET", "/v1/entitlements", "503")}, lines
+    assert access == {("GET", "/healthz", 200), ("GET", "/v1/entitlements", 503)}, lines  # numbers stay numbers
+    assert all(type(line["milliseconds"]) is int and line["milliseconds"] >= 0 for line in lines if "path" in line), lines
     assert "secret-token" not in json.dumps(lines)  # a query may carry an account token: never logged
     # Above the level asked for, nothing; without --access-log, no request lines.
     for flags in (("--log-level", "warning", "--access-log"), ()):

@@ -147,6 +147,12 @@ def test_a_delivered_event_is_sent_again_only_when_forced_and_at_most_three_time
         status, data, _ = server.request("POST", f"/v1/events/{event}/replay?force=true", headers=WRITE)
         assert status == 409 and json.loads(data)["status"] == "REPLAY_LIMIT"
         assert server.request("POST", f"/v1/events/{event}/replay?force=yes", headers=WRITE)[0] == 400
+        # Each path under /v1/events/ takes one method: 405 naming it, whatever the prefix takes.
+        for method, path, allowed in (("GET", "/v1/events/replay-failed", "POST"), ("POST", f"/v1/events/{event}", "GET"),
+                                      ("GET", f"/v1/events/{event}/replay", "POST")):
+            status, _, response = server.request(method, path, headers=WRITE if method == "POST" else None)
+            assert (status, response.getheader("Allow")) == (405, allowed), (method, path)
+        assert server.request("GET", f"/v1/events/{event}?force=true")[0] == 400  # force: replays only
     finally:
         server.stop()
         receiver.close()

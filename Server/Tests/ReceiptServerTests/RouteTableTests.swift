@@ -53,14 +53,18 @@ import Testing
         let routes = ServerRoute.fixed + [ServerRoute(.notifications, .exact(settings.notificationsPath), methods: [.post])]
         let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .delete, .patch]
         try await Application(responder: responder).test(.router) { client in
-            for route in routes {
-                guard let taken = route.methods else { continue }  // the handler answers every method itself
+            // Every route at its path, and the paths under /v1/events/, whose methods differ by path.
+            let cases = routes.map { (route: $0, path: Self.path(of: $0)) }
+                + ["replay-failed", "evt_0/replay"].map { (route: routes.first { $0.name == .event }!, path: "/v1/events/" + $0) }
+            for (route, path) in cases {
+                let rest = try #require(self.routes.route(for: path)).rest
+                guard let taken = route.methods(under: rest) else { continue }  // the handler answers every method itself
                 for method in methods {
-                    let response = try await client.execute(uri: Self.path(of: route), method: method)
+                    let response = try await client.execute(uri: path, method: method)
                     if taken.contains(method) {
-                        #expect(response.status != .methodNotAllowed, "\(method) \(Self.path(of: route))")
+                        #expect(response.status != .methodNotAllowed, "\(method) \(path)")
                     } else {
-                        #expect(response.status == .methodNotAllowed, "\(method) \(Self.path(of: route))")
+                        #expect(response.status == .methodNotAllowed, "\(method) \(path)")
                         #expect(response.headers[.allow] == taken.map(\.rawValue).joined(separator: ", "))
                     }
                 }

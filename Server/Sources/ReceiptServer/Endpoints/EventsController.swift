@@ -34,26 +34,20 @@ struct EventsController {
     /// `rest`: the path under /v1/events/.
     func event(_ rest: Substring, _ request: Request, context: Context) async throws -> (Response, String) {
         let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
+        // The route table took the method the path takes (ServerRoute's methodsUnder); only a
+        // replay of one event takes `force`.
+        let replaysOne = parts.count == 2 && parts[1] == "replay"
+        guard parts.count == 1 || replaysOne else { return ServerAnswer.failure(.notFound, "NOT_FOUND", "no such events path") }
         let force = request.uri.queryParameters.get("force")
+        guard force == nil || replaysOne else { return ServerAnswer.badRequest("force is taken by POST /v1/events/{id}/replay only") }
         guard force == nil || force == "true" else { return ServerAnswer.badRequest("force, when given, is true") }
         do {
-            switch (request.method, parts.count) {
-            case (.get, 1) where force == nil:
-                let id = String(parts[0])
-                guard Self.isEventID(id) else { return ServerAnswer.badRequest("an event id is evt_ and 32 hex digits") }
-                guard let event = try await stored.store.event(id: id) else { return Self.noEvent(id) }
-                return (ServerAnswer.json(.ok, EventsJSON.detail(event)), "200")
-            case (.post, 1) where parts[0] == "replay-failed" && force == nil:
-                return try await replay(nil, force: false, stored, context: context)
-            case (.post, 2) where parts[1] == "replay":
-                let id = String(parts[0])
-                guard Self.isEventID(id) else { return ServerAnswer.badRequest("an event id is evt_ and 32 hex digits") }
-                return try await replay(id, force: force == "true", stored, context: context)
-            case (.get, 1), (.post, 1):
-                return ServerAnswer.badRequest("force is taken by POST /v1/events/{id}/replay only")
-            default:
-                return ServerAnswer.failure(.notFound, "NOT_FOUND", "no such events path")
-            }
+            if parts[0] == "replay-failed" { return try await replay(nil, force: false, stored, context: context) }
+            let id = String(parts[0])
+            guard Self.isEventID(id) else { return ServerAnswer.badRequest("an event id is evt_ and 32 hex digits") }
+            if replaysOne { return try await replay(id, force: force == "true", stored, context: context) }
+            guard let event = try await stored.store.event(id: id) else { return Self.noEvent(id) }
+            return (ServerAnswer.json(.ok, EventsJSON.detail(event)), "200")
         } catch {
             return ServerAnswer.storeUnavailable(error, context.logger)
         }

@@ -239,17 +239,26 @@ extension ChunkedBodyLimitHandler {
         }
     }
 
-    /// The answers `receipt serve` gives a body refused this way: Apple's 21002 on the
-    /// verifyReceipt paths (as for any body over the limit), 413 with the verdict
-    /// endpoint's refusal elsewhere; the connection is closed after it.
-    static func serverRefusal(maxBodyBytes: Int) -> Refusal {
+    /// The answers `receipt serve` gives a body refused this way, by the route the path names
+    /// (as the responder would have answered the whole body): Apple's 21002 on the verifyReceipt
+    /// routes, 413 with the verdict's refusal on /v1/verify, 413 with the server's error body on
+    /// any other route, 404 on a path that is none; each with the headers every answer carries,
+    /// the connection closed after it.
+    static func serverRefusal(maxBodyBytes: Int, routes: ServerRoutes) -> Refusal {
+        let detail = "a chunk of the request body declares more than the \(maxBodyBytes) bytes allowed"
         let apple = VerifyReceiptEndpoint.tooLargeAnswer(limit: maxBodyBytes).bytes
-        let verdict = VerdictEndpoint.refusal(ReceiptError(
-            .inputTooLarge, "a chunk of the request body declares more than the \(maxBodyBytes) bytes allowed")).bytes
+        let verdict = VerdictEndpoint.refusal(ReceiptError(.inputTooLarge, detail)).bytes
+        let tooLarge = ServerAnswer.refusal(ReceiptError(.inputTooLarge, detail))
+        let noSuchPath = ServerAnswer.failure("NOT_FOUND", "no such path")
         return { path in
-            let (status, body) = path.hasSuffix("/verifyReceipt") ? ("200 OK", apple) : ("413 Payload Too Large", verdict)
+            let (status, body) = switch routes.route(for: path)?.route.name {
+            case .verifyReceipt?, .sandboxVerifyReceipt?: ("200 OK", apple)
+            case .verify?: ("413 Content Too Large", verdict)
+            case nil: ("404 Not Found", noSuchPath)
+            default: ("413 Content Too Large", tooLarge)
+            }
             return Array(("HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n"
-                          + "Connection: close\r\n\r\n").utf8) + body
+                          + "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n").utf8) + body
         }
     }
 }

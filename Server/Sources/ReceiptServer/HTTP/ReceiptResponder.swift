@@ -50,8 +50,7 @@ struct ReceiptResponder: HTTPResponder {
         stored = store.map { StoreResponder(store: $0, reads: StorePointReads(store: $0), notifications: NotificationEndpoint(verifier: settings.verifier),
                                             metrics: metrics, catchUp: catchUp, revocation: revocation, wake: wake,
                                             consumptionWake: consumptionWake) }
-        routes = ServerRoutes(notificationsPath: settings.notificationsPath,
-                              retentionPath: settings.retention == nil ? nil : settings.retentionPath)
+        routes = ServerRoutes(settings: settings)
         credentials = settings.credentials
         accessLog = settings.accessLog
         retention = settings.retention
@@ -64,7 +63,7 @@ struct ReceiptResponder: HTTPResponder {
         let found = routes.route(for: path)
         if let (route, rest) = found {
             var context = context
-            if let refusal = admission(route, request, &context) {
+            if let refusal = admission(route, rest, request, &context) {
                 (response, status) = refusal
             } else {
                 (response, status) = try await dispatch(route.name, rest, request, context: context)
@@ -80,8 +79,8 @@ struct ReceiptResponder: HTTPResponder {
             let elapsed = (ContinuousClock.now - start).components
             let milliseconds = elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000
             context.logger.info("\(request.method) \(path) \(response.status.code) \(milliseconds) ms", metadata: [
-                "method": "\(request.method)", "path": "\(path)", "status": "\(response.status.code)",
-                "milliseconds": "\(milliseconds)",
+                "method": "\(request.method)", "path": "\(path)", "status": .stringConvertible(response.status.code),
+                "milliseconds": .stringConvertible(milliseconds),
             ])
         }
         return response
@@ -105,6 +104,7 @@ struct ReceiptResponder: HTTPResponder {
         case .metrics: (ServerAnswer.response(.ok, contentType: "text/plain; version=0.0.4; charset=utf-8",
                                       metrics.exposition(cache: verdict.verifier.cacheStatistics,
                                                          revocation: verdict.verifier.revocationCacheStatistics)), "200")
+        case .openAPI: (ServerAnswer.response(.ok, contentType: "application/json", OpenAPIDocument.bytes), "200")
         }
     }
 
@@ -127,8 +127,9 @@ struct ReceiptResponder: HTTPResponder {
     /// method, the store, the credential (with the caller's client address not refused), the
     /// query parameters; nil when the request may go on, with the credential's fingerprint
     /// in `context`.
-    @inline(__always) private func admission(_ route: ServerRoute, _ request: Request, _ context: inout Context) -> (Response, String)? {
-        if let methods = route.methods, !methods.contains(request.method) {
+    @inline(__always) private func admission(_ route: ServerRoute, _ rest: Substring, _ request: Request,
+                                             _ context: inout Context) -> (Response, String)? {
+        if let methods = route.methods(under: rest), !methods.contains(request.method) {
             return (ServerAnswer.methodNotAllowed(allow: methods.map(\.rawValue).joined(separator: ", ")), "405")
         }
         if route.needsStore, stored == nil { return ServerAnswer.noStore() }
@@ -326,8 +327,11 @@ struct ReceiptResponder: HTTPResponder {
     private func entitlements(_ request: Request, context: Context) async throws -> (Response, String) {
         guard let stored else { return ServerAnswer.noStore() }
         let query = request.uri.queryParameters
-        guard let token = query.get("appAccountToken"), !token.isEmpty, token.utf8.count <= 64 else {
-            let refusal = ReceiptError(.invalidArgument, "appAccountToken (a UUID) is required")
+        // A UUID is what Apple's tokens are and what the store keeps; at most 64 visible ASCII
+        // characters are read (and match nothing unless a UUID), as the OpenAPI document says.
+        guard let token = query.get("appAccountToken"), (1...64).contains(token.utf8.count),
+              token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            let refusal = ReceiptError(.invalidArgument, "appAccountToken (a UUID) is required: 1 to 64 visible ASCII characters")
             return (ServerAnswer.json(.badRequest, ServerAnswer.refusal(refusal)), "400")
         }
         let limit = query.get("limit").map { Int($0) ?? 0 } ?? StoreSchema.maxPageTransactions

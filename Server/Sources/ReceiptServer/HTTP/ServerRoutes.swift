@@ -10,7 +10,7 @@ import HTTPTypes
 struct ServerRoute: Sendable {
     enum Name: Sendable {
         case verifyReceipt, sandboxVerifyReceipt, verify, notifications, retention, subscriptions, entitlements, consent,
-             consumption, events, event, stats, dashboard, customerPage, healthz, readyz, metrics
+             consumption, events, event, stats, dashboard, customerPage, healthz, readyz, metrics, openAPI
     }
 
     enum Path: Sendable, Equatable {
@@ -36,22 +36,25 @@ struct ServerRoute: Sendable {
     /// The methods taken (405 with Allow for others); nil: the handler answers every method
     /// itself (Apple's verifyReceipt answers a GET in its own protocol).
     let methods: [HTTPRequest.Method]?
-    /// The `endpoint` label of its metrics.
+    /// The `endpoint` label of its metrics: its path, a prefix's without the trailing slash.
     let label: String
     let needsStore: Bool
     let access: Access
     /// The query parameters taken; nil: the handler reads and checks its own (/v1/verify).
     let query: Set<String>?
+    /// For a prefix whose paths take different methods, the methods of the path under it (the
+    /// rest); `methods` is then all of them, which the help and the OpenAPI test read.
+    let methodsUnder: (@Sendable (Substring) -> [HTTPRequest.Method])?
 
-    init(_ name: Name, _ path: Path, methods: [HTTPRequest.Method]?, label: String? = nil, store: Bool = false,
-         access: Access = .open, query: Set<String>? = []) {
+    init(_ name: Name, _ path: Path, methods: [HTTPRequest.Method]?, store: Bool = false,
+         access: Access = .open, query: Set<String>? = [],
+         methodsUnder: (@Sendable (Substring) -> [HTTPRequest.Method])? = nil) {
         (self.name, self.path, self.methods, self.needsStore, self.access, self.query) = (name, path, methods, store, access, query)
-        self.label = label ?? {
-            switch path {
-            case .exact(let text): text
-            case .prefix(let text): String(text.dropLast())
-            }
-        }()
+        self.methodsUnder = methodsUnder
+        label = switch path {
+        case .exact(let text): text
+        case .prefix(let text): String(text.dropLast())
+        }
     }
 
     /// How `receipt serve --help` names it: its methods and its path (`...` for what follows a prefix;
@@ -62,6 +65,11 @@ struct ServerRoute: Sendable {
         case .prefix(let prefix): prefix + "..."
         }
         return (methods?.map(\.rawValue).joined(separator: "/") ?? "any method") + " " + path
+    }
+
+    /// The methods a request to the path under it (`rest`) may use; nil: any.
+    func methods(under rest: Substring) -> [HTTPRequest.Method]? {
+        methodsUnder?(rest) ?? methods
     }
 
     /// Whether its answers hold customer data (never cached: `Cache-Control: no-store`).
@@ -81,8 +89,10 @@ struct ServerRoute: Sendable {
         ServerRoute(.consumption, .prefix("/v1/consumption/"), methods: [.get, .post], store: true, access: .customerData),
         ServerRoute(.events, .exact("/v1/events"), methods: [.get], store: true, access: .customerData,
                     query: ["state", "limit", "before"]),
-        ServerRoute(.event, .prefix("/v1/events/"), methods: [.get, .post], label: "/v1/events", store: true,
-                    access: .customerData, query: ["force"]),
+        // An event (GET), its replay (POST …/replay) and the replay of every failed one (POST replay-failed).
+        ServerRoute(.event, .prefix("/v1/events/"), methods: [.get, .post], store: true,
+                    access: .customerData, query: ["force"],
+                    methodsUnder: { $0 == "replay-failed" || $0.hasSuffix("/replay") ? [.post] : [.get] }),
         ServerRoute(.stats, .prefix("/v1/stats/"), methods: [.get], store: true, access: .customerData, query: figureQuery),
         ServerRoute(.dashboard, .exact(DashboardController.path), methods: [.get, .head], store: true, access: .page, query: figureQuery),
         ServerRoute(.customerPage, .exact(CustomerPageController.path), methods: [.get, .head], store: true, access: .page,
@@ -90,6 +100,7 @@ struct ServerRoute: Sendable {
         ServerRoute(.healthz, .exact("/healthz"), methods: [.get, .head]),
         ServerRoute(.readyz, .exact("/readyz"), methods: [.get, .head]),
         ServerRoute(.metrics, .exact("/metrics"), methods: [.get], access: .metrics),
+        ServerRoute(.openAPI, .exact(OpenAPIDocument.path), methods: [.get, .head]),
     ]
 
     /// The fixed routes' exact paths and prefixes (a configured path may be none of them, nor under a prefix).
@@ -101,13 +112,21 @@ struct ServerRoute: Sendable {
 struct ServerRoutes: Sendable {
     private let exact: [String: ServerRoute]
     private let prefixed: [(prefix: String, route: ServerRoute)]
+    /// Every route, in the table's order (the OpenAPI document's test reads them).
+    let all: [ServerRoute]
+
+    /// The routes a server with these settings answers.
+    init(settings: ServerSettings) {
+        self.init(notificationsPath: settings.notificationsPath, retentionPath: settings.retention == nil ? nil : settings.retentionPath)
+    }
 
     init(notificationsPath: String, retentionPath: String?) {
         var routes = ServerRoute.fixed
-        routes.append(ServerRoute(.notifications, .exact(notificationsPath), methods: [.post], label: "notifications", store: true))
+        routes.append(ServerRoute(.notifications, .exact(notificationsPath), methods: [.post], store: true))
         if let retentionPath {
-            routes.append(ServerRoute(.retention, .exact(retentionPath), methods: [.post], label: "retention"))
+            routes.append(ServerRoute(.retention, .exact(retentionPath), methods: [.post]))
         }
+        all = routes
         var exact: [String: ServerRoute] = [:]
         var prefixed: [(String, ServerRoute)] = []
         for route in routes {

@@ -48,7 +48,8 @@ public enum ReceiptServer {
         logger.debug(concurrencyOnEventLoops ? "Swift concurrency runs on the server's event loops"
                                              : "Swift concurrency runs on its own threads; handlers hop to them")
         let limit = TimeAmount.seconds(Int64(max(1, settings.requestTimeoutSeconds)))
-        let chunkRefusal = ChunkedBodyLimitHandler.serverRefusal(maxBodyBytes: settings.maxBodyBytes)
+        let chunkRefusal = ChunkedBodyLimitHandler.serverRefusal(maxBodyBytes: settings.maxBodyBytes,
+                                                                routes: ServerRoutes(settings: settings))
         let app = Application(
             responder: ReceiptResponder(settings: settings, metrics: metrics, store: store, catchUp: catchUp, wake: wake,
                                         consumptionWake: consumptionWake),

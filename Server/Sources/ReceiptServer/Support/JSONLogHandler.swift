@@ -6,7 +6,8 @@ import Logging
 
 /// `receipt serve --log-format json`: one JSON object per line on standard error, for log
 /// collectors: `time` (RFC 3339, UTC, milliseconds), `level`, `label`, `message`, and each
-/// metadata value under its own key (as text). Lines are written whole, one `write` each,
+/// metadata value under its own key: an integer or a truth value given as one (`.stringConvertible`)
+/// as a JSON number or boolean, anything else as text. Lines are written whole, one `write` each,
 /// so that threads never interleave within a line.
 public struct JSONLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
@@ -32,7 +33,12 @@ public struct JSONLogHandler: LogHandler {
         writer.string("message", message.description)
         for (key, value) in metadata.merging(explicit ?? [:], uniquingKeysWith: { $1 }).sorted(by: { $0.key < $1.key })
         where !["time", "level", "label", "message"].contains(key) {
-            writer.string(key, value.description)
+            switch value {
+            case .stringConvertible(let integer as any BinaryInteger) where Int64(exactly: integer) != nil:
+                writer.number(key, Int64(integer))
+            case .stringConvertible(let truth as Bool): writer.bool(key, truth)
+            default: writer.string(key, value.description)
+            }
         }
         writer.endObject()
         var bytes = writer.bytes

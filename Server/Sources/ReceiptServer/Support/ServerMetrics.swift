@@ -144,7 +144,42 @@ final class ServerMetrics: Sendable {
             Self.advance(revocationHits, from: &last.revocationHits, to: revocation.hits)
             Self.advance(revocationMisses, from: &last.revocationMisses, to: revocation.misses)
         }
-        return registry.emitToBuffer()
+        return Self.withHelp(registry.emitToBuffer())
+    }
+
+    /// What each metric made through swift-metrics counts, for its `# HELP` line (swift-metrics
+    /// carries no help text, and the registry refuses a family registered again with other help).
+    static let help: [String: String] = [
+        requests: "Requests answered, by endpoint (the route's path; a prefix route's without its trailing slash; \"other\" for none) and status (HTTP's, or Apple's in verifyReceipt's protocol)",
+        duration: "Time from a request's head to its answer, by endpoint",
+        revocationAnswers: "OCSP questions asked, by outcome (good, revoked, unknown, bad_answer, no_answer) and reason (request, refresh)",
+        notifications: "App Store Server Notifications received, by type (Apple's; unverified for one refused) and outcome (stored, duplicate, refused, store_error)",
+        storeDuration: "Time of one store operation, by operation",
+        "receipt_store_quick_reads_total": "Point reads of the SQLite store, by outcome: read at once on the caller's thread, or handed_on to the store's readers",
+        "receipt_catch_up_total": "Unknown subscriptions looked up with the App Store Server API, by outcome (stored, unknown, busy, failed)",
+        "receipt_credential_failures_total": "Requests refused for a wrong token (refused), or from an address refused for sending too many (throttled)",
+        "receipt_webhook_deliveries_total": "Webhook attempts, by outcome (delivered, timeout, connection_error, http_4xx, http_5xx, refused, error)",
+        webhookLatency: "Time from an event's making to its delivery to a webhook",
+        "receipt_webhook_queue_depth": "Webhook deliveries still pending",
+        "receipt_webhook_oldest_pending_age_seconds": "Age of the oldest webhook delivery still pending (0 when none)",
+    ]
+
+    /// The exposition with a `# HELP` line before each family's `# TYPE` line that has none.
+    static func withHelp(_ exposition: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(exposition.count + 4096)
+        var previous: ArraySlice<UInt8> = []
+        for line in exposition.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            if line.starts(with: "# TYPE ".utf8), !previous.starts(with: "# HELP ".utf8) {
+                let name = String(decoding: line.dropFirst(7).prefix { $0 != UInt8(ascii: " ") }, as: UTF8.self)
+                if let text = help[name] { out.append(contentsOf: "# HELP \(name) \(text)\n".utf8) }
+            }
+            out.append(contentsOf: line)
+            out.append(UInt8(ascii: "\n"))
+            previous = line
+        }
+        out.removeLast()  // the split's last piece had no newline after it
+        return out
     }
 
     private static func advance(_ counter: Prometheus.Counter, from reported: inout Int, to now: Int) {
