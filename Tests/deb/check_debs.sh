@@ -6,9 +6,9 @@
 # wheel installed by pip into a venv of Debian's Python and used; then the packages purged and no
 # file of theirs left.
 #   Tests/deb/check_debs.sh DEB_DIR WHEEL MINTED_RECEIPT TEST_CA_ROOT
-# The root is made once and kept (build/deb-root.tar, rebuilt after a week or when its release
-# changes); the run works on a copy. Skipped, saying so, where it cannot run: not root, or no
-# debootstrap (scripts/install-deps.sh test installs it), or no chroot.
+# The root is made once and kept (build/deb-root-RELEASE.tar, made again after a week); each run
+# works on a copy. Skipped, saying so, where it cannot run: not root, or no debootstrap
+# (scripts/install-deps.sh test installs it).
 set -euo pipefail
 debs=$(realpath "$1"); wheel=$(realpath "$2"); receipt=$(realpath "$3"); anchor=$(realpath "$4")
 if [ "$(id -u)" != 0 ] || ! command -v debootstrap >/dev/null; then
@@ -22,9 +22,13 @@ cache=$(realpath build)/deb-root-$suite.tar
 work=$(realpath build)/deb-check
 root=$work/root
 
+# Whatever is mounted under the work folder (proc, and what debootstrap may bind in a container)
+# comes off before it is removed, and removal never crosses into another file system.
 cleanup() {
-    for mount in "$root/proc" "$root/dev/pts"; do mountpoint -q "$mount" && umount -l "$mount"; done
-    rm -rf "$work"
+    [ -d "$work" ] || return 0
+    findmnt -rn -o TARGET | grep "^$work/" | sort -r | while read -r mount; do umount -l "$mount"; done
+    if findmnt -rn -o TARGET | grep -q "^$work/"; then echo "deb: $work still has mounts; not removed" >&2; return 1; fi
+    rm -rf --one-file-system "$work"
 }
 cleanup
 trap cleanup EXIT
@@ -80,9 +84,25 @@ grep -q "com.example.minted" "$work/app.out"
 in_root receipt verify "/tmp/debs/$(basename "$receipt")" --anchor "/tmp/debs/$(basename "$anchor")" --no-apple-root \
     | grep -qx "VALID"
 echo "deb: receipt verify: VALID"
-in_root test "$(in_root stat -c %U:%a /etc/receipt/read-tokens)" = "receipt:600"
-in_root receipt serve --config /etc/receipt/receipt.yaml --check-config | grep -q "configuration ok"
-echo "deb: receipt serve --check-config with /etc/receipt/receipt.yaml: ok"
+# What the package made, as the unit needs it: the service's user reads its configuration and
+# tokens, and nobody else.
+modes() { in_root stat -c '%n %U:%G %a' /etc/receipt /etc/receipt/receipt.yaml /etc/receipt/read-tokens \
+    /etc/receipt/write-tokens /var/lib/receipt; }
+expected="/etc/receipt root:receipt 750
+/etc/receipt/receipt.yaml root:receipt 640
+/etc/receipt/read-tokens receipt:receipt 600
+/etc/receipt/write-tokens receipt:receipt 600
+/var/lib/receipt receipt:receipt 700"
+[ "$(modes)" = "$expected" ] || { echo "deb: modes:"; modes; exit 1; }
+tokens=$(in_root cat /etc/receipt/read-tokens /etc/receipt/write-tokens)
+in_root runuser -u receipt -- receipt serve --config /etc/receipt/receipt.yaml --check-config | grep -q "configuration ok"
+echo "deb: receipt serve --check-config with /etc/receipt/receipt.yaml, as the receipt user: ok"
+# Installed again (as an upgrade configures it): the tokens and the modes are kept.
+in_root sh -c 'DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --reinstall /tmp/debs/receipt_*.deb >/tmp/apt.log 2>&1' \
+    || { tail -30 "$root/tmp/apt.log"; exit 1; }
+[ "$(modes)" = "$expected" ] && [ "$(in_root cat /etc/receipt/read-tokens /etc/receipt/write-tokens)" = "$tokens" ] \
+    || { echo "deb: reinstalling changed the tokens or the modes"; modes; exit 1; }
+echo "deb: reinstalled; tokens and modes kept"
 in_root systemd-analyze verify --man=no /usr/lib/systemd/system/receipt-serve.service 2>&1 | tee "$work/analyze.out"
 [ ! -s "$work/analyze.out" ] || { echo "deb: systemd-analyze found the above"; exit 1; }
 echo "deb: systemd-analyze verify receipt-serve.service: no finding"

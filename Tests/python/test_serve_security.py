@@ -153,6 +153,8 @@ def test_a_delivered_event_is_sent_again_only_when_forced_and_at_most_three_time
             status, _, response = server.request(method, path, headers=WRITE if method == "POST" else None)
             assert (status, response.getheader("Allow")) == (405, allowed), (method, path)
         assert server.request("GET", f"/v1/events/{event}?force=true")[0] == 400  # force: replays only
+        # Not an event id: never the replay of every failed event.
+        assert server.request("POST", "/v1/events/replay-failed/replay", headers=WRITE)[0] == 400
     finally:
         server.stop()
         receiver.close()

@@ -181,7 +181,7 @@ class Session:
                 f"LD_LIBRARY_PATH='{prefix}/lib'")
 
     def run(self, script, what, timeout=900):
-        # set +e: each command's status is checked by the script itself, not by bash.
+        # bash -c without -e: each command's status is checked by the script (`checked`), not by bash.
         text = f". '{self.state}'\n{script}\nrc=$?\nexport -p > '{self.state}.next'\n" \
                f"echo \"cd '$PWD'\" >> '{self.state}.next'\nexit $rc\n"
         run(["bash", "-c", text], self.scratch, self.env, what, timeout)

@@ -42,7 +42,7 @@ struct EventsController {
         guard force == nil || replaysOne else { return ServerAnswer.badRequest("force is taken by POST /v1/events/{id}/replay only") }
         guard force == nil || force == "true" else { return ServerAnswer.badRequest("force, when given, is true") }
         do {
-            if parts[0] == "replay-failed" { return try await replay(nil, force: false, stored, context: context) }
+            if parts.count == 1 && parts[0] == "replay-failed" { return try await replay(nil, force: false, stored, context: context) }
             let id = String(parts[0])
             guard Self.isEventID(id) else { return ServerAnswer.badRequest("an event id is evt_ and 32 hex digits") }
             if replaysOne { return try await replay(id, force: force == "true", stored, context: context) }

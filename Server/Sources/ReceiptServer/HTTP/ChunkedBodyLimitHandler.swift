@@ -240,24 +240,24 @@ extension ChunkedBodyLimitHandler {
     }
 
     /// The answers `receipt serve` gives a body refused this way, by the route the path names
-    /// (as the responder would have answered the whole body): Apple's 21002 on the verifyReceipt
-    /// routes, 413 with the verdict's refusal on /v1/verify, 413 with the server's error body on
-    /// any other route, 404 on a path that is none; each with the headers every answer carries,
-    /// the connection closed after it.
+    /// (the method is not looked at: the refusal comes before the decoder has read it): Apple's
+    /// 21002 on the verifyReceipt routes, 413 with the verdict's refusal on /v1/verify, 413 with
+    /// the server's error body on any other route, the responder's 404 on a path that is none;
+    /// each with the headers every answer carries, the connection closed after it.
     static func serverRefusal(maxBodyBytes: Int, routes: ServerRoutes) -> Refusal {
         let detail = "a chunk of the request body declares more than the \(maxBodyBytes) bytes allowed"
         let apple = VerifyReceiptEndpoint.tooLargeAnswer(limit: maxBodyBytes).bytes
         let verdict = VerdictEndpoint.refusal(ReceiptError(.inputTooLarge, detail)).bytes
         let tooLarge = ServerAnswer.refusal(ReceiptError(.inputTooLarge, detail))
-        let noSuchPath = ServerAnswer.failure("NOT_FOUND", "no such path")
+        let json = "application/json"
         return { path in
-            let (status, body) = switch routes.route(for: path)?.route.name {
-            case .verifyReceipt?, .sandboxVerifyReceipt?: ("200 OK", apple)
-            case .verify?: ("413 Content Too Large", verdict)
-            case nil: ("404 Not Found", noSuchPath)
-            default: ("413 Content Too Large", tooLarge)
+            let (status, type, body) = switch routes.route(for: path)?.route.name {
+            case .verifyReceipt?, .sandboxVerifyReceipt?: ("200 OK", json, apple)
+            case .verify?: ("413 Content Too Large", json, verdict)
+            case nil: ("404 Not Found", ServerAnswer.textType, Array(ServerAnswer.noRouteText.utf8))
+            default: ("413 Content Too Large", json, tooLarge)
             }
-            return Array(("HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n"
+            return Array(("HTTP/1.1 \(status)\r\nContent-Type: \(type)\r\nContent-Length: \(body.count)\r\n"
                           + "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n").utf8) + body
         }
     }

@@ -70,7 +70,7 @@ struct ReceiptResponder: HTTPResponder {
             }
             if route.holdsCustomerData { response.headers[.cacheControl] = "no-store" }
         } else {
-            (response, status) = (ServerAnswer.text(.notFound, "not found\n"), "404")
+            (response, status) = ServerAnswer.noRoute()
         }
         response.headers[.xContentTypeOptions] = "nosniff"
         metrics.record(endpoint: found?.route.label ?? "other", status: status, since: start)

@@ -16,9 +16,15 @@ enum ServerAnswer {
         response(status, contentType: "application/json", bytes)
     }
 
+    static let textType = "text/plain; charset=utf-8"
+
     static func text(_ status: HTTPResponse.Status, _ text: String) -> Response {
-        response(status, contentType: "text/plain; charset=utf-8", Array(text.utf8))
+        response(status, contentType: textType, Array(text.utf8))
     }
+
+    /// A path that is no route's.
+    static let noRouteText = "not found\n"
+    static func noRoute() -> Labeled { (text(.notFound, noRouteText), "404") }
 
     static func response(_ status: HTTPResponse.Status, contentType: String, _ bytes: [UInt8]) -> Response {
         var headers = HTTPFields()

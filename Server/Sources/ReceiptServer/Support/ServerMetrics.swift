@@ -20,6 +20,12 @@ final class ServerMetrics: Sendable {
     static let revocationAnswers = "receipt_revocation_answers_total"
     static let notifications = "receipt_notifications_total"
     static let storeDuration = "receipt_store_duration_seconds"
+    static let quickReads = "receipt_store_quick_reads_total"
+    static let catchUps = "receipt_catch_up_total"
+    static let credentialFailures = "receipt_credential_failures_total"
+    static let webhookDeliveries = "receipt_webhook_deliveries_total"
+    static let webhookQueueDepth = "receipt_webhook_queue_depth"
+    static let webhookOldestPending = "receipt_webhook_oldest_pending_age_seconds"
 
     /// Bootstraps swift-metrics, which a process may do once: one ServerMetrics per process.
     init() {
@@ -71,13 +77,13 @@ final class ServerMetrics: Sendable {
     /// One look-up of an unknown subscription with the App Store Server API, by outcome
     /// (stored, unknown, busy, failed).
     func recordCatchUp(outcome: String) {
-        Metrics.Counter(label: "receipt_catch_up_total", dimensions: [("outcome", outcome)]).increment()
+        Metrics.Counter(label: Self.catchUps, dimensions: [("outcome", outcome)]).increment()
     }
 
     /// One request with a wrong token (refused, counted by ClientThrottle), or from an address
     /// refused for sending too many (throttled).
     func recordCredentialFailure(outcome: String) {
-        Metrics.Counter(label: "receipt_credential_failures_total", dimensions: [("outcome", outcome)]).increment()
+        Metrics.Counter(label: Self.credentialFailures, dimensions: [("outcome", outcome)]).increment()
     }
 
     static let webhookLatency = "receipt_webhook_delivery_latency_seconds"
@@ -85,7 +91,7 @@ final class ServerMetrics: Sendable {
     /// One webhook attempt by outcome (delivered, timeout, connection_error, http_4xx, http_5xx,
     /// refused, error) and, when delivered, the time from the event's making to its delivery.
     func recordWebhookDelivery(outcome: String, createdAt: Int64) {
-        Metrics.Counter(label: "receipt_webhook_deliveries_total", dimensions: [("outcome", outcome)]).increment()
+        Metrics.Counter(label: Self.webhookDeliveries, dimensions: [("outcome", outcome)]).increment()
         guard outcome == DeliveryState.delivered.rawValue else { return }
         let elapsed = max(0, ReceiptClock.systemNow() - createdAt)
         Metrics.Timer(label: Self.webhookLatency).recordNanoseconds(elapsed * 1_000_000)
@@ -93,8 +99,8 @@ final class ServerMetrics: Sendable {
 
     /// The outbox's deliveries still pending and the age of the oldest (0 when none).
     func recordWebhookBacklog(count: Int64, oldest: Int64?, now: Int64) {
-        Metrics.Gauge(label: "receipt_webhook_queue_depth").record(count)
-        Metrics.Gauge(label: "receipt_webhook_oldest_pending_age_seconds").record(Double(oldest.map { max(0, now - $0) } ?? 0) / 1000)
+        Metrics.Gauge(label: Self.webhookQueueDepth).record(count)
+        Metrics.Gauge(label: Self.webhookOldestPending).record(Double(oldest.map { max(0, now - $0) } ?? 0) / 1000)
     }
 
     /// One store operation's time (record_notification, read_subscription, read_entitlements, read_known),
@@ -155,13 +161,13 @@ final class ServerMetrics: Sendable {
         revocationAnswers: "OCSP questions asked, by outcome (good, revoked, unknown, bad_answer, no_answer) and reason (request, refresh)",
         notifications: "App Store Server Notifications received, by type (Apple's; unverified for one refused) and outcome (stored, duplicate, refused, store_error)",
         storeDuration: "Time of one store operation, by operation",
-        "receipt_store_quick_reads_total": "Point reads of the SQLite store, by outcome: read at once on the caller's thread, or handed_on to the store's readers",
-        "receipt_catch_up_total": "Unknown subscriptions looked up with the App Store Server API, by outcome (stored, unknown, busy, failed)",
-        "receipt_credential_failures_total": "Requests refused for a wrong token (refused), or from an address refused for sending too many (throttled)",
-        "receipt_webhook_deliveries_total": "Webhook attempts, by outcome (delivered, timeout, connection_error, http_4xx, http_5xx, refused, error)",
+        quickReads: "Point reads of the SQLite store, by outcome: read at once on the caller's thread, or handed_on to the store's readers",
+        catchUps: "Unknown subscriptions looked up with the App Store Server API, by outcome (stored, unknown, busy, failed)",
+        credentialFailures: "Requests refused for a wrong token (refused), or from an address refused for sending too many (throttled)",
+        webhookDeliveries: "Webhook attempts, by outcome (delivered, timeout, connection_error, http_4xx, http_5xx, refused, error)",
         webhookLatency: "Time from an event's making to its delivery to a webhook",
-        "receipt_webhook_queue_depth": "Webhook deliveries still pending",
-        "receipt_webhook_oldest_pending_age_seconds": "Age of the oldest webhook delivery still pending (0 when none)",
+        webhookQueueDepth: "Webhook deliveries still pending",
+        webhookOldestPending: "Age of the oldest webhook delivery still pending (0 when none)",
     ]
 
     /// The exposition with a `# HELP` line before each family's `# TYPE` line that has none.

@@ -37,8 +37,8 @@ final class SQLiteQuickReads: Sendable {
 
     /// The handles no read holds; once closed, a handle given back is closed instead.
     private let pool: Mutex<(free: [Handle], closed: Bool)>
-    private static let completed = Metrics.Counter(label: "receipt_store_quick_reads_total", dimensions: [("outcome", "read")])
-    private static let handedOn = Metrics.Counter(label: "receipt_store_quick_reads_total", dimensions: [("outcome", "handed_on")])
+    private static let completed = Metrics.Counter(label: ServerMetrics.quickReads, dimensions: [("outcome", "read")])
+    private static let handedOn = Metrics.Counter(label: ServerMetrics.quickReads, dimensions: [("outcome", "handed_on")])
 
     /// Opens `count` read-only handles on the database at `path` (which must exist, in WAL mode).
     init(path: String, count: Int) throws {
