@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from test_serve import READ_TOKEN, WRITE_TOKEN, Server, families_with_help
-from test_notifications import mint_jws, news_ca, now  # noqa: F401 (fixtures)
+from test_notifications import mint_jws, news_ca, now, post  # noqa: F401 (fixtures)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOCUMENT = ROOT / "Server" / "Sources" / "ReceiptServer" / "Endpoints" / "openapi.json"
@@ -63,17 +63,16 @@ def test_the_document_is_served_as_committed(tmp_path, news_ca):
 
 
 def feed(server, mint_jws, chains, now):
-    """What the fuzzed server holds: two subscriptions, a consent withdrawn, three refund
+    """What the fuzzed server holds: two subscriptions, a consent withdrawn, two refund
     consumption requests (one answered)."""
-    def post(path, body, token=None, expected=200):
-        headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
-        status, data, _ = server.request("POST", path, body.encode(), headers=headers)
-        assert status == expected, (path, data)
+    def notify(body):
+        status, answer = post(server, body)
+        assert status == 200, answer
 
     for original, token, at in (("2000000000000001", "7e3fb20b-4cdb-47cc-936d-99d65f608138", now),
                                 ("3000000000000002", "11111111-2222-4333-8444-555555555555", now - 40 * 86_400_000)):
         for _, notification in mint_jws.notification_story(original, token, now=at):
-            post("/notifications/v2", mint_jws.sign_notification(notification, chains))
+            notify(mint_jws.sign_notification(notification, chains))
     app_transaction = {"appAppleId": 1234567890, "bundleId": BUNDLE, "applicationVersion": "1",
                        "originalApplicationVersion": "1", "originalPurchaseDate": now - 86_400_000,
                        "receiptType": "Sandbox", "receiptCreationDate": now - 86_400_000, "requestDate": now,
@@ -82,7 +81,7 @@ def feed(server, mint_jws, chains, now):
                   "version": "2.0", "signedDate": now,
                   "appData": {"appAppleId": 1234567890, "bundleId": BUNDLE, "environment": "Sandbox",
                               "signedAppTransactionInfo": mint_jws.sign(app_transaction, chains)}}
-    post("/notifications/v2", json.dumps({"signedPayload": mint_jws.sign(rescission, chains)}))
+    notify(json.dumps({"signedPayload": mint_jws.sign(rescission, chains)}))
     for transaction_id in ("7100000000000001", "7100000000000002"):
         transaction = {"transactionId": transaction_id, "originalTransactionId": transaction_id, "bundleId": BUNDLE,
                        "productId": "com.example.coins", "purchaseDate": now - 86_400_000,
@@ -94,10 +93,11 @@ def feed(server, mint_jws, chains, now):
                    "version": "2.0", "signedDate": now,
                    "data": {"appAppleId": 1234567890, "bundleId": BUNDLE, "environment": "Sandbox",
                             "signedTransactionInfo": transaction, "consumptionRequestReason": "UNINTENDED_PURCHASE"}}
-        post("/notifications/v2", mint_jws.sign_notification(request, chains))
-    post("/v1/consumption/7100000000000002",
-         json.dumps({"customerConsented": True, "sampleContentProvided": False, "deliveryStatus": "DELIVERED"}), WRITE_TOKEN,
-         expected=202)
+        notify(mint_jws.sign_notification(request, chains))
+    answer = {"customerConsented": True, "sampleContentProvided": False, "deliveryStatus": "DELIVERED"}
+    status, data, _ = server.request("POST", "/v1/consumption/7100000000000002", json.dumps(answer).encode(),
+                                     headers={"Content-Type": "application/json", "Authorization": f"Bearer {WRITE_TOKEN}"})
+    assert status == 202, data
 
 
 def test_schemathesis_finds_no_5xx_and_no_answer_outside_the_document(tmp_path, mint_jws, news_ca, test_ca, now):

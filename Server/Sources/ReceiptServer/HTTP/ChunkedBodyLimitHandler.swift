@@ -249,7 +249,7 @@ extension ChunkedBodyLimitHandler {
         let apple = VerifyReceiptEndpoint.tooLargeAnswer(limit: maxBodyBytes).bytes
         let verdict = VerdictEndpoint.refusal(ReceiptError(.inputTooLarge, detail)).bytes
         let tooLarge = ServerAnswer.refusal(ReceiptError(.inputTooLarge, detail))
-        let json = "application/json"
+        let json = ServerAnswer.jsonType
         return { path in
             let (status, type, body) = switch routes.route(for: path)?.route.name {
             case .verifyReceipt?, .sandboxVerifyReceipt?: ("200 OK", json, apple)

@@ -104,7 +104,7 @@ struct ReceiptResponder: HTTPResponder {
         case .metrics: (ServerAnswer.response(.ok, contentType: "text/plain; version=0.0.4; charset=utf-8",
                                       metrics.exposition(cache: verdict.verifier.cacheStatistics,
                                                          revocation: verdict.verifier.revocationCacheStatistics)), "200")
-        case .openAPI: (ServerAnswer.response(.ok, contentType: "application/json", OpenAPIDocument.bytes), "200")
+        case .openAPI: (ServerAnswer.json(.ok, OpenAPIDocument.bytes), "200")
         }
     }
 

@@ -12,8 +12,10 @@ import ReceiptCore
 enum ServerAnswer {
     typealias Labeled = (Response, String)
 
+    static let jsonType = "application/json"
+
     static func json(_ status: HTTPResponse.Status, _ bytes: [UInt8]) -> Response {
-        response(status, contentType: "application/json", bytes)
+        response(status, contentType: jsonType, bytes)
     }
 
     static let textType = "text/plain; charset=utf-8"
