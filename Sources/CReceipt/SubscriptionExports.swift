@@ -39,7 +39,7 @@ public func receipt_subscription_state_json(_ originalTransactionID: UnsafePoint
             }
         }
         guard let state = SubscriptionState(originalTransactionID: id, payloads: payloads, at: atMilliseconds) else {
-            throw ReceiptError(.absent, "no signed transaction of original transaction id \(id) among the \(count) tokens")
+            throw SubscriptionState.absence(of: id, in: payloads)
         }
         try writeJSON(String(decoding: SubscriptionStateJSON.render(state, indent: indent), as: UTF8.self), out, outLength)
     }

@@ -62,6 +62,26 @@ struct ServerAPIRulesTests {
         }
     }
 
+    /// JSON writes a whole number as `10`, `10.0` or `1e1` alike (JSON Schema's "integer" takes
+    /// each): an integer argument takes them all, and refuses a fraction or an overflow.
+    @Test func anIntegerArgumentTakesAWholeNumberHoweverWritten() throws {
+        let written: [(String, Int64?)] = [
+            ("10", 10), ("10.0", 10), ("10.000", 10), ("1e1", 10), ("1.5E+1", 15), ("100e-1", 10), ("-0.0", 0), ("0e-5", 0),
+            ("0.000", 0), ("-20", -20), ("9223372036854775807", .max), ("9.223372036854775807e18", .max),
+            ("10.5", nil), ("5e-1", nil), ("1e19", nil), ("1e400", nil), ("9223372036854775808", nil), ("1e99999999999999999999", nil),
+        ]
+        for (text, value) in written { #expect(JSONValue.number(text).integralValue == value, "\(text)") }
+        #expect(JSONValue.string("10").integralValue == nil)
+        let consumption = try ServerAPICall.named("send_consumption_information")
+        let body: [String: JSONValue] = ["transactionId": .string("1"), "customerConsented": .bool(true),
+                                         "sampleContentProvided": .bool(false), "deliveryStatus": .string("DELIVERED")]
+        let normalized = try consumption.normalize(body.merging(["consumptionPercentage": .number("10.0")]) { $1 })
+        #expect(normalized["consumptionPercentage"] == .number("10"))
+        #expect(throws: ReceiptError.self) {
+            _ = try consumption.normalize(body.merging(["consumptionPercentage": .number("10.5")]) { $1 })
+        }
+    }
+
     /// A refusal ends with the error Apple's server answers that argument with, where Apple names
     /// one; a member inside a body object is not its object's argument.
     @Test func refusalsNameApplesErrorForTheArgument() throws {

@@ -48,6 +48,23 @@ struct SubscriptionStateTests {
         #expect(state([period(0)], at: -1)?.status == .expired)  // not yet started: nothing covers the instant
     }
 
+    /// A purchase Apple signed as another type than an auto-renewable subscription has no
+    /// status: judged as one, a consumable would read "expired".
+    @Test func aOneTimePurchaseHasNoSubscriptionState() {
+        func purchase(_ type: String) -> SignedPayload {
+            jws(#"{"transactionId":"1000","originalTransactionId":"1000","productId":"c","purchaseDate":0,"signedDate":0,"#
+                + #""type":"\#(type)","quantity":1}"#)
+        }
+        for type in ["Consumable", "Non-Consumable", "Non-Renewing Subscription"] {
+            #expect(state([purchase(type)], at: 1) == nil)
+            #expect(SubscriptionState.oneTimeType(of: [purchase(type)]) == type)
+            #expect(SubscriptionState.absence(of: "1000", in: [purchase(type)]).detail.contains("type \(type), not an auto-renewable"))
+        }
+        #expect(SubscriptionState.oneTimeType(of: [period(0)]) == nil)
+        #expect(state([purchase("A type Apple adds later")], at: 1)?.status == .expired)
+        #expect(SubscriptionState.absence(of: "1000", in: []).detail.contains("no signed transaction"))
+    }
+
     /// A past instant is judged as the subscription stood then: by the periods bought by it
     /// (refunds as known now), without the renewal info when a period was bought after it.
     @Test func aPastInstantIsJudgedByThePeriodThatCoveredIt() {

@@ -56,12 +56,16 @@ def figures_in_browser(tmp_path, url):
 
 
 def assert_page_shows_api(shown, server, query):
-    """Every figure of the page equals the JSON API's for the same query; the flows' answer."""
-    subscriptions = server.json("GET", f"/v1/stats/subscriptions?{query}")[1]
+    """Every figure of the page equals the JSON API's for the same query (the figures judged at
+    one instant take its `at` and `product`, and refuse a range); the flows' answer."""
+    given = urllib.parse.parse_qs(query)
+    assert server.request("GET", f"/v1/stats/mrr?{query}")[0] == (400 if given.keys() & {"from", "to", "by"} else 200)
+    instant = urllib.parse.urlencode({key: values[0] for key, values in given.items() if key in ("at", "product")})
+    subscriptions = server.json("GET", f"/v1/stats/subscriptions?{instant}")[1]
     for entry in subscriptions["by_product"] + [dict(subscriptions["total"], product_id="")]:
         for name in ("active", "grace_period", "billing_retry", "expired", "revoked", "entitled"):
             assert shown[("subscriptions", entry["product_id"], name)] == entry[name], (entry["product_id"], name)
-    mrr = server.json("GET", f"/v1/stats/mrr?{query}")[1]
+    mrr = server.json("GET", f"/v1/stats/mrr?{instant}")[1]
     assert mrr["currencies"]
     assert len([key for key in shown if key[0] == "mrr" and key[2] == "subscriptions"]) == len(mrr["currencies"])
     for line in mrr["currencies"]:

@@ -44,7 +44,7 @@ checks.unsupported_method.enabled = false
 
 # Schema-valid yet refused by design: a JWS or receipt needs a real signature; `from` must come
 # before `to` and span at most 1000 intervals (a rule between parameters OpenAPI cannot state);
-# consumptionPercentage 10.0 is read as a number that is no integer.
+# a consumption answer is taken only for a transaction the App Store asked about (404 otherwise).
 [[operations]]
 include-path-regex = "^/(v1/verify|notifications/v2|retention/realtime|v1/stats/.*|dashboard|v1/consumption/.*)$"
 checks.positive_data_acceptance.enabled = false

@@ -338,6 +338,12 @@ def test_a_notification_whose_rows_change_nothing_still_makes_its_event(tmp_path
         assert [event["data"]["notification_type"] for event in receiver.delivered()] == \
             ["ONE_TIME_CHARGE", "CONSUMPTION_REQUEST", "REFUND_DECLINED"]
         assert delivered[1]["data"]["answer_path"] == "/v1/consumption/7400000000000001"
+        # A consumable has no subscription status (it is no "expired" subscription), and its
+        # events carry none; an id escaped by a client's URL library is the same id.
+        assert all(event["data"]["state"] is None for event in delivered)
+        for path in ("/v1/subscriptions/7400000000000001", "/v1/subscriptions/%374%30%30000000000001"):
+            status, data, _ = server.request("GET", path)
+            assert status == 404 and "type Consumable, not an auto-renewable subscription" in json.loads(data)["detail"]
     finally:
         server.stop()
         receiver.close()

@@ -492,11 +492,15 @@ def test_the_apps_answer_is_sent_to_apple(tmp_path, api_mock, news_ca, mint_jws,
         status, data, _ = server.request("POST", path, json.dumps({"customerConsented": True}), headers=token)
         assert status == 400 and "required" in json.loads(data)["detail"]
         assert sent_to_apple(requests, transaction_id) == []  # nothing without the app's (or a policy's) answer
-        status, data, _ = server.request("POST", path, json.dumps(answer), headers=token)
+        status, data, _ = server.request("POST", path, json.dumps(dict(answer, consumptionPercentage=25000.5)), headers=token)
+        assert status == 400 and "consumptionPercentage must be an integer" in json.loads(data)["detail"]
+        # A whole number written as a float (as JSON serializers may) is that integer, sent to Apple as one.
+        status, data, _ = server.request("POST", path, json.dumps(dict(answer, consumptionPercentage=25000.0)), headers=token)
         assert status == 202 and json.loads(data)["state"] == "pending"
         shown = wait_for_state(server, transaction_id, "sent")
         assert shown["source"] == "app" and shown["body"] == answer
         assert sent_to_apple(requests, transaction_id) == [answer]
+        assert type(sent_to_apple(requests, transaction_id)[0]["consumptionPercentage"]) is int
         status, data, _ = server.request("POST", path, json.dumps(answer), headers=token)
         assert status == 409
     finally:

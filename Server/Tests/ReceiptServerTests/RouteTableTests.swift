@@ -31,6 +31,11 @@ import Testing
         #expect(routes.route(for: Self.retention)?.route.name == .retention)
         #expect(routes.route(for: "/v1/subscriptions/2000000000000001")?.rest == "2000000000000001")
         #expect(routes.route(for: "/v1/subscriptions") == nil)
+        // Escaped unreserved characters are the characters; a reserved one stays escaped.
+        #expect(routes.route(for: "/v1/%73ubscriptions/%32%30%30%30")?.rest == "2000")
+        #expect(routes.route(for: "/v1/events/evt_0%2Freplay")?.rest == "evt_0%2Freplay")
+        #expect(routes.route(for: "/v1/subscriptions/1%3")?.rest == "1%3")
+        #expect(routes.route(for: "/v1/subscriptions/%7e%zz")?.rest == "~%zz")
         #expect(routes.route(for: "/nowhere") == nil)
         #expect(ServerRoutes(notificationsPath: Self.notifications, retentionPath: nil).route(for: Self.retention) == nil)
     }

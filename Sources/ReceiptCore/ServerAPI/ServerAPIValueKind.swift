@@ -174,7 +174,7 @@ struct ServerAPIValueKind: Sendable {
     }
 
     private static func integer(_ value: JSONValue, name: String) throws(ReceiptError) -> Int64 {
-        if let number = value.int64Value { return number }
+        if let number = value.integralValue { return number }
         if let text = value.stringValue, let number = Int64(text) { return number }
         throw refused(name, "an integer", value)
     }

@@ -63,9 +63,11 @@ public struct SubscriptionState: Sendable {
     }
 
     /// Nil when no transaction is known (a renewal info alone says nothing about
-    /// access). Transactions of other subscriptions are ignored.
+    /// access), or when Apple signed them as a purchase that is no auto-renewable
+    /// subscription (`oneTimeType`). Transactions of other subscriptions are ignored.
     public init?(originalTransactionID: String, transactions: [SignedPayload], renewalInfo: SignedPayload?, at instant: Int64) {
         let own = transactions.filter { $0.kind == .transaction && $0.originalTransactionID == originalTransactionID }
+        guard Self.oneTimeType(of: own) == nil else { return nil }
         // Each period's dates read once: sorting would read them again at every comparison.
         let periods = Self.latestSigning(own).map(Period.init).sorted { $0.purchased < $1.purchased }
         guard let first = periods.first else { return nil }
@@ -101,6 +103,31 @@ public struct SubscriptionState: Sendable {
             expires = payload.date("expiresDate") ?? .min
             revoked = payload.date("revocationDate") != nil
         }
+    }
+
+    /// The `type` Apple signed the transactions with when it names a purchase that is no
+    /// auto-renewable subscription (Consumable, Non-Consumable, Non-Renewing Subscription):
+    /// such a purchase has no subscription status (Get All Subscription Statuses lists auto-renewable
+    /// subscriptions only), and judged as one it would read "expired". Nil for an
+    /// auto-renewable subscription, and for a type not stated or not known.
+    public static func oneTimeType(of transactions: [SignedPayload]) -> String? {
+        for transaction in transactions where transaction.kind == .transaction {
+            if let type = transaction.string("type"), let kind = ProductKind(transactionType: type), kind != .autoRenewable {
+                return type
+            }
+        }
+        return nil
+    }
+
+    /// Why `init(originalTransactionID:payloads:at:)` gave no state: a one-time purchase
+    /// (`oneTimeType`), or no transaction of that id among the payloads.
+    public static func absence(of originalTransactionID: String, in payloads: [SignedPayload]) -> ReceiptError {
+        let own = payloads.compactMap { $0.carriedTransaction() }.filter { $0.originalTransactionID == originalTransactionID }
+        if let type = oneTimeType(of: own) {
+            return ReceiptError(.absent, "original transaction id \(originalTransactionID) is a purchase of type \(type), "
+                                         + "not an auto-renewable subscription: it has no subscription status")
+        }
+        return ReceiptError(.absent, "no signed transaction of original transaction id \(originalTransactionID) among the \(payloads.count) tokens")
     }
 
     /// The same from any mix of payloads as they come: signed transactions, renewal

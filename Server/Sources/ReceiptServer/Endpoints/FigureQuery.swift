@@ -23,11 +23,19 @@ struct FigureQuery: Sendable {
         let description: String
     }
 
+    /// The parameters only a figure over a range reads.
+    static let rangeParameters = ["from", "to", "by"]
+
     /// The route's entry (ServerRoute.figureQuery) refused unknown and repeated parameters already.
+    /// `ranged` false: a figure judged at one instant, which refuses a range rather than ignore it.
     init(_ query: some Sequence<(key: Substring, value: Substring)>, now: Int64, lookBackDays: Int64,
-         by defaultInterval: FigureInterval) throws(Refusal) {
+         by defaultInterval: FigureInterval, ranged: Bool = true) throws(Refusal) {
         var values: [String: String] = [:]
         for (key, value) in query where !value.isEmpty { values[String(key)] = String(value) }
+        if !ranged, let given = Self.rangeParameters.first(where: { values[$0] != nil }) {
+            throw Refusal(description: "\(given) is for a figure over a range (flows); this one is judged at one instant: "
+                                       + "it takes at and product")
+        }
         func instant(_ name: String, or otherwise: Int64) throws(Refusal) -> Int64 {
             guard let text = values[name] else { return otherwise }
             guard let instant = FigureInterval.instant(text) else {

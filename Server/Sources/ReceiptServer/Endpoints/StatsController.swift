@@ -22,7 +22,8 @@ struct StatsController {
         }
         let figure: FigureQuery
         do throws(FigureQuery.Refusal) {
-            figure = try FigureQuery(request.uri.queryParameters, now: ReceiptClock.systemNow(), lookBackDays: 30, by: .day)
+            figure = try FigureQuery(request.uri.queryParameters, now: ReceiptClock.systemNow(), lookBackDays: 30, by: .day,
+                                     ranged: name == "flows")
         } catch {
             return ServerAnswer.badRequest(error.description)
         }

@@ -99,8 +99,18 @@ struct StoreResponder: Sendable {
     private func subscription(_ originalTransactionID: String, in found: StoredSubscriptions, since start: ContinuousClock.Instant,
                               mayLookUp: Bool, logger: Logger) -> Reply<(HTTPResponse.Status, [UInt8])> {
         if let state = state(of: originalTransactionID, in: found, since: start) { return .now((.ok, SubscriptionStateJSON.render(state))) }
+        if let refusal = oneTimePurchase(originalTransactionID, in: found) { return .now(refusal) }
         guard mayLookUp, let catchUp else { return .now(notLookedUp(originalTransactionID, mayLookUp: mayLookUp)) }
         return .later { try await lookUp(originalTransactionID, with: catchUp, logger: logger) }
+    }
+
+    /// The 404 for an original transaction id the store holds as a purchase that is no
+    /// auto-renewable subscription (SubscriptionState.oneTimeType): it has no status to
+    /// answer, and the App Store would not give one either.
+    private func oneTimePurchase(_ originalTransactionID: String, in found: StoredSubscriptions) -> (HTTPResponse.Status, [UInt8])? {
+        let transactions = Self.decoded(found.transactions)
+        guard SubscriptionState.oneTimeType(of: transactions) != nil else { return nil }
+        return (.notFound, Self.refusal(SubscriptionState.absence(of: originalTransactionID, in: transactions)))
     }
 
     /// The 404 for a subscription the store does not know and that is not looked up: the
@@ -138,6 +148,7 @@ struct StoreResponder: Sendable {
             let start = ContinuousClock.now
             let found = try await reads.subscriptions([originalTransactionID], transactionsEach: StoreSchema.stateTransactionsPerSubscription).answer()
             guard let state = state(of: originalTransactionID, in: found, since: start) else {
+                if let refusal = oneTimePurchase(originalTransactionID, in: found) { return refusal }
                 return (.notFound, Self.refusal(ReceiptError(.absent, "the App Store's answer holds no transaction of original transaction id \(originalTransactionID)")))
             }
             return (.ok, SubscriptionStateJSON.render(state))

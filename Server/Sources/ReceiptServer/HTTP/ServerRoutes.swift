@@ -1,4 +1,5 @@
 import HTTPTypes
+@_spi(ReceiptInternal) import ReceiptCore
 
 /// Every route `receipt serve` answers, each declared once: its path (or the prefix it
 /// answers under), the methods it takes, its metrics label, whether it needs the store,
@@ -139,9 +140,38 @@ struct ServerRoutes: Sendable {
     }
 
     /// The route that answers `path`, with the rest of the path under its prefix ("" for an exact one).
+    /// An unreserved character written as a percent-escape is that character (RFC 3986 §6.2.2.2:
+    /// `%31` is `1`, as a client's URL library may write an id); other escapes are kept (`%2F` is no `/`).
     func route(for path: String) -> (route: ServerRoute, rest: Substring)? {
+        let path = path.utf8.contains(UInt8(ascii: "%")) ? Self.decodingUnreserved(path) : path
         if let route = exact[path] { return (route, path.dropFirst(path.count)) }
         for (prefix, route) in prefixed where path.hasPrefix(prefix) { return (route, path.dropFirst(prefix.count)) }
         return nil
+    }
+
+    /// `path` with each percent-escape of an unreserved character (letters, digits, `-._~`) decoded.
+    static func decodingUnreserved(_ path: String) -> String {
+        let bytes = Array(path.utf8)
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+               let high = hexDigitValue(bytes[index + 1]), let low = hexDigitValue(bytes[index + 2]), isUnreserved(high << 4 | low) {
+                decoded.append(high << 4 | low)
+                index += 3
+            } else {
+                decoded.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(decoding: decoded, as: UTF8.self)
+    }
+
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        default: "-._~".utf8.contains(byte)
+        }
     }
 }
