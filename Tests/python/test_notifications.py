@@ -925,7 +925,7 @@ def test_sync_refuses_more_than_180_days(tmp_path, api_mock):
 # ------------------------------------------- the same state without the server (C ABI, Python)
 
 
-def test_subscription_state_in_python_matches_the_server(tmp_path, news_ca, test_ca, story, new_store):
+def test_subscription_state_in_python_matches_the_server(tmp_path, news_ca, test_ca, story, new_store, mint_jws, now):
     import libreceipt
     server = store_server(tmp_path, news_ca, test_ca, store=new_store())
     try:
@@ -944,6 +944,16 @@ def test_subscription_state_in_python_matches_the_server(tmp_path, news_ca, test
     with pytest.raises(libreceipt.ReceiptError) as absent:
         libreceipt.subscription_state("1999", tokens, served["at_ms"], verifier=verifier)
     assert absent.value.name == "RECEIPT_E_ABSENT"
+    # A consumable is no subscription: absent, saying its type (it read as "expired").
+    coins = {"transactionId": "7500000000000001", "originalTransactionId": "7500000000000001", "bundleId": "com.example.minted",
+             "productId": "com.example.coins", "purchaseDate": now, "originalPurchaseDate": now, "quantity": 1,
+             "type": "Consumable", "signedDate": now, "environment": "Sandbox"}
+    charge = mint_jws.sign_notification({"notificationType": "ONE_TIME_CHARGE", "notificationUUID": "d0d0b000-0000-4000-8000-000000000001",
+                                         "version": "2.0", "signedDate": now, "data": {"bundleId": "com.example.minted",
+                                         "environment": "Sandbox", "signedTransactionInfo": coins}}, news_ca[1])
+    with pytest.raises(libreceipt.ReceiptError) as consumable:
+        libreceipt.subscription_state("7500000000000001", [json.loads(charge)["signedPayload"]], now, verifier=verifier)
+    assert consumable.value.name == "RECEIPT_E_ABSENT" and "type Consumable, not an auto-renewable" in str(consumable.value)
 
 
 def test_sync_with_no_answer_exits_3_as_api_does_and_says_why(tmp_path, api_mock):
