@@ -1018,8 +1018,10 @@ receipt_status_t receipt_entitlements_signed_json(const receipt_t *receipt, cons
  * RECEIPT_E_NULL_ARGUMENT (no id, or tokens/lengths NULL with count > 0);
  * RECEIPT_E_INVALID_ARGUMENT (unknown flags, no verifier without the flag, more
  * than 1,000,000 tokens); RECEIPT_E_ABSENT (no transaction of that id among
- * them, or they are a purchase of another type than "Auto-Renewable
- * Subscription": a consumable has no subscription status); a token's decoding status (100-199); the first failing verdict (200-299).
+ * them, or their `type` names a purchase that is no auto-renewable
+ * subscription, such as "Consumable"; a missing or unknown type is judged as
+ * a subscription); a token's decoding status (100-199); the first failing
+ * verdict (200-299).
  * Thread-safety: as receipt_verify_jws(); nothing is kept between calls.
  */
 receipt_status_t receipt_subscription_state_json(const char *original_transaction_id, const void *const *tokens,

@@ -5,10 +5,12 @@ import PackageDescription
 // AsyncHTTPClient), over the core package one directory up. The core's package depends on no
 // other; everything that needs Hummingbird, SwiftNIO, PostgresNIO and the rest is here, so that a
 // Swift program depending on ReceiptCore resolves none of them.
-// The `receipt` executable without what only a shared object needs: the toolchain's static-stdlib
-// flags export every symbol (`-export-dynamic`, 4.8 MB of dynamic symbol table that nothing looks
-// up: the runtime finds its metadata through the sections it registers), and relative relocations
-// packed (`DT_RELR`, glibc 2.36, Debian 12) instead of 24 bytes each. docs/performance.md has both measured.
+// The release `receipt` without what only a shared object needs: the toolchain's static-stdlib flags
+// export every symbol (`-export-dynamic`: 4.8 MB of dynamic symbol table, which no code looks up:
+// the runtime finds its metadata through the sections it registers; a crash backtrace of the stripped
+// program then shows addresses, the unstripped Server/.build/release/receipt-cli names), and relative
+// relocations packed (`DT_RELR`) instead of 24 bytes each, which needs glibc 2.36 (Debian 12) where
+// it is built and run. lld, the toolchain's, links both; gold knows neither. docs/performance.md has them measured.
 let leanExecutableLinkerFlags = ["-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]
 
 let package = Package(
@@ -79,7 +81,7 @@ let package = Package(
             "ReceiptServerAPIClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Yams", package: "Yams"),
-        ], path: "Sources/receipt", linkerSettings: [.unsafeFlags(leanExecutableLinkerFlags)]),
+        ], path: "Sources/receipt", linkerSettings: [.unsafeFlags(leanExecutableLinkerFlags, .when(platforms: [.linux], configuration: .release))]),
         .testTarget(name: "ReceiptServerAPIClientTests", dependencies: [
             .product(name: "ReceiptCore", package: "libreceipt"), "ReceiptServerAPIClient"]),
         .testTarget(name: "ReceiptServerTests", dependencies: [

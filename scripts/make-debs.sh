@@ -63,7 +63,8 @@ depends() {
     [ -n "$computed" ] || { echo "make-debs: dpkg-shlibdeps found no dependency of $1" >&2; exit 1; }
     # dpkg-shlibdeps reads the symbols a file imports, not a version it needs with no symbol:
     # packed relative relocations (GLIBC_ABI_DT_RELR) need the libc6 whose symbols file first lists it.
-    if readelf -V "$1" | grep -q 'Name: GLIBC_ABI_DT_RELR'; then
+    # (grep reads all of readelf's output: -q would stop it early, and pipefail would make that a no.)
+    if readelf -V "$1" | grep 'Name: GLIBC_ABI_DT_RELR' >/dev/null; then
         local relr held
         relr=$(sed -n 's/^ GLIBC_ABI_DT_RELR@GLIBC_ABI_DT_RELR \([^ ]*\).*/\1/p' /var/lib/dpkg/info/libc6:*.symbols | head -n 1)
         [ -n "$relr" ] || { echo "make-debs: $1 needs GLIBC_ABI_DT_RELR, which libc6's symbols file does not list" >&2; exit 1; }

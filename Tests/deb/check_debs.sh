@@ -57,7 +57,7 @@ echo "deb: installed $(cd "$debs" && ls *.deb | tr '\n' ' ')"
 
 # A program linked with packed relative relocations loads only with glibc 2.36 or later, which
 # dpkg-shlibdeps does not see (no symbol carries it): the package must say so itself.
-if readelf -V "$root/usr/bin/receipt" | grep -q 'Name: GLIBC_ABI_DT_RELR'; then
+if readelf -V "$root/usr/bin/receipt" | grep 'Name: GLIBC_ABI_DT_RELR' >/dev/null; then
     needs=$(dpkg-deb -f "$debs"/receipt_*.deb Depends | sed -n 's/.*libc6 (>= \([^)]*\)).*/\1/p')
     dpkg --compare-versions "${needs:-0}" ge 2.36 || { echo "deb: receipt needs glibc 2.36 but depends on libc6 (>= ${needs:-any})" >&2; exit 1; }
     echo "deb: receipt needs glibc 2.36 (packed relocations) and depends on libc6 (>= $needs)"

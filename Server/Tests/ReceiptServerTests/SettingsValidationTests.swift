@@ -73,7 +73,8 @@ import Testing
     }
 
     @Test func pathsOfOtherRoutesAreRefused() {
-        for path in ["notifications", "/v1/verify", "/healthz", "/v1/subscriptions/anything"] {
+        // A %-escape too: requests are routed with theirs decoded, so "/v1/%73ubscriptions/x" would be a prefix route.
+        for path in ["notifications", "/v1/verify", "/healthz", "/v1/subscriptions/anything", "/v1/%73ubscriptions/x", "/hooks/%7Eapple"] {
             var settings = ServerSettings(verifier: ReceiptVerifier())
             settings.notificationsPath = path
             #expect(Self.refusal(settings)?.hasPrefix("--notifications-path must start with /") == true, "\(path)")

@@ -40,41 +40,48 @@ public enum JSONValue: Sendable, Equatable {
 
     /// A number's value when it is a whole number within Int64, however JSON writes it
     /// (`10`, `10.0`, `1e1`, `1.5E+1`: JSON Schema's "integer" is any number with no fraction,
-    /// as a client's float serializer writes them); nil for a fraction, anything else, or an
-    /// overflow.
+    /// as a client's float serializer writes them); nil for a fraction, an overflow, or anything
+    /// that is no JSON number.
     public var integralValue: Int64? {
         guard case .number(let text) = self else { return nil }
         if let whole = Int64(text) { return whole }
+        let zero = UInt8(ascii: "0")
         var bytes = Substring(text).utf8[...]
         let negative = bytes.first == UInt8(ascii: "-")
         if negative { bytes = bytes.dropFirst() }
         let mantissaEnd = bytes.firstIndex { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") } ?? bytes.endIndex
         var exponent = 0
         if mantissaEnd != bytes.endIndex {
-            // More than a few digits of exponent can only overflow or make a fraction of a nonzero mantissa.
-            guard let written = Int(String(decoding: bytes[bytes.index(after: mantissaEnd)...], as: UTF8.self)),
-                  (-400...400).contains(written) else { return nil }
-            exponent = written
+            var written = bytes[bytes.index(after: mantissaEnd)...]
+            let negativeExponent = written.first == UInt8(ascii: "-")
+            if written.first == UInt8(ascii: "-") || written.first == UInt8(ascii: "+") { written = written.dropFirst() }
+            guard !written.isEmpty, written.allSatisfy({ (zero...zero + 9).contains($0) }) else { return nil }
+            // Saturated: past 10,000 a nonzero mantissa has overflowed or left a fraction either way.
+            for digit in written { exponent = min(exponent * 10 + Int(digit - zero), 10_000) }
+            if negativeExponent { exponent = -exponent }
         }
         let mantissa = bytes[..<mantissaEnd]
         let point = mantissa.firstIndex(of: UInt8(ascii: "."))
         var digits = Array(mantissa[..<(point ?? mantissa.endIndex)])
         if let point { digits += mantissa[mantissa.index(after: point)...]; exponent -= mantissa.distance(from: point, to: mantissa.endIndex) - 1 }
-        guard !digits.isEmpty, digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        guard !digits.isEmpty, digits.allSatisfy({ (zero...zero + 9).contains($0) }) else { return nil }
         // Digits moved past the point must all be zeros; then the value is the rest, times 10^exponent.
         while exponent < 0, let last = digits.last {
-            guard last == UInt8(ascii: "0") else { return nil }
+            guard last == zero else { return nil }
             digits.removeLast()
             exponent += 1
         }
+        guard digits.contains(where: { $0 != zero }) else { return 0 }
+        // Accumulated on the number's side of zero, so that Int64.min is reached too.
         var value: Int64 = 0
-        for digit in digits + Array(repeating: UInt8(ascii: "0"), count: min(max(exponent, 0), 20)) {
+        for digit in digits + Array(repeating: zero, count: min(max(exponent, 0), 20)) {
             let (times, overflowed) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflowedAgain) = times.addingReportingOverflow(Int64(digit - 0x30))
+            let step = Int64(digit - zero)
+            let (sum, overflowedAgain) = negative ? times.subtractingReportingOverflow(step) : times.addingReportingOverflow(step)
             guard !overflowed, !overflowedAgain else { return nil }
             value = sum
         }
-        return negative ? -value : value
+        return value
     }
 
     /// A number's value as epoch milliseconds: its integer part, any fraction cut toward

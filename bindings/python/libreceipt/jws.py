@@ -129,7 +129,8 @@ def subscription_state(original_transaction_id, tokens, at, verifier=None, unver
     2 expired, 3 billing retry, 4 grace period, 5 revoked), "status_name", "entitled", the deciding
     transaction and the renewal info with their payloads, and "pending_renewal_info". Every token is
     verified with `verifier` first; a failure raises ReceiptError with its status, as does no
-    transaction of that id (RECEIPT_E_ABSENT). unverified=True, with no verifier, is only for tokens
+    transaction of that id, or a purchase signed as another type than "Auto-Renewable
+    Subscription" (RECEIPT_E_ABSENT). unverified=True, with no verifier, is only for tokens
     verified some other way."""
     import json as _json
     from ._errors import _take_string

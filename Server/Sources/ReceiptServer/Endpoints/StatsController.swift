@@ -14,6 +14,8 @@ struct StatsController {
     let stored: StoreResponder
 
     static let figures = ["subscriptions", "mrr", "flows"]
+    /// The figures over a range (`from`, `to`, `by`); the others are judged at one instant.
+    static let rangedFigures: Set<String> = ["flows"]
 
     func stats(_ name: String, _ request: Request, context: Context) async throws -> (Response, String) {
         guard Self.figures.contains(name) else {
@@ -23,7 +25,7 @@ struct StatsController {
         let figure: FigureQuery
         do throws(FigureQuery.Refusal) {
             figure = try FigureQuery(request.uri.queryParameters, now: ReceiptClock.systemNow(), lookBackDays: 30, by: .day,
-                                     ranged: name == "flows")
+                                     ranged: Self.rangedFigures.contains(name))
         } catch {
             return ServerAnswer.badRequest(error.description)
         }

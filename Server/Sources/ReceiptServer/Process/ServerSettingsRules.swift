@@ -16,7 +16,7 @@ extension ServerSettings {
                                + "--request-timeout and the --ocsp-* options positive")
         }
         guard Self.isFree(notificationsPath) else {
-            throw ReceiptError(.invalidArgument, "--notifications-path must start with / and not be one of "
+            throw ReceiptError(.invalidArgument, "--notifications-path must start with /, hold no %-escape, and not be one of "
                                + ServerRoute.reservedPaths.joined(separator: ", ") + " or under "
                                + ServerRoute.reservedPrefixes.joined(separator: " or "))
         }
@@ -39,7 +39,7 @@ extension ServerSettings {
         }
         if retention != nil {
             guard Self.isFree(retentionPath), retentionPath != notificationsPath else {
-                throw ReceiptError(.invalidArgument, "--retention-path must start with / and be no other endpoint's path")
+                throw ReceiptError(.invalidArgument, "--retention-path must start with /, hold no %-escape, and be no other endpoint's path")
             }
         }
         try validateWebhooks()
@@ -50,8 +50,10 @@ extension ServerSettings {
     }
 
     /// A path no fixed route answers: where notifications or realtime requests may be posted.
+    /// Requests' paths are routed with their escapes of unreserved characters decoded
+    /// (ServerRoutes.route(for:)): a configured path holds none, so that it is matched as written.
     static func isFree(_ path: String) -> Bool {
-        path.hasPrefix("/") && !ServerRoute.reservedPaths.contains(path) && !ServerRoute.reservedPrefixes.contains(where: path.hasPrefix)
+        path.hasPrefix("/") && !path.contains("%") && !ServerRoute.reservedPaths.contains(path) && !ServerRoute.reservedPrefixes.contains(where: path.hasPrefix)
     }
 
     /// A store takes only its own app's data: the bundle id and the environment are
