@@ -404,6 +404,72 @@ def test_a_store_of_a_newer_schema_is_refused(tmp_path):
                                             "INSERT INTO schema_version VALUES (99)")
 
 
+class MigratingServer(Server):
+    """A `receipt serve` on a fixed free port, not yet announced: its store may still be migrating."""
+
+    def __init__(self, *flags):
+        self.port = postgres_cluster.free_port()
+        environment = {**os.environ, "RECEIPT_READ_TOKEN": READ_TOKEN}
+        self.process = subprocess.Popen([CLI, "serve", "--port", str(self.port), *map(str, flags)], env=environment,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if self.request("GET", "/healthz")[0] == 200:
+                    return
+            except OSError:
+                assert time.monotonic() < deadline and self.process.poll() is None, self.process.stderr.read()
+                time.sleep(0.05)
+
+
+def held_migration_lock(location):
+    """A psql session holding the advisory lock a server's migration takes its turn by."""
+    holder = subprocess.Popen(["psql", str(location), "-At", "-q"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder.stdin.write("SELECT pg_advisory_lock(7352841);\n\\echo held\n")
+    holder.stdin.flush()
+    while holder.stdout.readline().strip() != "held":
+        assert holder.poll() is None
+    return holder
+
+
+def test_a_store_not_yet_migrated_is_not_used(tmp_path, news_ca, test_ca, story, new_store):
+    """A server listens while its store migrates (minutes on a large store: a silent server would be
+    restarted by its supervisor): /healthz answers; /readyz and every request that needs the store
+    answer 503 STORE_MIGRATING with Retry-After, and a verifyReceipt merged with the store Apple's
+    retry status. "listening on" comes once the store is ready; then every route works. Here the
+    migration waits for another's turn (its advisory lock, held by psql); stopped meanwhile, the
+    server stops at once."""
+    location = new_store()
+    if not str(location).startswith("postgres"):
+        pytest.skip("the migration's turn is PostgreSQL's advisory lock; SQLite's is the file's lock")
+    flags = ("--store", location, "--anchor", news_ca[0] / "root.pem", "--anchor", test_ca / "root.pem", *STORE_POLICY)
+    holder = held_migration_lock(location)
+    stopped = MigratingServer(*flags)
+    started = time.monotonic()
+    assert stopped.stop() == 0 and time.monotonic() - started < 5
+    server = MigratingServer(*flags)
+    try:
+        status, body, response = server.request("GET", "/readyz")
+        assert (status, json.loads(body)["status"], response.getheader("Retry-After")) == (503, "STORE_MIGRATING", "5")
+        _, _, body = story[0]
+        for method, path, data in [("POST", "/notifications/v2", body), ("GET", f"/v1/subscriptions/{ORIGINAL}", None),
+                                   ("GET", f"/v1/entitlements?appAccountToken={TOKEN}", None),
+                                   ("GET", "/v1/stats/subscriptions", None), ("GET", "/v1/events", None)]:
+            status, answer = server.json(method, path, data)
+            assert (status, answer["status"]) == (503, "STORE_MIGRATING"), path
+        assert server.verify_receipt("/verifyReceipt", b"any receipt")["status"] == 21005
+        assert server.request("GET", "/metrics")[0] == 200
+        holder.stdin.close()
+        holder.wait()
+        assert server.process.stdout.readline() == f"listening on 127.0.0.1:{server.port}\n"
+        assert server.request("GET", "/readyz")[0] == 200
+        assert count(location, "notifications") == 0
+        assert post(server, body)[0] == 200 and count(location, "notifications") == 1
+    finally:
+        holder.kill()
+        server.stop()
+
+
 def test_a_store_that_keeps_its_text_in_utf16_is_refused(tmp_path):
     """The quick reads take a text's bytes as SQLite holds them, which are UTF-8 only in a
     UTF-8 database: a store made in UTF-16 (the server makes its own in UTF-8) is refused at

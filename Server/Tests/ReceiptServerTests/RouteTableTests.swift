@@ -53,8 +53,9 @@ import Testing
     @Test func everyRouteAnswersItsMethodsAnd405Otherwise() async throws {
         var settings = ServerSettings(verifier: ReceiptVerifier())
         settings.retention = nil
-        let responder = ReceiptResponder(settings: settings, metrics: Self.metrics, store: nil, catchUp: nil, wake: nil,
-                                         consumptionWake: nil)
+        let responder = ReceiptResponder(settings: settings, metrics: Self.metrics, store: nil,
+                                         readiness: ServerReadiness(storeReady: true, announce: { _ in }), catchUp: nil,
+                                         wake: nil, consumptionWake: nil)
         let routes = ServerRoute.fixed + [ServerRoute(.notifications, .exact(settings.notificationsPath), methods: [.post])]
         let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .delete, .patch]
         try await Application(responder: responder).test(.router) { client in

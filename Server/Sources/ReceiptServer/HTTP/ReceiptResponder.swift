@@ -19,6 +19,8 @@ struct ReceiptResponder: HTTPResponder {
     let revocation: RevocationTransport
     /// Nil when the server runs without a store (no --store).
     let stored: StoreResponder?
+    /// Whether the store is migrated yet: until it is, nothing reads or writes it.
+    let readiness: ServerReadiness
     let routes: ServerRoutes
     /// The tokens each kind of request takes.
     let credentials: ServerCredentials
@@ -31,8 +33,8 @@ struct ReceiptResponder: HTTPResponder {
     /// The OCSP ask made after a realtime answer given without fresh answers (revocation soft).
     let realtimeRevocationAsk = OneAtATime()
 
-    init(settings: ServerSettings, metrics: ServerMetrics, store: DeadlineStore?, catchUp: StoreCatchUp?,
-         wake: WakeSignal?, consumptionWake: WakeSignal?) {
+    init(settings: ServerSettings, metrics: ServerMetrics, store: DeadlineStore?, readiness: ServerReadiness,
+         catchUp: StoreCatchUp?, wake: WakeSignal?, consumptionWake: WakeSignal?) {
         // The App Store endpoints judge the environment themselves (21007, 21008):
         // a required environment would turn those answers into 21003.
         var policy = settings.verifier.policy
@@ -50,6 +52,7 @@ struct ReceiptResponder: HTTPResponder {
         stored = store.map { StoreResponder(store: $0, reads: StorePointReads(store: $0), notifications: NotificationEndpoint(verifier: settings.verifier),
                                             metrics: metrics, catchUp: catchUp, revocation: revocation, wake: wake,
                                             consumptionWake: consumptionWake) }
+        self.readiness = readiness
         routes = ServerRoutes(settings: settings)
         credentials = settings.credentials
         accessLog = settings.accessLog
@@ -132,7 +135,10 @@ struct ReceiptResponder: HTTPResponder {
         if let methods = route.methods(under: rest), !methods.contains(request.method) {
             return (ServerAnswer.methodNotAllowed(allow: methods.map(\.rawValue).joined(separator: ", ")), "405")
         }
-        if route.needsStore, stored == nil { return ServerAnswer.noStore() }
+        if route.needsStore {
+            if stored == nil { return ServerAnswer.noStore() }
+            if !readiness.isReady { return ServerAnswer.storeMigrating() }
+        }
         if route.access != .open {
             let need: ServerCredentials.Need = switch route.access {
             case .metrics: .metrics
@@ -202,6 +208,7 @@ struct ReceiptResponder: HTTPResponder {
             return (ServerAnswer.json(.ok, answer.bytes), String(answer.status))
         }
         let prepared = endpoint.prepare(body: body)
+        guard stored == nil || readiness.isReady else { return Self.retryLater() }
         let known: KnownSubscriptions?
         do {
             known = switch try stored?.known(prepared.subscriptionIDs) {
@@ -210,10 +217,8 @@ struct ReceiptResponder: HTTPResponder {
             case nil: nil
             }
         } catch {
-            // Not an answer from the receipt alone, which could be out of date: Apple's retry status.
             context.logger.error("store read failed: \(error)")
-            let answer = VerifyReceiptEndpoint.storeUnavailableAnswer
-            return (ServerAnswer.json(.ok, answer.bytes), String(answer.status))
+            return Self.retryLater()
         }
         let answer = endpoint.answer(prepared, known: known)
         // Apple's answer says only 21002; the log (--verbose) says why.
@@ -350,10 +355,18 @@ struct ReceiptResponder: HTTPResponder {
         }
     }
 
-    /// `/readyz`: 200 when the server can do its work now (the store, when it has one, answers
-    /// within `readinessSeconds`), else 503 saying what is missing; `/healthz` only says it is alive.
+    /// verifyReceipt's answer when the store, which it merges, cannot be read now: not an answer
+    /// from the receipt alone, which could be out of date, but Apple's retry status.
+    private static func retryLater() -> (Response, String) {
+        let answer = VerifyReceiptEndpoint.storeUnavailableAnswer
+        return (ServerAnswer.json(.ok, answer.bytes), String(answer.status))
+    }
+
+    /// `/readyz`: 200 when the server can do its work now (the store, when it has one, is migrated
+    /// and answers within `readinessSeconds`), else 503 saying what is missing; `/healthz` only says it is alive.
     private func readiness(context: Context) async -> (Response, String) {
         guard let stored else { return (ServerAnswer.text(.ok, "ready\n"), "200") }
+        guard readiness.isReady else { return ServerAnswer.storeMigrating() }
         do {
             try await Deadline.within(seconds: Self.readinessSeconds) { try await stored.store.ping() }
             return (ServerAnswer.text(.ok, "ready\n"), "200")

@@ -39,9 +39,7 @@ extension ReceiptServer {
         var lines = ["listen on \(settings.host):\(settings.port)"]
         if let location = settings.store {
             do {
-                if location.isPostgres {
-                    var url = try PostgresLocation(location.text)
-                    url.password = location.password
+                if let url = try location.postgres() {
                     try await PostgresProblem.probe(url, logger: logger)
                 } else {
                     try checkWritable(location.text)

@@ -18,7 +18,8 @@ import UnixSignals
 /// Lives in the CLI only; libreceipt.so has no HTTP code and none of these packages.
 public enum ReceiptServer {
     /// Serves until SIGTERM or SIGINT, then stops accepting, lets the requests in
-    /// flight finish, and returns. `onListening` gets the port bound (useful with port 0).
+    /// flight finish, and returns. `onListening` gets the port bound (useful with port 0), once
+    /// the store (when there is one) is ready too (ServerReadiness).
     public static func run(_ settings: ServerSettings, logger: Logger,
                            onListening: @escaping @Sendable (Int) -> Void) async throws {
         try settings.validate()
@@ -50,9 +51,10 @@ public enum ReceiptServer {
         let limit = TimeAmount.seconds(Int64(max(1, settings.requestTimeoutSeconds)))
         let chunkRefusal = ChunkedBodyLimitHandler.serverRefusal(maxBodyBytes: settings.maxBodyBytes,
                                                                 routes: ServerRoutes(settings: settings))
+        let readiness = ServerReadiness(storeReady: store == nil, announce: onListening)
         let app = Application(
-            responder: ReceiptResponder(settings: settings, metrics: metrics, store: store, catchUp: catchUp, wake: wake,
-                                        consumptionWake: consumptionWake),
+            responder: ReceiptResponder(settings: settings, metrics: metrics, store: store, readiness: readiness, catchUp: catchUp,
+                                        wake: wake, consumptionWake: consumptionWake),
             server: .http1(configuration: .init(additionalChannelHandlers: [
                 RequestDeadlineHandler(limit: limit), ExpectContinueHandler(maxBodyBytes: settings.maxBodyBytes),
                 ChunkedBodyLimitHandler.Installer(maxBodyBytes: settings.maxBodyBytes, refusal: chunkRefusal),
@@ -61,7 +63,7 @@ public enum ReceiptServer {
                 address: .hostname(settings.host, port: settings.port),
                 serverName: nil,
                 availableConnectionsDelegate: MaximumAvailableConnections(max(1, settings.maxConnections))),
-            onServerRunning: { channel in onListening(channel.localAddress?.port ?? settings.port) },
+            onServerRunning: { channel in readiness.bound(port: channel.localAddress?.port ?? settings.port) },
             eventLoopGroupProvider: .shared(group),
             logger: logger)
         do {
@@ -69,53 +71,40 @@ public enum ReceiptServer {
             // and waited for first, so that none waits for a connection the pool no longer makes.
             try await withThrowingTaskGroup(of: Void.self) { storeTasks in
                 if let store { storeTasks.addTask { await store.run() } }
-                // Each task says whether it is the service: it ends on a signal; the others when cancelled.
-                try await withThrowingTaskGroup(of: Bool.self) { tasks in
+                let service = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint],
+                                                                logger: logger))
+                // Each task says how it ended: the service on a signal (or after a failure below shut it
+                // down), the others when cancelled, or with a store that cannot be used.
+                let failure = try await withThrowingTaskGroup(of: TaskEnd.self) { tasks in
+                    tasks.addTask { try await service.run(); return .service }
                     if let store, let location = settings.store {
-                        do {
-                            // No deadline: a migration reads every row once (facts, summaries), minutes on a large
-                            // store. A PostgreSQL server that does not answer is named by the probe it begins with,
-                            // within its own deadline; SQLite waits on a locked file for its busy timeout only.
-                            try await store.migrate()
-                        } catch {
-                            tasks.cancelAll()
-                            throw StoreOpenError(location: location, reason: "\(error)")
+                        tasks.addTask {
+                            do {
+                                try await prepare(store, at: location, settings)
+                            } catch {
+                                // The requests in flight (each answered 503: the store is not ready) finish first.
+                                await service.triggerGracefulShutdown()
+                                return .failed(error)
+                            }
+                            readiness.storeIsReady()
+                            await runWorkers(on: store, settings, metrics: metrics, wake: wake,
+                                             consumptionWake: consumptionWake, logger: logger)
+                            return .worker
                         }
-                        if let claim = storeClaim(settings.verifier.policy),
-                           let refusal = try await store.withStatements(transaction: true, { try await StoreIdentity.claim(claim, on: $0) }) {
-                            tasks.cancelAll()
-                            throw StoreOpenError(location: location, reason: refusal)
-                        }
-                    }
-                    if let store, settings.eventRetentionDays > 0 {
-                        tasks.addTask { await EventRetention.run(store, days: settings.eventRetentionDays, logger: logger); return false }
-                    }
-                    if let store, let wake, let location = settings.store {
-                        do {
-                            try await store.registerWebhooks(settings.webhooks.map(\.url))
-                        } catch {
-                            tasks.cancelAll()
-                            throw StoreOpenError(location: location, reason: "cannot register the webhooks: \(error)")
-                        }
-                        let delivery = WebhookDelivery(store: store, endpoints: settings.webhooks, policy: settings.webhookPolicy,
-                                                       metrics: metrics, logger: logger, wake: wake)
-                        tasks.addTask { await delivery.run(); return false }
-                    }
-                    if let store, let consumptionWake, let api = settings.serverAPI {
-                        let consumption = ConsumptionDelivery(
-                            store: store, client: AppStoreServerAPIClient(api, timeout: .seconds(StoreCatchUp.exchangeSeconds)),
-                            policy: settings.consumptionPolicy, retry: settings.webhookPolicy.retry,
-                            pollMilliseconds: settings.webhookPolicy.pollMilliseconds * 4, logger: logger, wake: consumptionWake)
-                        tasks.addTask { await consumption.run(); return false }
                     }
                     if settings.verifier.policy.revocation != .off {
-                        tasks.addTask { await refreshRevocation(settings, metrics: metrics, logger: logger); return false }
+                        tasks.addTask { await refreshRevocation(settings, metrics: metrics, logger: logger); return .worker }
                     }
-                    tasks.addTask { try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint]); return true }
-                    while let isService = try await tasks.next(), !isService {}
+                    var failure: (any Error)?
+                    while let end = try await tasks.next() {
+                        if case .failed(let error) = end { failure = error }
+                        if case .service = end { break }
+                    }
                     tasks.cancelAll()
+                    return failure
                 }
                 storeTasks.cancelAll()
+                if let failure { throw failure }
             }
         } catch {
             // Whatever ended the server (a store that would not open, a port it cannot listen on), its
@@ -126,6 +115,58 @@ public enum ReceiptServer {
         }
         try await ownGroup?.shutdownGracefully()
         try await store?.close()
+    }
+
+    /// How one of the server's tasks ended.
+    private enum TaskEnd: Sendable {
+        case service, worker
+        case failed(any Error)
+    }
+
+    /// What the store needs before the server may use it: its schema migrated, its claim made,
+    /// the server's webhooks registered (each event accepted after gets a delivery to each).
+    private static func prepare(_ store: DeadlineStore, at location: StoreLocation, _ settings: ServerSettings) async throws {
+        do {
+            // No deadline: a migration reads every row once (facts, summaries), minutes on a large
+            // store; the server answers meanwhile (ServerReadiness). A PostgreSQL server that does not
+            // answer was named when the store was opened (its probe has a deadline of its own); SQLite
+            // waits on a locked file for its busy timeout only.
+            try await store.migrate()
+        } catch {
+            throw StoreOpenError(location: location, reason: "\(error)")
+        }
+        if let claim = storeClaim(settings.verifier.policy),
+           let refusal = try await store.withStatements(transaction: true, { try await StoreIdentity.claim(claim, on: $0) }) {
+            throw StoreOpenError(location: location, reason: refusal)
+        }
+        guard !settings.webhooks.isEmpty else { return }
+        do {
+            try await store.registerWebhooks(settings.webhooks.map(\.url))
+        } catch {
+            throw StoreOpenError(location: location, reason: "cannot register the webhooks: \(error)")
+        }
+    }
+
+    /// The store's workers, until cancelled: event retention, webhook deliveries, consumption answers.
+    private static func runWorkers(on store: DeadlineStore, _ settings: ServerSettings, metrics: ServerMetrics,
+                                   wake: WakeSignal?, consumptionWake: WakeSignal?, logger: Logger) async {
+        await withTaskGroup(of: Void.self) { workers in
+            if settings.eventRetentionDays > 0 {
+                workers.addTask { await EventRetention.run(store, days: settings.eventRetentionDays, logger: logger) }
+            }
+            if let wake {
+                let delivery = WebhookDelivery(store: store, endpoints: settings.webhooks, policy: settings.webhookPolicy,
+                                               metrics: metrics, logger: logger, wake: wake)
+                workers.addTask { await delivery.run() }
+            }
+            if let consumptionWake, let api = settings.serverAPI {
+                let consumption = ConsumptionDelivery(
+                    store: store, client: AppStoreServerAPIClient(api, timeout: .seconds(StoreCatchUp.exchangeSeconds)),
+                    policy: settings.consumptionPolicy, retry: settings.webhookPolicy.retry,
+                    pollMilliseconds: settings.webhookPolicy.pollMilliseconds * 4, logger: logger, wake: consumptionWake)
+                workers.addTask { await consumption.run() }
+            }
+        }
     }
 
     /// The address could not be listened on: a port in use or not ours, or a --host that is neither

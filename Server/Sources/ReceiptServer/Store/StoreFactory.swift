@@ -2,11 +2,12 @@ import Logging
 import ReceiptCore
 
 /// Opens the store `location` names: a postgres:// URL, or else an SQLite file path.
-/// Not yet migrated: see `SubscriptionStore.migrate`.
+/// Not yet migrated: see `SubscriptionStore.migrate`. A PostgreSQL database is reached once
+/// first, so that a mistake is named at once (PostgresProblem), before a server listens and
+/// not after the pool's retries.
 func makeSubscriptionStore(location: StoreLocation, logger: Logger) async throws -> any SubscriptionStore {
-    if location.isPostgres {
-        var url = try PostgresLocation(location.text)
-        url.password = location.password
+    if let url = try location.postgres() {
+        try await PostgresProblem.probe(url, logger: logger)
         return PostgresSubscriptionStore.make(location: url, logger: logger)
     }
     return try await SQLiteSubscriptionStore.open(path: location.text, logger: logger)

@@ -38,6 +38,14 @@ public struct StoreLocation: Sendable, CustomStringConvertible {
         }
     }
 
+    /// The PostgreSQL database it names, with its password; nil for an SQLite file.
+    func postgres() throws -> PostgresLocation? {
+        guard isPostgres else { return nil }
+        var url = try PostgresLocation(text)
+        url.password = password
+        return url
+    }
+
     public var description: String { text }
 
     /// `scheme:/…` (`postgres:/db`, `sqlite:/x`) or `postgres…:` anything: a URL mistyped, not a file path.

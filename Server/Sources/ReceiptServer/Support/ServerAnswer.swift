@@ -55,6 +55,15 @@ enum ServerAnswer {
         failure(.serviceUnavailable, "NO_STORE", "this server keeps no store: start it with --store FILE")
     }
 
+    /// A request that needs the store before its migration has committed (ServerReadiness): 503
+    /// with Retry-After, for the caller to ask again.
+    static func storeMigrating() -> Labeled {
+        var (response, label) = failure(.serviceUnavailable, "STORE_MIGRATING",
+                                        "the store is being migrated to this server's schema; ask again shortly")
+        response.headers[.retryAfter] = "5"
+        return (response, label)
+    }
+
     /// A read the store could not serve (gone away, past its deadline): 503, for the caller to ask again.
     static func storeUnavailable(_ error: any Error, _ logger: Logger) -> Labeled {
         logger.error("store read failed: \(error)")

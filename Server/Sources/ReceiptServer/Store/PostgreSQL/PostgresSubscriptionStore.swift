@@ -10,13 +10,11 @@ import ReceiptCore
 final class PostgresSubscriptionStore: SubscriptionStore {
     private let client: PostgresClient
     private let logger: Logger
-    private let location: PostgresLocation
     static let placeholders = StoreDialect.postgres.placeholders(1...6)
 
-    private init(client: PostgresClient, logger: Logger, location: PostgresLocation) {
+    private init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
-        self.location = location
     }
 
     /// A client for `location` (see PostgresLocation); `run()` must run for it to connect.
@@ -29,19 +27,24 @@ final class PostgresSubscriptionStore: SubscriptionStore {
         var driverLogger = logger
         if driverLogger.logLevel > .debug { driverLogger.logLevel = .warning }
         return PostgresSubscriptionStore(client: PostgresClient(configuration: configuration, backgroundLogger: driverLogger),
-                                         logger: driverLogger, location: location)
+                                         logger: driverLogger)
     }
 
     func run() async { await client.run() }
 
+    static let lockPollMilliseconds = 200
+
     /// Creates or upgrades the schema; servers starting together take turns (an advisory lock).
-    /// Throws a PostgresProblem naming the cause when the database cannot be reached.
+    /// The turn is asked for again every `lockPollMilliseconds` rather than waited for in the
+    /// database, so that a server stopped while another migrates stops at once (a cancelled task).
     func migrate() async throws {
-        // One connection first, so that a mistake is named at once (PostgresProblem), not after the pool's retries.
-        try await PostgresProblem.probe(location, logger: logger)
+        let logger = self.logger
         let upgraded = try await client.withTransaction(logger: logger) { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(7352841)", logger: logger)
-            return try await StoreMigration.migrate(on: PostgresStatements(connection: connection, logger: logger))
+            let statements = PostgresStatements(connection: connection, logger: logger)
+            while try await statements.run("SELECT pg_try_advisory_xact_lock(7352841)::int", []).first?.first?.integer != 1 {
+                try await Task.sleep(for: .milliseconds(Self.lockPollMilliseconds))
+            }
+            return try await StoreMigration.migrate(on: statements)
         }
         if upgraded { try await vacuumAfterUpgrade() }
     }

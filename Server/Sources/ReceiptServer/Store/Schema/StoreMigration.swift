@@ -1,7 +1,8 @@
 import ReceiptCore
 
 /// Brings a store's schema to StoreSchema.version, once for both databases, inside the
-/// caller's transaction (so that a failed migration leaves the store as it was): the
+/// caller's transaction (so that a failed or cancelled migration leaves the store as it was:
+/// a server stopped while it migrates stops between two statements), applying the
 /// statements of each version after the one applied; for a version of
 /// StoreSchema.factVersions, the fact columns a table lacks, then every row's facts
 /// derived from its JWS.
@@ -15,7 +16,10 @@ enum StoreMigration {
         guard found <= Int64(StoreSchema.version) else { throw StoreSchema.TooNew(found: Int(found)) }
         guard found < Int64(StoreSchema.version) else { return false }
         for version in Int(found + 1)...StoreSchema.version {
-            for statement in StoreSchema.statements(of: version, statements.dialect) { _ = try await statements.run(statement, []) }
+            for statement in StoreSchema.statements(of: version, statements.dialect) {
+                try Task.checkCancellation()
+                _ = try await statements.run(statement, [])
+            }
             if StoreSchema.factVersions.contains(version) {
                 try await addMissingFactColumns(on: statements)
                 try await deriveFacts(on: statements)
@@ -49,6 +53,7 @@ enum StoreMigration {
             let assignments = table.columns.enumerated().map { "\($1.name) = \(d.placeholder($0 + 2))" }.joined(separator: ", ")
             var after = ""
             while true {
+                try Task.checkCancellation()
                 let rows = try await statements.run("""
                     SELECT \(table.key), jws FROM \(table.name) WHERE \(table.key)\(d.collate) > \(d.placeholder(1))\(d.collate)
                     ORDER BY \(table.key)\(d.collate) LIMIT \(page)
