@@ -15,6 +15,7 @@ import os
 import pathlib
 import random
 import re
+import select
 import signal
 import sqlite3
 import subprocess
@@ -393,7 +394,7 @@ def refused_at_start(path, *statements):
     with sqlite3.connect(path) as connection:
         for statement in statements:
             connection.execute(statement)
-    result = subprocess.run([CLI, "serve", "--store", str(path), *STORE_POLICY], capture_output=True, text=True,
+    result = subprocess.run([CLI, "serve", "--port", "0", "--store", str(path), *STORE_POLICY], capture_output=True, text=True,
                             timeout=30, env=READ_TOKEN_ENVIRONMENT)
     assert result.returncode == 2, result.stderr
     return result.stderr
@@ -404,22 +405,18 @@ def test_a_store_of_a_newer_schema_is_refused(tmp_path):
                                             "INSERT INTO schema_version VALUES (99)")
 
 
-class MigratingServer(Server):
-    """A `receipt serve` on a fixed free port, not yet announced: its store may still be migrating."""
-
-    def __init__(self, *flags):
-        self.port = postgres_cluster.free_port()
-        environment = {**os.environ, "RECEIPT_READ_TOKEN": READ_TOKEN}
-        self.process = subprocess.Popen([CLI, "serve", "--port", str(self.port), *map(str, flags)], env=environment,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if self.request("GET", "/healthz")[0] == 200:
-                    return
-            except OSError:
-                assert time.monotonic() < deadline and self.process.poll() is None, self.process.stderr.read()
-                time.sleep(0.05)
+def alive(*flags):
+    """A `receipt serve` on a fixed free port, once it answers /healthz: its store may still be migrating,
+    and it has not said "listening on"."""
+    server = Server("--port", postgres_cluster.free_port(), *flags, announced=False)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if server.request("GET", "/healthz")[0] == 200:
+                return server
+        except OSError:
+            assert time.monotonic() < deadline and server.process.poll() is None, server.process.stderr.read()
+            time.sleep(0.05)
 
 
 def held_migration_lock(location):
@@ -435,7 +432,7 @@ def held_migration_lock(location):
 def test_a_store_not_yet_migrated_is_not_used(tmp_path, news_ca, test_ca, story, new_store):
     """A server listens while its store migrates (minutes on a large store: a silent server would be
     restarted by its supervisor): /healthz answers; /readyz and every request that needs the store
-    answer 503 STORE_MIGRATING with Retry-After, and a verifyReceipt merged with the store Apple's
+    answer 503 STORE_MIGRATING with Retry-After, and a verifyReceipt that the store would merge Apple's
     retry status. "listening on" comes once the store is ready; then every route works. Here the
     migration waits for another's turn (its advisory lock, held by psql); stopped meanwhile, the
     server stops at once."""
@@ -444,10 +441,10 @@ def test_a_store_not_yet_migrated_is_not_used(tmp_path, news_ca, test_ca, story,
         pytest.skip("the migration's turn is PostgreSQL's advisory lock; SQLite's is the file's lock")
     flags = ("--store", location, "--anchor", news_ca[0] / "root.pem", "--anchor", test_ca / "root.pem", *STORE_POLICY)
     holder = held_migration_lock(location)
-    stopped = MigratingServer(*flags)
+    stopped = alive(*flags)
     started = time.monotonic()
     assert stopped.stop() == 0 and time.monotonic() - started < 5
-    server = MigratingServer(*flags)
+    server = alive(*flags)
     try:
         status, body, response = server.request("GET", "/readyz")
         assert (status, json.loads(body)["status"], response.getheader("Retry-After")) == (503, "STORE_MIGRATING", "5")
@@ -457,8 +454,11 @@ def test_a_store_not_yet_migrated_is_not_used(tmp_path, news_ca, test_ca, story,
                                    ("GET", "/v1/stats/subscriptions", None), ("GET", "/v1/events", None)]:
             status, answer = server.json(method, path, data)
             assert (status, answer["status"]) == (503, "STORE_MIGRATING"), path
-        assert server.verify_receipt("/verifyReceipt", b"any receipt")["status"] == 21005
+        # A receipt of a subscription waits for the store; one without, which merges nothing, does not.
+        assert server.verify_receipt("/sandbox/verifyReceipt", receipt_of_first_purchase(tmp_path, test_ca, story))["status"] == 21005
+        assert server.verify_receipt("/verifyReceipt", b"not a receipt")["status"] == 21002
         assert server.request("GET", "/metrics")[0] == 200
+        assert select.select([server.process.stdout], [], [], 0.5)[0] == [], "listening on before the store was ready"
         holder.stdin.close()
         holder.wait()
         assert server.process.stdout.readline() == f"listening on 127.0.0.1:{server.port}\n"

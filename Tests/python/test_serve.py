@@ -37,10 +37,16 @@ class Server:
     """A `receipt serve` process; `stop()` sends SIGTERM and returns its exit status. It reads
     the store with READ_TOKEN unless a request says token=None."""
 
-    def __init__(self, *flags, env=None):
+    def __init__(self, *flags, env=None, announced=True):
+        """With announced=False (and a --port of the caller's), returns as soon as the process runs, before
+        its "listening on" line (which comes once its store is ready)."""
         environment = {**os.environ, "RECEIPT_READ_TOKEN": READ_TOKEN, "RECEIPT_WRITE_TOKEN": WRITE_TOKEN, **(env or {})}
-        self.process = subprocess.Popen([CLI, "serve", "--port", "0", *map(str, flags)], env=environment,
+        port = [] if "--port" in map(str, flags) else ["--port", "0"]
+        self.process = subprocess.Popen([CLI, "serve", *port, *map(str, flags)], env=environment,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if not announced:
+            self.port = int(flags[list(map(str, flags)).index("--port") + 1])
+            return
         line = self.process.stdout.readline()
         match = re.fullmatch(r"listening on 127\.0\.0\.1:(\d+)\n", line)
         if not match:

@@ -13,7 +13,7 @@ struct Serve: AsyncParsableCommand {
             parameters bundle_id, environment and app_apple_id replace the server's policy for that request. \
             With --store, the server keeps what App Store Server Notifications tell and answers from it. \
             SIGTERM or SIGINT: stop accepting, finish the requests in flight, exit 0. The port bound is printed \
-            on standard output; logs go to standard error.
+            on standard output once the store (with --store) is migrated and ready; logs go to standard error.
 
             Routes (docs/serve.md says what each answers and which token it takes): \
             \(ReceiptServer.routeSummaries.joined(separator: "; ")).

@@ -208,7 +208,8 @@ struct ReceiptResponder: HTTPResponder {
             return (ServerAnswer.json(.ok, answer.bytes), String(answer.status))
         }
         let prepared = endpoint.prepare(body: body)
-        guard stored == nil || readiness.isReady else { return Self.retryLater() }
+        // Before the store is ready, a receipt whose subscriptions it would merge is asked again later.
+        guard stored == nil || readiness.isReady || prepared.subscriptionIDs.isEmpty else { return Self.retryLater() }
         let known: KnownSubscriptions?
         do {
             known = switch try stored?.known(prepared.subscriptionIDs) {

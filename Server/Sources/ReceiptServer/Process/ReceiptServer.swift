@@ -10,6 +10,7 @@ import NIOPosix
 import ReceiptCore
 import ReceiptServerAPIClient
 import ServiceLifecycle
+import Synchronization
 import UnixSignals
 
 /// `receipt serve`: an HTTP/1.1 server on Hummingbird 2 (SwiftNIO) around the
@@ -73,38 +74,38 @@ public enum ReceiptServer {
                 if let store { storeTasks.addTask { await store.run() } }
                 let service = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint],
                                                                 logger: logger))
-                // Each task says how it ended: the service on a signal (or after a failure below shut it
-                // down), the others when cancelled, or with a store that cannot be used.
-                let failure = try await withThrowingTaskGroup(of: TaskEnd.self) { tasks in
-                    tasks.addTask { try await service.run(); return .service }
+                // Why the store could not be used, kept before the service is shut down for it, so that
+                // it is thrown whichever task the group hands back first.
+                let failure = KeptFailure()
+                // Each task says whether it is the service: it ends on a signal (or when a store that
+                // cannot be used shuts it down); the others when cancelled.
+                try await withThrowingTaskGroup(of: Bool.self) { tasks in
+                    tasks.addTask { try await service.run(); return true }
                     if let store, let location = settings.store {
                         tasks.addTask {
                             do {
                                 try await prepare(store, at: location, settings)
                             } catch {
+                                // Cancelled: the server is stopping (a signal), and that is no failure.
+                                if !Task.isCancelled { failure.keep(error) }
                                 // The requests in flight (each answered 503: the store is not ready) finish first.
                                 await service.triggerGracefulShutdown()
-                                return .failed(error)
+                                return false
                             }
                             readiness.storeIsReady()
                             await runWorkers(on: store, settings, metrics: metrics, wake: wake,
                                              consumptionWake: consumptionWake, logger: logger)
-                            return .worker
+                            return false
                         }
                     }
                     if settings.verifier.policy.revocation != .off {
-                        tasks.addTask { await refreshRevocation(settings, metrics: metrics, logger: logger); return .worker }
+                        tasks.addTask { await refreshRevocation(settings, metrics: metrics, logger: logger); return false }
                     }
-                    var failure: (any Error)?
-                    while let end = try await tasks.next() {
-                        if case .failed(let error) = end { failure = error }
-                        if case .service = end { break }
-                    }
+                    while let isService = try await tasks.next(), !isService {}
                     tasks.cancelAll()
-                    return failure
                 }
                 storeTasks.cancelAll()
-                if let failure { throw failure }
+                if let failure = failure.kept { throw failure }
             }
         } catch {
             // Whatever ended the server (a store that would not open, a port it cannot listen on), its
@@ -117,10 +118,11 @@ public enum ReceiptServer {
         try await store?.close()
     }
 
-    /// How one of the server's tasks ended.
-    private enum TaskEnd: Sendable {
-        case service, worker
-        case failed(any Error)
+    /// An error one task keeps for another to throw.
+    private final class KeptFailure: Sendable {
+        private let error = Mutex<(any Error)?>(nil)
+        func keep(_ error: any Error) { self.error.withLock { $0 = error } }
+        var kept: (any Error)? { error.withLock { $0 } }
     }
 
     /// What the store needs before the server may use it: its schema migrated, its claim made,

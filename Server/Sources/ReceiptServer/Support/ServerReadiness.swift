@@ -2,9 +2,10 @@ import Synchronization
 
 /// Whether the server may use its store yet. A server listens before its store is migrated: a
 /// migration reads every row once (minutes on a large store), and a server that did not answer
-/// meanwhile would be taken for dead and restarted by its supervisor. Until the migration has
-/// committed, `/healthz` answers, `/readyz` and every request that needs the store answer 503
-/// STORE_MIGRATING, and a verifyReceipt merged with the store answers Apple's retry status.
+/// meanwhile would be taken for dead and restarted by its supervisor. Until the store is ready
+/// (migrated, its claim checked, the server's webhooks registered), `/healthz` answers, `/readyz`
+/// and every request that needs the store answer 503 STORE_MIGRATING, and a verifyReceipt whose
+/// receipt holds subscriptions the store would merge answers Apple's retry status.
 ///
 /// The caller's `announce` (the CLI's "listening on HOST:PORT" line) comes once the port is
 /// bound *and* the store is ready, so that a script that waits for it may use every route.
