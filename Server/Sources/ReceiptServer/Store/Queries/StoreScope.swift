@@ -77,7 +77,7 @@ struct StoreScope: Sendable, Hashable, CustomStringConvertible {
     private static func keyedTable(named sql: String) -> String? {
         var word = ""
         for character in sql.lowercased() + " " {
-            if character.isASCII && (character.isLetter || character.isNumber || character == "_") {
+            if isWordCharacter(character) {
                 word.append(character)
                 continue
             }
@@ -88,8 +88,13 @@ struct StoreScope: Sendable, Hashable, CustomStringConvertible {
     }
 
     private static func isIdentifier(_ text: Substring) -> Bool {
-        guard let first = text.first, first.isASCII, first.isLetter || first == "_" else { return false }
-        return text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+        guard let first = text.first, isWordCharacter(first), !first.isNumber else { return false }
+        return text.allSatisfy(isWordCharacter)
+    }
+
+    /// A character of an unquoted SQL name: ASCII letters, digits and `_`.
+    private static func isWordCharacter(_ character: Character) -> Bool {
+        character.isASCII && (character.isLetter || character.isNumber || character == "_")
     }
 }
 
