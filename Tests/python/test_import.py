@@ -2,6 +2,7 @@
 export), from the App Store Server API (tools/mock_appstore_api.py --customers), verified, within
 its budget of calls, resumable."""
 import signal
+import sqlite3
 import subprocess
 import time
 
@@ -132,7 +133,10 @@ def test_an_interrupted_import_resumes_where_it_stopped(tmp_path, mock):
         while saved < 60 and time.monotonic() < deadline:
             time.sleep(0.2)
             if store.exists():
-                rows = table(store, "SELECT value FROM settings WHERE key = 'import.position'")
+                try:
+                    rows = table(store, "SELECT value FROM settings WHERE key = 'import.position'")
+                except sqlite3.OperationalError:  # the file is made before the schema is in it
+                    continue
                 saved = int(rows[0][0].split()[1]) if rows and rows[0][0] else 0
         assert saved >= 60, "no position saved within 60 s"
     finally:
