@@ -46,23 +46,6 @@ enum ExpiryDays {
             + "GROUP BY " + keys.indices.map { String($0 + 1) }.joined(separator: ", ")
     }
 
-    /// The table's rows made from the summaries held.
-    private static let fill =
-        "INSERT INTO \(table) (\(keys.map(\.name).joined(separator: ", ")), subscriptions, price_sum) " + countsQuery(where: "TRUE")
-
-    /// Made again after the summaries were (schema 11).
-    static let refill = ["DELETE FROM \(table)", fill]
-
-    /// Schema 8: the table, filled from the summaries held, and the indexes its corrections read.
-    static let migration = [
-        "CREATE TABLE \(table) (" + keys.map { "\($0.name) \($0.type) NOT NULL" }.joined(separator: ", ")
-            + ", subscriptions BIGINT NOT NULL, price_sum BIGINT NOT NULL, PRIMARY KEY ("
-            + keys.map(\.name).joined(separator: ", ") + "))",
-        fill,
-        "CREATE INDEX subscription_summaries_by_purchase ON \(SubscriptionSummaries.table) (standing_purchase_date)",
-        "CREATE INDEX subscription_summaries_by_grace ON \(SubscriptionSummaries.table) (grace_period_expires_date)",
-    ]
-
     /// One row of the table: its key's values, in `keys` order.
     struct Key: Hashable, Comparable {
         let values: [StoreValue]

@@ -37,13 +37,6 @@ enum FlowDays {
             + counts.joined(separator: ", ") + " FROM transactions WHERE \(periods) AND \(condition) GROUP BY 1, 2"
     }
 
-    /// Schema 7: the table, filled from the periods held.
-    static let migration = [
-        "CREATE TABLE \(table) (day BIGINT NOT NULL, product_id TEXT NOT NULL, "
-            + kinds.map { "\($0.column) BIGINT NOT NULL" }.joined(separator: ", ") + ", PRIMARY KEY (day, product_id))",
-        "INSERT INTO \(table) (day, product_id, \(kinds.map(\.column).joined(separator: ", "))) " + countsQuery(where: "TRUE"),
-    ]
-
     /// A subscription's counts: (day, product) to each kind's count.
     typealias Counts = [DayProduct: [Int64]]
 

@@ -160,18 +160,6 @@ enum StoreFigures {
         return days.values.sorted { $0.day < $1.day }
     }
 
-    /// Schema 7: the indexes of the flows' refunds and churn made covering, so that a year is read
-    /// from the index alone (at 1,000,000 subscriptions SQLite otherwise fetches each of some
-    /// 100,000 refunded transactions and several 100,000 expired summaries from its table).
-    static let flowIndexes = [
-        "DROP INDEX IF EXISTS transactions_by_revocation",
-        "CREATE INDEX transactions_by_revocation ON transactions (revocation_date, product_type, product_id, currency, price, "
-            + "revocation_percentage)",
-        "DROP INDEX IF EXISTS subscription_summaries_by_end",
-        "CREATE INDEX subscription_summaries_by_end ON \(SubscriptionSummaries.table) (standing_expires_date, "
-            + "standing_purchase_date, last_revoked, grace_period_expires_date, is_in_billing_retry_period, expiration_intent, product_id)",
-    ]
-
     /// The condition that `product_id` is `product` (at `placeholder`); TRUE when no product is asked.
     static func only(_ product: String?, placeholder: Int, _ d: StoreDialect) -> String {
         product == nil ? "TRUE" : "product_id = \(d.placeholder(placeholder))"

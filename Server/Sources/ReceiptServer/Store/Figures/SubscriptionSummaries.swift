@@ -53,31 +53,6 @@ enum SubscriptionSummaries {
     /// The rows that are periods.
     private static let periodRows = "product_type = 'Auto-Renewable Subscription' AND purchase_date IS NOT NULL"
 
-    /// Schema 6: the table, an index for the churn figure's range, and the table filled from
-    /// the rows held; the period columns, indexes for the flows' ranges, and their values.
-    static let migration = [
-        "CREATE TABLE \(table) (" + columns.map { "\($0.name) \($0.type)" }.joined(separator: ", ") + ")",
-        "CREATE INDEX subscription_summaries_by_end ON \(table) (standing_expires_date)",
-        "WITH \(frames(scope: nil)) INSERT INTO \(table) (\(columns.map(\.name).joined(separator: ", "))) \(select(columns))",
-    ] + periodColumns.map { "ALTER TABLE transactions ADD COLUMN \($0.name) \($0.type)" } + [
-        // Covering the flows' statement, so that a range is read from the index alone (SQLite
-        // fetching each row from the table instead is 3.5 times as slow).
-        "CREATE INDEX transactions_by_purchase ON transactions (purchase_date, product_type, period_position, "
-            + "previous_expires_date, offer_discount_type, previous_offer_discount_type, transaction_reason, product_id)",
-        "CREATE INDEX transactions_by_revocation ON transactions (revocation_date)",
-        periodsUpdate(from: nil),
-    ]
-
-    /// Schema 11: the rows each summary stands on, and the summaries made again with them (the
-    /// frames now break ties by transaction id, so that the rows a write starts from answer as
-    /// all would); a subscription's transactions indexed by purchase, for a write's periods.
-    static let sourceMigration = sourceColumns.map { "ALTER TABLE \(table) ADD COLUMN \($0.name) \($0.type)" } + [
-        "DELETE FROM \(table)",
-        "WITH \(frames(scope: nil)) INSERT INTO \(table) (\(allColumns.map(\.name).joined(separator: ", "))) \(select(allColumns))",
-        "DROP INDEX transactions_by_original",
-        "CREATE INDEX transactions_by_original_purchase ON transactions (original_transaction_id, purchase_date, transaction_id)",
-    ]
-
     /// The summaries as they stood at an instant (`instant`: a placeholder or a literal), as a
     /// common table expression over the rows themselves named like the table: made from the
     /// periods bought by then, with no renewal info when one was bought after (StatusInputs).
@@ -106,7 +81,7 @@ enum SubscriptionSummaries {
             _ = try await statements.run(upsert, [.text(id)] + (rows ?? []).map { .text($0) })
         }
         for (id, earliest) in periods.earliestPurchase.sorted(by: { $0.key < $1.key }) where writtenBySubscription[id] != nil {
-            _ = try await statements.run(periodsUpdate(from: d), [.text(id), .integer(earliest)])
+            _ = try await statements.run(periodsUpdate(d), [.text(id), .integer(earliest)])
         }
     }
 
@@ -124,21 +99,11 @@ enum SubscriptionSummaries {
         return Array(Set(stoodOn + writtenIDs)).sorted()
     }
 
-    /// Writes the period columns of the auto-renewable transactions: all of them (`dialect`
-    /// nil, at migration), or one subscription's (placeholder 1) bought at or after an instant
-    /// (placeholder 2), numbered on from the period bought before it.
-    private static func periodsUpdate(from dialect: StoreDialect?) -> String {
+    /// Writes the period columns of one subscription's auto-renewable transactions (placeholder 1)
+    /// bought at or after an instant (placeholder 2), numbered on from the period bought before it.
+    private static func periodsUpdate(_ d: StoreDialect) -> String {
         let values = periodColumns.map { "periods.\($0.name)" }
         let assignments = zip(periodColumns, values).map { "\($0.name) = \($1)" }.joined(separator: ", ")
-        guard let d = dialect else {
-            return """
-                WITH periods AS (
-                  SELECT transaction_id, \(periodColumns.map { "\($0.expression) AS \($0.name)" }.joined(separator: ", "))
-                  FROM transactions WHERE \(periodRows)
-                )
-                UPDATE transactions SET \(assignments) FROM periods WHERE transactions.transaction_id = periods.transaction_id
-                """
-        }
         let (subscription, instant) = (d.placeholder(1), d.placeholder(2))
         let read = "original_transaction_id, transaction_id, purchase_date, expires_date, offer_discount_type"
         // The period before the instant starts the window (for the LAG columns of the first

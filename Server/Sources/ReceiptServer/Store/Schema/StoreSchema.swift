@@ -69,14 +69,14 @@ enum StoreSchema {
         [],
         // Version 6: a summary per subscription (SubscriptionSummaries), made from the rows held
         // and kept by every write after, which the figures read instead of every transaction.
-        SubscriptionSummaries.migration,
+        StoreSchemaHistory.subscriptionSummaries,
         // Version 7: the periods begun per day and product, by kind (FlowDays), made from the
         // rows held and kept by every write after, which the flows read for whole days; the
         // indexes of the flows' refunds and churn covering what they read.
-        FlowDays.migration + StoreFigures.flowIndexes,
+        StoreSchemaHistory.flowDays,
         // Version 8: the summaries counted per expiry day (ExpiryDays), made from the summaries
         // held and kept by every write after, which the subscriptions and MRR figures read.
-        ExpiryDays.migration,
+        StoreSchemaHistory.expiryDays,
         // Version 9: replays of delivered events, counted (EventOutbox.maxForcedReplays); the deliveries
         // never attempted, by endpoint, for a worker whose endpoint is down (EndpointHealth).
         ["ALTER TABLE events ADD COLUMN forced_replays INTEGER NOT NULL DEFAULT 0",
@@ -86,7 +86,7 @@ enum StoreSchema {
         [],
         // Version 11: each summary's source rows, and a subscription's transactions by purchase,
         // so that a write's cost does not grow with the subscription's history (SubscriptionSummaries).
-        SubscriptionSummaries.sourceMigration + ExpiryDays.refill,
+        StoreSchemaHistory.summarySources,
     ]
     /// The versions that add the fact columns a store lacks (StoredFacts, as this server
     /// knows them) and derive every row's facts from its JWS (StoreMigration). A column
