@@ -12,7 +12,11 @@ VERSION := $(shell sed -n 's/^\#define RECEIPT_VERSION_STRING "\(.*\)"/\1/p' Inc
 SERVER := --package-path Server
 # --static-swift-stdlib: `receipt` carries the Swift runtime and Foundation, so that `make install`
 # gives a program that runs where no toolchain is (libreceipt.so.1 links it statically in any case).
-SWIFT_BUILD := swift build -c release --static-swift-stdlib
+# No debug information (-gnone, -g0): what is installed is stripped of it, and not making it takes
+# 11% off the compilers' time (the core: 132 s of CPU instead of 148). The unstripped builds in
+# .build/release keep their symbols, so a profile or a backtrace of them still names functions.
+SWIFT_RELEASE := -c release --static-swift-stdlib -Xswiftc -gnone -Xcc -g0
+SWIFT_BUILD := swift build $(SWIFT_RELEASE)
 RELEASE := .build/release
 SERVER_RELEASE := Server/.build/release
 OUT := build
@@ -253,12 +257,13 @@ fuzz-smoke: deps venv
 	fuzz/run.sh 15
 
 # The Python and Swift examples on a minted JWS (the C ones run in test-install), and the Spark
-# example from Parquet to Parquet.
+# example from Parquet to Parquet. The Swift one is built as `make lib` builds the core, so that
+# the core is not compiled again for it.
 test-examples: lib test-c venv
 	RECEIPT_LIBRARY=$(abspath $(OUT))/lib/libreceipt.so.1 PYTHONPATH=$(abspath bindings/python) \
 	  $(PYTHON) examples/python/verify_jws.py $(OUT)/test-c/minted.jws com.example.minted $(OUT)/test-c/jws-ca/root.pem \
 	  | grep -q '^VALID$$'
-	swift run -q verify-jws-example $(OUT)/test-c/minted.jws com.example.minted $(OUT)/test-c/jws-ca/root.pem \
+	swift run $(SWIFT_RELEASE) -q verify-jws-example $(OUT)/test-c/minted.jws com.example.minted $(OUT)/test-c/jws-ca/root.pem \
 	  | grep -q '^VALID$$'
 	rm -rf $(OUT)/spark-example && mkdir -p $(OUT)/spark-example
 	$(PYTHON) examples/spark/make_input.py $(OUT)/spark-example/in.parquet $(OUT)/test-c/minted.der $(OUT)/test-c/minted.b64
