@@ -257,13 +257,14 @@ fuzz-smoke: deps venv
 	fuzz/run.sh 15
 
 # The Python and Swift examples on a minted JWS (the C ones run in test-install), and the Spark
-# example from Parquet to Parquet. The Swift one is built as `make lib` builds the core, so that
-# the core is not compiled again for it.
+# example from Parquet to Parquet. The Swift one is built as `make lib` builds the core (`swift run`
+# takes no --static-swift-stdlib), so that the core is not compiled again for it.
 test-examples: lib test-c venv
 	RECEIPT_LIBRARY=$(abspath $(OUT))/lib/libreceipt.so.1 PYTHONPATH=$(abspath bindings/python) \
 	  $(PYTHON) examples/python/verify_jws.py $(OUT)/test-c/minted.jws com.example.minted $(OUT)/test-c/jws-ca/root.pem \
 	  | grep -q '^VALID$$'
-	swift run $(SWIFT_RELEASE) -q verify-jws-example $(OUT)/test-c/minted.jws com.example.minted $(OUT)/test-c/jws-ca/root.pem \
+	$(SWIFT_BUILD) --product verify-jws-example 2>&1 | tail -1
+	$(RELEASE)/verify-jws-example $(OUT)/test-c/minted.jws com.example.minted $(OUT)/test-c/jws-ca/root.pem \
 	  | grep -q '^VALID$$'
 	rm -rf $(OUT)/spark-example && mkdir -p $(OUT)/spark-example
 	$(PYTHON) examples/spark/make_input.py $(OUT)/spark-example/in.parquet $(OUT)/test-c/minted.der $(OUT)/test-c/minted.b64
