@@ -86,30 +86,29 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
     func run() async {}
 
     func migrate() async throws {
-        let connection = writer
-        _ = try await connection.query("BEGIN IMMEDIATE", [])
-        do {
-            try await StoreMigration.migrate(on: SQLiteStatements(connection: connection))
-            _ = try await connection.query("COMMIT", [])
-        } catch {
-            _ = try? await connection.query("ROLLBACK", [])
-            throw error
-        }
+        try await transaction { try await StoreMigration.migrate(on: SQLiteStatements(connection: $0)) }
     }
 
     /// `work` inside BEGIN IMMEDIATE … COMMIT on the write connection, alone.
+    ///
+    /// The transaction runs in a task of its own, which the caller's cancellation does not reach:
+    /// sqlite-nio throws `CancellationError` from a query of a cancelled task after the statement
+    /// may have run, so a cancelled caller (a deadline, an import that stops its saver) could leave
+    /// BEGIN without COMMIT or ROLLBACK, and the next writer's BEGIN would fail. Started, it finishes.
     private func transaction<T: Sendable>(_ work: @escaping @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
         let writer = self.writer
         return try await gate.run {
-            _ = try await writer.query("BEGIN IMMEDIATE", [])
-            do {
-                let result = try await work(writer)
-                _ = try await writer.query("COMMIT", [])
-                return result
-            } catch {
-                _ = try? await writer.query("ROLLBACK", [])
-                throw error
-            }
+            try await Task {
+                _ = try await writer.query("BEGIN IMMEDIATE", [])
+                do {
+                    let result = try await work(writer)
+                    _ = try await writer.query("COMMIT", [])
+                    return result
+                } catch {
+                    _ = try? await writer.query("ROLLBACK", [])
+                    throw error
+                }
+            }.value
         }
     }
 
