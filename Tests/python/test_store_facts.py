@@ -3,6 +3,7 @@ and currency, offer, revocation, environment, renewal status) as columns beside 
 from it when it is accepted and, in a store of schema 4, when the store migrates in place."""
 
 import base64
+import datetime
 import json
 import random
 import sqlite3
@@ -191,6 +192,9 @@ def shaped_stories(mint_jws, news_ca, now):
             late.update({"purchaseDate": late["purchaseDate"] + gap, "expiresDate": late["expiresDate"] + gap})
             if original == "2100000000080000":
                 late["transactionReason"] = "PURCHASE"
+        if original == "2100000000040000":  # the refund of its first renewal gave back a quarter
+            story[-1][1]["data"]["signedTransactionInfo"].update({"revocationType": "REFUND_PRORATED",
+                                                                   "revocationPercentage": 25000})
         if product == "com.example.minted.annual":
             renewal = story[-1][1]["data"]["signedTransactionInfo"]
             renewal.update({"expiresDate": renewal["purchaseDate"] + 365 * DAY, "price": 39990, "currency": "EUR"})
@@ -419,11 +423,8 @@ def test_subscriptions_and_mrr_at_every_boundary_equal_the_statement_over_the_ro
         server.stop()
 
 
-def reference_flows(stories, states, since, until, now, product=None):
-    """What happened per calendar month (UTC) of [since, until), from the stored copies of the
-    minted transactions (the latest signing of each) and each subscription's state now; with
-    `product`, only its periods, refunds and churned subscriptions."""
-    import datetime
+def latest_copies(stories):
+    """The stored copies of the minted transactions and renewal infos: the latest signing of each."""
     transactions, renewals = {}, {}
     for _, bodies in stories:
         for body in bodies:
@@ -434,21 +435,40 @@ def reference_flows(stories, states, since, until, now, product=None):
             renewal = payload_of(data["signedRenewalInfo"])
             if renewal["signedDate"] >= renewals.get(renewal["originalTransactionId"], {}).get("signedDate", -1):
                 renewals[renewal["originalTransactionId"]] = renewal
+    return transactions, renewals
 
-    def month(milliseconds):
-        date = datetime.datetime.fromtimestamp(milliseconds / 1000, datetime.timezone.utc)
-        return int(datetime.datetime(date.year, date.month, 1, tzinfo=datetime.timezone.utc).timestamp() * 1000)
 
-    empty = lambda: {"new": 0, "trial_starts": 0, "renewals": 0, "trial_conversions": 0, "recoveries": 0,  # noqa: E731
-                     "reactivations": 0, "refunds": {"count": 0, "amounts": {}},
-                     "churned": {"voluntary": 0, "billing": 0, "other": 0}}
-    intervals = {}
-    start = month(since)
+def month(milliseconds):
+    """The first instant of the calendar month (UTC) that holds `milliseconds`."""
+    date = datetime.datetime.fromtimestamp(milliseconds / 1000, datetime.timezone.utc)
+    return int(datetime.datetime(date.year, date.month, 1, tzinfo=datetime.timezone.utc).timestamp() * 1000)
+
+
+def months(since, until):
+    """The first instants of the calendar months that meet [since, until)."""
+    starts, start = [], month(since)
     while start < until:
-        intervals[start] = empty()
+        starts.append(start)
         date = datetime.datetime.fromtimestamp(start / 1000, datetime.timezone.utc)
         start = month(int(datetime.datetime(date.year + date.month // 12, date.month % 12 + 1, 1,
                                             tzinfo=datetime.timezone.utc).timestamp() * 1000))
+    return starts
+
+
+def refunded_amount(transaction):
+    """What a refund or revocation took back: the price times revocationPercentage (milli-percent), else all of it."""
+    return transaction["price"] * transaction.get("revocationPercentage", 100000) // 100000
+
+
+def reference_flows(stories, states, since, until, now, product=None):
+    """What happened per calendar month (UTC) of [since, until), from the stored copies of the
+    minted transactions (the latest signing of each) and each subscription's state now; with
+    `product`, only its periods, refunds and churned subscriptions."""
+    transactions, renewals = latest_copies(stories)
+    empty = lambda: {"new": 0, "trial_starts": 0, "renewals": 0, "trial_conversions": 0, "recoveries": 0,  # noqa: E731
+                     "reactivations": 0, "refunds": {"count": 0, "amounts": {}},
+                     "churned": {"voluntary": 0, "billing": 0, "other": 0}}
+    intervals = {start: empty() for start in months(since, until)}
     by_subscription = {}
     for transaction in transactions.values():
         by_subscription.setdefault(transaction["originalTransactionId"], []).append(transaction)
@@ -474,7 +494,7 @@ def reference_flows(stories, states, since, until, now, product=None):
         if since <= transaction.get("revocationDate", -1) < until and product in (None, transaction["productId"]):
             refunds = intervals[month(transaction["revocationDate"])]["refunds"]
             refunds["count"] += 1
-            amount = transaction["price"] * transaction.get("revocationPercentage", 100000) // 100000
+            amount = refunded_amount(transaction)
             refunds["amounts"][transaction["currency"]] = refunds["amounts"].get(transaction["currency"], 0) + amount
     for original, state in states.items():
         end = state["transaction_info"]["expiresDate"]
@@ -485,6 +505,77 @@ def reference_flows(stories, states, since, until, now, product=None):
     return [dict(counts, start_ms=start, refunds={"count": counts["refunds"]["count"], "amounts": [
         {"currency": currency, "milliunits": amount} for currency, amount in sorted(counts["refunds"]["amounts"].items())]})
         for start, counts in intervals.items()]
+
+
+def reference_revenue(stories, since, until, product=None):
+    """The money per calendar month (UTC) of [since, until) and currency, from the stored copies
+    of the minted transactions: the prices of the periods that began, the amounts refunded, net."""
+    transactions, _ = latest_copies(stories)
+    intervals = {start: {} for start in months(since, until)}
+
+    def line(instant, currency):
+        return intervals[month(instant)].setdefault(currency, {
+            "currency": currency, "gross_milliunits": 0, "refunded_milliunits": 0, "periods": 0, "refunds": 0})
+    for transaction in transactions.values():
+        if transaction["type"] != "Auto-Renewable Subscription" or product not in (None, transaction["productId"]):
+            continue
+        if since <= transaction["purchaseDate"] < until:
+            began = line(transaction["purchaseDate"], transaction["currency"])
+            began["periods"] += 1
+            began["gross_milliunits"] += transaction["price"]
+        if since <= transaction.get("revocationDate", -1) < until:
+            refunded = line(transaction["revocationDate"], transaction["currency"])
+            refunded["refunds"] += 1
+            refunded["refunded_milliunits"] += refunded_amount(transaction)
+    return [{"start_ms": start, "currencies": [dict(entry, net_milliunits=entry["gross_milliunits"] - entry["refunded_milliunits"])
+                                               for _, entry in sorted(currencies.items())]}
+            for start, currencies in intervals.items()]
+
+
+def test_revenue_by_month_equals_a_reference_from_the_same_notifications(tmp_path, news_ca, test_ca, mint_jws, now,
+                                                                        new_store):
+    """GET /v1/stats/revenue: per month and currency, the prices of the periods that began, the
+    amounts refunded (a partial refund among them) and net, as a reference from the same
+    notifications gives them; per product; the same sums by day; `at` and bad ranges refused."""
+    server, _ = shaped_server(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
+    try:
+        since, until = now - 200 * DAY, now + 60 * DAY
+        status, revenue = server.json("GET", f"/v1/stats/revenue?from={since}&to={until}&by=month")
+        assert status == 200
+        assert (revenue["from_ms"], revenue["to_ms"], revenue["by"]) == (since, until, "month")
+        stories = shaped_stories(mint_jws, news_ca, now)
+        reference = reference_revenue(stories, since, until)
+        assert revenue["intervals"] == reference
+        lines = [line for interval in reference for line in interval["currencies"]]
+        assert len({line["currency"] for line in lines}) == 2  # the stories pay in two currencies
+        refunded = [t for t in latest_copies(stories)[0].values() if "revocationDate" in t]
+        assert any(0 < refunded_amount(t) < t["price"] for t in refunded)  # a partial refund among whole ones
+        assert any(refunded_amount(t) == t["price"] > 0 for t in refunded)
+        assert sum(line["refunded_milliunits"] for line in lines) == sum(refunded_amount(t) for t in refunded)
+        assert sum(line["periods"] for line in lines) > len(stories)  # renewals count as well as first periods
+        # By day: the same money, split finer; every day listed.
+        by_day = server.json("GET", f"/v1/stats/revenue?from={since}&to={until}&by=day")[1]["intervals"]
+        assert len(by_day) == 260 + 1
+
+        def totals(intervals):
+            sums = {}
+            for interval in intervals:
+                for line in interval["currencies"]:
+                    held = sums.setdefault(line["currency"], [0, 0, 0])
+                    held[0] += line["gross_milliunits"]
+                    held[1] += line["refunded_milliunits"]
+                    held[2] += line["net_milliunits"]
+            return sums
+        assert totals(by_day) == totals(reference)
+        for product in ("com.example.minted.monthly", "com.example.minted.annual"):
+            status, one = server.json("GET", f"/v1/stats/revenue?from={since}&to={until}&by=month&product={product}")
+            assert status == 200 and one["product_id"] == product
+            assert one["intervals"] == reference_revenue(stories, since, until, product), product
+            assert one["intervals"] != reference
+        for query in (f"at={now}", "by=year", f"from={until}&to={since}", f"from=0&to={until}&by=day"):
+            assert server.json("GET", f"/v1/stats/revenue?{query}")[0] == 400, query
+    finally:
+        server.stop()
 
 
 def flow_days(location):

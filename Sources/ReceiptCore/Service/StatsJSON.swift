@@ -100,6 +100,40 @@ public enum StatsJSON {
         writer.endObject()
         return writer.bytes
     }
+
+    /// `{"from_ms", "to_ms", "by", "intervals": [{"start_ms", "currencies": [{"currency",
+    /// "gross_milliunits", "refunded_milliunits", "net_milliunits", "periods", "refunds"}]}]}`
+    /// (IntervalRevenue): every interval that meets [from, to), each currency something happened in.
+    public static func revenue(_ intervals: [IntervalRevenue], by interval: FigureInterval, from: Int64, to: Int64,
+                               product: String? = nil) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.number("from_ms", from)
+        writer.number("to_ms", to)
+        writer.string("by", interval.rawValue)
+        writeProduct(product, into: &writer)
+        writer.beginArray("intervals")
+        for revenue in intervals {
+            writer.beginObject()
+            writer.number("start_ms", revenue.startMilliseconds)
+            writer.beginArray("currencies")
+            for line in revenue.currencies {
+                writer.beginObject()
+                writer.string("currency", line.currency)
+                writer.number("gross_milliunits", line.gross)
+                writer.number("refunded_milliunits", line.refunded)
+                writer.number("net_milliunits", line.net)
+                writer.number("periods", line.periods)
+                writer.number("refunds", line.refunds)
+                writer.endObject()
+            }
+            writer.endArray()
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
+    }
 }
 
 extension IntervalFlows {

@@ -27,13 +27,18 @@ struct FigureQuery: Sendable {
     static let rangeParameters = ["from", "to", "by"]
 
     /// The route's entry (ServerRoute.figureQuery) refused unknown and repeated parameters already.
-    /// `ranged` false: a figure judged at one instant, which refuses a range rather than ignore it.
+    /// `ranged` false: a figure judged at one instant, which refuses a range rather than ignore it;
+    /// `judged` false: a figure no instant judges (revenue), which refuses `at` likewise.
     init(_ query: some Sequence<(key: Substring, value: Substring)>, now: Int64, lookBackDays: Int64,
-         by defaultInterval: FigureInterval, ranged: Bool = true) throws(Refusal) {
+         by defaultInterval: FigureInterval, ranged: Bool = true, judged: Bool = true) throws(Refusal) {
         var values: [String: String] = [:]
         for (key, value) in query where !value.isEmpty { values[String(key)] = String(value) }
+        if !judged, values["at"] != nil {
+            throw Refusal(description: "at is for a figure judged at an instant; this one counts what happened in each "
+                                       + "interval: it takes from, to, by and product")
+        }
         if !ranged, let given = Self.rangeParameters.first(where: { values[$0] != nil }) {
-            throw Refusal(description: "\(given) is for a figure over a range (flows); this one is judged at one instant: "
+            throw Refusal(description: "\(given) is for a figure over a range (flows, revenue); this one is judged at one instant: "
                                        + "it takes at and product")
         }
         func instant(_ name: String, or otherwise: Int64) throws(Refusal) -> Int64 {

@@ -6,16 +6,19 @@ import ReceiptCore
 /// open), at an instant and over a range (FigureQuery): `GET /v1/stats/subscriptions`, the
 /// auto-renewable subscriptions by product and by Apple's status, as SubscriptionState
 /// judges one subscription; `GET /v1/stats/mrr`, the monthly recurring revenue of the
-/// active ones per currency; `GET /v1/stats/flows`, what happened per interval; each
+/// active ones per currency; `GET /v1/stats/flows`, what happened per interval;
+/// `GET /v1/stats/revenue`, the money that came in and went out per interval and currency; each
 /// limited to one product with `?product=`
 /// (StoreFigures runs the SQL; ReceiptCore's StatsJSON writes the answers).
 struct StatsController {
     typealias Context = ServerRequestContext
     let stored: StoreResponder
 
-    static let figures = ["subscriptions", "mrr", "flows"]
+    static let figures = ["subscriptions", "mrr", "flows", "revenue"]
     /// The figures over a range (`from`, `to`, `by`); the others are judged at one instant.
-    static let rangedFigures: Set<String> = ["flows"]
+    static let rangedFigures: Set<String> = ["flows", "revenue"]
+    /// The figures no instant judges (they count what happened when it happened): they refuse `at`.
+    static let instantlessFigures: Set<String> = ["revenue"]
 
     func stats(_ name: String, _ request: Request, context: Context) async throws -> (Response, String) {
         guard Self.figures.contains(name) else {
@@ -25,7 +28,7 @@ struct StatsController {
         let figure: FigureQuery
         do throws(FigureQuery.Refusal) {
             figure = try FigureQuery(request.uri.queryParameters, now: ReceiptClock.systemNow(), lookBackDays: 30, by: .day,
-                                     ranged: Self.rangedFigures.contains(name))
+                                     ranged: Self.rangedFigures.contains(name), judged: !Self.instantlessFigures.contains(name))
         } catch {
             return ServerAnswer.badRequest(error.description)
         }
@@ -36,6 +39,12 @@ struct StatsController {
                 return (ServerAnswer.json(.ok, StatsJSON.flows(IntervalFlows.make(days, intervals: figure.firstDays, by: figure.interval),
                                                         by: figure.interval, from: figure.from, to: figure.to, at: instant,
                                                         product: product)), "200")
+            }
+            if name == "revenue" {
+                let days = try await stored.store.revenue(from: figure.from, to: figure.to, product: product)
+                return (ServerAnswer.json(.ok, StatsJSON.revenue(IntervalRevenue.make(days, intervals: figure.firstDays, by: figure.interval),
+                                                          by: figure.interval, from: figure.from, to: figure.to,
+                                                          product: product)), "200")
             }
             if name == "mrr" {
                 let prices = try await stored.store.activePrices(at: instant, product: product)

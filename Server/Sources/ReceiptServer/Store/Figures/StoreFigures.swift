@@ -127,16 +127,10 @@ enum StoreFigures {
     static func flows(from: Int64, to: Int64, at instant: Int64, product: String?, on statements: some StoreStatements) async throws
         -> [DayFlows] {
         let d = statements.dialect
-        let (p1, p2, p3) = (d.placeholder(1), d.placeholder(2), d.placeholder(3))
+        let (p2, p3) = (d.placeholder(2), d.placeholder(3))
         let day = FigureInterval.dayMilliseconds
         let began = try await FlowDays.began(from: from, to: to, product: product, on: statements)
-        let refunded = try await statements.run("""
-            SELECT revocation_date / \(day), coalesce(currency, ''), count(*),
-              CAST(sum(coalesce(price, 0) * coalesce(revocation_percentage, 100000) / 100000) AS BIGINT)
-            FROM transactions WHERE product_type = 'Auto-Renewable Subscription'
-              AND revocation_date >= \(p1) AND revocation_date < \(p2) AND \(only(product, placeholder: 3, d))
-            GROUP BY 1, 2 ORDER BY 1, 2
-            """, [.integer(from), .integer(to)] + values(product))
+        let refunded = try await perDayAndCurrency(of: .refunds, from: from, to: to, product: product, on: statements)
         let churned = try await statements.run(summaries(
             select: "standing_expires_date / \(day), coalesce(expiration_intent, 0), count(*)",
             where: "(\(status(d))) = \(SubscriptionState.Status.expired.rawValue) AND standing_expires_date >= \(p2) "
@@ -149,15 +143,66 @@ enum StoreFigures {
             (began.trialConversions, began.recoveries, began.reactivations) = (counts[3], counts[4], counts[5])
             days[day, default: DayFlows(day: day)].began = began
         }
-        for row in refunded where row.count == 4 {
-            guard let day = row[0].integer, let currency = row[1].text, let count = row[2].integer else { continue }
-            days[day, default: DayFlows(day: day)].refunds.append((currency, count, row[3].integer ?? 0))
+        for (day, currency, count, amount) in refunded {
+            days[day, default: DayFlows(day: day)].refunds.append((currency, count, amount))
         }
         for row in churned where row.count == 3 {
             guard let day = row[0].integer, let intent = row[1].integer, let count = row[2].integer else { continue }
             days[day, default: DayFlows(day: day)].churned.append((intent, count))
         }
         return days.values.sorted { $0.day < $1.day }
+    }
+
+    /// The revenue of each day of [from, to) per currency: the prices of the periods that began,
+    /// and the amounts refunded (the flows' refunds); only `product`'s periods and refunds when given.
+    static func revenue(from: Int64, to: Int64, product: String?, on statements: some StoreStatements) async throws
+        -> [DayRevenue] {
+        var days: [DayAndCurrency: DayRevenue] = [:]
+        // Each query gives a day and currency once.
+        for (day, currency, count, amount) in try await perDayAndCurrency(of: .purchases, from: from, to: to, product: product,
+                                                                         on: statements) {
+            days[DayAndCurrency(day: day, currency: currency), default: DayRevenue(day: day, currency: currency)]
+                .began = (count, amount)
+        }
+        for (day, currency, count, amount) in try await perDayAndCurrency(of: .refunds, from: from, to: to, product: product,
+                                                                         on: statements) {
+            days[DayAndCurrency(day: day, currency: currency), default: DayRevenue(day: day, currency: currency)]
+                .refunded = (count, amount)
+        }
+        return days.values.sorted { ($0.day, $0.currency) < ($1.day, $1.currency) }
+    }
+
+    private struct DayAndCurrency: Hashable { let day: Int64, currency: String }
+
+    /// What a money figure adds up per day and currency: the periods that began (by
+    /// `purchaseDate`, at their `price`) or the periods refunded or revoked (by `revocationDate`,
+    /// `price` × `revocationPercentage` / 100,000, the whole price without a percentage).
+    enum Money {
+        case purchases, refunds
+
+        var date: String { self == .purchases ? "purchase_date" : "revocation_date" }
+        var amount: String {
+            self == .purchases ? "coalesce(price, 0)" : "coalesce(price, 0) * coalesce(revocation_percentage, 100000) / 100000"
+        }
+    }
+
+    /// How many periods and what amount of `money` fell on each day of [from, to), per currency
+    /// (auto-renewable subscriptions only; `product`'s only when given).
+    static func perDayAndCurrency(of money: Money, from: Int64, to: Int64, product: String?,
+                                  on statements: some StoreStatements) async throws
+        -> [(day: Int64, currency: String, count: Int64, amount: Int64)] {
+        let d = statements.dialect
+        let rows = try await statements.run("""
+            SELECT \(money.date) / \(FigureInterval.dayMilliseconds), coalesce(currency, ''), count(*),
+              CAST(sum(\(money.amount)) AS BIGINT)
+            FROM transactions WHERE product_type = 'Auto-Renewable Subscription'
+              AND \(money.date) >= \(d.placeholder(1)) AND \(money.date) < \(d.placeholder(2)) AND \(only(product, placeholder: 3, d))
+            GROUP BY 1, 2 ORDER BY 1, 2
+            """, [.integer(from), .integer(to)] + values(product))
+        return rows.compactMap { row in
+            guard row.count == 4, let day = row[0].integer, let currency = row[1].text, let count = row[2].integer else { return nil }
+            return (day, currency, count, row[3].integer ?? 0)
+        }
     }
 
     /// The condition that `product_id` is `product` (at `placeholder`); TRUE when no product is asked.

@@ -43,6 +43,12 @@ extension SubscriptionStore {
         }
     }
 
+    func revenue(from: Int64, to: Int64, product: String?) async throws -> [DayRevenue] {
+        try await withStatements(transaction: false) {
+            try await StoreFigures.revenue(from: from, to: to, product: product, on: $0)
+        }
+    }
+
     func deliveryBacklog() async throws -> (count: Int64, oldest: Int64?) {
         try await withStatements(transaction: false) { try await EventOutbox.backlog(on: $0) }
     }
