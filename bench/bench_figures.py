@@ -1,5 +1,5 @@
-"""The figures of `make bench`: GET /v1/stats/subscriptions, /v1/stats/mrr, /v1/stats/flows
-(a year by month) and /dashboard on a synthetic store, SQLite and PostgreSQL (a throwaway
+"""The figures of `make bench`: GET /v1/stats/subscriptions, /v1/stats/mrr, /v1/stats/flows and
+/v1/stats/revenue (a year by month) and /dashboard on a synthetic store, SQLite and PostgreSQL (a throwaway
 cluster, when Debian's postgresql is installed).
 
 The store holds FIGURES_BENCH_SUBSCRIPTIONS subscriptions (20,000 by default; #32's target is
@@ -151,9 +151,10 @@ def row(name, store, fill):
           f"expiry day counted) and start: "
           f"{time.perf_counter() - began:.1f} s")
     try:
-        year = f"from={now - 365 * DAY}&to={now}&at={now}"
+        year = f"from={now - 365 * DAY}&to={now}"
         for path, target in ((f"/v1/stats/subscriptions?at={now}", 1000), (f"/v1/stats/mrr?at={now}", 1000),
-                             (f"/v1/stats/flows?{year}&by=month", 1000), (f"/dashboard?{year}&by=month", 200)):
+                             (f"/v1/stats/flows?{year}&at={now}&by=month", 1000), (f"/v1/stats/revenue?{year}&by=month", 1000),
+                             (f"/dashboard?{year}&at={now}&by=month", 200)):
             median, size = timed(port, path)
             print(f"  GET {path.split('?')[0]}: {median:,.0f} ms (median of 5; {size:,} bytes; target <= {target} ms at "
                   f"1,000,000 subscriptions)")

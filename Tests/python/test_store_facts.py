@@ -4,6 +4,7 @@ from it when it is accepted and, in a store of schema 4, when the store migrates
 
 import base64
 import datetime
+import io
 import json
 import random
 import sqlite3
@@ -574,6 +575,62 @@ def test_revenue_by_month_equals_a_reference_from_the_same_notifications(tmp_pat
             assert one["intervals"] != reference
         for query in (f"at={now}", "by=year", f"from={until}&to={since}", f"from=0&to={until}&by=day"):
             assert server.json("GET", f"/v1/stats/revenue?{query}")[0] == 400, query
+    finally:
+        server.stop()
+
+
+def csv_rows(server, path):
+    """The CSV answer at `path`: its header row, then its rows as dicts of text."""
+    import csv
+    status, data, answer = server.request("GET", path)
+    assert status == 200 and answer.getheader("Content-Type").startswith("text/csv"), (status, data[:200])
+    assert data.endswith(b"\r\n")
+    reader = csv.reader(io.StringIO(data.decode(), newline=""))
+    header = next(reader)
+    return header, [dict(zip(header, row, strict=True)) for row in reader]
+
+
+def test_each_figure_as_csv_holds_the_json_numbers(tmp_path, news_ca, test_ca, mint_jws, now, new_store):
+    """?format=csv: every figure's numbers, as its JSON answer gives them, a row per product,
+    currency or interval, with a header row; another format refused."""
+    server, _ = shaped_server(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
+    try:
+        counts = server.json("GET", f"/v1/stats/subscriptions?at={now}")[1]
+        header, rows = csv_rows(server, f"/v1/stats/subscriptions?at={now}&format=csv")
+        assert header[0] == "product_id"
+        expected = counts["by_product"] + [dict(counts["total"], product_id="")]
+        assert rows == [{name: str(entry[name]) for name in header} for entry in expected]
+
+        mrr = server.json("GET", f"/v1/stats/mrr?at={now}")[1]
+        header, rows = csv_rows(server, f"/v1/stats/mrr?at={now}&format=csv")
+        assert len(rows) == len(mrr["currencies"]) >= 2
+        for row, line in zip(rows, mrr["currencies"]):
+            assert (row["currency"], int(row["mrr_milliunits"]), int(row["subscriptions"])) == (
+                line["currency"], line["mrr_milliunits"], line["subscriptions"])
+            assert {name: int(row[name]) for name in header[3:] if int(row[name])} == line["by_period"]
+
+        since, until = now - 200 * DAY, now + 60 * DAY
+        flows = server.json("GET", f"/v1/stats/flows?from={since}&to={until}&by=month&at={now}")[1]
+        header, rows = csv_rows(server, f"/v1/stats/flows?from={since}&to={until}&by=month&at={now}&format=csv")
+        assert len(rows) == len(flows["intervals"])
+        for row, interval in zip(rows, flows["intervals"]):
+            flat = dict(interval, refunds=interval["refunds"]["count"],
+                        **{f"churned_{name}": count for name, count in interval["churned"].items()})
+            assert {name: int(row[name]) for name in header if name != "start_date"} == {
+                name: flat[name] for name in header if name != "start_date"}
+            assert row["start_date"] == datetime.datetime.fromtimestamp(
+                interval["start_ms"] / 1000, datetime.timezone.utc).strftime("%Y-%m-%d")
+
+        revenue = server.json("GET", f"/v1/stats/revenue?from={since}&to={until}&by=month")[1]
+        header, rows = csv_rows(server, f"/v1/stats/revenue?from={since}&to={until}&by=month&format=csv")
+        lines = [dict(line, start_ms=interval["start_ms"]) for interval in revenue["intervals"] for line in interval["currencies"]]
+        assert len(rows) == len(lines) > 2
+        for row, line in zip(rows, lines):
+            assert {name: row[name] for name in header if name != "start_date"} == {
+                name: str(line[name]) for name in header if name != "start_date"}
+
+        for path in ("/v1/stats/subscriptions?format=xml", "/v1/stats/revenue?format=CSV", "/dashboard?format=csv"):
+            assert server.request("GET", path)[0] == 400, path
     finally:
         server.stop()
 

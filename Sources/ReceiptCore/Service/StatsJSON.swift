@@ -137,15 +137,19 @@ public enum StatsJSON {
 }
 
 extension IntervalFlows {
+    /// The names the answers give the periods that began, in order.
+    public static let beganNames = ["new", "trial_starts", "renewals", "trial_conversions", "recoveries", "reactivations"]
+    /// The names the answers give the reasons of churn, in order.
+    public static let churnedNames = ["voluntary", "billing", "other"]
+
     /// The periods that began, by the names the answers give them, in order.
     public var beganFigures: [(name: String, value: Int64)] {
-        [("new", began.new), ("trial_starts", began.trialStarts), ("renewals", began.renewals),
-         ("trial_conversions", began.trialConversions), ("recoveries", began.recoveries),
-         ("reactivations", began.reactivations)]
+        Array(zip(Self.beganNames, [began.new, began.trialStarts, began.renewals, began.trialConversions, began.recoveries,
+                                    began.reactivations]))
     }
 
     /// The churned subscriptions by reason, by the names the answers give them.
     public var churnedFigures: [(name: String, value: Int64)] {
-        [("voluntary", churnedVoluntary), ("billing", churnedBilling), ("other", churnedOther)]
+        Array(zip(Self.churnedNames, [churnedVoluntary, churnedBilling, churnedOther]))
     }
 }

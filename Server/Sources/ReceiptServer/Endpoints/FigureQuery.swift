@@ -13,6 +13,10 @@ struct FigureQuery: Sendable {
     let firstDays: [Int64]
     /// Only this product's figures (`?product=`), when given.
     let product: String?
+    /// The answer as JSON (the default) or CSV (`?format=csv`).
+    let format: Format
+
+    enum Format: String, Sendable { case json, csv }
 
     /// The most intervals one answer holds (a little under three years by day).
     static let maxIntervals = 1000
@@ -64,6 +68,10 @@ struct FigureQuery: Sendable {
         if let product, product.utf8.count > Self.maxProductBytes || product.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             throw Refusal(description: "product is a product id (1 to \(Self.maxProductBytes) bytes, no control characters)")
         }
+        guard let format = Format(rawValue: values["format"] ?? Format.json.rawValue) else {
+            throw Refusal(description: "format is json or csv")
+        }
         (self.at, self.from, self.to, self.interval, self.firstDays, self.product) = (at, from, to, interval, firstDays, product)
+        self.format = format
     }
 }

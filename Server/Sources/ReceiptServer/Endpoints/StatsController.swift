@@ -8,8 +8,8 @@ import ReceiptCore
 /// judges one subscription; `GET /v1/stats/mrr`, the monthly recurring revenue of the
 /// active ones per currency; `GET /v1/stats/flows`, what happened per interval;
 /// `GET /v1/stats/revenue`, the money that came in and went out per interval and currency; each
-/// limited to one product with `?product=`
-/// (StoreFigures runs the SQL; ReceiptCore's StatsJSON writes the answers).
+/// limited to one product with `?product=`, and each as CSV with `?format=csv`
+/// (StoreFigures runs the SQL; ReceiptCore's StatsJSON and StatsCSV write the answers).
 struct StatsController {
     typealias Context = ServerRequestContext
     let stored: StoreResponder
@@ -32,28 +32,33 @@ struct StatsController {
         } catch {
             return ServerAnswer.badRequest(error.description)
         }
-        let (instant, product) = (figure.at, figure.product)
+        let (instant, product, csv) = (figure.at, figure.product, figure.format == .csv)
+        let bytes: [UInt8]
         do {
-            if name == "flows" {
+            switch name {
+            case "flows":
                 let days = try await stored.store.flows(from: figure.from, to: figure.to, at: instant, product: product)
-                return (ServerAnswer.json(.ok, StatsJSON.flows(IntervalFlows.make(days, intervals: figure.firstDays, by: figure.interval),
-                                                        by: figure.interval, from: figure.from, to: figure.to, at: instant,
-                                                        product: product)), "200")
-            }
-            if name == "revenue" {
+                let intervals = IntervalFlows.make(days, intervals: figure.firstDays, by: figure.interval)
+                bytes = csv ? StatsCSV.flows(intervals)
+                    : StatsJSON.flows(intervals, by: figure.interval, from: figure.from, to: figure.to, at: instant, product: product)
+            case "revenue":
                 let days = try await stored.store.revenue(from: figure.from, to: figure.to, product: product)
-                return (ServerAnswer.json(.ok, StatsJSON.revenue(IntervalRevenue.make(days, intervals: figure.firstDays, by: figure.interval),
-                                                          by: figure.interval, from: figure.from, to: figure.to,
-                                                          product: product)), "200")
-            }
-            if name == "mrr" {
+                let intervals = IntervalRevenue.make(days, intervals: figure.firstDays, by: figure.interval)
+                bytes = csv ? StatsCSV.revenue(intervals)
+                    : StatsJSON.revenue(intervals, by: figure.interval, from: figure.from, to: figure.to, product: product)
+            case "mrr":
                 let prices = try await stored.store.activePrices(at: instant, product: product)
-                return (ServerAnswer.json(.ok, StatsJSON.mrr(prices, at: instant, product: product)), "200")
+                bytes = csv ? StatsCSV.mrr(prices) : StatsJSON.mrr(prices, at: instant, product: product)
+            default:  // subscriptions
+                let counts = try await stored.store.activeSubscriptions(at: instant, product: product)
+                bytes = csv ? StatsCSV.subscriptions(counts) : StatsJSON.subscriptions(counts, at: instant, product: product)
             }
-            let counts = try await stored.store.activeSubscriptions(at: instant, product: product)
-            return (ServerAnswer.json(.ok, StatsJSON.subscriptions(counts, at: instant, product: product)), "200")
         } catch {
             return ServerAnswer.storeUnavailable(error, context.logger)
         }
+        return (csv ? ServerAnswer.response(.ok, contentType: Self.csvType, bytes) : ServerAnswer.json(.ok, bytes), "200")
     }
+
+    /// CSV with its header row (RFC 4180, RFC 7111's media type).
+    static let csvType = "text/csv; charset=utf-8; header=present"
 }

@@ -77,6 +77,8 @@ struct ServerRoute: Sendable {
     var holdsCustomerData: Bool { access != .open }
 
     static let figureQuery: Set<String> = ["at", "from", "to", "by", "product"]
+    /// The figures' parameters, and the answer's format (JSON or CSV).
+    static let statsQuery = figureQuery.union(["format"])
 
     /// The routes at fixed paths, which --notifications-path and --retention-path cannot take.
     static let fixed: [ServerRoute] = [
@@ -94,7 +96,7 @@ struct ServerRoute: Sendable {
         ServerRoute(.event, .prefix("/v1/events/"), methods: [.get, .post], store: true,
                     access: .customerData, query: ["force"],
                     methodsUnder: { $0 == "replay-failed" || $0.hasSuffix("/replay") ? [.post] : [.get] }),
-        ServerRoute(.stats, .prefix("/v1/stats/"), methods: [.get], store: true, access: .customerData, query: figureQuery),
+        ServerRoute(.stats, .prefix("/v1/stats/"), methods: [.get], store: true, access: .customerData, query: statsQuery),
         ServerRoute(.dashboard, .exact(DashboardController.path), methods: [.get, .head], store: true, access: .page, query: figureQuery),
         ServerRoute(.customerPage, .exact(CustomerPageController.path), methods: [.get, .head], store: true, access: .page,
                     query: ["id"]),

@@ -1,0 +1,84 @@
+/// The store's figures as CSV (RFC 4180: comma-separated, CRLF line ends, a header row, a field
+/// quoted when it holds a comma, a quote or a line break), `GET /v1/stats/…?format=csv`: the
+/// same numbers as StatsJSON's answer, a row per product, currency or interval, named as there.
+public enum StatsCSV {
+    /// `product_id,active,grace_period,billing_retry,expired,revoked,entitled`: a row per
+    /// product, then the total with an empty product id.
+    public static func subscriptions(_ counts: [SubscriptionCount]) -> [UInt8] {
+        var table = Table(["product_id"] + SubscriptionCount.statuses.map(\.name) + ["entitled"])
+        for product in Set(counts.map(\.productID)).sorted() {
+            table.row([product], numbers(counts.filter { $0.productID == product }))
+        }
+        table.row([""], numbers(counts))
+        return table.bytes
+    }
+
+    private static func numbers(_ counts: [SubscriptionCount]) -> [Int64] {
+        SubscriptionCount.statuses.map { SubscriptionCount.total(counts, $0) } + [SubscriptionCount.total(counts, nil)]
+    }
+
+    /// `currency,mrr_milliunits,subscriptions`, then a column per billing period: a row per
+    /// currency (MRRLine). Subscriptions of no plan's length bring no revenue and have no row.
+    public static func mrr(_ groups: [PriceGroup]) -> [UInt8] {
+        var table = Table(["currency", "mrr_milliunits", "subscriptions"] + BillingPeriod.allCases.map(\.rawValue))
+        for line in MRRLine.lines(groups).lines {
+            let byPeriod = BillingPeriod.allCases.map { period in line.periods.first { $0.period == period }?.subscriptions ?? 0 }
+            table.row([line.currency], [line.milliunits, line.subscriptions] + byPeriod)
+        }
+        return table.bytes
+    }
+
+    /// `start_ms,start_date`, the periods that began by kind, `refunds`, and `churned_` by
+    /// reason: a row per interval (the refunded amounts per currency are the revenue's).
+    public static func flows(_ intervals: [IntervalFlows]) -> [UInt8] {
+        var table = Table(["start_ms", "start_date"] + IntervalFlows.beganNames + ["refunds"]
+                          + IntervalFlows.churnedNames.map { "churned_" + $0 })
+        for flows in intervals {
+            table.row([String(flows.startMilliseconds), date(flows.startMilliseconds)],
+                      flows.beganFigures.map(\.value) + [flows.refundCount] + flows.churnedFigures.map(\.value))
+        }
+        return table.bytes
+    }
+
+    /// `start_ms,start_date,currency,gross_milliunits,refunded_milliunits,net_milliunits,periods,refunds`:
+    /// a row per interval and currency something happened in (IntervalRevenue).
+    public static func revenue(_ intervals: [IntervalRevenue]) -> [UInt8] {
+        var table = Table(["start_ms", "start_date", "currency", "gross_milliunits", "refunded_milliunits", "net_milliunits",
+                           "periods", "refunds"])
+        for interval in intervals {
+            for line in interval.currencies {
+                table.row([String(interval.startMilliseconds), date(interval.startMilliseconds), line.currency],
+                          [line.gross, line.refunded, line.net, line.periods, line.refunds])
+            }
+        }
+        return table.bytes
+    }
+
+    private static func date(_ milliseconds: Int64) -> String {
+        FigureInterval.date(ofDay: FigureInterval.day(of: milliseconds))
+    }
+
+    /// Rows of text fields then numbers, written as they come.
+    struct Table {
+        private(set) var bytes: [UInt8] = []
+
+        init(_ header: [String]) { line(header) }
+
+        mutating func row(_ texts: [String], _ numbers: [Int64]) { line(texts + numbers.map { String($0) }) }
+
+        private mutating func line(_ fields: [String]) {
+            for (index, field) in fields.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                let quoted = field.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+                guard quoted else { bytes += field.utf8; continue }
+                bytes.append(UInt8(ascii: "\""))
+                for byte in field.utf8 {
+                    if byte == UInt8(ascii: "\"") { bytes.append(byte) }
+                    bytes.append(byte)
+                }
+                bytes.append(UInt8(ascii: "\""))
+            }
+            bytes += [0x0D, 0x0A]
+        }
+    }
+}
