@@ -85,30 +85,37 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
 
     func run() async {}
 
+    /// Cancellable between two statements (StoreMigration checks): SIGTERM stops a long migration,
+    /// which the ROLLBACK undoes.
     func migrate() async throws {
-        try await transaction { try await StoreMigration.migrate(on: SQLiteStatements(connection: $0)) }
+        let writer = self.writer
+        try await gate.run { try await Self.bracket(writer) { try await StoreMigration.migrate(on: SQLiteStatements(connection: $0)) } }
     }
 
-    /// `work` inside BEGIN IMMEDIATE … COMMIT on the write connection, alone.
-    ///
-    /// The transaction runs in a task of its own, which the caller's cancellation does not reach:
-    /// sqlite-nio throws `CancellationError` from a query of a cancelled task after the statement
-    /// may have run, so a cancelled caller (a deadline, an import that stops its saver) could leave
-    /// BEGIN without COMMIT or ROLLBACK, and the next writer's BEGIN would fail. Started, it finishes.
+    /// `work` inside BEGIN IMMEDIATE … COMMIT on the write connection, alone. It runs in a task of
+    /// its own, which the caller's cancellation does not reach (a request past its deadline, an
+    /// import that stops its saver, the leader of a group commit): started, a write finishes.
     private func transaction<T: Sendable>(_ work: @escaping @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
         let writer = self.writer
-        return try await gate.run {
-            try await Task {
-                _ = try await writer.query("BEGIN IMMEDIATE", [])
-                do {
-                    let result = try await work(writer)
-                    _ = try await writer.query("COMMIT", [])
-                    return result
-                } catch {
-                    _ = try? await writer.query("ROLLBACK", [])
-                    throw error
-                }
-            }.value
+        return try await gate.run { try await Task { try await Self.bracket(writer, work) }.value }
+    }
+
+    /// BEGIN IMMEDIATE, `work`, COMMIT; on any failure, ROLLBACK, in a task the caller's
+    /// cancellation does not reach. sqlite-nio throws `CancellationError` from a query of a
+    /// cancelled task while the statement may still run (it is queued on the connection, in
+    /// order), so a failed BEGIN or COMMIT says nothing of the transaction's state: the ROLLBACK,
+    /// queued after them, ends whatever is open (and fails harmlessly when nothing is), so the
+    /// next writer's BEGIN never meets "cannot start a transaction within a transaction".
+    private static func bracket<T: Sendable>(_ writer: SQLiteConnection,
+                                             _ work: @escaping @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
+        do {
+            _ = try await writer.query("BEGIN IMMEDIATE", [])
+            let result = try await work(writer)
+            _ = try await writer.query("COMMIT", [])
+            return result
+        } catch {
+            _ = try? await Task { try await writer.query("ROLLBACK", []) }.value
+            throw error
         }
     }
 
