@@ -39,6 +39,9 @@ public enum FigureInterval: String, Sendable, CaseIterable {
         String(AppStoreDateFormat.format(day * dayMilliseconds).split(separator: " ")[0])
     }
 
+    /// The ISO 8601 calendar date (UTC) an instant falls on.
+    public static func date(of milliseconds: Int64) -> String { date(ofDay: day(of: milliseconds)) }
+
     /// The first day of the interval that holds `day`.
     public func firstDay(holding day: Int64) -> Int64 {
         switch self {

@@ -20,6 +20,11 @@ public struct IntervalRevenue: Sendable, Equatable {
         public let currency: String
         public let periods, gross, refunds, refunded: Int64
 
+        /// The names the answers give a line's numbers, in order.
+        public static let figureNames = ["gross_milliunits", "refunded_milliunits", "net_milliunits", "periods", "refunds"]
+        /// The line's numbers by figureNames' order.
+        public var figures: [Int64] { [gross, refunded, net, periods, refunds] }
+
         /// gross − refunded, held at Int64's bounds as every sum of signed prices is.
         public var net: Int64 {
             let (difference, overflow) = gross.subtractingReportingOverflow(refunded)

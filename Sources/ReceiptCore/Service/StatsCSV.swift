@@ -5,16 +5,12 @@ public enum StatsCSV {
     /// `product_id,active,grace_period,billing_retry,expired,revoked,entitled`: a row per
     /// product, then the total with an empty product id.
     public static func subscriptions(_ counts: [SubscriptionCount]) -> [UInt8] {
-        var table = Table(["product_id"] + SubscriptionCount.statuses.map(\.name) + ["entitled"])
+        var table = Table(["product_id"] + SubscriptionCount.figureNames)
         for product in Set(counts.map(\.productID)).sorted() {
-            table.row([product], numbers(counts.filter { $0.productID == product }))
+            table.row([product], SubscriptionCount.figures(counts.filter { $0.productID == product }))
         }
-        table.row([""], numbers(counts))
+        table.row([""], SubscriptionCount.figures(counts))
         return table.bytes
-    }
-
-    private static func numbers(_ counts: [SubscriptionCount]) -> [Int64] {
-        SubscriptionCount.statuses.map { SubscriptionCount.total(counts, $0) } + [SubscriptionCount.total(counts, nil)]
     }
 
     /// `currency,mrr_milliunits,subscriptions`, then a column per billing period: a row per
@@ -34,7 +30,7 @@ public enum StatsCSV {
         var table = Table(["start_ms", "start_date"] + IntervalFlows.beganNames + ["refunds"]
                           + IntervalFlows.churnedNames.map { "churned_" + $0 })
         for flows in intervals {
-            table.row([String(flows.startMilliseconds), date(flows.startMilliseconds)],
+            table.row([String(flows.startMilliseconds), FigureInterval.date(of: flows.startMilliseconds)],
                       flows.beganFigures.map(\.value) + [flows.refundCount] + flows.churnedFigures.map(\.value))
         }
         return table.bytes
@@ -43,19 +39,14 @@ public enum StatsCSV {
     /// `start_ms,start_date,currency,gross_milliunits,refunded_milliunits,net_milliunits,periods,refunds`:
     /// a row per interval and currency something happened in (IntervalRevenue).
     public static func revenue(_ intervals: [IntervalRevenue]) -> [UInt8] {
-        var table = Table(["start_ms", "start_date", "currency", "gross_milliunits", "refunded_milliunits", "net_milliunits",
-                           "periods", "refunds"])
+        var table = Table(["start_ms", "start_date", "currency"] + IntervalRevenue.Line.figureNames)
         for interval in intervals {
             for line in interval.currencies {
-                table.row([String(interval.startMilliseconds), date(interval.startMilliseconds), line.currency],
-                          [line.gross, line.refunded, line.net, line.periods, line.refunds])
+                table.row([String(interval.startMilliseconds), FigureInterval.date(of: interval.startMilliseconds), line.currency],
+                          line.figures)
             }
         }
         return table.bytes
-    }
-
-    private static func date(_ milliseconds: Int64) -> String {
-        FigureInterval.date(ofDay: FigureInterval.day(of: milliseconds))
     }
 
     /// Rows of text fields then numbers, written as they come.

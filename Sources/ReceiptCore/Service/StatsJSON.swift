@@ -28,8 +28,7 @@ public enum StatsJSON {
     }
 
     private static func write(_ counts: [SubscriptionCount], into writer: inout JSONWriter) {
-        for status in SubscriptionCount.statuses { writer.number(status.name, SubscriptionCount.total(counts, status)) }
-        writer.number("entitled", SubscriptionCount.total(counts, nil))
+        for (name, value) in zip(SubscriptionCount.figureNames, SubscriptionCount.figures(counts)) { writer.number(name, value) }
     }
 
     /// `{"at_ms", "currencies": [{"currency", "mrr_milliunits", "subscriptions", "by_period": {period: count}}],
@@ -120,11 +119,7 @@ public enum StatsJSON {
             for line in revenue.currencies {
                 writer.beginObject()
                 writer.string("currency", line.currency)
-                writer.number("gross_milliunits", line.gross)
-                writer.number("refunded_milliunits", line.refunded)
-                writer.number("net_milliunits", line.net)
-                writer.number("periods", line.periods)
-                writer.number("refunds", line.refunds)
+                for (name, value) in zip(IntervalRevenue.Line.figureNames, line.figures) { writer.number(name, value) }
                 writer.endObject()
             }
             writer.endArray()

@@ -21,6 +21,14 @@ public struct SubscriptionCount: Sendable, Equatable {
         counts.filter { count in status.map { count.status == $0 } ?? (count.status == .active || count.status == .gracePeriod) }
             .reduce(0) { $0.clampedAdding($1.count) }
     }
+
+    /// The names the answers give the totals of `counts`: every status, then `entitled`.
+    public static let figureNames = statuses.map(\.name) + ["entitled"]
+
+    /// The totals of `counts` by figureNames' order.
+    public static func figures(_ counts: [SubscriptionCount]) -> [Int64] {
+        statuses.map { total(counts, $0) } + [total(counts, nil)]
+    }
 }
 
 /// Active subscriptions of one currency whose standing periods last as long.

@@ -129,9 +129,7 @@ struct DashboardPage {
         "<td data-figure=\"\(escape(figure))\" data-value=\"\(value)\">\(value)</td>"
     }
 
-    static func date(_ milliseconds: Int64) -> String {
-        FigureInterval.date(ofDay: FigureInterval.day(of: milliseconds))
-    }
+    static func date(_ milliseconds: Int64) -> String { FigureInterval.date(of: milliseconds) }
 
     /// Milliunits as units with three decimals (4990 → 4.990).
     static func units(_ milliunits: Int64) -> String {

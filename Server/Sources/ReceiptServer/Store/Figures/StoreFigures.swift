@@ -158,16 +158,13 @@ enum StoreFigures {
     static func revenue(from: Int64, to: Int64, product: String?, on statements: some StoreStatements) async throws
         -> [DayRevenue] {
         var days: [DayAndCurrency: DayRevenue] = [:]
-        // Each query gives a day and currency once.
-        for (day, currency, count, amount) in try await perDayAndCurrency(of: .purchases, from: from, to: to, product: product,
-                                                                         on: statements) {
-            days[DayAndCurrency(day: day, currency: currency), default: DayRevenue(day: day, currency: currency)]
-                .began = (count, amount)
-        }
-        for (day, currency, count, amount) in try await perDayAndCurrency(of: .refunds, from: from, to: to, product: product,
-                                                                         on: statements) {
-            days[DayAndCurrency(day: day, currency: currency), default: DayRevenue(day: day, currency: currency)]
-                .refunded = (count, amount)
+        for (money, field) in [(Money.purchases, \DayRevenue.began), (.refunds, \DayRevenue.refunded)] {
+            // Each query gives a day and currency once.
+            for (day, currency, count, amount) in try await perDayAndCurrency(of: money, from: from, to: to, product: product,
+                                                                             on: statements) {
+                days[DayAndCurrency(day: day, currency: currency), default: DayRevenue(day: day, currency: currency)][keyPath: field]
+                    = (count, amount)
+            }
         }
         return days.values.sorted { ($0.day, $0.currency) < ($1.day, $1.currency) }
     }
