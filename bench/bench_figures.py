@@ -142,13 +142,13 @@ def row(name, store, fill):
     print(f"{name}: {SUBSCRIPTIONS:,} subscriptions, {len(transactions):,} transactions "
           f"({len(transactions) / SUBSCRIPTIONS:.1f} each), made and stored in {time.perf_counter() - began:.0f} s")
     # The rows went in behind the server's back: its summaries (schema 6), periods begun per day
-    # (schema 7) and summaries per expiry day (schema 8) are made again by the migration, as for a
+    # (schema 7, per currency since 12) and summaries per expiry day (schema 8) are made again by the migration, as for a
     # store of schema 5 upgraded in place, timed.
     downgrade_to_schema_5(store)
     began = time.perf_counter()
     process, port = start(store)
-    print(f"  migration to schema 8 (a summary per subscription, periods numbered, periods begun per day and summaries per "
-          f"expiry day counted) and start: "
+    print(f"  migration to the current schema (a summary per subscription, periods numbered, periods begun per day and "
+          f"currency and summaries per expiry day counted) and start: "
           f"{time.perf_counter() - began:.1f} s")
     try:
         year = f"from={now - 365 * DAY}&to={now}"

@@ -17,13 +17,29 @@ def table(location, query):
         return [tuple("" if value is None else str(value) for value in row) for row in connection.execute(query)]
 
 
+#: The schema version a server of this build makes and upgrades to.
+SCHEMA_VERSION = "12"
+
 #: What schema 11 added to the summaries: the rows each stands on.
 SCHEMA_11_COLUMNS = ("standing_transaction_id", "last_transaction_id")
+
+
+def downgrade_to_schema_11(location):
+    """What a store of schema 11 held: the periods begun counted per day and product, not per
+    currency, and no prices added up (an empty table: schema 12 counts them again from the rows), version 11."""
+    for statement in ("DROP TABLE subscription_flow_days",
+                      "CREATE TABLE subscription_flow_days (day BIGINT NOT NULL, product_id TEXT NOT NULL, "
+                      "new_subscriptions BIGINT NOT NULL, trial_starts BIGINT NOT NULL, renewals BIGINT NOT NULL, "
+                      "trial_conversions BIGINT NOT NULL, recoveries BIGINT NOT NULL, reactivations BIGINT NOT NULL, "
+                      "PRIMARY KEY (day, product_id))",
+                      "DELETE FROM schema_version WHERE version > 11"):
+        table(location, statement)
 
 
 def downgrade_to_schema_10(location):
     """What a store of schema 10 held: summaries without their source rows, a subscription's
     transactions indexed by its id alone, version 10."""
+    downgrade_to_schema_11(location)
     for statement in (*(f"ALTER TABLE subscription_summaries DROP COLUMN {column}" for column in SCHEMA_11_COLUMNS),
                       "DROP INDEX transactions_by_original_purchase",
                       "CREATE INDEX transactions_by_original ON transactions (original_transaction_id)",

@@ -10,6 +10,7 @@ import pytest
 from test_notifications import (mint_jws, new_store, news_ca, now, post, postgres,  # noqa: F401 (fixtures)
                                 store_server, table)
 from test_serve import Server
+from store_tables import SCHEMA_VERSION
 from test_store_facts import downgrade_to_schema_4
 
 APP_TRANSACTION_ID = "704289572311"
@@ -122,7 +123,7 @@ def test_a_store_of_schema_version_2_is_upgraded_in_place(tmp_path, news_ca, tes
         assert server.json("GET", f"/v1/consent/{APP_TRANSACTION_ID}")[1]["consent"] == "rescinded"
     finally:
         server.stop()
-    assert table(store, "SELECT max(version) FROM schema_version") == [("11",)]
+    assert table(store, "SELECT max(version) FROM schema_version") == [(SCHEMA_VERSION,)]
     assert table(store, "SELECT event_type FROM events") == [("consent.rescinded",)]
     assert table(store, "SELECT value FROM settings WHERE key = 'kept'") == [("yes",)]
 

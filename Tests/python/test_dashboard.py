@@ -32,7 +32,8 @@ class PageFigures(html.parser.HTMLParser):
         if tag == "table":
             self.table = attributes.get("id")
         if tag == "tr":
-            self.row = next((attributes[key] for key in ("data-product", "data-currency", "data-start") if key in attributes), None)
+            self.row = next((attributes[key] for key in ("data-product", "data-currency", "data-start", "data-line")
+                             if key in attributes), None)
         if "data-figure" in attributes:
             key = (self.table, self.row, attributes["data-figure"])
             assert key not in self.figures, key
@@ -80,6 +81,13 @@ def assert_page_shows_api(shown, server, query):
         assert shown[("flows", row, "refunds")] == interval["refunds"]["count"]
         for name, count in interval["churned"].items():
             assert shown[("flows", row, f"churned_{name}")] == count
+    revenue = server.json("GET", "/v1/stats/revenue?" + urllib.parse.urlencode(
+        {key: values[0] for key, values in given.items() if key != "at"}))[1]
+    lines = [(interval["start_ms"], line) for interval in revenue["intervals"] for line in interval["currencies"]]
+    assert lines and len(lines) == len([key for key in shown if key[0] == "revenue" and key[2] == "net_milliunits"])
+    for start, line in lines:
+        for name in ("gross_milliunits", "refunded_milliunits", "net_milliunits", "periods", "refunds"):
+            assert shown[("revenue", f"{start}/{line['currency']}", name)] == line[name], (start, line["currency"], name)
     return flows
 
 

@@ -11,7 +11,7 @@ import sqlite3
 import subprocess
 import time
 
-from store_tables import SCHEMA_6_COLUMNS, downgrade_to_schema_5
+from store_tables import SCHEMA_6_COLUMNS, SCHEMA_VERSION, downgrade_to_schema_5
 from test_serve import CLI
 from test_notifications import (ORIGINAL, TOKEN, mint_jws, new_store, news_ca, now, post,  # noqa: F401 (fixtures)
                                 postgres, store_server, table)
@@ -142,7 +142,7 @@ def test_facts_are_derived_when_accepted_and_when_a_schema_4_store_migrates(tmp_
         assert subscription_read(server) == before
     finally:
         server.stop()
-    assert table(location, "SELECT max(version) FROM schema_version") == [("11",)]
+    assert table(location, "SELECT max(version) FROM schema_version") == [(SCHEMA_VERSION,)]
     if is_postgres:  # an upgrade rewrote the rows: statistics and visibility made again (the stopped server's stats are flushed)
         wanted = {"transactions", "renewal_infos", "subscription_summaries", "subscription_flow_days"}
         deadline = time.monotonic() + 10
@@ -636,9 +636,9 @@ def test_each_figure_as_csv_holds_the_json_numbers(tmp_path, news_ca, test_ca, m
 
 
 def flow_days(location):
-    """The counts of periods begun per day and product (schema 7), days that count nothing left out."""
-    rows = table(location, "SELECT * FROM subscription_flow_days ORDER BY day, product_id")
-    return [row for row in rows if any(value != "0" for value in row[2:])]
+    """The counts of periods begun per day, product and currency (schema 12), days that count nothing left out."""
+    rows = table(location, "SELECT * FROM subscription_flow_days ORDER BY day, product_id, currency")
+    return [row for row in rows if any(value != "0" for value in row[3:])]
 
 
 def expiry_days(location):
@@ -660,12 +660,12 @@ def assert_kept_tables_made_afresh_agree(location, start_server):
     changed; the periods begun per day and the summaries per expiry day, changed by differences)
     equals what a migration (at `start_server()`) makes from all the rows held."""
     kept, kept_expiries, kept_summaries = flow_days(location), expiry_days(location), summaries_and_periods(location)
-    assert sum(int(value) for row in kept for value in row[2:]) > 0
+    assert sum(int(value) for row in kept for value in row[3:]) > 0
     assert sum(int(row[6]) for row in kept_expiries) == int(table(location, "SELECT count(*) FROM subscription_summaries")[0][0])
     downgrade_to_schema_5(location)
     assert table(location, "SELECT max(version) FROM schema_version") == [("5",)]
     start_server().stop()
-    assert table(location, "SELECT max(version) FROM schema_version") == [("11",)]
+    assert table(location, "SELECT max(version) FROM schema_version") == [(SCHEMA_VERSION,)]
     assert summaries_and_periods(location) == kept_summaries
     assert flow_days(location) == kept
     assert expiry_days(location) == kept_expiries

@@ -4,7 +4,7 @@ import Testing
 
 /// The schema's versions are history: a store at version N runs versions N+1… as they were
 /// written, and a store made by an earlier release and one made afresh must end alike. Each
-/// version's statements, in both dialects, are pinned here; versions 6, 7, 8 and 11, which the
+/// version's statements, in both dialects, are pinned here; versions 6, 7, 8, 11 and 12, which the
 /// figures' generators once wrote, are kept as written in StoreSchemaHistory.
 @Suite struct SchemaHistoryTests {
     /// The first 8 bytes of the SHA-256 of each version's statements in SQLite's words, then
@@ -22,6 +22,7 @@ import Testing
         "dadf61977c60dd57",  // 9
         "e3b0c44298fc1c14",  // 10
         "a378169145e0e9dc",  // 11
+        "84d208f9640996da",  // 12
     ]
 
     static func fingerprint(of version: Int) -> String {
@@ -34,6 +35,12 @@ import Testing
         for (index, expected) in Self.pinned.enumerated() {
             #expect(Self.fingerprint(of: index + 1) == expected, "version \(index + 1)")
         }
+    }
+
+    /// The latest version's counts of the periods begun are counted as every write counts them
+    /// (FlowDays): a store migrated to it and one kept by writes hold the same.
+    @Test func theLatestFlowDaysFillIsTheWritesCounting() {
+        #expect(StoreSchemaHistory.flowDaysByCurrency.last == FlowDays.fill)
     }
 
     /// The pin tells versions apart: were it blind (the same for any statements), it would

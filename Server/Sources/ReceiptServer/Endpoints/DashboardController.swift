@@ -4,8 +4,8 @@ import NIOCore
 import ReceiptCore
 
 /// `GET /dashboard`: the figures of /v1/stats as one HTML page a browser shows, with no
-/// script: subscriptions by product and status, MRR per currency, and the flows per
-/// interval as an SVG chart and a table, over a date range and for a product chosen in a form. Behind the
+/// script: subscriptions by product and status, MRR per currency, the flows per
+/// interval as an SVG chart and a table, and the revenue per interval and currency, over a date range and for a product chosen in a form. Behind the
 /// read token: a browser asks for it (HTTP Basic, the token as the password; any user
 /// name), or a client sends it as a bearer token. Every number carries `data-figure` (and
 /// the figure's JSON name), so that what the page shows can be checked against the API.
@@ -27,14 +27,16 @@ struct DashboardController {
             // subscriptions and MRR come from one reading of every product's standing (the MRR
             // then keeps the product asked); it and the flows are read at once, each on a
             // connection of its own (a reader of SQLite's, one of PostgreSQL's pool): the page
-            // takes the longer of the two, not their sum.
+            // takes the longest of them, not their sum.
             let store = stored.store
             async let standing = store.standing(at: figure.at)
             async let days = store.flows(from: figure.from, to: figure.to, at: figure.at, product: figure.product)
+            async let money = store.revenue(from: figure.from, to: figure.to, product: figure.product)
             let held = try await standing
             let page = DashboardPage(figure: figure, counts: StoreFigures.counts(in: held),
                                      mrr: MRRLine.lines(StoreFigures.priceGroups(in: held, product: figure.product)),
-                                     flows: IntervalFlows.make(try await days, intervals: figure.firstDays, by: figure.interval))
+                                     flows: IntervalFlows.make(try await days, intervals: figure.firstDays, by: figure.interval),
+                                     revenue: IntervalRevenue.make(try await money, intervals: figure.firstDays, by: figure.interval))
             return ServerAnswer.page(.ok, page.html)
         } catch {
             return ServerAnswer.storeUnavailable(error, context.logger)

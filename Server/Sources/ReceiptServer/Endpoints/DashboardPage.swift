@@ -9,6 +9,7 @@ struct DashboardPage {
     let counts: [SubscriptionCount]
     let mrr: (lines: [MRRLine], unclassified: Int64, unclassifiedCurrencies: [String])
     let flows: [IntervalFlows]
+    let revenue: [IntervalRevenue]
 
     var html: String {
         var page = """
@@ -29,7 +30,7 @@ struct DashboardPage {
             Apple-signed rows of this store; README defines each.</p>
 
             """
-        page += statusTable + mrrTable + flowsSection + "</body></html>\n"
+        page += statusTable + mrrTable + flowsSection + revenueTable + "</body></html>\n"
         return page
     }
 
@@ -115,6 +116,23 @@ struct DashboardPage {
                 + flow.churnedFigures.map { Self.cell("churned_" + $0.name, $0.value) }.joined() + "</tr>\n"
         }
         return chart + table + "</table>\n"
+    }
+
+    /// Each interval's money per currency (`GET /v1/stats/revenue`): a row per interval and
+    /// currency something happened in, keyed `start_ms/currency`.
+    private var revenueTable: String {
+        var table = "<h2>Revenue</h2>\n<table id=\"revenue\"><tr><th>From</th><th>Currency</th><th>gross</th>"
+            + "<th>refunded</th><th>net</th><th>periods</th><th>refunds</th></tr>\n"
+        for interval in revenue {
+            for line in interval.currencies {
+                table += "<tr data-line=\"\(interval.startMilliseconds)/\(Self.escape(line.currency))\">"
+                    + "<td>\(Self.date(interval.startMilliseconds))</td><td>\(Self.escape(line.currency))</td>"
+                    + [("gross_milliunits", line.gross), ("refunded_milliunits", line.refunded), ("net_milliunits", line.net)]
+                        .map { "<td data-figure=\"\($0.0)\" data-value=\"\($0.1)\">\(Self.units($0.1))</td>" }.joined()
+                    + Self.cell("periods", line.periods) + Self.cell("refunds", line.refunds) + "</tr>\n"
+            }
+        }
+        return table + "</table>\n"
     }
 
     /// The style the dashboard's pages share.

@@ -1,17 +1,18 @@
 import ReceiptCore
 
-/// How many auto-renewable periods began on each day (since 1970-01-01 UTC) and product, by
-/// kind (new, trial start, renewal, trial conversion, recovery, reactivation): the flows'
+/// How many auto-renewable periods began on each day (since 1970-01-01 UTC), product and
+/// currency, by kind (new, trial start, renewal, trial conversion, recovery, reactivation), and
+/// all of them with their prices added up (the revenue's gross): the flows' and the revenue's
 /// largest part, kept as counts so that a year of a large store is read as 365 rows a product
-/// instead of every period bought in it (a million subscriptions buy about five million a
-/// year). A period's kind is told by its row's period columns (SubscriptionSummaries), with
-/// the conditions written once here for the counts, for the rows of a partial day, and for
-/// the table's fill at migration.
+/// and currency instead of every period bought in it (a million subscriptions buy about five
+/// million a year). A period's kind is told by its row's period columns (SubscriptionSummaries),
+/// with the conditions written once here for the counts, for the rows of a partial day, and
+/// for the table's fill at migration.
 ///
 /// Every write that changes a subscription's transactions changes the counts by the
 /// difference its periods make (`recordChange`): read before the write and after it, in the
 /// same transaction, so that the counts always equal what the rows say. A difference is
-/// written in (day, product) order, one row at a time: two servers writing to one
+/// written in (day, product, currency) order, one row at a time: two servers writing to one
 /// PostgreSQL database lock the rows they share in the same order and never deadlock.
 enum FlowDays {
     static let table = "subscription_flow_days"
@@ -27,24 +28,54 @@ enum FlowDays {
             + "AND coalesce(transaction_reason, '') <> 'RENEWAL'"),
     ]
 
+    /// Beside the kinds, each period whatever its kind and its price: what the revenue's gross adds up.
+    static let money: [(column: String, value: String)] = [("periods", "1"), ("price_sum", "coalesce(price, 0)")]
+
+    /// The counted columns, in the order every read and write of the table gives them.
+    static let counted = kinds.map(\.column) + money.map(\.column)
+
     /// The rows that are periods: auto-renewable transactions numbered among their subscription's.
     private static let periods = "product_type = 'Auto-Renewable Subscription' AND period_position IS NOT NULL"
 
-    /// day, product, then each kind's count, of the periods that meet `condition`.
+    /// The key's columns as a row of `countsQuery` gives them.
+    private static let keyWidth = 3
+
+    /// day, product, currency, then the `counted` columns, of the periods that meet `condition`.
     private static func countsQuery(where condition: String) -> String {
         let counts = kinds.map { "CAST(sum(CASE WHEN \($0.condition) THEN 1 ELSE 0 END) AS BIGINT)" }
-        return "SELECT purchase_date / \(FigureInterval.dayMilliseconds), coalesce(product_id, ''), "
-            + counts.joined(separator: ", ") + " FROM transactions WHERE \(periods) AND \(condition) GROUP BY 1, 2"
+            + money.map { "CAST(sum(\($0.value)) AS BIGINT)" }
+        return "SELECT purchase_date / \(FigureInterval.dayMilliseconds), coalesce(product_id, ''), coalesce(currency, ''), "
+            + counts.joined(separator: ", ") + " FROM transactions WHERE \(periods) AND \(condition) GROUP BY 1, 2, 3"
     }
 
-    /// A subscription's counts: (day, product) to each kind's count.
-    typealias Counts = [DayProduct: [Int64]]
+    /// What a migration fills the table with: the counts of every row held (StoreSchemaHistory
+    /// keeps it as released; the latest release's is this one, so that the counts a migration
+    /// makes and those the writes keep are counted alike).
+    static var fill: String {
+        "INSERT INTO \(table) (day, product_id, currency, \(counted.joined(separator: ", "))) " + countsQuery(where: "TRUE")
+    }
 
-    struct DayProduct: Hashable, Comparable {
+    /// A subscription's counts: (day, product, currency) to the `counted` columns.
+    typealias Counts = [Key: [Int64]]
+
+    struct Key: Hashable, Comparable {
         let day: Int64
         let product: String
+        let currency: String
 
-        static func < (a: Self, b: Self) -> Bool { (a.day, a.product) < (b.day, b.product) }
+        /// A day and currency of every product: what the reads add the products' counts up to.
+        init(day: Int64, product: String = "", currency: String) {
+            (self.day, self.product, self.currency) = (day, product, currency)
+        }
+
+        /// The key of a row of `countsQuery` or of the table's reads; nil for a row of another width.
+        init?(_ row: [StoreValue]) {
+            guard row.count == keyWidth + counted.count, let day = row[0].integer, let product = row[1].text,
+                  let currency = row[2].text else { return nil }
+            (self.day, self.product, self.currency) = (day, product, currency)
+        }
+
+        static func < (a: Self, b: Self) -> Bool { (a.day, a.product, a.currency) < (b.day, b.product, b.currency) }
     }
 
     /// What the periods a write may change (`changes`: of a subscription, those bought from its
@@ -54,9 +85,8 @@ enum FlowDays {
         let d = statements.dialect
         let scoped = countsQuery(where: "original_transaction_id = \(d.placeholder(1)) AND purchase_date >= \(d.placeholder(2))")
         for (id, earliest) in changes.earliestPurchase.sorted(by: { $0.key < $1.key }) {
-            for row in try await statements.run(scoped, [.text(id), .integer(earliest)]) where row.count == 2 + kinds.count {
-                guard let day = row[0].integer, let product = row[1].text else { continue }
-                let key = DayProduct(day: day, product: product)
+            for row in try await statements.run(scoped, [.text(id), .integer(earliest)]) {
+                guard let key = Key(row) else { continue }
                 counts[key] = adding(row, to: counts[key])
             }
         }
@@ -66,20 +96,48 @@ enum FlowDays {
     /// Adds to the table what the periods count now less what they counted `before` the write.
     static func recordChange(of changes: PeriodChanges, before: Counts, on statements: some StoreStatements) async throws {
         let after = try await counts(of: changes, on: statements)
-        let upsert = statements.dialect.addingUpsert(into: table, key: ["day", "product_id"], counts: kinds.map(\.column))
-        let zero = Array(repeating: Int64(0), count: kinds.count)
+        let upsert = statements.dialect.addingUpsert(into: table, key: ["day", "product_id", "currency"], counts: counted)
+        let zero = Array(repeating: Int64(0), count: counted.count)
         for key in Set(before.keys).union(after.keys).sorted() {
-            let difference = zip(after[key] ?? zero, before[key] ?? zero).map(-)
+            let difference = try zip(after[key] ?? zero, before[key] ?? zero).map { after, before in
+                // Both are the database's sums, so only prices of both signs and extreme sizes get here.
+                let (difference, overflow) = after.subtractingReportingOverflow(before)
+                if overflow { throw StoreRowRefused(description: "the periods' prices add up past 64 bits") }
+                return difference
+            }
             guard difference.contains(where: { $0 != 0 }) else { continue }
-            _ = try await statements.run(upsert, [.integer(key.day), .text(key.product)] + difference.map { .integer($0) })
+            _ = try await statements.run(upsert, [.integer(key.day), .text(key.product), .text(key.currency)]
+                                             + difference.map { .integer($0) })
         }
     }
 
     /// Each day's counts of the periods bought in [from, to) (from ≥ 0), `product`'s only when
-    /// given: (day, counts in `kinds` order), by day. Whole days are read from the table, the
-    /// partial days at either end from the rows.
+    /// given, by kind (in `kinds` order) whatever their currency: (day, counts), by day.
     static func began(from: Int64, to: Int64, product: String?, on statements: some StoreStatements) async throws
         -> [(day: Int64, counts: [Int64])] {
+        var days: [Int64: [Int64]] = [:]
+        for (key, sums) in try await sums(from: from, to: to, product: product, on: statements) {
+            days[key.day] = zip(days[key.day] ?? Array(repeating: 0, count: kinds.count), sums.prefix(kinds.count))
+                .map { $0.clampedAdding($1) }
+        }
+        return days.keys.sorted().map { ($0, days[$0]!) }
+    }
+
+    /// Each day's periods bought in [from, to) (from ≥ 0) per currency, `product`'s only when
+    /// given: how many and their prices added up (the revenue's gross), by day and currency.
+    static func purchases(from: Int64, to: Int64, product: String?, on statements: some StoreStatements) async throws
+        -> [StoreFigures.DayMoney] {
+        let (periods, prices) = (counted.firstIndex(of: "periods")!, counted.firstIndex(of: "price_sum")!)
+        return try await sums(from: from, to: to, product: product, on: statements).sorted { $0.key < $1.key }.map { key, sums in
+            (key.day, key.currency, sums[periods], sums[prices])
+        }
+    }
+
+    /// The `counted` columns of the periods bought in [from, to) (from ≥ 0), `product`'s only
+    /// when given, per day and currency (the key's product left empty). Whole days are read from
+    /// the table, the partial days at either end from the rows.
+    private static func sums(from: Int64, to: Int64, product: String?, on statements: some StoreStatements) async throws
+        -> Counts {
         let d = statements.dialect
         let day = FigureInterval.dayMilliseconds
         let (firstWhole, endWhole) = ((from + day - 1) / day, to / day)
@@ -95,23 +153,25 @@ enum FlowDays {
             try await fromRows(from, to)
         } else {
             try await fromRows(from, firstWhole * day)
-            let sums = kinds.map { "CAST(sum(\($0.column)) AS BIGINT)" }.joined(separator: ", ")
+            let sums = counted.map { "CAST(sum(\($0)) AS BIGINT)" }.joined(separator: ", ")
             parts.append(try await statements.run("""
-                SELECT day, '', \(sums) FROM \(table) WHERE day >= \(d.placeholder(1)) AND day < \(d.placeholder(2))
-                  AND \(onlyProduct) GROUP BY day
+                SELECT day, '', currency, \(sums) FROM \(table) WHERE day >= \(d.placeholder(1)) AND day < \(d.placeholder(2))
+                  AND \(onlyProduct) GROUP BY day, currency
                 """, [.integer(firstWhole), .integer(endWhole)] + productValue))
             try await fromRows(endWhole * day, to)
         }
-        var days: [Int64: [Int64]] = [:]
-        for row in parts.joined() where row.count == 2 + kinds.count {
-            guard let day = row[0].integer else { continue }
-            days[day] = adding(row, to: days[day])
+        var sums: Counts = [:]
+        for row in parts.joined() {
+            guard let key = Key(row) else { continue }
+            let perDay = Key(day: key.day, currency: key.currency)
+            sums[perDay] = adding(row, to: sums[perDay])
         }
-        return days.keys.sorted().map { ($0, days[$0]!) }
+        return sums
     }
 
-    /// `sums` (none yet: zeros) plus the counts of a row of `countsQuery` (day, product, counts).
+    /// `sums` (none yet: zeros) plus the counts of a row of `countsQuery` (its key, then the `counted` columns).
     private static func adding(_ row: [StoreValue], to sums: [Int64]?) -> [Int64] {
-        zip(sums ?? Array(repeating: 0, count: kinds.count), row.dropFirst(2).map { $0.integer ?? 0 }).map(+)
+        zip(sums ?? Array(repeating: 0, count: counted.count), row.dropFirst(keyWidth).map { $0.integer ?? 0 })
+            .map { $0.clampedAdding($1) }
     }
 }

@@ -130,7 +130,7 @@ enum StoreFigures {
         let (p2, p3) = (d.placeholder(2), d.placeholder(3))
         let day = FigureInterval.dayMilliseconds
         let began = try await FlowDays.began(from: from, to: to, product: product, on: statements)
-        let refunded = try await perDayAndCurrency(of: .refunds, from: from, to: to, product: product, on: statements)
+        let refunded = try await refunds(from: from, to: to, product: product, on: statements)
         let churned = try await statements.run(summaries(
             select: "standing_expires_date / \(day), coalesce(expiration_intent, 0), count(*)",
             where: "(\(status(d))) = \(SubscriptionState.Status.expired.rawValue) AND standing_expires_date >= \(p2) "
@@ -153,15 +153,17 @@ enum StoreFigures {
         return days.values.sorted { $0.day < $1.day }
     }
 
-    /// The revenue of each day of [from, to) per currency: the prices of the periods that began,
-    /// and the amounts refunded (the flows' refunds); only `product`'s periods and refunds when given.
+    /// The revenue of each day of [from, to) per currency: the prices of the periods that began
+    /// (FlowDays), and the amounts refunded (the flows' refunds); only `product`'s periods and
+    /// refunds when given.
     static func revenue(from: Int64, to: Int64, product: String?, on statements: some StoreStatements) async throws
         -> [DayRevenue] {
+        let purchases = try await FlowDays.purchases(from: from, to: to, product: product, on: statements)
+        let refunds = try await refunds(from: from, to: to, product: product, on: statements)
         var days: [DayAndCurrency: DayRevenue] = [:]
-        for (money, field) in [(Money.purchases, \DayRevenue.began), (.refunds, \DayRevenue.refunded)] {
-            // Each query gives a day and currency once.
-            for (day, currency, count, amount) in try await perDayAndCurrency(of: money, from: from, to: to, product: product,
-                                                                             on: statements) {
+        // Each read gives a day and currency once.
+        for (field, money) in [(\DayRevenue.began, purchases), (\DayRevenue.refunded, refunds)] {
+            for (day, currency, count, amount) in money {
                 days[DayAndCurrency(day: day, currency: currency), default: DayRevenue(day: day, currency: currency)][keyPath: field]
                     = (count, amount)
             }
@@ -171,29 +173,21 @@ enum StoreFigures {
 
     private struct DayAndCurrency: Hashable { let day: Int64, currency: String }
 
-    /// What a money figure adds up per day and currency: the periods that began (by
-    /// `purchaseDate`, at their `price`) or the periods refunded or revoked (by `revocationDate`,
-    /// `price` × `revocationPercentage` / 100,000, the whole price without a percentage).
-    enum Money {
-        case purchases, refunds
+    /// How many periods and what amount of money on a day, in a currency.
+    typealias DayMoney = (day: Int64, currency: String, count: Int64, amount: Int64)
 
-        var date: String { self == .purchases ? "purchase_date" : "revocation_date" }
-        var amount: String {
-            self == .purchases ? "coalesce(price, 0)" : "coalesce(price, 0) * coalesce(revocation_percentage, 100000) / 100000"
-        }
-    }
-
-    /// How many periods and what amount of `money` fell on each day of [from, to), per currency
-    /// (auto-renewable subscriptions only; `product`'s only when given).
-    static func perDayAndCurrency(of money: Money, from: Int64, to: Int64, product: String?,
-                                  on statements: some StoreStatements) async throws
-        -> [(day: Int64, currency: String, count: Int64, amount: Int64)] {
+    /// How many periods were refunded or revoked on each day of [from, to) and the amounts
+    /// refunded, per currency (by `revocationDate`; `price` × `revocationPercentage` / 100,000, the
+    /// whole price without a percentage), auto-renewable subscriptions only, `product`'s only when
+    /// given; read down the covering index of revocations.
+    static func refunds(from: Int64, to: Int64, product: String?, on statements: some StoreStatements) async throws
+        -> [DayMoney] {
         let d = statements.dialect
         let rows = try await statements.run("""
-            SELECT \(money.date) / \(FigureInterval.dayMilliseconds), coalesce(currency, ''), count(*),
-              CAST(sum(\(money.amount)) AS BIGINT)
+            SELECT revocation_date / \(FigureInterval.dayMilliseconds), coalesce(currency, ''), count(*),
+              CAST(sum(coalesce(price, 0) * coalesce(revocation_percentage, 100000) / 100000) AS BIGINT)
             FROM transactions WHERE product_type = 'Auto-Renewable Subscription'
-              AND \(money.date) >= \(d.placeholder(1)) AND \(money.date) < \(d.placeholder(2)) AND \(only(product, placeholder: 3, d))
+              AND revocation_date >= \(d.placeholder(1)) AND revocation_date < \(d.placeholder(2)) AND \(only(product, placeholder: 3, d))
             GROUP BY 1, 2 ORDER BY 1, 2
             """, [.integer(from), .integer(to)] + values(product))
         return rows.compactMap { row in

@@ -87,6 +87,9 @@ enum StoreSchema {
         // Version 11: each summary's source rows, and a subscription's transactions by purchase,
         // so that a write's cost does not grow with the subscription's history (SubscriptionSummaries).
         StoreSchemaHistory.summarySources,
+        // Version 12: the periods begun counted per currency too, with all of them and their prices
+        // added up (FlowDays), which the revenue reads for whole days instead of every period bought.
+        StoreSchemaHistory.flowDaysByCurrency,
     ]
     /// The versions that add the fact columns a store lacks (StoredFacts, as this server
     /// knows them) and derive every row's facts from its JWS (StoreMigration). A column
