@@ -21,11 +21,18 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 class PageFigures(html.parser.HTMLParser):
-    """Every element with data-figure: (table id, the row's key, figure) -> value."""
+    """Every element with data-figure: (table id, the row's key, figure) -> value, and -> the text it shows."""
 
     def __init__(self):
         super().__init__()
-        self.figures, self.table, self.row = {}, None, None
+        self.figures, self.texts, self.table, self.row, self.open = {}, {}, None, None, None
+
+    def handle_data(self, data):
+        if self.open:
+            self.texts[self.open] = self.texts.get(self.open, "") + data
+
+    def handle_endtag(self, tag):
+        self.open = None
 
     def handle_starttag(self, tag, attributes):
         attributes = dict(attributes)
@@ -38,6 +45,7 @@ class PageFigures(html.parser.HTMLParser):
             key = (self.table, self.row, attributes["data-figure"])
             assert key not in self.figures, key
             self.figures[key] = int(attributes["data-value"])
+            self.open = key
 
 
 def browser(tmp_path, *arguments):
@@ -53,7 +61,19 @@ def figures_in_browser(tmp_path, url):
     page = PageFigures()
     page.feed(dom.stdout)
     assert page.figures, dom.stdout[:2000]
+    money = [key for key in page.figures if key[2].endswith("_milliunits")]
+    assert {table for table, _, _ in money} == {"mrr", "revenue"}
+    for table, row, figure in money:  # in its currency's symbol and cents, as people read it
+        assert page.texts[(table, row, figure)] == money_text(page.figures[(table, row, figure)], row.split("/")[-1])
     return page.figures, dom.stdout
+
+
+def money_text(milliunits, currency):
+    """The dollars and euros the minted stories pay in, as the page should show them: cents
+    rounded half away from zero, thousands grouped."""
+    cents = (abs(milliunits) + 5) // 10
+    sign = "-" if milliunits < 0 and cents else ""
+    return f"{sign}{ {'USD': '$', 'EUR': '€'}[currency]}{cents // 100:,}.{cents % 100:02d}"
 
 
 def assert_page_shows_api(shown, server, query):

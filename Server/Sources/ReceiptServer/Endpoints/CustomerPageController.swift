@@ -132,7 +132,7 @@ struct CustomerPage {
         var entries: [Entry] = view.transactions.map { transaction in
             var what = (transaction.string("transactionReason") ?? "purchase").lowercased()
             if let price = transaction.integer("price"), let currency = transaction.string("currency") {
-                what += ", \(DashboardPage.units(price)) \(currency)"
+                what += ", " + MoneyText.text(milliunits: price, currency: currency)
             }
             if let revoked = transaction.date("revocationDate") { what += ", revoked \(RFC3339Format.utc(revoked))" }
             return Entry(kind: "transaction", key: transaction.transactionID ?? "",

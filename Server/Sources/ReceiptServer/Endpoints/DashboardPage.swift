@@ -62,7 +62,7 @@ struct DashboardPage {
         var table = "<h2>Monthly recurring revenue</h2>\n<table id=\"mrr\"><tr><th>Currency</th><th>MRR</th><th>active</th></tr>\n"
         for line in mrr.lines {
             table += "<tr data-currency=\"\(Self.escape(line.currency))\"><td>\(Self.escape(line.currency))</td>"
-                + "<td data-figure=\"mrr_milliunits\" data-value=\"\(line.milliunits)\">\(Self.units(line.milliunits))</td>"
+                + "<td data-figure=\"mrr_milliunits\" data-value=\"\(line.milliunits)\">\(Self.money(line.milliunits, line.currency))</td>"
                 + Self.cell("subscriptions", line.subscriptions) + "</tr>\n"
         }
         table += "</table>\n"
@@ -128,7 +128,7 @@ struct DashboardPage {
                 table += "<tr data-line=\"\(interval.startMilliseconds)/\(Self.escape(line.currency))\">"
                     + "<td>\(Self.date(interval.startMilliseconds))</td><td>\(Self.escape(line.currency))</td>"
                     + [("gross_milliunits", line.gross), ("refunded_milliunits", line.refunded), ("net_milliunits", line.net)]
-                        .map { "<td data-figure=\"\($0.0)\" data-value=\"\($0.1)\">\(Self.units($0.1))</td>" }.joined()
+                        .map { "<td data-figure=\"\($0.0)\" data-value=\"\($0.1)\">\(Self.money($0.1, line.currency))</td>" }.joined()
                     + Self.cell("periods", line.periods) + Self.cell("refunds", line.refunds) + "</tr>\n"
             }
         }
@@ -149,12 +149,9 @@ struct DashboardPage {
 
     static func date(_ milliseconds: Int64) -> String { FigureInterval.date(of: milliseconds) }
 
-    /// Milliunits as units with three decimals (4990 → 4.990).
-    static func units(_ milliunits: Int64) -> String {
-        let sign = milliunits < 0 ? "-" : ""
-        let magnitude = milliunits.magnitude
-        let fraction = String(magnitude % 1000)
-        return "\(sign)\(magnitude / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+    /// Milliunits of `currency` as a reader writes them (MoneyText: 4990 in USD is $4.99), escaped.
+    static func money(_ milliunits: Int64, _ currency: String) -> String {
+        escape(MoneyText.text(milliunits: milliunits, currency: currency))
     }
 
     private static func number(_ value: Double) -> String { "\"\(Double(Int(value * 10)) / 10)\"" }
