@@ -19,6 +19,7 @@ import select
 import signal
 import sqlite3
 import subprocess
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -27,7 +28,7 @@ import pytest
 
 import postgres_cluster
 from conftest import JWS_MINTER_DIR, MOCK_API_IDS, api_mock_running, run_minter
-from store_tables import table  # noqa: F401 (the tests of other files import it from here)
+from store_tables import SCHEMA_VERSION, downgrade_to_schema_5, table  # noqa: F401 (table: the tests of other files import it from here)
 from test_serve import CLI, READ_TOKEN, Server
 
 ORIGINAL = "2000000000000001"
@@ -468,6 +469,38 @@ def test_a_store_not_yet_migrated_is_not_used(tmp_path, news_ca, test_ca, story,
     finally:
         holder.kill()
         server.stop()
+
+
+def test_sigterm_stops_a_long_sqlite_migration_and_its_transaction_is_undone(tmp_path):
+    """SIGTERM while an SQLite store migrates for seconds (schema 5 to today's, 10,000 subscriptions
+    of `make bench`'s synthetic history) stops the server within the statement it was in; the
+    migration's transaction is rolled back, so the store is still of schema 5, and the next start
+    migrates it whole."""
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "bench"))
+    import bench_figures
+    bench_figures.SUBSCRIPTIONS = 10_000
+    location = tmp_path / "large.db"
+    flags = ("--store", location, "--bundle-id", "com.example.bench", "--environment", "production",
+             "--app-apple-id", "1234567890")
+    assert Server(*flags).stop() == 0  # the schema
+    bench_figures.fill_sqlite(location, *bench_figures.history(int(time.time() * 1000)))
+    downgrade_to_schema_5(location)
+    server = alive(*flags)
+    status, body, _ = server.request("GET", "/readyz")
+    assert (status, json.loads(body)["status"]) == (503, "STORE_MIGRATING")
+    time.sleep(0.5)
+    assert server.request("GET", "/readyz")[0] == 503  # still migrating when it is told to stop
+    signalled = time.monotonic()
+    assert server.stop() == 0
+    print(f"stopped {time.monotonic() - signalled:.1f} s after SIGTERM")
+    assert table(location, "SELECT max(version) FROM schema_version") == [("5",)]
+    assert table(location, "SELECT count(*) FROM sqlite_master WHERE name = 'subscription_summaries'") == [("0",)]
+    began = time.monotonic()
+    assert Server(*flags).stop() == 0
+    print(f"migrated whole in {time.monotonic() - began:.1f} s")
+    assert table(location, "SELECT max(version) FROM schema_version") == [(SCHEMA_VERSION,)]
+    assert table(location, "SELECT count(*) FROM subscription_summaries") == table(
+        location, "SELECT count(DISTINCT original_transaction_id) FROM transactions") != [("0",)]
 
 
 def test_a_store_that_keeps_its_text_in_utf16_is_refused(tmp_path):
