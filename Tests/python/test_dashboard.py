@@ -5,6 +5,7 @@ test artefact (build/test-artefacts/dashboard.png; README's docs/dashboard.png i
 import html.parser
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import urllib.parse
@@ -128,6 +129,14 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         flows = assert_page_shows_api(shown, server, query)
         assert shown[(None, None, "at_ms")] == now
         assert dom.count("<rect ") == 3 * len(flows["intervals"])  # the chart: three bars per interval
+        # Its axes are labelled: what is counted, the intervals' starts, and round ticks from 0 past the highest bar.
+        assert re.search(r'<text class="y-title"[^>]*>subscriptions</text>', dom)
+        assert re.search(r'<text class="x-title"[^>]*>month starting \(UTC\)</text>', dom)
+        ticks = [int(value) for value in re.findall(r'<text class="y-tick"[^>]*>(\d+)</text>', dom)]
+        highest = max(max(interval["new"], interval["renewals"], sum(interval["churned"].values()))
+                      for interval in flows["intervals"])
+        step = ticks[1]
+        assert ticks == [step * n for n in range(len(ticks))] and 2 <= len(ticks) <= 6 and ticks[-2] < highest <= ticks[-1]
         # One product, chosen in the form: the page shows that product's figures.
         assert '<option value="">all</option><option>com.example.minted.annual</option>' in dom
         product = urllib.parse.urlencode({"product": "com.example.minted.yearly"})

@@ -79,29 +79,37 @@ struct DashboardPage {
             ("new", "#3b7dd8", { $0.began.new }), ("renewals", "#34a853", { $0.began.renewals }),
             ("churned", "#d93025", { $0.churnedVoluntary.clampedAdding($0.churnedBilling).clampedAdding($0.churnedOther) }),
         ]
-        let (width, height, top) = (720.0, 200.0, 10.0)
-        let highestValue = max(1, flows.flatMap { flow in series.map { $0.value(flow) } }.max() ?? 1)
-        let highest = Double(highestValue)
+        let (width, height, top, left) = (720.0, 200.0, 10.0, 48.0)
+        let highestValue = flows.flatMap { flow in series.map { $0.value(flow) } }.max() ?? 0
+        let ticks = Self.ticks(reaching: highestValue)
+        let highest = Double(max(1, ticks.last ?? 1))
         let slot = width / Double(max(1, flows.count))
         let bar = slot / Double(series.count + 1)
         var chart = "<h2>Flows by \(figure.interval.rawValue)</h2>\n<p class=\"legend\">"
             + series.map { "<span style=\"background:\($0.color)\"></span>\($0.name)" }.joined() + "</p>\n"
-            + "<svg id=\"flows-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height + 30))\" "
+            + "<svg id=\"flows-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(left + width))\" height=\"\(Int(height + 48))\" "
             + "role=\"img\" aria-label=\"new, renewals and churned per \(figure.interval.rawValue)\">\n"
-            + "<line x1=\"0\" y1=\"\(height + top)\" x2=\"\(width)\" y2=\"\(height + top)\" stroke=\"#999\"/>\n"
-            + "<line x1=\"0\" y1=\"\(top)\" x2=\"\(width)\" y2=\"\(top)\" stroke=\"#eee\"/>\n"
-            + "<text x=\"\(Int(width) - 4)\" y=\"\(Int(top) + 12)\" font-size=\"11\" text-anchor=\"end\">\(highestValue)</text>\n"
+        // The y axis: a gridline and a label at each tick, and what is counted.
+        for tick in ticks {
+            let y = Self.number(top + height - height * Double(tick) / highest)
+            chart += "<line x1=\(Self.number(left)) y1=\(y) x2=\(Self.number(left + width)) y2=\(y) stroke=\"\(tick == 0 ? "#999" : "#eee")\"/>\n"
+                + "<text class=\"y-tick\" x=\(Self.number(left - 6)) y=\(y) dy=\"4\" font-size=\"11\" text-anchor=\"end\">\(tick)</text>\n"
+        }
+        chart += "<text class=\"y-title\" transform=\"translate(12 \(Int(top + height / 2))) rotate(-90)\" font-size=\"11\" "
+            + "text-anchor=\"middle\">subscriptions</text>\n"
+            + "<text class=\"x-title\" x=\(Self.number(left + width / 2)) y=\"\(Int(height + top + 34))\" font-size=\"11\" "
+            + "text-anchor=\"middle\">\(figure.interval.rawValue) starting (UTC)</text>\n"
         let labelEvery = max(1, flows.count / 12)
         for (index, flow) in flows.enumerated() {
             for (position, entry) in series.enumerated() {
                 let value = entry.value(flow)
                 let barHeight = height * Double(value) / highest
-                chart += "<rect x=\(Self.number(Double(index) * slot + bar * (Double(position) + 0.5))) "
+                chart += "<rect x=\(Self.number(left + Double(index) * slot + bar * (Double(position) + 0.5))) "
                     + "y=\(Self.number(top + height - barHeight)) width=\(Self.number(bar)) height=\(Self.number(barHeight)) "
                     + "fill=\"\(entry.color)\"><title>\(Self.date(flow.startMilliseconds)): \(value) \(entry.name)</title></rect>\n"
             }
             if index % labelEvery == 0 {
-                chart += "<text x=\(Self.number(Double(index) * slot + 2)) y=\"\(Int(height + top + 16))\" font-size=\"11\">"
+                chart += "<text x=\(Self.number(left + Double(index) * slot + 2)) y=\"\(Int(height + top + 16))\" font-size=\"11\">"
                     + "\(Self.date(flow.startMilliseconds))</text>\n"
             }
         }
@@ -142,6 +150,28 @@ struct DashboardPage {
         th, td { padding: 4px 10px; border-bottom: 1px solid #ddd; text-align: right; }
         th:first-child, td:first-child { text-align: left; }
         """
+
+    /// The y axis' ticks: 0, then at most five round steps (1, 2 or 5 times a power of ten), the
+    /// last at or above `highest` (0 and 1 when nothing is above 0; 0 and `highest` where a step
+    /// would pass 64 bits).
+    static func ticks(reaching highest: Int64) -> [Int64] {
+        var power: Int64 = 1
+        while true {
+            for factor: Int64 in [1, 2, 5] {
+                let (step, overflow) = power.multipliedReportingOverflow(by: factor)
+                if overflow { return [0, highest] }
+                let (steps, remainder) = highest.quotientAndRemainder(dividingBy: step)
+                let count = steps + (remainder > 0 ? 1 : 0)
+                if count <= 5 {
+                    if count.multipliedReportingOverflow(by: step).overflow { return [0, highest] }
+                    return (0...max(1, count)).map { $0 * step }
+                }
+            }
+            let (next, overflow) = power.multipliedReportingOverflow(by: 10)
+            if overflow { return [0, highest] }
+            power = next
+        }
+    }
 
     private static func cell(_ figure: String, _ value: Int64) -> String {
         "<td data-figure=\"\(escape(figure))\" data-value=\"\(value)\">\(value)</td>"
