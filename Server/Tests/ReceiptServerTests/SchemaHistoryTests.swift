@@ -22,7 +22,7 @@ import Testing
         "dadf61977c60dd57",  // 9
         "e3b0c44298fc1c14",  // 10
         "a378169145e0e9dc",  // 11
-        "84d208f9640996da",  // 12
+        "f0334a9297da61b1",  // 12
     ]
 
     static func fingerprint(of version: Int) -> String {

@@ -25,9 +25,9 @@ struct DashboardController {
         do {
             // Every product's counts: the form offers each; the table shows the one asked. The
             // subscriptions and MRR come from one reading of every product's standing (the MRR
-            // then keeps the product asked); it and the flows are read at once, each on a
-            // connection of its own (a reader of SQLite's, one of PostgreSQL's pool): the page
-            // takes the longest of them, not their sum.
+            // then keeps the product asked); it, the flows and the revenue are read at once, each
+            // on a connection of its own where one is free (SQLite's readers, PostgreSQL's pool):
+            // the page takes about the longest of them, not their sum.
             let store = stored.store
             async let standing = store.standing(at: figure.at)
             async let days = store.flows(from: figure.from, to: figure.to, at: figure.at, product: figure.product)

@@ -79,7 +79,8 @@ struct DashboardPage {
             ("new", "#3b7dd8", { $0.began.new }), ("renewals", "#34a853", { $0.began.renewals }),
             ("churned", "#d93025", { $0.churnedVoluntary.clampedAdding($0.churnedBilling).clampedAdding($0.churnedOther) }),
         ]
-        let (width, height, top, left) = (720.0, 200.0, 10.0, 48.0)
+        // The left margin holds a tick of seven digits beside the axis' title.
+        let (width, height, top, left) = (720.0, 200.0, 10.0, 72.0)
         let highestValue = flows.flatMap { flow in series.map { $0.value(flow) } }.max() ?? 0
         let ticks = Self.ticks(reaching: highestValue)
         let highest = Double(max(1, ticks.last ?? 1))

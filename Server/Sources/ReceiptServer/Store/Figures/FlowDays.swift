@@ -34,8 +34,10 @@ enum FlowDays {
     /// The counted columns, in the order every read and write of the table gives them.
     static let counted = kinds.map(\.column) + money.map(\.column)
 
-    /// The rows that are periods: auto-renewable transactions numbered among their subscription's.
-    private static let periods = "product_type = 'Auto-Renewable Subscription' AND period_position IS NOT NULL"
+    /// The rows that are periods: auto-renewable transactions numbered among their subscription's,
+    /// with a purchase date (a newer copy without one keeps the number an older copy was given).
+    private static let periods = "product_type = 'Auto-Renewable Subscription' AND period_position IS NOT NULL "
+        + "AND purchase_date IS NOT NULL"
 
     /// The key's columns as a row of `countsQuery` gives them.
     private static let keyWidth = 3
@@ -166,7 +168,8 @@ enum FlowDays {
             let perDay = Key(day: key.day, currency: key.currency)
             sums[perDay] = adding(row, to: sums[perDay])
         }
-        return sums
+        // A kept row a write took every period from (a copy of another day, product or currency) counts nothing.
+        return sums.filter { $0.value.contains { $0 != 0 } }
     }
 
     /// `sums` (none yet: zeros) plus the counts of a row of `countsQuery` (its key, then the `counted` columns).
