@@ -7,11 +7,11 @@
 public enum MoneyText {
     public static func text(milliunits: Int64, currency: String) -> String {
         let digits = minorDigits(of: currency)
-        let step = UInt64(digits == 0 ? 1000 : digits == 2 ? 10 : 1)
+        let scale: UInt64 = [1, 10, 100, 1000][digits]  // minor units in a unit
+        let step = 1000 / scale  // milliunits in a minor unit
         let magnitude = milliunits.magnitude
         // Half away from zero (a step of 1 leaves no remainder); Int64.min's magnitude leaves room for it in a UInt64.
         let minor = magnitude / step + (magnitude % step >= (step + 1) / 2 ? 1 : 0)
-        let scale = UInt64(digits == 0 ? 1 : digits == 2 ? 100 : 1000)
         var amount = grouped(minor / scale)
         if digits > 0 {
             let fraction = String(minor % scale)

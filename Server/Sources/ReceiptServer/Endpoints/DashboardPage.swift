@@ -136,9 +136,11 @@ struct DashboardPage {
             for line in interval.currencies {
                 table += "<tr data-line=\"\(interval.startMilliseconds)/\(Self.escape(line.currency))\">"
                     + "<td>\(Self.date(interval.startMilliseconds))</td><td>\(Self.escape(line.currency))</td>"
-                    + [("gross_milliunits", line.gross), ("refunded_milliunits", line.refunded), ("net_milliunits", line.net)]
-                        .map { "<td data-figure=\"\($0.0)\" data-value=\"\($0.1)\">\(Self.money($0.1, line.currency))</td>" }.joined()
-                    + Self.cell("periods", line.periods) + Self.cell("refunds", line.refunds) + "</tr>\n"
+                    + zip(IntervalRevenue.Line.figureNames, line.figures).map { name, value in
+                        name.hasSuffix("_milliunits")
+                            ? "<td data-figure=\"\(name)\" data-value=\"\(value)\">\(Self.money(value, line.currency))</td>"
+                            : Self.cell(name, value)
+                    }.joined() + "</tr>\n"
             }
         }
         return table + "</table>\n"
