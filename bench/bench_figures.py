@@ -1,5 +1,5 @@
-"""The figures of `make bench`: GET /v1/stats/subscriptions, /v1/stats/mrr, /v1/stats/flows and
-/v1/stats/revenue (a year by month) and /dashboard on a synthetic store, SQLite and PostgreSQL (a throwaway
+"""The figures of `make bench`: GET /v1/stats/subscriptions, /v1/stats/mrr, /v1/stats/flows,
+/v1/stats/revenue and /v1/stats/rates (a year by month) and /dashboard on a synthetic store, SQLite and PostgreSQL (a throwaway
 cluster, when Debian's postgresql is installed).
 
 The store holds FIGURES_BENCH_SUBSCRIPTIONS subscriptions (20,000 by default; #32's target is
@@ -142,18 +142,19 @@ def row(name, store, fill):
     print(f"{name}: {SUBSCRIPTIONS:,} subscriptions, {len(transactions):,} transactions "
           f"({len(transactions) / SUBSCRIPTIONS:.1f} each), made and stored in {time.perf_counter() - began:.0f} s")
     # The rows went in behind the server's back: its summaries (schema 6), periods begun per day
-    # (schema 7, per currency since 12) and summaries per expiry day (schema 8) are made again by the migration, as for a
+    # (schema 7, per currency since 12, with the rates' counts since 13) and summaries per expiry day (schema 8) are made again by the migration, as for a
     # store of schema 5 upgraded in place, timed.
     downgrade_to_schema_5(store)
     began = time.perf_counter()
     process, port = start(store)
     print(f"  migration to the current schema (a summary per subscription, periods numbered, periods begun per day and "
-          f"currency and summaries per expiry day counted) and start: "
+          f"currency with the rates' counts, and summaries per expiry day counted) and start: "
           f"{time.perf_counter() - began:.1f} s")
     try:
         year = f"from={now - 365 * DAY}&to={now}"
         for path, target in ((f"/v1/stats/subscriptions?at={now}", 1000), (f"/v1/stats/mrr?at={now}", 1000),
                              (f"/v1/stats/flows?{year}&at={now}&by=month", 1000), (f"/v1/stats/revenue?{year}&by=month", 1000),
+                             (f"/v1/stats/rates?{year}&by=month", 1000),
                              (f"/dashboard?{year}&at={now}&by=month", 200)):
             median, size = timed(port, path)
             print(f"  GET {path.split('?')[0]}: {median:,.0f} ms (median of 5; {size:,} bytes; target <= {target} ms at "

@@ -18,15 +18,29 @@ def table(location, query):
 
 
 #: The schema version a server of this build makes and upgrades to.
-SCHEMA_VERSION = "12"
+SCHEMA_VERSION = "13"
 
 #: What schema 11 added to the summaries: the rows each stands on.
 SCHEMA_11_COLUMNS = ("standing_transaction_id", "last_transaction_id")
 
 
+def downgrade_to_schema_12(location):
+    """What a store of schema 12 held: the periods begun counted without what the rates count (an
+    empty table: schema 13 counts them again from the rows), version 12."""
+    for statement in ("DROP TABLE subscription_flow_days",
+                      "CREATE TABLE subscription_flow_days (day BIGINT NOT NULL, product_id TEXT NOT NULL, "
+                      "currency TEXT NOT NULL, new_subscriptions BIGINT NOT NULL, trial_starts BIGINT NOT NULL, "
+                      "renewals BIGINT NOT NULL, trial_conversions BIGINT NOT NULL, recoveries BIGINT NOT NULL, "
+                      "reactivations BIGINT NOT NULL, periods BIGINT NOT NULL, price_sum BIGINT NOT NULL, "
+                      "PRIMARY KEY (day, product_id, currency))",
+                      "DELETE FROM schema_version WHERE version > 12"):
+        table(location, statement)
+
+
 def downgrade_to_schema_11(location):
     """What a store of schema 11 held: the periods begun counted per day and product, not per
     currency, and no prices added up (an empty table: schema 12 counts them again from the rows), version 11."""
+    downgrade_to_schema_12(location)
     for statement in ("DROP TABLE subscription_flow_days",
                       "CREATE TABLE subscription_flow_days (day BIGINT NOT NULL, product_id TEXT NOT NULL, "
                       "new_subscriptions BIGINT NOT NULL, trial_starts BIGINT NOT NULL, renewals BIGINT NOT NULL, "

@@ -45,7 +45,8 @@ class PageFigures(html.parser.HTMLParser):
         if "data-figure" in attributes:
             key = (self.table, self.row, attributes["data-figure"])
             assert key not in self.figures, key
-            self.figures[key] = int(attributes["data-value"])
+            value = attributes["data-value"]  # an integer; a rate's decimal, empty where it is null
+            self.figures[key] = None if value == "" else float(value) if "." in value else int(value)
             self.open = key
 
 
@@ -66,6 +67,11 @@ def figures_in_browser(tmp_path, url):
     assert {table for table, _, _ in money} == {"mrr", "revenue"}
     for table, row, figure in money:  # in its currency's symbol and cents, as people read it
         assert page.texts[(table, row, figure)] == money_text(page.figures[(table, row, figure)], row.split("/")[-1])
+    rates = [key for key in page.figures if key[0] == "rates"]
+    assert rates
+    for key in rates:  # a percentage with two places, a dash where there is no rate
+        value = page.figures[key]
+        assert page.texts[key] == ("–" if value is None else f"{value * 100:.2f}%"), (key, page.texts[key])
     return page.figures, dom.stdout
 
 
@@ -109,6 +115,12 @@ def assert_page_shows_api(shown, server, query):
     for start, line in lines:
         for name in ("gross_milliunits", "refunded_milliunits", "net_milliunits", "periods", "refunds"):
             assert shown[("revenue", f"{start}/{line['currency']}", name)] == line[name], (start, line["currency"], name)
+    rates = server.json("GET", "/v1/stats/rates?" + urllib.parse.urlencode(
+        {key: values[0] for key, values in given.items() if key != "at"}))[1]
+    assert len(rates["intervals"]) == len([key for key in shown if key[0] == "rates" and key[2] == "refund_rate"])
+    for interval in rates["intervals"]:
+        for name in ("refund_rate", "conversion_to_paying", "trial_conversion_rate"):
+            assert shown[("rates", str(interval["start_ms"]), name)] == interval[name], (interval["start_ms"], name)
     return flows
 
 
@@ -127,6 +139,7 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         url = f"http://operator:{READ_TOKEN}@127.0.0.1:{server.port}/dashboard?{query}"
         shown, dom = figures_in_browser(tmp_path, url)
         flows = assert_page_shows_api(shown, server, query)
+        assert any(shown[key] for key in shown if key[0] == "rates" and key[2] == "refund_rate")  # a refund among them
         assert shown[(None, None, "at_ms")] == now
         assert dom.count("<rect ") == 3 * len(flows["intervals"])  # the chart: three bars per interval
         # Its axes are labelled: what is counted, the intervals' starts, and round ticks from 0 past the highest bar.

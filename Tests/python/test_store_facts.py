@@ -4,6 +4,7 @@ from it when it is accepted and, in a store of schema 4, when the store migrates
 
 import base64
 import datetime
+import decimal
 import io
 import json
 import random
@@ -533,6 +534,19 @@ def reference_revenue(stories, since, until, product=None):
             for start, currencies in intervals.items()]
 
 
+def assert_per_product_and_refusals(server, figure, reference_of, since, until, now):
+    """A figure judged at no instant, by month over [since, until): each of two products' equals its
+    reference (`reference_of(product)`) and differs from all products'; `at` and bad ranges refused."""
+    everything = reference_of(None)
+    for product in ("com.example.minted.monthly", "com.example.minted.annual"):
+        status, one = server.json("GET", f"/v1/stats/{figure}?from={since}&to={until}&by=month&product={product}")
+        assert status == 200 and one["product_id"] == product
+        assert one["intervals"] == reference_of(product), product
+        assert one["intervals"] != everything
+    for query in (f"at={now}", "by=year", f"from={until}&to={since}", f"from=0&to={until}&by=day"):
+        assert server.json("GET", f"/v1/stats/{figure}?{query}")[0] == 400, query
+
+
 def test_revenue_by_month_equals_a_reference_from_the_same_notifications(tmp_path, news_ca, test_ca, mint_jws, now,
                                                                         new_store):
     """GET /v1/stats/revenue: per month and currency, the prices of the periods that began, the
@@ -568,13 +582,93 @@ def test_revenue_by_month_equals_a_reference_from_the_same_notifications(tmp_pat
                     held[2] += line["net_milliunits"]
             return sums
         assert totals(by_day) == totals(reference)
-        for product in ("com.example.minted.monthly", "com.example.minted.annual"):
-            status, one = server.json("GET", f"/v1/stats/revenue?from={since}&to={until}&by=month&product={product}")
-            assert status == 200 and one["product_id"] == product
-            assert one["intervals"] == reference_revenue(stories, since, until, product), product
-            assert one["intervals"] != reference
-        for query in (f"at={now}", "by=year", f"from={until}&to={since}", f"from=0&to={until}&by=day"):
-            assert server.json("GET", f"/v1/stats/revenue?{query}")[0] == 400, query
+        assert_per_product_and_refusals(server, "revenue", lambda product: reference_revenue(stories, since, until, product),
+                                        since, until, now)
+    finally:
+        server.stop()
+
+
+RATE_COUNTS = ("paid_periods", "refunded_paid_periods", "new", "new_paying", "trial_starts", "converted_trials")
+#: Each rate: its name, then its numerator's and its denominator's count.
+RATES = (("refund_rate", "refunded_paid_periods", "paid_periods"), ("conversion_to_paying", "new_paying", "new"),
+         ("trial_conversion_rate", "converted_trials", "trial_starts"))
+
+
+def reference_rates(stories, since, until, product=None):
+    """The rates per calendar month (UTC) of [since, until), from the stored copies of the minted
+    transactions, by the periods bought in each month: paid periods and those refunded, first
+    periods and first paid ones, free-trial first periods and those whose second period is paid;
+    each rate to four places (half up), None without a denominator."""
+    transactions, _ = latest_copies(stories)
+    intervals = {start: dict.fromkeys(RATE_COUNTS, 0) for start in months(since, until)}
+    by_subscription = {}
+    for transaction in transactions.values():
+        by_subscription.setdefault(transaction["originalTransactionId"], []).append(transaction)
+    for periods in by_subscription.values():
+        periods.sort(key=lambda t: (t["purchaseDate"], t["transactionId"]))
+        trial = periods[0].get("offerDiscountType") == "FREE_TRIAL"
+        for index, period in enumerate(periods):
+            if not since <= period["purchaseDate"] < until or product not in (None, period["productId"]):
+                continue
+            counts, paid = intervals[month(period["purchaseDate"])], period["price"] > 0
+            counts["paid_periods"] += paid
+            counts["refunded_paid_periods"] += paid and "revocationDate" in period
+            counts["new"] += index == 0
+            counts["new_paying"] += paid and (index == 0 or (index == 1 and trial))
+            counts["trial_starts"] += index == 0 and trial
+            counts["converted_trials"] += index == 0 and trial and len(periods) > 1 and periods[1]["price"] > 0
+
+    def rate(numerator, denominator):
+        if not denominator:
+            return None
+        return float((decimal.Decimal(numerator) / decimal.Decimal(denominator)).quantize(
+            decimal.Decimal("0.0001"), rounding=decimal.ROUND_HALF_UP))
+    return [dict(counts, start_ms=start, **{name: rate(counts[numerator], counts[denominator])
+                                            for name, numerator, denominator in RATES})
+            for start, counts in intervals.items()]
+
+
+def unconverted_trial(mint_jws, news_ca, now):
+    """A subscription that began with a free week and bought nothing after: its one notification."""
+    _, chains = news_ca
+    _, payload = mint_jws.notification_story("2100000000090000", TOKEN, now=now - 20 * DAY)[0]
+    payload["data"]["signedTransactionInfo"].update({"offerType": 1, "offerDiscountType": "FREE_TRIAL",
+                                                     "offerPeriod": "P1W", "price": 0})
+    return "2100000000090000", [mint_jws.sign_notification(payload, chains)]
+
+
+def test_rates_by_month_equal_a_reference_from_the_same_notifications(tmp_path, news_ca, test_ca, mint_jws, now,
+                                                                      new_store):
+    """GET /v1/stats/rates: per month, the refund rate, the conversion to paying and the trial
+    conversion rate with the counts they are made of, as a reference from the same notifications
+    gives them (a trial converted, one not; a refund; months without a denominator null); per
+    product; the same counts by day; `at` and bad ranges refused."""
+    server, _ = shaped_server(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
+    try:
+        extra = unconverted_trial(mint_jws, news_ca, now)
+        for body in extra[1]:
+            assert post(server, body)[0] == 200
+        stories = shaped_stories(mint_jws, news_ca, now) + [extra]
+        since, until = now - 200 * DAY, now + 60 * DAY
+        status, rates = server.json("GET", f"/v1/stats/rates?from={since}&to={until}&by=month")
+        assert status == 200
+        assert (rates["from_ms"], rates["to_ms"], rates["by"]) == (since, until, "month")
+        reference = reference_rates(stories, since, until)
+        assert rates["intervals"] == reference
+        totals = {name: sum(interval[name] for interval in reference) for name in RATE_COUNTS}
+        assert all(totals.values()), totals
+        assert 0 < totals["converted_trials"] < totals["trial_starts"]  # one trial converted, one did not
+        assert 0 < totals["refunded_paid_periods"] < totals["paid_periods"]
+        assert totals["new_paying"] < totals["new"] + totals["converted_trials"]
+        revenue = server.json("GET", f"/v1/stats/revenue?from={since}&to={until}&by=month")[1]["intervals"]
+        periods = sum(line["periods"] for interval in revenue for line in interval["currencies"])
+        assert totals["paid_periods"] < periods  # the free trials' periods are not paid
+        assert any(interval["refund_rate"] is None for interval in rates["intervals"])
+        # By day: the same counts, split finer.
+        by_day = server.json("GET", f"/v1/stats/rates?from={since}&to={until}&by=day")[1]["intervals"]
+        assert {name: sum(interval[name] for interval in by_day) for name in RATE_COUNTS} == totals
+        assert_per_product_and_refusals(server, "rates", lambda product: reference_rates(stories, since, until, product),
+                                        since, until, now)
     finally:
         server.stop()
 
@@ -629,6 +723,14 @@ def test_each_figure_as_csv_holds_the_json_numbers(tmp_path, news_ca, test_ca, m
             assert {name: row[name] for name in header if name != "start_date"} == {
                 name: str(line[name]) for name in header if name != "start_date"}
 
+        rates = server.json("GET", f"/v1/stats/rates?from={since}&to={until}&by=month")[1]
+        header, rows = csv_rows(server, f"/v1/stats/rates?from={since}&to={until}&by=month&format=csv")
+        assert len(rows) == len(rates["intervals"]) and header[2:] == [*RATE_COUNTS, *(name for name, _, _ in RATES)]
+        for row, interval in zip(rows, rates["intervals"]):
+            assert {name: row[name] for name in RATE_COUNTS} == {name: str(interval[name]) for name in RATE_COUNTS}
+            assert {name: float(row[name]) if row[name] else None for name, _, _ in RATES} == {
+                name: interval[name] for name, _, _ in RATES}
+
         for path in ("/v1/stats/subscriptions?format=xml", "/v1/stats/revenue?format=CSV", "/dashboard?format=csv"):
             assert server.request("GET", path)[0] == 400, path
     finally:
@@ -636,7 +738,7 @@ def test_each_figure_as_csv_holds_the_json_numbers(tmp_path, news_ca, test_ca, m
 
 
 def flow_days(location):
-    """The counts of periods begun per day, product and currency (schema 12), days that count nothing left out."""
+    """The counts of periods begun per day, product and currency (schema 13), days that count nothing left out."""
     rows = table(location, "SELECT * FROM subscription_flow_days ORDER BY day, product_id, currency")
     return [row for row in rows if any(value != "0" for value in row[3:])]
 
@@ -711,7 +813,7 @@ def test_flows_by_month_equal_a_reference_from_the_same_notifications(tmp_path, 
             for body in bodies:
                 assert post(shuffled, body)[0] == 200
             for path in (f"/v1/stats/flows?from={since}&to={until}&by=month&at={now}", f"/v1/stats/subscriptions?at={now}",
-                         f"/v1/stats/mrr?at={now}"):
+                         f"/v1/stats/mrr?at={now}", f"/v1/stats/rates?from={since}&to={until}&by=month"):
                 assert shuffled.json("GET", path) == server.json("GET", path), path
         finally:
             shuffled.stop()

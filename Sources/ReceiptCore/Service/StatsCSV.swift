@@ -49,13 +49,26 @@ public enum StatsCSV {
         return table.bytes
     }
 
-    /// Rows of text fields then numbers, written as they come.
+    /// `start_ms,start_date`, the counts (IntervalRates.countNames), then the rates, each
+    /// empty where its denominator counts nothing: a row per interval.
+    public static func rates(_ intervals: [IntervalRates]) -> [UInt8] {
+        var table = Table(["start_ms", "start_date"] + IntervalRates.countNames + IntervalRates.rates.map(\.name))
+        for interval in intervals {
+            table.row([String(interval.startMilliseconds), FigureInterval.date(of: interval.startMilliseconds)],
+                      interval.counts, then: interval.rateFigures.map { $0.value ?? "" })
+        }
+        return table.bytes
+    }
+
+    /// Rows of text fields, numbers, then text fields again, written as they come.
     struct Table {
         private(set) var bytes: [UInt8] = []
 
         init(_ header: [String]) { line(header) }
 
-        mutating func row(_ texts: [String], _ numbers: [Int64]) { line(texts + numbers.map { String($0) }) }
+        mutating func row(_ texts: [String], _ numbers: [Int64], then trailing: [String] = []) {
+            line(texts + numbers.map { String($0) } + trailing)
+        }
 
         private mutating func line(_ fields: [String]) {
             for (index, field) in fields.enumerated() {

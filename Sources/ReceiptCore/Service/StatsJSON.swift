@@ -67,17 +67,8 @@ public enum StatsJSON {
     /// (IntervalFlows): every interval that meets [from, to), zeros where nothing happened.
     public static func flows(_ intervals: [IntervalFlows], by interval: FigureInterval, from: Int64, to: Int64,
                              at instant: Int64, product: String? = nil) -> [UInt8] {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.number("from_ms", from)
-        writer.number("to_ms", to)
-        writer.string("by", interval.rawValue)
-        writer.number("at_ms", instant)
-        writeProduct(product, into: &writer)
-        writer.beginArray("intervals")
-        for flows in intervals {
-            writer.beginObject()
-            writer.number("start_ms", flows.startMilliseconds)
+        ranged(intervals, by: interval, from: from, to: to, at: instant, product: product,
+               start: \.startMilliseconds) { flows, writer in
             for (name, value) in flows.beganFigures { writer.number(name, value) }
             writer.beginObject("refunds")
             writer.number("count", flows.refundCount)
@@ -93,11 +84,7 @@ public enum StatsJSON {
             writer.beginObject("churned")
             for (name, value) in flows.churnedFigures { writer.number(name, value) }
             writer.endObject()
-            writer.endObject()
         }
-        writer.endArray()
-        writer.endObject()
-        return writer.bytes
     }
 
     /// `{"from_ms", "to_ms", "by", "intervals": [{"start_ms", "currencies": [{"currency",
@@ -105,16 +92,7 @@ public enum StatsJSON {
     /// (IntervalRevenue): every interval that meets [from, to), each currency something happened in.
     public static func revenue(_ intervals: [IntervalRevenue], by interval: FigureInterval, from: Int64, to: Int64,
                                product: String? = nil) -> [UInt8] {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.number("from_ms", from)
-        writer.number("to_ms", to)
-        writer.string("by", interval.rawValue)
-        writeProduct(product, into: &writer)
-        writer.beginArray("intervals")
-        for revenue in intervals {
-            writer.beginObject()
-            writer.number("start_ms", revenue.startMilliseconds)
+        ranged(intervals, by: interval, from: from, to: to, product: product, start: \.startMilliseconds) { revenue, writer in
             writer.beginArray("currencies")
             for line in revenue.currencies {
                 writer.beginObject()
@@ -123,6 +101,40 @@ public enum StatsJSON {
                 writer.endObject()
             }
             writer.endArray()
+        }
+    }
+
+    /// `{"from_ms", "to_ms", "by", "intervals": [{"start_ms", "paid_periods", "refunded_paid_periods",
+    /// "new", "new_paying", "trial_starts", "converted_trials", "refund_rate", "conversion_to_paying",
+    /// "trial_conversion_rate"}]}` (IntervalRates): every interval that meets [from, to), each rate a
+    /// decimal of four places, null where its denominator counts nothing.
+    public static func rates(_ intervals: [IntervalRates], by interval: FigureInterval, from: Int64, to: Int64,
+                             product: String? = nil) -> [UInt8] {
+        ranged(intervals, by: interval, from: from, to: to, product: product, start: \.startMilliseconds) { rates, writer in
+            for (name, value) in zip(IntervalRates.countNames, rates.counts) { writer.number(name, value) }
+            for (name, value) in rates.rateFigures {
+                if let value { writer.raw(name, Array(value.utf8)) } else { writer.null(name) }
+            }
+        }
+    }
+
+    /// A figure over a range: `{"from_ms", "to_ms", "by", ["at_ms",] ["product_id",] "intervals":
+    /// [{"start_ms", …}]}`, each interval's members after its start written by `members`.
+    private static func ranged<Interval>(_ intervals: [Interval], by interval: FigureInterval, from: Int64, to: Int64,
+                                         at instant: Int64? = nil, product: String?, start: (Interval) -> Int64,
+                                         members: (Interval, inout JSONWriter) -> Void) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.number("from_ms", from)
+        writer.number("to_ms", to)
+        writer.string("by", interval.rawValue)
+        if let instant { writer.number("at_ms", instant) }
+        writeProduct(product, into: &writer)
+        writer.beginArray("intervals")
+        for each in intervals {
+            writer.beginObject()
+            writer.number("start_ms", start(each))
+            members(each, &writer)
             writer.endObject()
         }
         writer.endArray()

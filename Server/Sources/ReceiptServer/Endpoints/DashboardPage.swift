@@ -10,6 +10,7 @@ struct DashboardPage {
     let mrr: (lines: [MRRLine], unclassified: Int64, unclassifiedCurrencies: [String])
     let flows: [IntervalFlows]
     let revenue: [IntervalRevenue]
+    let rates: [IntervalRates]
 
     var html: String {
         var page = """
@@ -30,7 +31,7 @@ struct DashboardPage {
             Apple-signed rows of this store; README defines each.</p>
 
             """
-        page += statusTable + mrrTable + flowsSection + revenueTable + "</body></html>\n"
+        page += statusTable + mrrTable + flowsSection + revenueTable + ratesTable + "</body></html>\n"
         return page
     }
 
@@ -142,6 +143,23 @@ struct DashboardPage {
                             : Self.cell(name, value)
                     }.joined() + "</tr>\n"
             }
+        }
+        return table + "</table>\n"
+    }
+
+    /// Each interval's rates (`GET /v1/stats/rates`) as percentages, each with its counts in its
+    /// title, `data-value` the JSON's decimal (empty, and a dash shown, where it is null).
+    private var ratesTable: String {
+        var table = "<h2>Rates</h2>\n<table id=\"rates\"><tr><th>From</th>"
+            + IntervalRates.rates.map { "<th>\($0.name.replacingOccurrences(of: "_", with: " "))</th>" }.joined() + "</tr>\n"
+        for interval in rates {
+            table += "<tr data-start=\"\(interval.startMilliseconds)\"><td>\(Self.date(interval.startMilliseconds))</td>"
+            for (rate, (name, value)) in zip(IntervalRates.rates, interval.rateFigures) {
+                let counts = "\(interval.counts[rate.numerator]) of \(interval.counts[rate.denominator])"
+                table += "<td data-figure=\"\(name)\" data-value=\"\(value ?? "")\" title=\"\(counts)\">"
+                    + (value.map(IntervalRates.percent) ?? "–") + "</td>"
+            }
+            table += "</tr>\n"
         }
         return table + "</table>\n"
     }

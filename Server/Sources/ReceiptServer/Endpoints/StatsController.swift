@@ -7,18 +7,19 @@ import ReceiptCore
 /// auto-renewable subscriptions by product and by Apple's status, as SubscriptionState
 /// judges one subscription; `GET /v1/stats/mrr`, the monthly recurring revenue of the
 /// active ones per currency; `GET /v1/stats/flows`, what happened per interval;
-/// `GET /v1/stats/revenue`, the money that came in and went out per interval and currency; each
+/// `GET /v1/stats/revenue`, the money that came in and went out per interval and currency;
+/// `GET /v1/stats/rates`, refund, conversion-to-paying and trial conversion rates per interval; each
 /// limited to one product with `?product=`, and each as CSV with `?format=csv`
 /// (StoreFigures runs the SQL; ReceiptCore's StatsJSON and StatsCSV write the answers).
 struct StatsController {
     typealias Context = ServerRequestContext
     let stored: StoreResponder
 
-    static let figures = ["subscriptions", "mrr", "flows", "revenue"]
+    static let figures = ["subscriptions", "mrr", "flows", "revenue", "rates"]
     /// The figures over a range (`from`, `to`, `by`); the others are judged at one instant.
-    static let rangedFigures: Set<String> = ["flows", "revenue"]
+    static let rangedFigures: Set<String> = ["flows", "revenue", "rates"]
     /// The figures no instant judges (they count what happened when it happened): they refuse `at`.
-    static let instantlessFigures: Set<String> = ["revenue"]
+    static let instantlessFigures: Set<String> = ["revenue", "rates"]
 
     func stats(_ name: String, _ request: Request, context: Context) async throws -> (Response, String) {
         guard Self.figures.contains(name) else {
@@ -46,6 +47,11 @@ struct StatsController {
                 let intervals = IntervalRevenue.make(days, intervals: figure.firstDays, by: figure.interval)
                 bytes = csv ? StatsCSV.revenue(intervals)
                     : StatsJSON.revenue(intervals, by: figure.interval, from: figure.from, to: figure.to, product: product)
+            case "rates":
+                let days = try await stored.store.rates(from: figure.from, to: figure.to, product: product)
+                let intervals = IntervalRates.make(days, intervals: figure.firstDays, by: figure.interval)
+                bytes = csv ? StatsCSV.rates(intervals)
+                    : StatsJSON.rates(intervals, by: figure.interval, from: figure.from, to: figure.to, product: product)
             case "mrr":
                 let prices = try await stored.store.activePrices(at: instant, product: product)
                 bytes = csv ? StatsCSV.mrr(prices) : StatsJSON.mrr(prices, at: instant, product: product)

@@ -31,8 +31,22 @@ enum FlowDays {
     /// Beside the kinds, each period whatever its kind and its price: what the revenue's gross adds up.
     static let money: [(column: String, value: String)] = [("periods", "1"), ("price_sum", "coalesce(price, 0)")]
 
+    /// Beside them, what the rates (IntervalRates) count that the kinds do not: paid periods,
+    /// those of them refunded, first paid periods, and free trials whose subscription's second
+    /// period is paid. The last reads another row (the second period), so a write counts its
+    /// subscription's first period again with those it changed (`counts(of:on:)`).
+    static let rateCounts: [(column: String, value: String)] = [
+        ("paid_periods", "CASE WHEN price > 0 THEN 1 ELSE 0 END"),
+        ("refunded_paid_periods", "CASE WHEN price > 0 AND revocation_date IS NOT NULL THEN 1 ELSE 0 END"),
+        ("first_paid_periods", "CASE WHEN price > 0 AND (period_position = 1 OR (period_position = 2 "
+            + "AND previous_offer_discount_type = 'FREE_TRIAL')) THEN 1 ELSE 0 END"),
+        ("converted_trials", "CASE WHEN period_position = 1 AND offer_discount_type = 'FREE_TRIAL' AND EXISTS ("
+            + "SELECT 1 FROM transactions AS second_period WHERE second_period.original_transaction_id = transactions.original_transaction_id "
+            + "AND second_period.period_position = 2 AND second_period.price > 0) THEN 1 ELSE 0 END"),
+    ]
+
     /// The counted columns, in the order every read and write of the table gives them.
-    static let counted = kinds.map(\.column) + money.map(\.column)
+    static let counted = kinds.map(\.column) + (money + rateCounts).map(\.column)
 
     /// The rows that are periods: auto-renewable transactions numbered among their subscription's,
     /// with a purchase date (a newer copy without one keeps the number an older copy was given).
@@ -45,7 +59,7 @@ enum FlowDays {
     /// day, product, currency, then the `counted` columns, of the periods that meet `condition`.
     private static func countsQuery(where condition: String) -> String {
         let counts = kinds.map { "CAST(sum(CASE WHEN \($0.condition) THEN 1 ELSE 0 END) AS BIGINT)" }
-            + money.map { "CAST(sum(\($0.value)) AS BIGINT)" }
+            + (money + rateCounts).map { "CAST(sum(\($0.value)) AS BIGINT)" }
         return "SELECT purchase_date / \(FigureInterval.dayMilliseconds), coalesce(product_id, ''), coalesce(currency, ''), "
             + counts.joined(separator: ", ") + " FROM transactions WHERE \(periods) AND \(condition) GROUP BY 1, 2, 3"
     }
@@ -81,11 +95,14 @@ enum FlowDays {
     }
 
     /// What the periods a write may change (`changes`: of a subscription, those bought from its
-    /// earliest purchase written) count now, read inside the writer's transaction.
+    /// earliest purchase written, and its first period, whose trial's conversion is told by the
+    /// second) count now, read inside the writer's transaction. The rows before the earliest
+    /// purchase keep their numbers, so before and after the write the same rows are read.
     static func counts(of changes: PeriodChanges, on statements: some StoreStatements) async throws -> Counts {
         var counts: Counts = [:]
         let d = statements.dialect
-        let scoped = countsQuery(where: "original_transaction_id = \(d.placeholder(1)) AND purchase_date >= \(d.placeholder(2))")
+        let scoped = countsQuery(where: "original_transaction_id = \(d.placeholder(1)) "
+                                     + "AND (purchase_date >= \(d.placeholder(2)) OR period_position = 1)")
         for (id, earliest) in changes.earliestPurchase.sorted(by: { $0.key < $1.key }) {
             for row in try await statements.run(scoped, [.text(id), .integer(earliest)]) {
                 guard let key = Key(row) else { continue }
@@ -117,9 +134,26 @@ enum FlowDays {
     /// given, by kind (in `kinds` order) whatever their currency: (day, counts), by day.
     static func began(from: Int64, to: Int64, product: String?, on statements: some StoreStatements) async throws
         -> [(day: Int64, counts: [Int64])] {
+        try await perDay(kinds.map(\.column), from: from, to: to, product: product, on: statements)
+    }
+
+    /// What the rates count (IntervalRates.countNames, in its order) of the periods bought each
+    /// day of [from, to) (from ≥ 0), `product`'s only when given, whatever their currency.
+    static func rates(from: Int64, to: Int64, product: String?, on statements: some StoreStatements) async throws
+        -> [(day: Int64, counts: [Int64])] {
+        let columns = ["paid_periods", "refunded_paid_periods", "new_subscriptions", "first_paid_periods", "trial_starts",
+                       "converted_trials"]
+        return try await perDay(columns, from: from, to: to, product: product, on: statements)
+    }
+
+    /// Each day's sums of some `counted` columns (in the order given) over the periods bought in
+    /// [from, to), `product`'s only when given, whatever their currency: (day, sums), by day.
+    private static func perDay(_ columns: [String], from: Int64, to: Int64, product: String?,
+                               on statements: some StoreStatements) async throws -> [(day: Int64, counts: [Int64])] {
+        let places = columns.map { counted.firstIndex(of: $0)! }
         var days: [Int64: [Int64]] = [:]
         for (key, sums) in try await sums(from: from, to: to, product: product, on: statements) {
-            days[key.day] = zip(days[key.day] ?? Array(repeating: 0, count: kinds.count), sums.prefix(kinds.count))
+            days[key.day] = zip(days[key.day] ?? Array(repeating: 0, count: places.count), places.map { sums[$0] })
                 .map { $0.clampedAdding($1) }
         }
         return days.keys.sorted().map { ($0, days[$0]!) }

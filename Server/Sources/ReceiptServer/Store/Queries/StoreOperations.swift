@@ -49,6 +49,11 @@ extension SubscriptionStore {
         }
     }
 
+    /// What the rates count of the periods bought each day of [from, to) (IntervalRates.countNames).
+    func rates(from: Int64, to: Int64, product: String?) async throws -> [(day: Int64, counts: [Int64])] {
+        try await withStatements(transaction: false) { try await FlowDays.rates(from: from, to: to, product: product, on: $0) }
+    }
+
     func deliveryBacklog() async throws -> (count: Int64, oldest: Int64?) {
         try await withStatements(transaction: false) { try await EventOutbox.backlog(on: $0) }
     }

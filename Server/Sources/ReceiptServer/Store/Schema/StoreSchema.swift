@@ -90,6 +90,9 @@ enum StoreSchema {
         // Version 12: the periods begun counted per currency too, with all of them and their prices
         // added up (FlowDays), which the revenue reads for whole days instead of every period bought.
         StoreSchemaHistory.flowDaysByCurrency,
+        // Version 13: beside the periods begun, what the rates count (FlowDays.rateCounts): paid
+        // periods, those refunded, first paid periods and converted trials.
+        StoreSchemaHistory.flowDaysWithRates,
     ]
     /// The versions that add the fact columns a store lacks (StoredFacts, as this server
     /// knows them) and derive every row's facts from its JWS (StoreMigration). A column
