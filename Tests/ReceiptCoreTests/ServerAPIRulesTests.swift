@@ -110,9 +110,9 @@ struct ServerAPIRulesTests {
     }
 
     @Test func aPathArgumentCannotLeaveItsSegment() {
-        #expect(ServerAPIRequest.percentEncoded("a/../b?c=d#e f") == "a%2F..%2Fb%3Fc%3Dd%23e%20f")
-        #expect(ServerAPIRequest.percentEncoded("com.example-app_1~") == "com.example-app_1~")
-        #expect(ServerAPIRequest.percentEncoded("é") == "%C3%A9")
+        #expect(PercentEncoding.encoded("a/../b?c=d#e f") == "a%2F..%2Fb%3Fc%3Dd%23e%20f")
+        #expect(PercentEncoding.encoded("com.example-app_1~") == "com.example-app_1~")
+        #expect(PercentEncoding.encoded("é") == "%C3%A9")
     }
 
     @Test func verifiedPayloadsAreNamedWithoutSignedInSnakeCase() {

@@ -2,6 +2,8 @@
 page shows, read from its DOM, equal the JSON figures of /v1/stats; a screenshot is kept as a
 test artefact (build/test-artefacts/dashboard.png; README's docs/dashboard.png is one)."""
 
+import base64
+import html
 import html.parser
 import os
 import pathlib
@@ -83,6 +85,25 @@ def money_text(milliunits, currency):
     return f"{sign}{ {'USD': '$', 'EUR': '€'}[currency]}{cents // 100:,}.{cents % 100:02d}"
 
 
+def assert_csv_links_give_the_apis_csv(server, dom, product=None):
+    """The page links each figure's CSV: with the token as a browser gives it (Basic) or as a bearer
+    token, each link answers what /v1/stats/FIGURE answers as CSV for the same parameters."""
+    links = {figure: html.unescape(href) for href, figure in re.findall(r'<a href="(/dashboard/csv/(\w+)\?[^"]*)"', dom)}
+    assert sorted(links) == ["flows", "mrr", "rates", "revenue", "subscriptions"], links
+    basic = "Basic " + base64.b64encode(f"operator:{READ_TOKEN}".encode()).decode()
+    for figure, link in links.items():
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(link).query)
+        assert (query.get("product") or [None])[0] == product, link
+        status, data, answer = server.request("GET", link, headers={"Authorization": basic}, token=None)
+        assert status == 200 and answer.getheader("Content-Type").startswith("text/csv"), (link, status, data[:200])
+        assert server.request("GET", link)[1] == data
+        api = server.request("GET", link.replace("/dashboard/csv/", "/v1/stats/") + "&format=csv")
+        assert api[0] == 200 and api[1] == data, link
+        assert server.request("GET", link, token=None)[0] == 401
+    assert server.request("GET", "/dashboard/csv/churn")[0] == 404
+    assert server.request("GET", "/dashboard/csv/flows?format=json")[0] == 400  # always CSV: the page's links take no format
+
+
 def assert_page_shows_api(shown, server, query):
     """Every figure of the page equals the JSON API's for the same query (the figures judged at
     one instant take its `at` and `product`, and refuse a range); the flows' answer."""
@@ -140,6 +161,7 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         shown, dom = figures_in_browser(tmp_path, url)
         flows = assert_page_shows_api(shown, server, query)
         assert any(shown[key] for key in shown if key[0] == "rates" and key[2] == "refund_rate")  # a refund among them
+        assert_csv_links_give_the_apis_csv(server, dom)
         assert shown[(None, None, "at_ms")] == now
         assert dom.count("<rect ") == 3 * len(flows["intervals"])  # the chart: three bars per interval
         # Its axes are labelled: what is counted, the intervals' starts, and round ticks from 0 past the highest bar.
@@ -157,6 +179,7 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         assert '<span id="product">com.example.minted.yearly</span>' in dom
         assert {key[1] for key in shown if key[0] == "subscriptions"} == {"com.example.minted.yearly", ""}
         assert assert_page_shows_api(shown, server, f"{query}&{product}")["product_id"] == "com.example.minted.yearly"
+        assert_csv_links_give_the_apis_csv(server, dom, "com.example.minted.yearly")
         # A past instant, periods bought since: the page's figures are judged as they stood then, as the API's are.
         past = urllib.parse.urlencode({"from": now - 200 * DAY, "to": now + DAY, "by": "month", "at": now - 40 * DAY})
         page = PageFigures()

@@ -46,7 +46,7 @@ checks.unsupported_method.enabled = false
 # before `to` and span at most 1000 intervals (a rule between parameters OpenAPI cannot state);
 # a consumption answer is taken only for a transaction the App Store asked about (404 otherwise).
 [[operations]]
-include-path-regex = "^/(v1/verify|notifications/v2|retention/realtime|v1/stats/.*|dashboard|v1/consumption/.*)$"
+include-path-regex = "^/(v1/verify|notifications/v2|retention/realtime|v1/stats/.*|dashboard|dashboard/csv/.*|v1/consumption/.*)$"
 checks.positive_data_acceptance.enabled = false
 """
 

@@ -21,7 +21,7 @@ public struct ServerAPIRequest: Sendable, Equatable {
         for segment in call.pathTemplate.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
             url += "/"
             if segment.first == "{", segment.last == "}", let value = arguments[String(segment.dropFirst().dropLast())] {
-                url += percentEncoded(ServerAPIValueKind.queryText(value))
+                url += PercentEncoding.encoded(ServerAPIValueKind.queryText(value))
             } else {
                 url += segment
             }
@@ -30,7 +30,7 @@ public struct ServerAPIRequest: Sendable, Equatable {
         for member in call.arguments(in: .query) {
             guard let value = arguments[member.name] else { continue }
             for item in value.arrayValue ?? [value] {
-                url += separator + member.name + "=" + percentEncoded(ServerAPIValueKind.queryText(item))
+                url += separator + member.name + "=" + PercentEncoding.encoded(ServerAPIValueKind.queryText(item))
                 separator = "&"
             }
         }
@@ -51,21 +51,5 @@ public struct ServerAPIRequest: Sendable, Equatable {
             headers.append(Header(name: "Content-Type", value: "image/png"))
         }
         return ServerAPIRequest(method: call.method, url: url, headers: headers, body: body)
-    }
-
-    /// RFC 3986: everything but the unreserved characters as %XX, so that no
-    /// argument can add a path segment, a query member or a fragment.
-    static func percentEncoded(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 15, radix: 16, uppercase: true)
-            }
-        }
-        return out
     }
 }

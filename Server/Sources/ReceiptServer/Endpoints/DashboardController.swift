@@ -15,6 +15,8 @@ struct DashboardController {
     let stored: StoreResponder
 
     static let path = "/dashboard"
+    /// Under it, `FIGURE?…`: a figure's CSV (StatsController), which the page links for each of its figures.
+    static let csvPath = "/dashboard/csv/"
 
     func dashboard(_ request: Request, context: Context) async throws -> (Response, String) {
         let figure: FigureQuery

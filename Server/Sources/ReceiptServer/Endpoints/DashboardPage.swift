@@ -31,8 +31,23 @@ struct DashboardPage {
             Apple-signed rows of this store; README defines each.</p>
 
             """
-        page += statusTable + mrrTable + flowsSection + revenueTable + ratesTable + "</body></html>\n"
+        let sections = [("subscriptions", statusTable), ("mrr", mrrTable), ("flows", flowsSection), ("revenue", revenueTable),
+                        ("rates", ratesTable)]
+        page += sections.map { name, section in section + csvLink(name) }.joined() + "</body></html>\n"
         return page
+    }
+
+    /// A link to a figure's CSV (DashboardController.csvPath) for the page's range, instant and
+    /// product, as that figure takes them (StatsController: over a range or not, judged at an instant or not).
+    private func csvLink(_ name: String) -> String {
+        var query: [String] = []
+        if StatsController.rangedFigures.contains(name) {
+            query += ["from=\(figure.from)", "to=\(figure.to)", "by=\(figure.interval.rawValue)"]
+        }
+        if !StatsController.instantlessFigures.contains(name) { query.append("at=\(figure.at)") }
+        if let product = figure.product { query.append("product=" + PercentEncoding.encoded(product)) }
+        let href = DashboardController.csvPath + name + "?" + query.joined(separator: "&")
+        return "<p class=\"csv\"><a href=\"\(Self.escape(href))\" download>\(name).csv</a></p>\n"
     }
 
     /// Every product the store counts, the one asked selected; the first, empty, is all of them.

@@ -21,7 +21,9 @@ struct StatsController {
     /// The figures no instant judges (they count what happened when it happened): they refuse `at`.
     static let instantlessFigures: Set<String> = ["revenue", "rates"]
 
-    func stats(_ name: String, _ request: Request, context: Context) async throws -> (Response, String) {
+    /// `format`, when given, answers in it whatever the query says (the dashboard's CSV links).
+    func stats(_ name: String, _ request: Request, context: Context, as format: FigureQuery.Format? = nil) async throws
+        -> (Response, String) {
         guard Self.figures.contains(name) else {
             return ServerAnswer.failure(.notFound, "NOT_FOUND",
                                         "no figure \(name); there are " + Self.figures.joined(separator: " and "))
@@ -33,7 +35,7 @@ struct StatsController {
         } catch {
             return ServerAnswer.badRequest(error.description)
         }
-        let (instant, product, csv) = (figure.at, figure.product, figure.format == .csv)
+        let (instant, product, csv) = (figure.at, figure.product, (format ?? figure.format) == .csv)
         let bytes: [UInt8]
         do {
             switch name {

@@ -11,7 +11,7 @@ import HTTPTypes
 struct ServerRoute: Sendable {
     enum Name: Sendable {
         case verifyReceipt, sandboxVerifyReceipt, verify, notifications, retention, subscriptions, entitlements, consent,
-             consumption, events, event, stats, dashboard, customerPage, healthz, readyz, metrics, openAPI
+             consumption, events, event, stats, dashboard, dashboardCSV, customerPage, healthz, readyz, metrics, openAPI
     }
 
     enum Path: Sendable, Equatable {
@@ -98,6 +98,9 @@ struct ServerRoute: Sendable {
                     methodsUnder: { $0 == "replay-failed" || $0.hasSuffix("/replay") ? [.post] : [.get] }),
         ServerRoute(.stats, .prefix("/v1/stats/"), methods: [.get], store: true, access: .customerData, query: statsQuery),
         ServerRoute(.dashboard, .exact(DashboardController.path), methods: [.get, .head], store: true, access: .page, query: figureQuery),
+        // A figure's CSV as the page links it: what /v1/stats/FIGURE?format=csv answers, the token as a page takes it.
+        ServerRoute(.dashboardCSV, .prefix(DashboardController.csvPath), methods: [.get], store: true, access: .page,
+                    query: figureQuery),
         ServerRoute(.customerPage, .exact(CustomerPageController.path), methods: [.get, .head], store: true, access: .page,
                     query: ["id"]),
         ServerRoute(.healthz, .exact("/healthz"), methods: [.get, .head]),
