@@ -95,18 +95,25 @@ enum FlowDays {
     }
 
     /// What the periods a write may change (`changes`: of a subscription, those bought from its
-    /// earliest purchase written, and its first period, whose trial's conversion is told by the
-    /// second) count now, read inside the writer's transaction. The rows before the earliest
-    /// purchase keep their numbers, so before and after the write the same rows are read.
+    /// earliest purchase written, and its first period when bought before, whose trial's
+    /// conversion is told by the second) count now, read inside the writer's transaction. The
+    /// rows bought before the earliest purchase keep their numbers, so before and after the write
+    /// the same rows are read; the first period is found down the index of the subscription's
+    /// purchases (no scan of its history).
     static func counts(of changes: PeriodChanges, on statements: some StoreStatements) async throws -> Counts {
         var counts: Counts = [:]
-        let d = statements.dialect
-        let scoped = countsQuery(where: "original_transaction_id = \(d.placeholder(1)) "
-                                     + "AND (purchase_date >= \(d.placeholder(2)) OR period_position = 1)")
+        let (subscription, earliest) = (statements.dialect.placeholder(1), statements.dialect.placeholder(2))
+        let changed = countsQuery(where: "original_transaction_id = \(subscription) AND purchase_date >= \(earliest)")
+        let firstBefore = countsQuery(where: """
+            transaction_id = (SELECT transaction_id FROM transactions WHERE original_transaction_id = \(subscription) \
+            AND \(periods) ORDER BY purchase_date, transaction_id LIMIT 1) AND purchase_date < \(earliest)
+            """)
         for (id, earliest) in changes.earliestPurchase.sorted(by: { $0.key < $1.key }) {
-            for row in try await statements.run(scoped, [.text(id), .integer(earliest)]) {
-                guard let key = Key(row) else { continue }
-                counts[key] = adding(row, to: counts[key])
+            for statement in [changed, firstBefore] {
+                for row in try await statements.run(statement, [.text(id), .integer(earliest)]) {
+                    guard let key = Key(row) else { continue }
+                    counts[key] = adding(row, to: counts[key])
+                }
             }
         }
         return counts
