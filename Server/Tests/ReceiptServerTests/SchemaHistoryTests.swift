@@ -23,7 +23,7 @@ import Testing
         "e3b0c44298fc1c14",  // 10
         "a378169145e0e9dc",  // 11
         "f0334a9297da61b1",  // 12
-        "63c08270f931761d",  // 13
+        "75416d3b2bd322c7",  // 13
     ]
 
     static func fingerprint(of version: Int) -> String {

@@ -42,7 +42,8 @@ enum FlowDays {
             + "AND previous_offer_discount_type = 'FREE_TRIAL')) THEN 1 ELSE 0 END"),
         ("converted_trials", "CASE WHEN period_position = 1 AND offer_discount_type = 'FREE_TRIAL' AND EXISTS ("
             + "SELECT 1 FROM transactions AS second_period WHERE second_period.original_transaction_id = transactions.original_transaction_id "
-            + "AND second_period.period_position = 2 AND second_period.price > 0) THEN 1 ELSE 0 END"),
+            + "AND second_period.period_position = 2 AND second_period.purchase_date IS NOT NULL "
+            + "AND second_period.product_type = 'Auto-Renewable Subscription' AND second_period.price > 0) THEN 1 ELSE 0 END"),
     ]
 
     /// The counted columns, in the order every read and write of the table gives them.
