@@ -149,9 +149,10 @@ enum FlowDays {
     /// day of [from, to) (from ≥ 0), `product`'s only when given, whatever their currency.
     static func rates(from: Int64, to: Int64, product: String?, on statements: some StoreStatements) async throws
         -> [(day: Int64, counts: [Int64])] {
-        let columns = ["paid_periods", "refunded_paid_periods", "new_subscriptions", "first_paid_periods", "trial_starts",
-                       "converted_trials"]
-        return try await perDay(columns, from: from, to: to, product: product, on: statements)
+        // The rates' counts are named as this table's columns but for two the flows named first.
+        let columns = ["new": "new_subscriptions", "new_paying": "first_paid_periods"]
+        return try await perDay(IntervalRates.countNames.map { columns[$0] ?? $0 }, from: from, to: to, product: product,
+                                on: statements)
     }
 
     /// Each day's sums of some `counted` columns (in the order given) over the periods bought in
