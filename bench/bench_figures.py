@@ -1,5 +1,5 @@
 """The figures of `make bench`: GET /v1/stats/subscriptions, /v1/stats/mrr, /v1/stats/flows,
-/v1/stats/revenue and /v1/stats/rates (a year by month) and /dashboard on a synthetic store, SQLite and PostgreSQL (a throwaway
+/v1/stats/revenue, /v1/stats/rates and /v1/stats/cohorts (a year by month) and /dashboard on a synthetic store, SQLite and PostgreSQL (a throwaway
 cluster, when Debian's postgresql is installed).
 
 The store holds FIGURES_BENCH_SUBSCRIPTIONS subscriptions (20,000 by default; #32's target is
@@ -154,7 +154,7 @@ def row(name, store, fill):
         year = f"from={now - 365 * DAY}&to={now}"
         for path, target in ((f"/v1/stats/subscriptions?at={now}", 1000), (f"/v1/stats/mrr?at={now}", 1000),
                              (f"/v1/stats/flows?{year}&at={now}&by=month", 1000), (f"/v1/stats/revenue?{year}&by=month", 1000),
-                             (f"/v1/stats/rates?{year}&by=month", 1000),
+                             (f"/v1/stats/rates?{year}&by=month", 1000), (f"/v1/stats/cohorts?{year}&by=month", 1000),
                              (f"/dashboard?{year}&at={now}&by=month", 200)):
             median, size = timed(port, path)
             print(f"  GET {path.split('?')[0]}: {median:,.0f} ms (median of 5; {size:,} bytes; target <= {target} ms at "

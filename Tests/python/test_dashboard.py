@@ -66,10 +66,11 @@ def figures_in_browser(tmp_path, url):
     page.feed(dom.stdout)
     assert page.figures, dom.stdout[:2000]
     money = [key for key in page.figures if key[2].endswith("_milliunits")]
-    assert {table for table, _, _ in money} == {"mrr", "revenue"}
-    for table, row, figure in money:  # in its currency's symbol and cents, as people read it
-        assert page.texts[(table, row, figure)] == money_text(page.figures[(table, row, figure)], row.split("/")[-1])
-    rates = [key for key in page.figures if key[0] == "rates"]
+    assert {table for table, _, _ in money} == {"mrr", "revenue", "cohort-revenue"}
+    for table, row, figure in money:  # in its currency's symbol and cents, as people read it; a dash for none
+        value = page.figures[(table, row, figure)]
+        assert page.texts[(table, row, figure)] == ("–" if value is None else money_text(value, row.split("/")[-1]))
+    rates = [key for key in page.figures if key[0] == "rates" or (key[0] == "cohorts" and key[2].startswith("retention_"))]
     assert rates
     for key in rates:  # a percentage with two places, a dash where there is no rate
         value = page.figures[key]
@@ -89,7 +90,7 @@ def assert_csv_links_give_the_apis_csv(server, dom, product=None):
     """The page links each figure's CSV: with the token as a browser gives it (Basic) or as a bearer
     token, each link answers what /v1/stats/FIGURE answers as CSV for the same parameters."""
     links = {figure: html.unescape(href) for href, figure in re.findall(r'<a href="(/dashboard/csv/(\w+)\?[^"]*)"', dom)}
-    assert sorted(links) == ["flows", "mrr", "rates", "revenue", "subscriptions"], links
+    assert sorted(links) == ["cohorts", "flows", "mrr", "rates", "revenue", "subscriptions"], links
     basic = "Basic " + base64.b64encode(f"operator:{READ_TOKEN}".encode()).decode()
     for figure, link in links.items():
         query = urllib.parse.parse_qs(urllib.parse.urlsplit(link).query)
@@ -142,6 +143,18 @@ def assert_page_shows_api(shown, server, query):
     for interval in rates["intervals"]:
         for name in ("refund_rate", "conversion_to_paying", "trial_conversion_rate"):
             assert shown[("rates", str(interval["start_ms"]), name)] == interval[name], (interval["start_ms"], name)
+    cohorts = server.json("GET", "/v1/stats/cohorts?" + urllib.parse.urlencode(
+        {key: values[0] for key, values in given.items() if key != "at"}))[1]
+    assert len(cohorts["intervals"]) == len([key for key in shown if key[0] == "cohorts" and key[2] == "subscriptions"])
+    for cohort in cohorts["intervals"]:
+        row = str(cohort["start_ms"])
+        assert shown[("cohorts", row, "subscriptions")] == cohort["subscriptions"]
+        assert [shown[("cohorts", row, f"retention_{n + 1}")] for n in range(cohorts["periods"])] == cohort["retention"]
+        for line in cohort["currencies"]:
+            for name in ("paying", "net_milliunits", "per_paying_milliunits"):
+                assert shown[("cohort-revenue", f"{row}/{line['currency']}", name)] == line[name], (row, line, name)
+    assert len([key for key in shown if key[0] == "cohort-revenue" and key[2] == "paying"]) == sum(
+        len(cohort["currencies"]) for cohort in cohorts["intervals"])
     return flows
 
 
@@ -161,6 +174,7 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         shown, dom = figures_in_browser(tmp_path, url)
         flows = assert_page_shows_api(shown, server, query)
         assert any(shown[key] for key in shown if key[0] == "rates" and key[2] == "refund_rate")  # a refund among them
+        assert any(shown[key] for key in shown if key[0] == "cohorts" and key[2] == "retention_1")  # some renewed
         assert_csv_links_give_the_apis_csv(server, dom)
         assert shown[(None, None, "at_ms")] == now
         assert dom.count("<rect ") == 3 * len(flows["intervals"])  # the chart: three bars per interval

@@ -618,14 +618,17 @@ def reference_rates(stories, since, until, product=None):
             counts["trial_starts"] += index == 0 and trial
             counts["converted_trials"] += index == 0 and trial and len(periods) > 1 and periods[1]["price"] > 0
 
-    def rate(numerator, denominator):
-        if not denominator:
-            return None
-        return float((decimal.Decimal(numerator) / decimal.Decimal(denominator)).quantize(
-            decimal.Decimal("0.0001"), rounding=decimal.ROUND_HALF_UP))
     return [dict(counts, start_ms=start, **{name: rate(counts[numerator], counts[denominator])
                                             for name, numerator, denominator in RATES})
             for start, counts in intervals.items()]
+
+
+def rate(numerator, denominator):
+    """`numerator` / `denominator` to four places (half up) as the JSON's number gives it; None without a denominator."""
+    if not denominator:
+        return None
+    return float((decimal.Decimal(numerator) / decimal.Decimal(denominator)).quantize(
+        decimal.Decimal("0.0001"), rounding=decimal.ROUND_HALF_UP))
 
 
 def unconverted_trial(mint_jws, news_ca, now):
@@ -637,18 +640,27 @@ def unconverted_trial(mint_jws, news_ca, now):
     return "2100000000090000", [mint_jws.sign_notification(payload, chains)]
 
 
+def server_with_an_unconverted_trial(tmp_path, news_ca, test_ca, mint_jws, now, new_store):
+    """shaped_server, and unconverted_trial's subscription posted to it: (server, every story)."""
+    server, _ = shaped_server(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
+    try:
+        extra = unconverted_trial(mint_jws, news_ca, now)
+        for body in extra[1]:
+            assert post(server, body)[0] == 200
+    except BaseException:
+        server.stop()
+        raise
+    return server, shaped_stories(mint_jws, news_ca, now) + [extra]
+
+
 def test_rates_by_month_equal_a_reference_from_the_same_notifications(tmp_path, news_ca, test_ca, mint_jws, now,
                                                                       new_store):
     """GET /v1/stats/rates: per month, the refund rate, the conversion to paying and the trial
     conversion rate with the counts they are made of, as a reference from the same notifications
     gives them (a trial converted, one not; a refund; months without a denominator null); per
     product; the same counts by day; `at` and bad ranges refused."""
-    server, _ = shaped_server(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
+    server, stories = server_with_an_unconverted_trial(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
     try:
-        extra = unconverted_trial(mint_jws, news_ca, now)
-        for body in extra[1]:
-            assert post(server, body)[0] == 200
-        stories = shaped_stories(mint_jws, news_ca, now) + [extra]
         since, until = now - 200 * DAY, now + 60 * DAY
         status, rates = server.json("GET", f"/v1/stats/rates?from={since}&to={until}&by=month")
         assert status == 200
@@ -668,6 +680,115 @@ def test_rates_by_month_equal_a_reference_from_the_same_notifications(tmp_path, 
         by_day = server.json("GET", f"/v1/stats/rates?from={since}&to={until}&by=day")[1]["intervals"]
         assert {name: sum(interval[name] for interval in by_day) for name in RATE_COUNTS} == totals
         assert_per_product_and_refusals(server, "rates", lambda product: reference_rates(stories, since, until, product),
+                                        since, until, now)
+    finally:
+        server.stop()
+
+
+def reference_cohorts(stories, since, until, periods=12, product=None, runs=None):
+    """The cohorts per calendar month (UTC) of [since, until), from the stored copies of the minted
+    transactions: each subscription under the month of its first paid period (its first period
+    when paid, its second when paid after a free trial) bought in the range; how many periods it
+    continued for after it (renewals and recoveries; a reactivation ends the run); what it paid in
+    each currency for all its periods, less refunds; per paying subscription, halves away from zero.
+    `runs`, when given, gets each subscription's periods continued."""
+    transactions, _ = latest_copies(stories)
+    by_subscription = {}
+    for transaction in transactions.values():
+        if transaction["type"] == "Auto-Renewable Subscription":
+            by_subscription.setdefault(transaction["originalTransactionId"], []).append(transaction)
+    cohorts = {start: {"subscriptions": 0, "retained": [0] * periods, "currencies": {}} for start in months(since, until)}
+
+    def line(cohort, currency):
+        return cohort["currencies"].setdefault(currency, {"currency": currency, "paying": 0, "net_milliunits": 0})
+    for periods_held in by_subscription.values():
+        periods_held.sort(key=lambda t: (t["purchaseDate"], t["transactionId"]))
+        trial = periods_held[0].get("offerDiscountType") == "FREE_TRIAL"
+        paid = [index for index in (0, 1)[:len(periods_held)] if periods_held[index]["price"] > 0 and (index == 0 or trial)]
+        if not paid:
+            continue
+        first = paid[0]
+        if not since <= periods_held[first]["purchaseDate"] < until or product not in (None, periods_held[first]["productId"]):
+            continue
+        continued = 0
+        for previous, period in zip(periods_held[first:], periods_held[first + 1:]):
+            if period["purchaseDate"] > previous["expiresDate"] and period.get("transactionReason") != "RENEWAL":
+                break  # bought again after it ended: a reactivation
+            continued += 1
+        if runs is not None:
+            runs[periods_held[0]["originalTransactionId"]] = continued
+        cohort = cohorts[month(periods_held[first]["purchaseDate"])]
+        cohort["subscriptions"] += 1
+        for after in range(min(continued, periods)):
+            cohort["retained"][after] += 1
+        line(cohort, periods_held[first]["currency"])["paying"] += 1
+        for period in periods_held:
+            line(cohort, period["currency"])["net_milliunits"] += period["price"] - (
+                refunded_amount(period) if "revocationDate" in period else 0)
+
+    def per_paying(entry):
+        if not entry["paying"]:
+            return None
+        return int((decimal.Decimal(entry["net_milliunits"]) / entry["paying"]).quantize(1, rounding=decimal.ROUND_HALF_UP))
+    return [{"start_ms": start, "subscriptions": cohort["subscriptions"], "retained": cohort["retained"],
+             "retention": [rate(count, cohort["subscriptions"]) for count in cohort["retained"]],
+             "currencies": [dict(entry, per_paying_milliunits=per_paying(entry))
+                            for _, entry in sorted(cohort["currencies"].items())]}
+            for start, cohort in cohorts.items()]
+
+
+def test_cohorts_by_month_equal_a_reference_from_the_same_notifications(tmp_path, news_ca, test_ca, mint_jws, now,
+                                                                        new_store):
+    """GET /v1/stats/cohorts: per month of the first paid period, the paying subscriptions, how many
+    continued for 1…N periods (a recovery continues a run, a reactivation ends it) and what they
+    paid per currency less refunds, as a reference from the same notifications gives them; sizes
+    equal to the rates' new_paying; `periods`; per product; CSV equal to JSON; refusals."""
+    server, stories = server_with_an_unconverted_trial(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
+    try:
+        since, until = now - 500 * DAY, now + 60 * DAY  # every story's first period
+        status, cohorts = server.json("GET", f"/v1/stats/cohorts?from={since}&to={until}&by=month")
+        assert status == 200
+        assert (cohorts["from_ms"], cohorts["to_ms"], cohorts["by"], cohorts["periods"]) == (since, until, "month", 12)
+        reference = reference_cohorts(stories, since, until)
+        assert cohorts["intervals"] == reference
+        sizes = sum(cohort["subscriptions"] for cohort in reference)
+        assert sizes == len(stories) - 1  # every story but the unconverted trial paid
+        assert 0 < sum(cohort["retained"][0] for cohort in reference) < sizes  # some renewed, some never did
+        runs = {}
+        reference_cohorts(stories, since, until, runs=runs)
+        assert runs["2100000000070000"] == 2  # its third period, a recovery, continued the run
+        assert runs["2100000000080000"] == 0  # bought again after it ended: a reactivation begins no run
+        lines = [line for cohort in reference for line in cohort["currencies"]]
+        assert {line["currency"] for line in lines} == {"USD", "EUR"}
+        refunded = sum(refunded_amount(t) for t in latest_copies(stories)[0].values() if "revocationDate" in t)
+        revenue = server.json("GET", f"/v1/stats/revenue?from={since}&to={until}&by=month")[1]["intervals"]
+        gross = sum(line["gross_milliunits"] for interval in revenue for line in interval["currencies"])
+        assert 0 < refunded and sum(line["net_milliunits"] for line in lines) == gross - refunded
+        # A cohort is the rates' new_paying of the same days.
+        rates = server.json("GET", f"/v1/stats/rates?from={since}&to={until}&by=month")[1]["intervals"]
+        assert [cohort["subscriptions"] for cohort in cohorts["intervals"]] == [interval["new_paying"] for interval in rates]
+        by_day = server.json("GET", f"/v1/stats/cohorts?from={since}&to={until}&by=day&periods=3")[1]
+        assert by_day["periods"] == 3 and all(len(cohort["retained"]) == 3 for cohort in by_day["intervals"])
+        assert sum(cohort["subscriptions"] for cohort in by_day["intervals"]) == sizes
+        two = server.json("GET", f"/v1/stats/cohorts?from={since}&to={until}&by=month&periods=2")[1]
+        assert two["intervals"] == reference_cohorts(stories, since, until, periods=2)
+        header, rows = csv_rows(server, f"/v1/stats/cohorts?from={since}&to={until}&by=month&periods=2&format=csv")
+        assert header[:3] == ["start_ms", "start_date", "subscriptions"] and header[-4] == "currency"
+        flat = [(cohort, line) for cohort in two["intervals"] for line in cohort["currencies"] or [None]]
+        assert len(rows) == len(flat)
+        for row, (cohort, line) in zip(rows, flat):
+            assert int(row["start_ms"]) == cohort["start_ms"] and int(row["subscriptions"]) == cohort["subscriptions"]
+            assert [int(row["retained_1"]), int(row["retained_2"])] == cohort["retained"]
+            assert [row["retention_1"], row["retention_2"]] == ["" if share is None else f"{share:.4f}"
+                                                                 for share in cohort["retention"]]
+            assert row["currency"] == (line["currency"] if line else "")
+            if line:
+                assert int(row["net_milliunits"]) == line["net_milliunits"] and int(row["paying"]) == line["paying"]
+        for query in ("periods=0", "periods=121", "periods=x", "periods=1&periods=2"):
+            assert server.json("GET", f"/v1/stats/cohorts?from={since}&to={until}&{query}")[0] == 400, query
+        assert server.json("GET", f"/v1/stats/rates?from={since}&to={until}&periods=2")[0] == 400
+        assert_per_product_and_refusals(server, "cohorts", lambda product: reference_cohorts(stories, since, until,
+                                                                                             product=product),
                                         since, until, now)
     finally:
         server.stop()

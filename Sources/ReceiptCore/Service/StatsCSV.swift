@@ -60,6 +60,25 @@ public enum StatsCSV {
         return table.bytes
     }
 
+    /// `start_ms,start_date,subscriptions`, `retained_N` and `retention_N` for each period followed
+    /// (a share empty without a subscription), then `currency,paying,net_milliunits,per_paying_milliunits`:
+    /// a row per interval and currency (IntervalCohort), the cohort's columns on each; an interval
+    /// without a currency has one row, its currency's fields empty.
+    public static func cohorts(_ intervals: [IntervalCohort], periods: Int) -> [UInt8] {
+        let after = (1...max(periods, 1)).map(String.init)
+        var table = Table(["start_ms", "start_date", "subscriptions"] + after.map { "retained_" + $0 }
+                          + after.map { "retention_" + $0 } + ["currency", "paying", "net_milliunits", "per_paying_milliunits"])
+        for cohort in intervals {
+            let shares = cohort.retention.map { $0 ?? "" }
+            let lines = cohort.currencies.map { [$0.currency, String($0.paying), String($0.net), $0.perPaying.map(String.init) ?? ""] }
+            for line in lines.isEmpty ? [["", "", "", ""]] : lines {
+                table.row([String(cohort.startMilliseconds), FigureInterval.date(of: cohort.startMilliseconds)],
+                          [cohort.subscriptions] + cohort.retained, then: shares + line)
+            }
+        }
+        return table.bytes
+    }
+
     /// Rows of text fields, numbers, then text fields again, written as they come.
     struct Table {
         private(set) var bytes: [UInt8] = []

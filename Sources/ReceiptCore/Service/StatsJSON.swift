@@ -118,10 +118,42 @@ public enum StatsJSON {
         }
     }
 
+    /// `{"from_ms", "to_ms", "by", "periods", "intervals": [{"start_ms", "subscriptions", "retained":
+    /// [n, …], "retention": ["0.5000" or null, …], "currencies": [{"currency", "paying",
+    /// "net_milliunits", "per_paying_milliunits" or null}]}]}` (IntervalCohort): every interval that
+    /// meets [from, to), as the cohort of the first paid periods bought in it.
+    public static func cohorts(_ intervals: [IntervalCohort], by interval: FigureInterval, from: Int64, to: Int64,
+                               periods: Int, product: String? = nil) -> [UInt8] {
+        ranged(intervals, by: interval, from: from, to: to, product: product, periods: periods,
+               start: \.startMilliseconds) { cohort, writer in
+            writer.number("subscriptions", cohort.subscriptions)
+            writer.beginArray("retained")
+            for count in cohort.retained { writer.number(nil, count) }
+            writer.endArray()
+            writer.beginArray("retention")
+            for share in cohort.retention {
+                if let share { writer.raw(nil, Array(share.utf8)) } else { writer.null(nil) }
+            }
+            writer.endArray()
+            writer.beginArray("currencies")
+            for line in cohort.currencies {
+                writer.beginObject()
+                writer.string("currency", line.currency)
+                writer.number("paying", line.paying)
+                writer.number("net_milliunits", line.net)
+                if let perPaying = line.perPaying { writer.number("per_paying_milliunits", perPaying) }
+                else { writer.null("per_paying_milliunits") }
+                writer.endObject()
+            }
+            writer.endArray()
+        }
+    }
+
     /// A figure over a range: `{"from_ms", "to_ms", "by", ["at_ms",] ["product_id",] "intervals":
     /// [{"start_ms", …}]}`, each interval's members after its start written by `members`.
     private static func ranged<Interval>(_ intervals: [Interval], by interval: FigureInterval, from: Int64, to: Int64,
-                                         at instant: Int64? = nil, product: String?, start: (Interval) -> Int64,
+                                         at instant: Int64? = nil, product: String?, periods: Int? = nil,
+                                         start: (Interval) -> Int64,
                                          members: (Interval, inout JSONWriter) -> Void) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
@@ -130,6 +162,7 @@ public enum StatsJSON {
         writer.string("by", interval.rawValue)
         if let instant { writer.number("at_ms", instant) }
         writeProduct(product, into: &writer)
+        if let periods { writer.number("periods", Int64(periods)) }
         writer.beginArray("intervals")
         for each in intervals {
             writer.beginObject()

@@ -5,8 +5,8 @@ import ReceiptCore
 
 /// `GET /dashboard`: the figures of /v1/stats as one HTML page a browser shows, with no
 /// script: subscriptions by product and status, MRR per currency, the flows per
-/// interval as an SVG chart and a table, the revenue per interval and currency, and the rates per
-/// interval, over a date range and for a product chosen in a form. Behind the
+/// interval as an SVG chart and a table, the revenue per interval and currency, the rates per
+/// interval and the cohorts of each interval, over a date range and for a product chosen in a form. Behind the
 /// read token: a browser asks for it (HTTP Basic, the token as the password; any user
 /// name), or a client sends it as a bearer token. Every number carries `data-figure` (and
 /// the figure's JSON name), so that what the page shows can be checked against the API.
@@ -28,7 +28,7 @@ struct DashboardController {
         do {
             // Every product's counts: the form offers each; the table shows the one asked. The
             // subscriptions and MRR come from one reading of every product's standing (the MRR
-            // then keeps the product asked); it, the flows, the revenue and the rates are read at once, each
+            // then keeps the product asked); it, the flows, the revenue, the rates and the cohorts are read at once, each
             // on a connection of its own where one is free (SQLite's readers, PostgreSQL's pool):
             // the page takes about the longest of them, not their sum.
             let store = stored.store
@@ -36,12 +36,16 @@ struct DashboardController {
             async let days = store.flows(from: figure.from, to: figure.to, at: figure.at, product: figure.product)
             async let money = store.revenue(from: figure.from, to: figure.to, product: figure.product)
             async let rates = store.rates(from: figure.from, to: figure.to, product: figure.product)
+            async let cohorts = store.cohorts(from: figure.from, to: figure.to, product: figure.product)
             let held = try await standing
             let page = DashboardPage(figure: figure, counts: StoreFigures.counts(in: held),
                                      mrr: MRRLine.lines(StoreFigures.priceGroups(in: held, product: figure.product)),
                                      flows: IntervalFlows.make(try await days, intervals: figure.firstDays, by: figure.interval),
                                      revenue: IntervalRevenue.make(try await money, intervals: figure.firstDays, by: figure.interval),
-                                     rates: IntervalRates.make(try await rates, intervals: figure.firstDays, by: figure.interval))
+                                     rates: IntervalRates.make(try await rates, intervals: figure.firstDays, by: figure.interval),
+                                     cohorts: IntervalCohort.make(try await cohorts.firstPaid, revenue: try await cohorts.revenue,
+                                                                  intervals: figure.firstDays, by: figure.interval,
+                                                                  periods: figure.periods))
             return ServerAnswer.page(.ok, page.html)
         } catch {
             return ServerAnswer.storeUnavailable(error, context.logger)

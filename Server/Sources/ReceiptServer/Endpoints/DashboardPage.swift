@@ -11,6 +11,7 @@ struct DashboardPage {
     let flows: [IntervalFlows]
     let revenue: [IntervalRevenue]
     let rates: [IntervalRates]
+    let cohorts: [IntervalCohort]
 
     var html: String {
         var page = """
@@ -32,7 +33,7 @@ struct DashboardPage {
 
             """
         let sections = [("subscriptions", statusTable), ("mrr", mrrTable), ("flows", flowsSection), ("revenue", revenueTable),
-                        ("rates", ratesTable)]
+                        ("rates", ratesTable), ("cohorts", cohortTables)]
         page += sections.map { name, section in section + csvLink(name) }.joined() + "</body></html>\n"
         return page
     }
@@ -209,7 +210,7 @@ struct DashboardPage {
         }
     }
 
-    private static func cell(_ figure: String, _ value: Int64) -> String {
+    static func cell(_ figure: String, _ value: Int64) -> String {
         "<td data-figure=\"\(escape(figure))\" data-value=\"\(value)\">\(value)</td>"
     }
 

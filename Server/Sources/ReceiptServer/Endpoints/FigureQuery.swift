@@ -15,6 +15,8 @@ struct FigureQuery: Sendable {
     let product: String?
     /// The answer as JSON (the default) or CSV (`?format=csv`).
     let format: Format
+    /// How many periods a figure followed over periods (the cohorts) follows (`?periods=`).
+    let periods: Int
 
     enum Format: String, Sendable { case json, csv }
 
@@ -32,9 +34,10 @@ struct FigureQuery: Sendable {
 
     /// The route's entry (ServerRoute.figureQuery) refused unknown and repeated parameters already.
     /// `ranged` false: a figure judged at one instant, which refuses a range rather than ignore it;
-    /// `judged` false: a figure no instant judges (revenue), which refuses `at` likewise.
+    /// `judged` false: a figure no instant judges (revenue), which refuses `at` likewise;
+    /// `followed` false: a figure not followed over periods, which refuses `periods` likewise.
     init(_ query: some Sequence<(key: Substring, value: Substring)>, now: Int64, lookBackDays: Int64,
-         by defaultInterval: FigureInterval, ranged: Bool = true, judged: Bool = true) throws(Refusal) {
+         by defaultInterval: FigureInterval, ranged: Bool = true, judged: Bool = true, followed: Bool = false) throws(Refusal) {
         var values: [String: String] = [:]
         for (key, value) in query where !value.isEmpty { values[String(key)] = String(value) }
         if !judged, values["at"] != nil {
@@ -42,7 +45,7 @@ struct FigureQuery: Sendable {
                                        + "interval: it takes from, to, by and product")
         }
         if !ranged, let given = Self.rangeParameters.first(where: { values[$0] != nil }) {
-            throw Refusal(description: "\(given) is for a figure over a range (flows, revenue, rates); this one is judged at one instant: "
+            throw Refusal(description: "\(given) is for a figure over a range (flows, revenue, rates, cohorts); this one is judged at one instant: "
                                        + "it takes at and product")
         }
         func instant(_ name: String, or otherwise: Int64) throws(Refusal) -> Int64 {
@@ -71,7 +74,16 @@ struct FigureQuery: Sendable {
         guard let format = Format(rawValue: values["format"] ?? Format.json.rawValue) else {
             throw Refusal(description: "format is json or csv")
         }
+        if !followed, values["periods"] != nil {
+            throw Refusal(description: "periods is for a figure followed over periods (cohorts)")
+        }
+        let periods = try values["periods"].map { (text) throws(Refusal) in
+            guard text.utf8.count <= 3, let periods = Int(text), (1...IntervalCohort.maxPeriods).contains(periods) else {
+                throw Refusal(description: "periods is a whole number from 1 to \(IntervalCohort.maxPeriods)")
+            }
+            return periods
+        } ?? IntervalCohort.defaultPeriods
         (self.at, self.from, self.to, self.interval, self.firstDays, self.product) = (at, from, to, interval, firstDays, product)
-        self.format = format
+        (self.format, self.periods) = (format, periods)
     }
 }

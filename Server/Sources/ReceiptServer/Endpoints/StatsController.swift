@@ -8,18 +8,21 @@ import ReceiptCore
 /// judges one subscription; `GET /v1/stats/mrr`, the monthly recurring revenue of the
 /// active ones per currency; `GET /v1/stats/flows`, what happened per interval;
 /// `GET /v1/stats/revenue`, the money that came in and went out per interval and currency;
-/// `GET /v1/stats/rates`, refund, conversion-to-paying and trial conversion rates per interval; each
+/// `GET /v1/stats/rates`, refund, conversion-to-paying and trial conversion rates per interval;
+/// `GET /v1/stats/cohorts`, retention and realized revenue by the interval of the first paid period; each
 /// limited to one product with `?product=`, and each as CSV with `?format=csv`
 /// (StoreFigures runs the SQL; ReceiptCore's StatsJSON and StatsCSV write the answers).
 struct StatsController {
     typealias Context = ServerRequestContext
     let stored: StoreResponder
 
-    static let figures = ["subscriptions", "mrr", "flows", "revenue", "rates"]
+    static let figures = ["subscriptions", "mrr", "flows", "revenue", "rates", "cohorts"]
     /// The figures over a range (`from`, `to`, `by`); the others are judged at one instant.
-    static let rangedFigures: Set<String> = ["flows", "revenue", "rates"]
+    static let rangedFigures: Set<String> = ["flows", "revenue", "rates", "cohorts"]
     /// The figures no instant judges (they count what happened when it happened): they refuse `at`.
-    static let instantlessFigures: Set<String> = ["revenue", "rates"]
+    static let instantlessFigures: Set<String> = ["revenue", "rates", "cohorts"]
+    /// The figures followed over periods (`periods`); the others refuse it.
+    static let followedFigures: Set<String> = ["cohorts"]
 
     /// `format`, when given, answers in it whatever the query says (the dashboard's CSV links).
     func stats(_ name: String, _ request: Request, context: Context, as format: FigureQuery.Format? = nil) async throws
@@ -31,7 +34,8 @@ struct StatsController {
         let figure: FigureQuery
         do throws(FigureQuery.Refusal) {
             figure = try FigureQuery(request.uri.queryParameters, now: ReceiptClock.systemNow(), lookBackDays: 30, by: .day,
-                                     ranged: Self.rangedFigures.contains(name), judged: !Self.instantlessFigures.contains(name))
+                                     ranged: Self.rangedFigures.contains(name), judged: !Self.instantlessFigures.contains(name),
+                                     followed: Self.followedFigures.contains(name))
         } catch {
             return ServerAnswer.badRequest(error.description)
         }
@@ -54,6 +58,13 @@ struct StatsController {
                 let intervals = IntervalRates.make(days, intervals: figure.firstDays, by: figure.interval)
                 bytes = csv ? StatsCSV.rates(intervals)
                     : StatsJSON.rates(intervals, by: figure.interval, from: figure.from, to: figure.to, product: product)
+            case "cohorts":
+                let rows = try await stored.store.cohorts(from: figure.from, to: figure.to, product: product)
+                let cohorts = IntervalCohort.make(rows.firstPaid, revenue: rows.revenue, intervals: figure.firstDays,
+                                                  by: figure.interval, periods: figure.periods)
+                bytes = csv ? StatsCSV.cohorts(cohorts, periods: figure.periods)
+                    : StatsJSON.cohorts(cohorts, by: figure.interval, from: figure.from, to: figure.to, periods: figure.periods,
+                                        product: product)
             case "mrr":
                 let prices = try await stored.store.activePrices(at: instant, product: product)
                 bytes = csv ? StatsCSV.mrr(prices) : StatsJSON.mrr(prices, at: instant, product: product)

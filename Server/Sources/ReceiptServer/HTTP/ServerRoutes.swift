@@ -78,7 +78,7 @@ struct ServerRoute: Sendable {
 
     static let figureQuery: Set<String> = ["at", "from", "to", "by", "product"]
     /// The figures' parameters, and the answer's format (JSON or CSV).
-    static let statsQuery = figureQuery.union(["format"])
+    static let statsQuery = figureQuery.union(["format", "periods"])
 
     /// The routes at fixed paths, which --notifications-path and --retention-path cannot take.
     static let fixed: [ServerRoute] = [

@@ -24,9 +24,17 @@ enum FlowDays {
         ("renewals", "period_position > 1 AND purchase_date <= coalesce(previous_expires_date, purchase_date)"),
         ("trial_conversions", "period_position > 1 AND previous_offer_discount_type = 'FREE_TRIAL'"),
         ("recoveries", "period_position > 1 AND purchase_date > previous_expires_date AND transaction_reason = 'RENEWAL'"),
-        ("reactivations", "period_position > 1 AND purchase_date > previous_expires_date "
-            + "AND coalesce(transaction_reason, '') <> 'RENEWAL'"),
+        ("reactivations", reactivation),
     ]
+
+    /// A later period bought after the previous one ended, and not by renewal: the customer bought again.
+    static let reactivation = "period_position > 1 AND purchase_date > previous_expires_date "
+        + "AND coalesce(transaction_reason, '') <> 'RENEWAL'"
+
+    /// A subscription's first paid period: its first period when paid, or its second when paid
+    /// after a free trial (the rates' `new_paying`, the cohorts' members).
+    static let firstPaidPeriod = "price > 0 AND (period_position = 1 OR (period_position = 2 "
+        + "AND previous_offer_discount_type = 'FREE_TRIAL'))"
 
     /// Beside the kinds, each period whatever its kind and its price: what the revenue's gross adds up.
     static let money: [(column: String, value: String)] = [("periods", "1"), ("price_sum", "coalesce(price, 0)")]
@@ -38,8 +46,7 @@ enum FlowDays {
     static let rateCounts: [(column: String, value: String)] = [
         ("paid_periods", "CASE WHEN price > 0 THEN 1 ELSE 0 END"),
         ("refunded_paid_periods", "CASE WHEN price > 0 AND revocation_date IS NOT NULL THEN 1 ELSE 0 END"),
-        ("first_paid_periods", "CASE WHEN price > 0 AND (period_position = 1 OR (period_position = 2 "
-            + "AND previous_offer_discount_type = 'FREE_TRIAL')) THEN 1 ELSE 0 END"),
+        ("first_paid_periods", "CASE WHEN \(firstPaidPeriod) THEN 1 ELSE 0 END"),
         ("converted_trials", "CASE WHEN period_position = 1 AND offer_discount_type = 'FREE_TRIAL' AND EXISTS ("
             + "SELECT 1 FROM transactions AS second_period WHERE second_period.original_transaction_id = transactions.original_transaction_id "
             + "AND second_period.period_position = 2 AND second_period.purchase_date IS NOT NULL "
@@ -51,7 +58,7 @@ enum FlowDays {
 
     /// The rows that are periods: auto-renewable transactions numbered among their subscription's,
     /// with a purchase date (a newer copy without one keeps the number an older copy was given).
-    private static let periods = "product_type = 'Auto-Renewable Subscription' AND period_position IS NOT NULL "
+    static let periods = "product_type = 'Auto-Renewable Subscription' AND period_position IS NOT NULL "
         + "AND purchase_date IS NOT NULL"
 
     /// The key's columns as a row of `countsQuery` gives them.

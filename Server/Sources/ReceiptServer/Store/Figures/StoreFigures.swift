@@ -176,6 +176,10 @@ enum StoreFigures {
     /// How many periods and what amount of money on a day, in a currency.
     typealias DayMoney = (day: Int64, currency: String, count: Int64, amount: Int64)
 
+    /// What was refunded of a revoked transaction's row: `price` × `revocationPercentage` / 100,000,
+    /// the whole price without a percentage (truncated toward zero, as both databases divide).
+    static let refundedAmount = "coalesce(price, 0) * coalesce(revocation_percentage, 100000) / 100000"
+
     /// How many periods were refunded or revoked on each day of [from, to) and the amounts
     /// refunded, per currency (by `revocationDate`; `price` × `revocationPercentage` / 100,000, the
     /// whole price without a percentage), auto-renewable subscriptions only, `product`'s only when
@@ -185,7 +189,7 @@ enum StoreFigures {
         let d = statements.dialect
         let rows = try await statements.run("""
             SELECT revocation_date / \(FigureInterval.dayMilliseconds), coalesce(currency, ''), count(*),
-              CAST(sum(coalesce(price, 0) * coalesce(revocation_percentage, 100000) / 100000) AS BIGINT)
+              CAST(sum(\(refundedAmount)) AS BIGINT)
             FROM transactions WHERE product_type = 'Auto-Renewable Subscription'
               AND revocation_date >= \(d.placeholder(1)) AND revocation_date < \(d.placeholder(2)) AND \(only(product, placeholder: 3, d))
             GROUP BY 1, 2 ORDER BY 1, 2

@@ -54,6 +54,15 @@ extension SubscriptionStore {
         try await withStatements(transaction: false) { try await FlowDays.rates(from: from, to: to, product: product, on: $0) }
     }
 
+    /// The cohorts of the first paid periods bought in [from, to) (CohortRows): their runs, and what they paid.
+    func cohorts(from: Int64, to: Int64, product: String?) async throws
+        -> (firstPaid: [IntervalCohort.FirstPaidDay], revenue: [IntervalCohort.RevenueDay]) {
+        try await withStatements(transaction: false) {
+            (try await CohortRows.firstPaidDays(from: from, to: to, product: product, on: $0),
+             try await CohortRows.revenueDays(from: from, to: to, product: product, on: $0))
+        }
+    }
+
     func deliveryBacklog() async throws -> (count: Int64, oldest: Int64?) {
         try await withStatements(transaction: false) { try await EventOutbox.backlog(on: $0) }
     }

@@ -1,0 +1,38 @@
+import ReceiptCore
+
+/// The page's cohorts (`GET /v1/stats/cohorts`): each interval's paying subscriptions with the
+/// share that continued for 1 … N periods after the first paid one (percentages, each cell's
+/// counts in its title, `data-value` the JSON's decimal, empty and a dash where it is null); then
+/// per interval and currency what the cohort paid, less refunds, and per paying subscription.
+extension DashboardPage {
+    var cohortTables: String {
+        let periods = cohorts.first?.retained.count ?? 0
+        var table = "<h2>Cohorts by first paid \(figure.interval.rawValue)</h2>\n"
+            + "<p>The share of the paying subscriptions still renewing after each period.</p>\n"
+            + "<table id=\"cohorts\"><tr><th>From</th><th>paying</th>"
+            + (0..<periods).map { "<th>after \($0 + 1)</th>" }.joined() + "</tr>\n"
+        for cohort in cohorts {
+            table += "<tr data-start=\"\(cohort.startMilliseconds)\"><td>\(Self.date(cohort.startMilliseconds))</td>"
+                + Self.cell("subscriptions", cohort.subscriptions)
+            for (index, (count, share)) in zip(cohort.retained, cohort.retention).enumerated() {
+                table += "<td data-figure=\"retention_\(index + 1)\" data-value=\"\(share ?? "")\" "
+                    + "title=\"\(count) of \(cohort.subscriptions)\">" + (share.map(IntervalRates.percent) ?? "–") + "</td>"
+            }
+            table += "</tr>\n"
+        }
+        table += "</table>\n<table id=\"cohort-revenue\"><tr><th>From</th><th>Currency</th><th>paying</th>"
+            + "<th>paid, less refunds</th><th>per paying</th></tr>\n"
+        for cohort in cohorts {
+            for line in cohort.currencies {
+                table += "<tr data-line=\"\(cohort.startMilliseconds)/\(Self.escape(line.currency))\">"
+                    + "<td>\(Self.date(cohort.startMilliseconds))</td><td>\(Self.escape(line.currency))</td>"
+                    + Self.cell("paying", line.paying)
+                    + "<td data-figure=\"net_milliunits\" data-value=\"\(line.net)\">\(Self.money(line.net, line.currency))</td>"
+                    + (line.perPaying.map {
+                        "<td data-figure=\"per_paying_milliunits\" data-value=\"\($0)\">\(Self.money($0, line.currency))</td>"
+                    } ?? "<td data-figure=\"per_paying_milliunits\" data-value=\"\">–</td>") + "</tr>\n"
+            }
+        }
+        return table + "</table>\n"
+    }
+}
