@@ -3,6 +3,7 @@ page shows, read from its DOM, equal the JSON figures of /v1/stats; a screenshot
 test artefact (build/test-artefacts/dashboard.png; README's docs/dashboard.png is one)."""
 
 import base64
+import decimal
 import html
 import html.parser
 import os
@@ -24,7 +25,8 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 class PageFigures(html.parser.HTMLParser):
-    """Every element with data-figure: (table id, the row's key, figure) -> value, and -> the text it shows."""
+    """Every element with data-figure: (table id, the row's key, figure) -> value, and -> the text it shows
+    (a card's figures: ("cards", its name or name/currency, value, previous or change))."""
 
     def __init__(self):
         super().__init__()
@@ -44,10 +46,12 @@ class PageFigures(html.parser.HTMLParser):
         if tag == "tr":
             self.row = next((attributes[key] for key in ("data-product", "data-currency", "data-start", "data-line")
                              if key in attributes), None)
+        if "data-card" in attributes:
+            self.table, self.row = "cards", attributes["data-card"]
         if "data-figure" in attributes:
             key = (self.table, self.row, attributes["data-figure"])
             assert key not in self.figures, key
-            value = attributes["data-value"]  # an integer; a rate's decimal, empty where it is null
+            value = attributes["data-value"]  # an integer; a rate's decimal (a change signed), empty where it is null
             self.figures[key] = None if value == "" else float(value) if "." in value else int(value)
             self.open = key
 
@@ -155,7 +159,51 @@ def assert_page_shows_api(shown, server, query):
                 assert shown[("cohort-revenue", f"{row}/{line['currency']}", name)] == line[name], (row, line, name)
     assert len([key for key in shown if key[0] == "cohort-revenue" and key[2] == "paying"]) == sum(
         len(cohort["currencies"]) for cohort in cohorts["intervals"])
+    assert_cards_sum_the_range_and_the_one_before(shown, server, given)
     return flows
+
+
+def assert_cards_sum_the_range_and_the_one_before(shown, server, given):
+    """The cards: the rates' counts and the revenue's net per currency added up over the page's
+    range and over the range before it (as long, ending at its start), their rates from the sums,
+    and each change the difference."""
+    since, until = int(given["from"][0]), int(given["to"][0])
+    product = {"product": given["product"][0]} if "product" in given else {}
+
+    def sums(start, end):
+        query = urllib.parse.urlencode(dict(product, **{"from": start, "to": end, "by": "month"}))
+        rates = server.json("GET", f"/v1/stats/rates?{query}")[1]["intervals"]
+        counts = {name: sum(interval[name] for interval in rates) for name in ("new", "new_paying", "trial_starts",
+                                                                               "converted_trials", "paid_periods",
+                                                                               "refunded_paid_periods")}
+        net = {}
+        for interval in server.json("GET", f"/v1/stats/revenue?{query}")[1]["intervals"]:
+            for line in interval["currencies"]:
+                net[line["currency"]] = net.get(line["currency"], 0) + line["net_milliunits"]
+        return counts, net
+
+    def ratio(numerator, denominator):
+        return (decimal.Decimal(numerator) / denominator).quantize(decimal.Decimal("0.0001"), decimal.ROUND_HALF_UP) \
+            if denominator else None
+    (now, net_now), (before, net_before) = sums(since, until), sums(max(0, 2 * since - until), since)
+    expected = {"new": (now["new"], before["new"]), "new_paying": (now["new_paying"], before["new_paying"])}
+    for name, numerator, denominator in (("conversion_to_paying", "new_paying", "new"),
+                                         ("trial_conversion_rate", "converted_trials", "trial_starts"),
+                                         ("refund_rate", "refunded_paid_periods", "paid_periods")):
+        expected[name] = (ratio(now[numerator], now[denominator]), ratio(before[numerator], before[denominator]))
+    for currency in set(net_now) | set(net_before):
+        expected[f"net_milliunits/{currency}"] = (net_now.get(currency, 0), net_before.get(currency, 0))
+    cards = {row for table, row, _ in shown if table == "cards"}
+    assert cards == set(expected), (cards, expected)
+
+    def exact(card, figure):  # the page's decimal as written (the parser made it a float)
+        value = shown[("cards", card, figure)]
+        return decimal.Decimal(repr(value)) if isinstance(value, float) else value
+    for card, (value, previous) in expected.items():
+        assert (exact(card, "value"), exact(card, "previous")) == (value, previous), card
+        change = None if value is None or previous is None else value - previous
+        assert exact(card, "change") == change, card
+    assert any(exact(card, "change") for card in expected)  # the ranges differ somewhere
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (scripts/install-deps.sh test installs it)")

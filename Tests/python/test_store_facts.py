@@ -3,6 +3,7 @@ and currency, offer, revocation, environment, renewal status) as columns beside 
 from it when it is accepted and, in a store of schema 4, when the store migrates in place."""
 
 import base64
+import copy
 import datetime
 import decimal
 import io
@@ -640,6 +641,28 @@ def unconverted_trial(mint_jws, news_ca, now):
     return "2100000000090000", [mint_jws.sign_notification(payload, chains)]
 
 
+def reactivated_then_renewed(mint_jws, news_ca, now):
+    """A subscription bought, renewed, bought again ten days after it ended (a reactivation),
+    then renewed once more: its run after the first paid period is one period long (the periods
+    after the reactivation begin no run of its). Its notifications: (original id, bodies)."""
+    _, chains = news_ca
+    original = "2100000000095000"
+    story = mint_jws.notification_story(original, TOKEN, now=now - 40 * DAY)
+    bought, renewed, again = (copy.deepcopy(story[index][1]) for index in (0, 1, 5))  # periods 1, 2 and 3
+    late = again["data"]["signedTransactionInfo"]
+    late.update({"purchaseDate": late["purchaseDate"] + 10 * DAY, "expiresDate": late["expiresDate"] + 10 * DAY,
+                 "transactionReason": "PURCHASE"})
+    after = copy.deepcopy(again)
+    after["notificationUUID"] = after["notificationUUID"][:-6] + "999999"
+    after["signedDate"] += 40 * DAY
+    after["data"]["signedRenewalInfo"]["signedDate"] += 40 * DAY
+    after["data"]["signedTransactionInfo"].update({
+        "transactionId": f"{original}03", "webOrderLineItemId": f"{original}53", "purchaseDate": late["expiresDate"],
+        "expiresDate": late["expiresDate"] + 30 * DAY, "transactionReason": "RENEWAL",
+        "signedDate": late["signedDate"] + 40 * DAY})
+    return original, [mint_jws.sign_notification(payload, chains) for payload in (bought, renewed, again, after)]
+
+
 def server_with_an_unconverted_trial(tmp_path, news_ca, test_ca, mint_jws, now, new_store):
     """shaped_server, and unconverted_trial's subscription posted to it: (server, every story)."""
     server, _ = shaped_server(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
@@ -712,7 +735,8 @@ def reference_cohorts(stories, since, until, periods=12, product=None, runs=None
             continue
         continued = 0
         for previous, period in zip(periods_held[first:], periods_held[first + 1:]):
-            if period["purchaseDate"] > previous["expiresDate"] and period.get("transactionReason") != "RENEWAL":
+            ended = previous.get("expiresDate")  # without one, the next period is a renewal
+            if ended is not None and period["purchaseDate"] > ended and period.get("transactionReason") != "RENEWAL":
                 break  # bought again after it ended: a reactivation
             continued += 1
         if runs is not None:
@@ -745,6 +769,9 @@ def test_cohorts_by_month_equal_a_reference_from_the_same_notifications(tmp_path
     equal to the rates' new_paying; `periods`; per product; CSV equal to JSON; refusals."""
     server, stories = server_with_an_unconverted_trial(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
     try:
+        stories.append(reactivated_then_renewed(mint_jws, news_ca, now))
+        for body in stories[-1][1]:
+            assert post(server, body)[0] == 200
         since, until = now - 500 * DAY, now + 60 * DAY  # every story's first period
         status, cohorts = server.json("GET", f"/v1/stats/cohorts?from={since}&to={until}&by=month")
         assert status == 200
@@ -756,8 +783,11 @@ def test_cohorts_by_month_equal_a_reference_from_the_same_notifications(tmp_path
         assert 0 < sum(cohort["retained"][0] for cohort in reference) < sizes  # some renewed, some never did
         runs = {}
         reference_cohorts(stories, since, until, runs=runs)
-        assert runs["2100000000070000"] == 2  # its third period, a recovery, continued the run
-        assert runs["2100000000080000"] == 0  # bought again after it ended: a reactivation begins no run
+        # What the reference's runs are (the server's equal them, above): a recovery continues a run, a
+        # reactivation ends it, and the renewals after a reactivation do not count.
+        assert runs["2100000000070000"] == 2  # its third period, a recovery
+        assert runs["2100000000080000"] == 0  # its second period, bought again after the first ended
+        assert runs["2100000000095000"] == 1  # renewed once, then a reactivation and a renewal of it
         lines = [line for cohort in reference for line in cohort["currencies"]]
         assert {line["currency"] for line in lines} == {"USD", "EUR"}
         refunded = sum(refunded_amount(t) for t in latest_copies(stories)[0].values() if "revocationDate" in t)

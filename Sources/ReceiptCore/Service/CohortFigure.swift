@@ -60,7 +60,7 @@ public struct IntervalCohort: Sendable, Equatable {
     /// holds, followed for `periods` periods (1 ... maxPeriods).
     public static func make(_ firstPaid: [FirstPaidDay], revenue: [RevenueDay], intervals firstDays: [Int64],
                             by interval: FigureInterval, periods: Int) -> [IntervalCohort] {
-        let periods = min(max(periods, 1), maxPeriods)
+        let periods = followed(periods)
         var sizes: [Int64: Int64] = [:]
         var retained: [Int64: [Int64]] = [:]
         var lines: [Int64: [String: (paying: Int64, net: Int64)]] = [:]
@@ -87,6 +87,9 @@ public struct IntervalCohort: Sendable, Equatable {
                                .sorted { $0.currency < $1.currency })
         }
     }
+
+    /// How many periods an answer asked to follow `periods` follows: 1 ... maxPeriods.
+    public static func followed(_ periods: Int) -> Int { min(max(periods, 1), maxPeriods) }
 
     /// `numerator` / `denominator` rounded to the nearest whole, halves away from zero; nil when
     /// the denominator is not above 0. No step can overflow (the remainder is compared, not doubled).

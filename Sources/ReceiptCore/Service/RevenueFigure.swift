@@ -25,6 +25,19 @@ public struct IntervalRevenue: Sendable, Equatable {
         /// The line's numbers by figureNames' order.
         public var figures: [Int64] { [gross, refunded, net, periods, refunds] }
 
+        /// The money of `days` added up per currency, by currency code.
+        public static func sums(_ days: [DayRevenue]) -> [Line] {
+            var lines: [String: Line] = [:]
+            for day in days {
+                let held = lines[day.currency] ?? Line(currency: day.currency, periods: 0, gross: 0, refunds: 0, refunded: 0)
+                lines[day.currency] = Line(
+                    currency: day.currency, periods: held.periods.clampedAdding(day.began.periods),
+                    gross: held.gross.clampedAdding(day.began.amount), refunds: held.refunds.clampedAdding(day.refunded.periods),
+                    refunded: held.refunded.clampedAdding(day.refunded.amount))
+            }
+            return lines.values.sorted { $0.currency < $1.currency }
+        }
+
         /// gross − refunded, held at Int64's bounds as every sum of signed prices is.
         public var net: Int64 {
             let (difference, overflow) = gross.subtractingReportingOverflow(refunded)
@@ -38,19 +51,10 @@ public struct IntervalRevenue: Sendable, Equatable {
 
     /// Every interval of `firstDays` (FigureInterval.intervals), with the days of `days` it holds.
     public static func make(_ days: [DayRevenue], intervals firstDays: [Int64], by interval: FigureInterval) -> [IntervalRevenue] {
-        var byInterval: [Int64: [String: Line]] = [:]
-        for day in days {
-            let first = interval.firstDay(holding: day.day)
-            let held = byInterval[first]?[day.currency]
-                ?? Line(currency: day.currency, periods: 0, gross: 0, refunds: 0, refunded: 0)
-            byInterval[first, default: [:]][day.currency] = Line(
-                currency: day.currency, periods: held.periods.clampedAdding(day.began.periods),
-                gross: held.gross.clampedAdding(day.began.amount), refunds: held.refunds.clampedAdding(day.refunded.periods),
-                refunded: held.refunded.clampedAdding(day.refunded.amount))
-        }
+        var byInterval: [Int64: [DayRevenue]] = [:]
+        for day in days { byInterval[interval.firstDay(holding: day.day), default: []].append(day) }
         return firstDays.map { first in
-            IntervalRevenue(startMilliseconds: first * FigureInterval.dayMilliseconds,
-                            currencies: (byInterval[first] ?? [:]).values.sorted { $0.currency < $1.currency })
+            IntervalRevenue(startMilliseconds: first * FigureInterval.dayMilliseconds, currencies: Line.sums(byInterval[first] ?? []))
         }
     }
 }

@@ -65,7 +65,7 @@ public enum StatsCSV {
     /// a row per interval and currency (IntervalCohort), the cohort's columns on each; an interval
     /// without a currency has one row, its currency's fields empty.
     public static func cohorts(_ intervals: [IntervalCohort], periods: Int) -> [UInt8] {
-        let after = (1...max(periods, 1)).map(String.init)
+        let after = (1...IntervalCohort.followed(periods)).map(String.init)
         var table = Table(["start_ms", "start_date", "subscriptions"] + after.map { "retained_" + $0 }
                           + after.map { "retention_" + $0 } + ["currency", "paying", "net_milliunits", "per_paying_milliunits"])
         for cohort in intervals {

@@ -119,12 +119,12 @@ public enum StatsJSON {
     }
 
     /// `{"from_ms", "to_ms", "by", "periods", "intervals": [{"start_ms", "subscriptions", "retained":
-    /// [n, …], "retention": ["0.5000" or null, …], "currencies": [{"currency", "paying",
+    /// [n, …], "retention": [0.5000 or null, …], "currencies": [{"currency", "paying",
     /// "net_milliunits", "per_paying_milliunits" or null}]}]}` (IntervalCohort): every interval that
     /// meets [from, to), as the cohort of the first paid periods bought in it.
     public static func cohorts(_ intervals: [IntervalCohort], by interval: FigureInterval, from: Int64, to: Int64,
                                periods: Int, product: String? = nil) -> [UInt8] {
-        ranged(intervals, by: interval, from: from, to: to, product: product, periods: periods,
+        ranged(intervals, by: interval, from: from, to: to, product: product, periods: IntervalCohort.followed(periods),
                start: \.startMilliseconds) { cohort, writer in
             writer.number("subscriptions", cohort.subscriptions)
             writer.beginArray("retained")

@@ -8,7 +8,7 @@ extension DashboardPage {
     var cohortTables: String {
         let periods = cohorts.first?.retained.count ?? 0
         var table = "<h2>Cohorts by first paid \(figure.interval.rawValue)</h2>\n"
-            + "<p>The share of the paying subscriptions still renewing after each period.</p>\n"
+            + "<p>The share of the paying subscriptions that continued for at least so many periods after the first paid one.</p>\n"
             + "<table id=\"cohorts\"><tr><th>From</th><th>paying</th>"
             + (0..<periods).map { "<th>after \($0 + 1)</th>" }.joined() + "</tr>\n"
         for cohort in cohorts {

@@ -6,7 +6,7 @@ import ReceiptCore
 /// `GET /dashboard`: the figures of /v1/stats as one HTML page a browser shows, with no
 /// script: subscriptions by product and status, MRR per currency, the flows per
 /// interval as an SVG chart and a table, the revenue per interval and currency, the rates per
-/// interval and the cohorts of each interval, over a date range and for a product chosen in a form. Behind the
+/// interval and the cohorts of each interval, with cards that set the range against the one before it, over a date range and for a product chosen in a form. Behind the
 /// read token: a browser asks for it (HTTP Basic, the token as the password; any user
 /// name), or a client sends it as a bearer token. Every number carries `data-figure` (and
 /// the figure's JSON name), so that what the page shows can be checked against the API.
@@ -37,6 +37,10 @@ struct DashboardController {
             async let money = store.revenue(from: figure.from, to: figure.to, product: figure.product)
             async let rates = store.rates(from: figure.from, to: figure.to, product: figure.product)
             async let cohorts = store.cohorts(from: figure.from, to: figure.to, product: figure.product)
+            // The cards set the range against the one before it, as long (from ≥ 0 as the reads want it).
+            let previousFrom = max(0, figure.from - (figure.to - figure.from))
+            async let previousRates = store.rates(from: previousFrom, to: figure.from, product: figure.product)
+            async let previousMoney = store.revenue(from: previousFrom, to: figure.from, product: figure.product)
             let held = try await standing
             let page = DashboardPage(figure: figure, counts: StoreFigures.counts(in: held),
                                      mrr: MRRLine.lines(StoreFigures.priceGroups(in: held, product: figure.product)),
@@ -45,7 +49,10 @@ struct DashboardController {
                                      rates: IntervalRates.make(try await rates, intervals: figure.firstDays, by: figure.interval),
                                      cohorts: IntervalCohort.make(try await cohorts.firstPaid, revenue: try await cohorts.revenue,
                                                                   intervals: figure.firstDays, by: figure.interval,
-                                                                  periods: figure.periods))
+                                                                  periods: figure.periods),
+                                     cards: RangeCard.cards(rates: try await rates, previousRates: try await previousRates,
+                                                            revenue: try await money, previousRevenue: try await previousMoney),
+                                     previousFrom: previousFrom)
             return ServerAnswer.page(.ok, page.html)
         } catch {
             return ServerAnswer.storeUnavailable(error, context.logger)

@@ -12,6 +12,9 @@ struct DashboardPage {
     let revenue: [IntervalRevenue]
     let rates: [IntervalRates]
     let cohorts: [IntervalCohort]
+    /// The cards, over the range and the one before it, which begins at `previousFrom`.
+    let cards: [RangeCard]
+    let previousFrom: Int64
 
     var html: String {
         var page = """
@@ -20,6 +23,11 @@ struct DashboardPage {
             <style>
             \(Self.style)
             .legend span { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 12px; }
+            .cards { display: flex; flex-wrap: wrap; gap: 12px; margin: 8px 0 24px; }
+            .card { border: 1px solid #ddd; border-radius: 6px; padding: 8px 14px; min-width: 140px; }
+            .card h3 { font-size: 13px; font-weight: normal; margin: 0; color: #555; }
+            .card .value { font-size: 22px; margin: 4px 0; }
+            .card .previous, .card .change { font-size: 12px; margin: 0; color: #555; }
             </style></head><body>
             <h1>Subscriptions</h1>
             <form method="get" action="/dashboard">
@@ -31,7 +39,7 @@ struct DashboardPage {
             <p>Figures\(figure.product.map { " of <span id=\"product\">\(Self.escape($0))</span>" } ?? "") at <time data-figure="at_ms" data-value="\(figure.at)">\(Self.date(figure.at))</time> (UTC), from the
             Apple-signed rows of this store; README defines each.</p>
 
-            """
+            """ + cardsSection
         let sections = [("subscriptions", statusTable), ("mrr", mrrTable), ("flows", flowsSection), ("revenue", revenueTable),
                         ("rates", ratesTable), ("cohorts", cohortTables)]
         page += sections.map { name, section in section + csvLink(name) }.joined() + "</body></html>\n"

@@ -57,10 +57,7 @@ extension SubscriptionStore {
     /// The cohorts of the first paid periods bought in [from, to) (CohortRows): their runs, and what they paid.
     func cohorts(from: Int64, to: Int64, product: String?) async throws
         -> (firstPaid: [IntervalCohort.FirstPaidDay], revenue: [IntervalCohort.RevenueDay]) {
-        try await withStatements(transaction: false) {
-            (try await CohortRows.firstPaidDays(from: from, to: to, product: product, on: $0),
-             try await CohortRows.revenueDays(from: from, to: to, product: product, on: $0))
-        }
+        try await withStatements(transaction: false) { try await CohortRows.read(from: from, to: to, product: product, on: $0) }
     }
 
     func deliveryBacklog() async throws -> (count: Int64, oldest: Int64?) {

@@ -1,0 +1,41 @@
+import ReceiptCore
+
+/// The page's cards (RangeCard): the range's new and paying subscriptions, its conversion, trial
+/// conversion and refund rates and its net revenue per currency, each beside the previous range's
+/// (as long, ending where the range begins) and the change. `data-value` holds the API's number
+/// (empty where there is none), the text shows it as the tables do.
+extension DashboardPage {
+    var cardsSection: String {
+        let titles = ["new": "New subscriptions", "new_paying": "New paying", "conversion_to_paying": "Conversion to paying",
+                      "trial_conversion_rate": "Trial conversion", "refund_rate": "Refund rate", "net_milliunits": "Net revenue"]
+        var section = "<h2>The range against the one before</h2>\n<p>From \(Self.date(figure.from)) to \(Self.date(figure.to)) "
+            + "against \(Self.date(previousFrom)) to \(Self.date(figure.from)) (UTC).</p>\n<div class=\"cards\">\n"
+        for card in cards {
+            let key = card.currency.map { card.name + "/" + $0 } ?? card.name
+            section += "<div class=\"card\" data-card=\"\(Self.escape(key))\"><h3>\(titles[card.name] ?? card.name)"
+                + (card.currency.map { " (\(Self.escape($0)))" } ?? "") + "</h3>"
+                + "<p class=\"value\" data-figure=\"value\" data-value=\"\(card.value ?? "")\">\(text(card.value, card))</p>"
+                + "<p class=\"previous\" data-figure=\"previous\" data-value=\"\(card.previous ?? "")\">before: "
+                + "\(text(card.previous, card))</p>"
+                + "<p class=\"change\" data-figure=\"change\" data-value=\"\(card.change ?? "")\">\(changeText(card))</p></div>\n"
+        }
+        return section + "</div>\n"
+    }
+
+    /// A card's value as the tables show it: a count, a percentage, money in its currency; a dash for none.
+    private func text(_ value: String?, _ card: RangeCard) -> String {
+        guard let value else { return "–" }
+        if card.kind == .ratio { return IntervalRates.percent(value) }
+        if let currency = card.currency, let milliunits = Int64(value) { return Self.money(milliunits, currency) }
+        return value
+    }
+
+    /// The change: `+3`, `+1.25 points` for a rate, `+$1.00` for money; a dash for none.
+    private func changeText(_ card: RangeCard) -> String {
+        guard let change = card.change, let sign = change.first else { return "–" }
+        let magnitude = String(change.dropFirst())
+        if card.kind == .ratio { return String(sign) + IntervalRates.percent(magnitude).dropLast() + " points" }
+        if let currency = card.currency, let milliunits = Int64(magnitude) { return String(sign) + Self.money(milliunits, currency) }
+        return change
+    }
+}

@@ -1,0 +1,48 @@
+import Testing
+@testable import ReceiptCore
+
+/// RangeCard: the rates' counts and the revenue's net added up over two ranges, the rates made
+/// from the sums (never from the intervals' rates), and each change signed.
+struct RangeCardFigureTests {
+    /// Counts by IntervalRates.countNames: paid, refunded paid, new, new paying, trial starts, converted trials.
+    private func day(_ day: Int64, _ counts: [Int64]) -> (day: Int64, counts: [Int64]) { (day, counts) }
+
+    private func money(_ day: Int64, _ currency: String, began: Int64, refunded: Int64) -> DayRevenue {
+        var revenue = DayRevenue(day: day, currency: currency)
+        (revenue.began, revenue.refunded) = ((1, began), (refunded > 0 ? 1 : 0, refunded))
+        return revenue
+    }
+
+    @Test func sumsRatesAndChanges() {
+        let cards = RangeCard.cards(
+            rates: [day(10, [4, 1, 3, 2, 2, 1]), day(11, [4, 0, 1, 1, 0, 0])],
+            previousRates: [day(1, [5, 0, 4, 4, 1, 0])],
+            revenue: [money(10, "USD", began: 9_990, refunded: 2_500), money(11, "EUR", began: 4_990, refunded: 0)],
+            previousRevenue: [money(1, "USD", began: 19_980, refunded: 0)])
+        let byName = Dictionary(uniqueKeysWithValues: cards.map { (($0.currency.map { "\($0)/" } ?? "") + $0.name, $0) })
+        #expect(cards.map(\.name) == ["new", "new_paying", "conversion_to_paying", "trial_conversion_rate", "refund_rate",
+                                      "net_milliunits", "net_milliunits"])
+        #expect(byName["new"].map { [$0.value, $0.previous, $0.change] } == ["4", "4", "+0"])
+        #expect(byName["new_paying"].map { [$0.value, $0.previous, $0.change] } == ["3", "4", "-1"])
+        // 3 of 4 against 4 of 4: from the sums, not the average of the days' rates (2/3 and 1/1).
+        #expect(byName["conversion_to_paying"].map { [$0.value, $0.previous, $0.change] } == ["0.7500", "1.0000", "-0.2500"])
+        #expect(byName["trial_conversion_rate"].map { [$0.value, $0.previous, $0.change] } == ["0.5000", "0.0000", "+0.5000"])
+        #expect(byName["refund_rate"].map { [$0.value, $0.previous, $0.change] } == ["0.1250", "0.0000", "+0.1250"])
+        #expect(byName["EUR/net_milliunits"].map { [$0.value, $0.previous, $0.change] } == ["4990", "0", "+4990"])
+        #expect(byName["USD/net_milliunits"].map { [$0.value, $0.previous, $0.change] } == ["7490", "19980", "-12490"])
+    }
+
+    /// No denominator on either side: no rate and no change; changes past 64 bits: none rather than a wrong one.
+    @Test func noChangeWithoutBothValues() {
+        let empty = RangeCard.cards(rates: [], previousRates: [day(1, [2, 1, 1, 1, 0, 0])], revenue: [], previousRevenue: [])
+        let refund = empty.first { $0.name == "refund_rate" }!
+        #expect(refund.value == nil && refund.previous == "0.5000" && refund.change == nil)
+        #expect(empty.first { $0.name == "trial_conversion_rate" }!.previous == nil)
+        let huge = RangeCard(name: "new", kind: .count, currency: nil, value: String(Int64.max), previous: "-1")
+        #expect(huge.change == nil)
+        let wide = RangeCard(name: "refund_rate", kind: .ratio, currency: nil, value: "922337203685478.0000", previous: "0.0000")
+        #expect(wide.change == nil)
+        let small = RangeCard(name: "refund_rate", kind: .ratio, currency: nil, value: "0.0001", previous: "0.0123")
+        #expect(small.change == "-0.0122")
+    }
+}
