@@ -32,7 +32,7 @@ sys.path[:0] = [str(ROOT / "Tests" / "python")]
 import postgres_cluster  # noqa: E402
 from store_tables import downgrade_to_schema_5  # noqa: E402
 
-CLI = str(ROOT / "build" / "bin" / "receipt")
+CLI = os.environ.get("RECEIPT_CLI", str(ROOT / "build" / "bin" / "receipt"))
 SUBSCRIPTIONS = int(os.environ.get("FIGURES_BENCH_SUBSCRIPTIONS", "20000"))
 READ_TOKEN = "bench-read-token-of-22-chars"
 DAY = 86_400_000

@@ -70,7 +70,7 @@ def figures_in_browser(tmp_path, url):
     page.feed(dom.stdout)
     assert page.figures, dom.stdout[:2000]
     money = [key for key in page.figures if key[2].endswith("_milliunits")]
-    assert {table for table, _, _ in money} == {"mrr", "revenue", "cohort-revenue"}
+    assert {"mrr", "revenue"} <= {table for table, _, _ in money} <= {"mrr", "revenue", "cohort-revenue"}
     for table, row, figure in money:  # in its currency's symbol and cents, as people read it; a dash for none
         value = page.figures[(table, row, figure)]
         assert page.texts[(table, row, figure)] == ("–" if value is None else money_text(value, row.split("/")[-1]))
@@ -79,7 +79,29 @@ def figures_in_browser(tmp_path, url):
     for key in rates:  # a percentage with two places, a dash where there is no rate
         value = page.figures[key]
         assert page.texts[key] == ("–" if value is None else f"{value * 100:.2f}%"), (key, page.texts[key])
+    for (table, card, figure), value in page.figures.items():
+        if table == "cards":
+            assert page.texts[(table, card, figure)] == card_text(card, figure, value), (card, figure)
     return page.figures, dom.stdout
+
+
+def card_text(card, figure, value):
+    """What a card shows of a figure: a count, a percentage, money; `before: ` the earlier range's;
+    the change signed, a rate's in percentage points; a dash for none."""
+    name, _, currency = card.partition("/")
+    if value is None:
+        text = "–"
+    elif name.endswith(("_rate", "_to_paying")):
+        text = f"{abs(value) * 100:.2f}" + (" points" if figure == "change" else "%")
+    elif currency:
+        text = money_text(abs(value), currency)
+    else:
+        text = str(abs(value))
+    if value is not None and figure == "change":
+        text = ("-" if value < 0 else "+") + text
+    elif value is not None and value < 0:
+        text = "-" + text
+    return "before: " + text if figure == "previous" else text
 
 
 def money_text(milliunits, currency):
@@ -111,8 +133,11 @@ def assert_csv_links_give_the_apis_csv(server, dom, product=None):
 
 def assert_page_shows_api(shown, server, query):
     """Every figure of the page equals the JSON API's for the same query (the figures judged at
-    one instant take its `at` and `product`, and refuse a range); the flows' answer."""
+    one instant take its `at` and `product`, and refuse a range), the cohorts where the page was
+    asked for them (`cohorts=1`) and none otherwise; the flows' answer."""
     given = urllib.parse.parse_qs(query)
+    shows_cohorts = given.pop("cohorts", None) == ["1"]
+    query = urllib.parse.urlencode({key: values[0] for key, values in given.items()})
     assert server.request("GET", f"/v1/stats/mrr?{query}")[0] == (400 if given.keys() & {"from", "to", "by"} else 200)
     instant = urllib.parse.urlencode({key: values[0] for key, values in given.items() if key in ("at", "product")})
     subscriptions = server.json("GET", f"/v1/stats/subscriptions?{instant}")[1]
@@ -147,6 +172,10 @@ def assert_page_shows_api(shown, server, query):
     for interval in rates["intervals"]:
         for name in ("refund_rate", "conversion_to_paying", "trial_conversion_rate"):
             assert shown[("rates", str(interval["start_ms"]), name)] == interval[name], (interval["start_ms"], name)
+    if not shows_cohorts:
+        assert not [key for key in shown if key[0] in ("cohorts", "cohort-revenue")]
+        assert_cards_sum_the_range_and_the_one_before(shown, server, given)
+        return flows
     cohorts = server.json("GET", "/v1/stats/cohorts?" + urllib.parse.urlencode(
         {key: values[0] for key, values in given.items() if key != "at"}))[1]
     assert len(cohorts["intervals"]) == len([key for key in shown if key[0] == "cohorts" and key[2] == "subscriptions"])
@@ -210,7 +239,7 @@ def assert_cards_sum_the_range_and_the_one_before(shown, server, given):
 def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, test_ca, mint_jws, now, new_store):
     server, _ = shaped_server(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
     try:
-        query = urllib.parse.urlencode({"from": now - 200 * DAY, "to": now + DAY, "by": "month", "at": now})
+        query = urllib.parse.urlencode({"from": now - 200 * DAY, "to": now + DAY, "by": "month", "at": now, "cohorts": 1})
         status, _, answer = server.request("GET", "/dashboard", token=None)
         assert status == 401 and answer.getheader("WWW-Authenticate", "").startswith("Basic ")
         assert server.request("GET", "/dashboard", headers={"Authorization": "Basic eDp3cm9uZw=="}, token=None)[0] == 401
@@ -247,6 +276,20 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         page = PageFigures()
         page.feed(server.request("GET", f"/dashboard?{past}")[1].decode())
         assert_page_shows_api(page.figures, server, past)
+        # Without cohorts=1 the page links them instead of reading them; another value is refused.
+        plain = html.unescape(server.request("GET", f"/dashboard?{past}")[1].decode())
+        link = re.search(r'<a id="show-cohorts" href="([^"]*)"', plain).group(1)
+        assert urllib.parse.parse_qs(urllib.parse.urlsplit(link).query) == dict(
+            urllib.parse.parse_qs(past), cohorts=["1"])
+        assert server.request("GET", f"/dashboard?{past}&cohorts=yes")[0] == 400
+        # A month against the one before, which holds some of the stories' first periods (and periods
+        # before it that it must not count): the cards' earlier values and a rate's change are made of something.
+        recent = urllib.parse.urlencode({"from": now - 31 * DAY, "to": now + DAY, "by": "month", "at": now})
+        shown, _ = figures_in_browser(tmp_path, f"http://operator:{READ_TOKEN}@127.0.0.1:{server.port}/dashboard?{recent}")
+        assert_page_shows_api(shown, server, recent)
+        assert shown[("cards", "new", "previous")] > 0
+        assert any(shown[key] not in (None, 0) for key in shown if key[0] == "cards" and key[2] == "change"
+                   and key[1].endswith(("_rate", "_to_paying")))
 
         ARTEFACTS.mkdir(parents=True, exist_ok=True)
         screenshot = ARTEFACTS / "dashboard.png"

@@ -6,8 +6,13 @@ import ReceiptCore
 /// per interval and currency what the cohort paid, less refunds, and per paying subscription.
 extension DashboardPage {
     var cohortTables: String {
+        let title = "<h2>Cohorts by first paid \(figure.interval.rawValue)</h2>\n"
+        guard let cohorts else {
+            return title + "<p><a id=\"show-cohorts\" href=\"\(Self.escape(DashboardController.path + "?" + (pageQuery + ["\(DashboardController.cohortsParameter)=1"]).joined(separator: "&")))\">Show the cohorts</a> "
+                + "(read from the rows, not from counts kept per day: slower on a large store).</p>\n"
+        }
         let periods = cohorts.first?.retained.count ?? 0
-        var table = "<h2>Cohorts by first paid \(figure.interval.rawValue)</h2>\n"
+        var table = title
             + "<p>The share of the paying subscriptions that continued for at least so many periods after the first paid one.</p>\n"
             + "<table id=\"cohorts\"><tr><th>From</th><th>paying</th>"
             + (0..<periods).map { "<th>after \($0 + 1)</th>" }.joined() + "</tr>\n"

@@ -17,6 +17,8 @@ struct DashboardController {
     static let path = "/dashboard"
     /// Under it, `FIGURE?…`: a figure's CSV (StatsController), which the page links for each of its figures.
     static let csvPath = "/dashboard/csv/"
+    /// `cohorts=1`: the page shows the cohorts too.
+    static let cohortsParameter = "cohorts"
 
     func dashboard(_ request: Request, context: Context) async throws -> (Response, String) {
         let figure: FigureQuery
@@ -25,10 +27,16 @@ struct DashboardController {
         } catch {
             return ServerAnswer.badRequest(error.description)
         }
+        // The cohorts are read from the rows (not from counts kept per day), so their time grows
+        // with the store: the page shows them when asked (`cohorts=1`) and links them otherwise.
+        let cohortsValue = request.uri.queryParameters.get(Self.cohortsParameter).flatMap { $0.isEmpty ? nil : $0 }
+        guard cohortsValue == nil || cohortsValue == "1" else {
+            return ServerAnswer.badRequest("\(Self.cohortsParameter) is 1 (show the cohorts) or absent")
+        }
         do {
             // Every product's counts: the form offers each; the table shows the one asked. The
             // subscriptions and MRR come from one reading of every product's standing (the MRR
-            // then keeps the product asked); it, the flows, the revenue, the rates and the cohorts are read at once, each
+            // then keeps the product asked); it, the flows, the revenue, the rates (and the cohorts, asked) are read at once, each
             // on a connection of its own where one is free (SQLite's readers, PostgreSQL's pool):
             // the page takes about the longest of them, not their sum.
             let store = stored.store
@@ -36,20 +44,22 @@ struct DashboardController {
             async let days = store.flows(from: figure.from, to: figure.to, at: figure.at, product: figure.product)
             async let money = store.revenue(from: figure.from, to: figure.to, product: figure.product)
             async let rates = store.rates(from: figure.from, to: figure.to, product: figure.product)
-            async let cohorts = store.cohorts(from: figure.from, to: figure.to, product: figure.product)
             // The cards set the range against the one before it, as long (from ≥ 0 as the reads want it).
             let previousFrom = max(0, figure.from - (figure.to - figure.from))
             async let previousRates = store.rates(from: previousFrom, to: figure.from, product: figure.product)
             async let previousMoney = store.revenue(from: previousFrom, to: figure.from, product: figure.product)
+            let cohorts = cohortsValue == nil ? nil
+                : try await store.cohorts(from: figure.from, to: figure.to, product: figure.product)
             let held = try await standing
             let page = DashboardPage(figure: figure, counts: StoreFigures.counts(in: held),
                                      mrr: MRRLine.lines(StoreFigures.priceGroups(in: held, product: figure.product)),
                                      flows: IntervalFlows.make(try await days, intervals: figure.firstDays, by: figure.interval),
                                      revenue: IntervalRevenue.make(try await money, intervals: figure.firstDays, by: figure.interval),
                                      rates: IntervalRates.make(try await rates, intervals: figure.firstDays, by: figure.interval),
-                                     cohorts: IntervalCohort.make(try await cohorts.firstPaid, revenue: try await cohorts.revenue,
-                                                                  intervals: figure.firstDays, by: figure.interval,
-                                                                  periods: figure.periods),
+                                     cohorts: cohorts.map {
+                                         IntervalCohort.make($0.firstPaid, revenue: $0.revenue, intervals: figure.firstDays,
+                                                             by: figure.interval, periods: figure.periods)
+                                     },
                                      cards: RangeCard.cards(rates: try await rates, previousRates: try await previousRates,
                                                             revenue: try await money, previousRevenue: try await previousMoney),
                                      previousFrom: previousFrom)

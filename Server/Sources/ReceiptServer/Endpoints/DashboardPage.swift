@@ -11,7 +11,8 @@ struct DashboardPage {
     let flows: [IntervalFlows]
     let revenue: [IntervalRevenue]
     let rates: [IntervalRates]
-    let cohorts: [IntervalCohort]
+    /// Nil unless the page was asked for them (`cohorts=1`).
+    let cohorts: [IntervalCohort]?
     /// The cards, over the range and the one before it, which begins at `previousFrom`.
     let cards: [RangeCard]
     let previousFrom: Int64
@@ -33,6 +34,7 @@ struct DashboardPage {
             <form method="get" action="/dashboard">
             From <input type="date" name="from" value="\(Self.date(figure.from))">
             to <input type="date" name="to" value="\(Self.date(figure.to))">
+            \(cohorts == nil ? "" : "<input type=\"hidden\" name=\"\(DashboardController.cohortsParameter)\" value=\"1\">")
             by <select name="by">\(FigureInterval.allCases.map { "<option\($0 == figure.interval ? " selected" : "")>\($0.rawValue)</option>" }.joined())</select>
             product <select name="product">\(productOptions)</select>
             <button>Show</button> <a href="\(CustomerPageController.path)">a customer</a></form>
@@ -49,14 +51,19 @@ struct DashboardPage {
     /// A link to a figure's CSV (DashboardController.csvPath) for the page's range, instant and
     /// product, as that figure takes them (StatsController: over a range or not, judged at an instant or not).
     private func csvLink(_ name: String) -> String {
-        var query: [String] = []
-        if StatsController.rangedFigures.contains(name) {
-            query += ["from=\(figure.from)", "to=\(figure.to)", "by=\(figure.interval.rawValue)"]
+        let query = pageQuery.filter { parameter in
+            let key = String(parameter.prefix { $0 != "=" })
+            if FigureQuery.rangeParameters.contains(key) { return StatsController.rangedFigures.contains(name) }
+            return key != "at" || !StatsController.instantlessFigures.contains(name)
         }
-        if !StatsController.instantlessFigures.contains(name) { query.append("at=\(figure.at)") }
-        if let product = figure.product { query.append("product=" + PercentEncoding.encoded(product)) }
         let href = DashboardController.csvPath + name + "?" + query.joined(separator: "&")
         return "<p class=\"csv\"><a href=\"\(Self.escape(href))\" download>\(name).csv</a></p>\n"
+    }
+
+    /// The page's range, grouping, instant and product as query parameters, for links from it.
+    var pageQuery: [String] {
+        ["from=\(figure.from)", "to=\(figure.to)", "by=\(figure.interval.rawValue)", "at=\(figure.at)"]
+            + (figure.product.map { ["product=" + PercentEncoding.encoded($0)] } ?? [])
     }
 
     /// Every product the store counts, the one asked selected; the first, empty, is all of them.

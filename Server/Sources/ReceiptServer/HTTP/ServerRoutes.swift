@@ -97,7 +97,8 @@ struct ServerRoute: Sendable {
                     access: .customerData, query: ["force"],
                     methodsUnder: { $0 == "replay-failed" || $0.hasSuffix("/replay") ? [.post] : [.get] }),
         ServerRoute(.stats, .prefix("/v1/stats/"), methods: [.get], store: true, access: .customerData, query: statsQuery),
-        ServerRoute(.dashboard, .exact(DashboardController.path), methods: [.get, .head], store: true, access: .page, query: figureQuery),
+        ServerRoute(.dashboard, .exact(DashboardController.path), methods: [.get, .head], store: true, access: .page,
+                    query: figureQuery.union([DashboardController.cohortsParameter])),
         // A figure's CSV as the page links it: what /v1/stats/FIGURE?format=csv answers, the token as a page takes it.
         ServerRoute(.dashboardCSV, .prefix(DashboardController.csvPath), methods: [.get], store: true, access: .page,
                     query: figureQuery),
