@@ -30,8 +30,7 @@ public struct RangeCard: Sendable, Equatable {
         let sign = difference < 0 ? "-" : "+"
         guard kind == .ratio else { return sign + String(difference.magnitude) }
         let (whole, places) = difference.magnitude.quotientAndRemainder(dividingBy: 10_000)
-        let digits = String(places)
-        return sign + String(whole) + "." + String(repeating: "0", count: 4 - digits.count) + digits
+        return sign + IntervalRates.fourPlaces(whole, Int64(places))
     }
 
     /// The counts (`new`, `new_paying`) and rates (conversion to paying, trial conversion,

@@ -60,6 +60,12 @@ public struct IntervalRates: Sendable, Equatable {
         var places = (denominator.dividingFullWidth(remainder.multipliedFullWidth(by: 100_000)).quotient + 5) / 10
         // A carry needs a remainder, so a denominator of 2 or more: `whole` is far below Int64.max.
         if places == 10_000 { (whole, places) = (whole + 1, 0) }
+        return fourPlaces(UInt64(whole), places)
+    }
+
+    /// `whole.places` with the places written as four digits (`0.0833`): how every ratio and
+    /// difference of ratios is written.
+    static func fourPlaces(_ whole: UInt64, _ places: Int64) -> String {
         let digits = String(places)
         return String(whole) + "." + String(repeating: "0", count: 4 - digits.count) + digits
     }

@@ -8,7 +8,9 @@ extension DashboardPage {
     var cohortTables: String {
         let title = "<h2>Cohorts by first paid \(figure.interval.rawValue)</h2>\n"
         guard let cohorts else {
-            return title + "<p><a id=\"show-cohorts\" href=\"\(Self.escape(DashboardController.path + "?" + (pageQuery + ["\(DashboardController.cohortsParameter)=1"]).joined(separator: "&")))\">Show the cohorts</a> "
+            let query = pageQuery + ["\(DashboardController.cohortsParameter)=1"]
+            let href = DashboardController.path + "?" + query.joined(separator: "&")
+            return title + "<p><a id=\"show-cohorts\" href=\"\(Self.escape(href))\">Show the cohorts</a> "
                 + "(read from the rows, not from counts kept per day: slower on a large store).</p>\n"
         }
         let periods = cohorts.first?.retained.count ?? 0
