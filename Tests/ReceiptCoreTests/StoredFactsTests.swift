@@ -46,6 +46,20 @@ struct StoredFactsTests {
         #expect(StoredTransaction(storedJWS: renewal.jws) == nil)  // another kind
     }
 
+    /// A date the figures could not take apart without overflow is named; other kinds and NULLs never are.
+    @Test func datesPastWhatAStoreTakesAreNamed() {
+        let columns = StoredFacts.transactionColumns
+        var facts = [StoredFact](repeating: .null, count: columns.count)
+        let expires = columns.firstIndex { $0.name == "expires_date" }!
+        let price = columns.firstIndex { $0.name == "price" }!
+        facts[price] = .integer(.max)  // not a date: any 64-bit number
+        #expect(StoredFacts.unstorableDate(in: facts, of: columns) == nil)
+        for (date, named) in [(Int64(1) << 53, false), (-(Int64(1) << 53), false), ((1 << 53) + 1, true), (.min, true)] {
+            facts[expires] = .integer(date)
+            #expect((StoredFacts.unstorableDate(in: facts, of: columns) == "expires_date") == named, "\(date)")
+        }
+    }
+
     @Test func columnNamesAreUniquePerTableAndSQLWords() {
         for columns in [StoredFacts.transactionColumns, StoredFacts.renewalInfoColumns] {
             let names = columns.map(\.name)

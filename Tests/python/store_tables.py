@@ -18,15 +18,23 @@ def table(location, query):
 
 
 #: The schema version a server of this build makes and upgrades to.
-SCHEMA_VERSION = "13"
+SCHEMA_VERSION = "14"
 
 #: What schema 11 added to the summaries: the rows each stands on.
 SCHEMA_11_COLUMNS = ("standing_transaction_id", "last_transaction_id")
 
 
+def downgrade_to_schema_13(location):
+    """What a store of schema 13 held: no subscriptions active per midnight, version 13."""
+    for statement in ("DROP TABLE subscription_active_days", "DROP INDEX transactions_by_original_expiry",
+                      "DELETE FROM schema_version WHERE version > 13"):
+        table(location, statement)
+
+
 def downgrade_to_schema_12(location):
     """What a store of schema 12 held: the periods begun counted without what the rates count (an
     empty table: schema 13 counts them again from the rows), version 12."""
+    downgrade_to_schema_13(location)
     for statement in ("DROP TABLE subscription_flow_days",
                       "CREATE TABLE subscription_flow_days (day BIGINT NOT NULL, product_id TEXT NOT NULL, "
                       "currency TEXT NOT NULL, new_subscriptions BIGINT NOT NULL, trial_starts BIGINT NOT NULL, "

@@ -74,7 +74,8 @@ def figures_in_browser(tmp_path, url):
     for table, row, figure in money:  # in its currency's symbol and cents, as people read it; a dash for none
         value = page.figures[(table, row, figure)]
         assert page.texts[(table, row, figure)] == ("–" if value is None else money_text(value, row.split("/")[-1]))
-    rates = [key for key in page.figures if key[0] == "rates" or (key[0] == "cohorts" and key[2].startswith("retention_"))]
+    rates = [key for key in page.figures if key[0] == "rates" or (key[0] == "cohorts" and key[2].startswith("retention_"))
+             or (key[0] == "churn" and key[2].endswith("_rate"))]
     assert rates
     for key in rates:  # a percentage with two places, a dash where there is no rate
         value = page.figures[key]
@@ -116,7 +117,7 @@ def assert_csv_links_give_the_apis_csv(server, dom, product=None):
     """The page links each figure's CSV: with the token as a browser gives it (Basic) or as a bearer
     token, each link answers what /v1/stats/FIGURE answers as CSV for the same parameters."""
     links = {figure: html.unescape(href) for href, figure in re.findall(r'<a href="(/dashboard/csv/(\w+)\?[^"]*)"', dom)}
-    assert sorted(links) == ["cohorts", "flows", "mrr", "rates", "revenue", "subscriptions"], links
+    assert sorted(links) == ["churn", "cohorts", "flows", "mrr", "rates", "revenue", "subscriptions"], links
     basic = "Basic " + base64.b64encode(f"operator:{READ_TOKEN}".encode()).decode()
     for figure, link in links.items():
         query = urllib.parse.parse_qs(urllib.parse.urlsplit(link).query)
@@ -127,7 +128,7 @@ def assert_csv_links_give_the_apis_csv(server, dom, product=None):
         api = server.request("GET", link.replace("/dashboard/csv/", "/v1/stats/") + "&format=csv")
         assert api[0] == 200 and api[1] == data, link
         assert server.request("GET", link, token=None)[0] == 401
-    assert server.request("GET", "/dashboard/csv/churn")[0] == 404
+    assert server.request("GET", "/dashboard/csv/lifetime_value")[0] == 404
     assert server.request("GET", "/dashboard/csv/flows?format=json")[0] == 400  # always CSV: the page's links take no format
 
 
@@ -172,6 +173,12 @@ def assert_page_shows_api(shown, server, query):
     for interval in rates["intervals"]:
         for name in ("refund_rate", "conversion_to_paying", "trial_conversion_rate"):
             assert shown[("rates", str(interval["start_ms"]), name)] == interval[name], (interval["start_ms"], name)
+    churn = server.json("GET", f"/v1/stats/churn?{query}")[1]
+    assert len(churn["intervals"]) == len([key for key in shown if key[0] == "churn" and key[2] == "churn_rate"])
+    for interval in churn["intervals"]:
+        for name in ("active_at_start", "churned_voluntary", "churned_billing", "churned_other", "churn_rate",
+                     "voluntary_churn_rate", "billing_churn_rate"):
+            assert shown[("churn", str(interval["start_ms"]), name)] == interval[name], (interval["start_ms"], name)
     if not shows_cohorts:
         assert not [key for key in shown if key[0] in ("cohorts", "cohort-revenue")]
         assert_cards_sum_the_range_and_the_one_before(shown, server, given)
@@ -195,12 +202,16 @@ def assert_page_shows_api(shown, server, query):
 def assert_cards_sum_the_range_and_the_one_before(shown, server, given):
     """The cards: the rates' counts and the revenue's net per currency added up over the page's
     range and over the range before it (as long, ending at its start), their rates from the sums,
-    and each change the difference."""
+    the churn rate of each range (its churned added up over the active at its first interval's
+    start), and each change the difference."""
     since, until = int(given["from"][0]), int(given["to"][0])
     product = {"product": given["product"][0]} if "product" in given else {}
 
     def sums(start, end):
         query = urllib.parse.urlencode(dict(product, **{"from": start, "to": end, "by": "month"}))
+        churn = server.json("GET", f"/v1/stats/churn?{query}&at={given['at'][0]}")[1]["intervals"]
+        churned = sum(interval[name] for interval in churn for name in ("churned_voluntary", "churned_billing",
+                                                                          "churned_other"))
         rates = server.json("GET", f"/v1/stats/rates?{query}")[1]["intervals"]
         counts = {name: sum(interval[name] for interval in rates) for name in ("new", "new_paying", "trial_starts",
                                                                                "converted_trials", "paid_periods",
@@ -209,7 +220,7 @@ def assert_cards_sum_the_range_and_the_one_before(shown, server, given):
         for interval in server.json("GET", f"/v1/stats/revenue?{query}")[1]["intervals"]:
             for line in interval["currencies"]:
                 net[line["currency"]] = net.get(line["currency"], 0) + line["net_milliunits"]
-        return counts, net
+        return dict(counts, churned=churned, active_at_start=churn[0]["active_at_start"]), net
 
     def ratio(numerator, denominator):
         return (decimal.Decimal(numerator) / denominator).quantize(decimal.Decimal("0.0001"), decimal.ROUND_HALF_UP) \
@@ -218,7 +229,8 @@ def assert_cards_sum_the_range_and_the_one_before(shown, server, given):
     expected = {"new": (now["new"], before["new"]), "new_paying": (now["new_paying"], before["new_paying"])}
     for name, numerator, denominator in (("conversion_to_paying", "new_paying", "new"),
                                          ("trial_conversion_rate", "converted_trials", "trial_starts"),
-                                         ("refund_rate", "refunded_paid_periods", "paid_periods")):
+                                         ("refund_rate", "refunded_paid_periods", "paid_periods"),
+                                         ("churn_rate", "churned", "active_at_start")):
         expected[name] = (ratio(now[numerator], now[denominator]), ratio(before[numerator], before[denominator]))
     for currency in set(net_now) | set(net_before):
         expected[f"net_milliunits/{currency}"] = (net_now.get(currency, 0), net_before.get(currency, 0))

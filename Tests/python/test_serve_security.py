@@ -166,8 +166,10 @@ def test_a_delivered_event_is_sent_again_only_when_forced_and_at_most_three_time
 ODD_NUMBERS = ["0", "-1", "-9223372036854775808", "9223372036854775807", "9223372036854775808", "1" + "0" * 30, "1e3",
                " 1", "0x10", ""]
 #: Every endpoint's numeric and date parameters.
-PARAMETERS = [(f"/v1/stats/{figure}", name) for figure in ("subscriptions", "mrr", "flows")
+PARAMETERS = [(f"/v1/stats/{figure}", name) for figure in ("subscriptions", "mrr", "flows", "churn")
               for name in ("at", "from", "to")] + [
+    (f"/v1/stats/{figure}", name) for figure in ("revenue", "rates", "cohorts") for name in ("from", "to")] + [
+    ("/v1/stats/cohorts", "periods"),
     ("/dashboard", "at"), ("/dashboard", "from"), ("/dashboard", "to"),
     ("/v1/events", "limit"), ("/v1/events", "before"),
     ("/v1/entitlements?appAccountToken=7e3fb20b-4cdb-47cc-936d-99d65f608138", "limit"),

@@ -13,7 +13,7 @@ import sqlite3
 import subprocess
 import time
 
-from store_tables import SCHEMA_6_COLUMNS, SCHEMA_VERSION, downgrade_to_schema_5
+from store_tables import SCHEMA_6_COLUMNS, SCHEMA_VERSION, downgrade_to_schema_5, downgrade_to_schema_13
 from test_serve import CLI
 from test_notifications import (ORIGINAL, TOKEN, mint_jws, new_store, news_ca, now, post,  # noqa: F401 (fixtures)
                                 postgres, store_server, table)
@@ -146,7 +146,7 @@ def test_facts_are_derived_when_accepted_and_when_a_schema_4_store_migrates(tmp_
         server.stop()
     assert table(location, "SELECT max(version) FROM schema_version") == [(SCHEMA_VERSION,)]
     if is_postgres:  # an upgrade rewrote the rows: statistics and visibility made again (the stopped server's stats are flushed)
-        wanted = {"transactions", "renewal_infos", "subscription_summaries", "subscription_flow_days"}
+        wanted = {"transactions", "renewal_infos", "subscription_summaries", "subscription_flow_days", "subscription_active_days"}
         deadline = time.monotonic() + 10
         while {name for (name,) in table(location, vacuumed)} != wanted and time.monotonic() < deadline:
             time.sleep(0.2)
@@ -323,28 +323,36 @@ def status_as_it_stood(periods, renewal, at):
     return "expired", last
 
 
+def ten_monthly_stories(mint_jws, news_ca, now):
+    """Ten monthly subscriptions bought 10 days apart, each with a refunded second period and a
+    failed renewal into a grace period, every third in EUR at another price: (original id, bodies)."""
+    _, chains = news_ca
+    stories = []
+    for number in range(10):
+        original = str(2300000000000000 + number * 1000)
+        story = mint_jws.notification_story(original, TOKEN, now=now - number * 10 * DAY)
+        for _, notification in story:
+            if number % 3 == 0:
+                notification["data"]["signedTransactionInfo"].update({"currency": "EUR", "price": 3990})
+        stories.append((original, [mint_jws.sign_notification(notification, chains) for _, notification in story]))
+    return stories
+
+
 def test_a_past_instant_is_judged_by_the_periods_that_covered_it(tmp_path, news_ca, test_ca, mint_jws, now, new_store):
     """/v1/stats/subscriptions and /mrr at past instants, every 10 days over 200, against
     status_as_it_stood over the minted payloads: ten monthly subscriptions bought 10 days apart
     (each: a refunded second period, a failed renewal into a grace period; every third in EUR at
     another price). Judged by their latest periods, nearly none would be active in the past."""
-    _, chains = news_ca
     location = new_store()
     server = store_server(tmp_path, news_ca, test_ca, store=location)
-    subscriptions = []
     try:
-        for number in range(10):
-            original = str(2300000000000000 + number * 1000)
-            story = mint_jws.notification_story(original, TOKEN, now=now - number * 10 * DAY)
-            for _, notification in story:
-                if number % 3 == 0:
-                    notification["data"]["signedTransactionInfo"].update({"currency": "EUR", "price": 3990})
-                assert post(server, mint_jws.sign_notification(notification, chains))[0] == 200
-            latest = {}
-            for _, notification in story:  # the latest signing of each transaction, as the store keeps it
-                transaction = notification["data"]["signedTransactionInfo"]
-                latest[transaction["transactionId"]] = transaction
-            subscriptions.append((list(latest.values()), story[-1][1]["data"]["signedRenewalInfo"]))
+        stories = ten_monthly_stories(mint_jws, news_ca, now)
+        for _, bodies in stories:
+            for body in bodies:
+                assert post(server, body)[0] == 200
+        transactions, renewals = latest_copies(stories)
+        subscriptions = [([t for t in transactions.values() if t["originalTransactionId"] == original], renewals[original])
+                         for original, _ in stories]
         statuses = ("active", "grace_period", "billing_retry", "expired", "revoked")
         active_seen = set()
         for days in range(0, 201, 10):
@@ -824,6 +832,140 @@ def test_cohorts_by_month_equal_a_reference_from_the_same_notifications(tmp_path
         server.stop()
 
 
+def reference_churn(stories, states, since, until, now, product=None):
+    """The churn per calendar month (UTC) of [since, until): the subscriptions active at each month's
+    first midnight by status_as_it_stood over the stored copies (under the product of the period
+    that covered it), the churned of reference_flows, and each rate to four places."""
+    transactions, renewals = latest_copies(stories)
+    by_subscription = {}
+    for transaction in transactions.values():
+        by_subscription.setdefault(transaction["originalTransactionId"], []).append(transaction)
+    churn = []
+    for interval in reference_flows(stories, states, since, until, now, product):
+        start, churned = interval["start_ms"], interval["churned"]
+        judged = [status_as_it_stood(periods, renewals.get(original, {}), start)
+                  for original, periods in by_subscription.items()]
+        active = sum(1 for found in judged if found and found[0] == "active" and product in (None, found[1]["productId"]))
+        churn.append({"start_ms": start, "active_at_start": active, **{f"churned_{name}": churned[name] for name in churned},
+                      "churn_rate": rate(sum(churned.values()), active),
+                      "voluntary_churn_rate": rate(churned["voluntary"], active),
+                      "billing_churn_rate": rate(churned["billing"], active)})
+    return churn
+
+
+def test_churn_by_month_equals_a_reference_from_the_same_notifications(tmp_path, news_ca, test_ca, mint_jws, now,
+                                                                      new_store):
+    """GET /v1/stats/churn: per month, the subscriptions active at its first midnight (judged by the
+    periods bought by then, refunds known now: refunded periods, grace periods, an upgrade to a
+    yearly plan, a reactivation), those that churned in it by reason, and the rates, as a reference
+    from the same notifications gives them; the active counts equal /v1/stats/subscriptions at each
+    month's start and by day at every seventh midnight; per product; CSV equal to JSON; refusals."""
+    server, states = shaped_server(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
+    try:
+        stories = shaped_stories(mint_jws, news_ca, now) + ten_monthly_stories(mint_jws, news_ca, now)
+        for original, bodies in stories[-10:]:
+            for body in bodies:
+                assert post(server, body)[0] == 200
+            status, states[original] = server.json("GET", f"/v1/subscriptions/{original}")
+            assert status == 200
+        since, until = now - 300 * DAY, now + 60 * DAY
+        status, churn = server.json("GET", f"/v1/stats/churn?from={since}&to={until}&by=month&at={now}")
+        assert status == 200
+        assert (churn["from_ms"], churn["to_ms"], churn["by"], churn["at_ms"]) == (since, until, "month", now)
+        reference = reference_churn(stories, states, since, until, now)
+        assert churn["intervals"] == reference
+        assert max(interval["active_at_start"] for interval in reference) >= 5  # the months see several active
+        assert sum(interval["churned_billing"] + interval["churned_voluntary"] + interval["churned_other"]
+                   for interval in reference) >= 1
+        assert any(interval["churn_rate"] for interval in reference)
+        assert reference[0]["active_at_start"] == 0 and reference[0]["churn_rate"] is None
+        # The same counts as the subscriptions figure judges each start from the rows.
+        for interval in churn["intervals"]:
+            total = server.json("GET", f"/v1/stats/subscriptions?at={interval['start_ms']}")[1]["total"]
+            assert interval["active_at_start"] == total["active"], interval["start_ms"]
+        by_day = server.json("GET", f"/v1/stats/churn?from={now - 70 * DAY}&to={now + 40 * DAY}&by=day")[1]["intervals"]
+        assert len(by_day) == 111
+        for interval in by_day[::7]:
+            total = server.json("GET", f"/v1/stats/subscriptions?at={interval['start_ms']}")[1]["total"]
+            assert interval["active_at_start"] == total["active"], interval["start_ms"]
+        header, rows = csv_rows(server, f"/v1/stats/churn?from={since}&to={until}&by=month&at={now}&format=csv")
+        names = ["active_at_start", "churned_voluntary", "churned_billing", "churned_other"]
+        rates = ["churn_rate", "voluntary_churn_rate", "billing_churn_rate"]
+        assert header == ["start_ms", "start_date", *names, *rates]
+        assert [{name: int(row[name]) for name in names} for row in rows] == [
+            {name: interval[name] for name in names} for interval in reference]
+        assert [[float(row[name]) if row[name] else None for name in rates] for row in rows] == [
+            [interval[name] for name in rates] for interval in reference]
+        for product in ("com.example.minted.monthly", "com.example.minted.annual"):
+            status, one = server.json("GET", f"/v1/stats/churn?from={since}&to={until}&by=month&at={now}&product={product}")
+            assert status == 200 and one["product_id"] == product
+            assert one["intervals"] == reference_churn(stories, states, since, until, now, product) != reference, product
+            for interval in one["intervals"]:
+                total = server.json("GET", f"/v1/stats/subscriptions?at={interval['start_ms']}&product={product}")[1]["total"]
+                assert interval["active_at_start"] == total["active"], (product, interval["start_ms"])
+        for query in ("periods=2", "by=year", f"from={until}&to={since}", f"from=0&to={until}&by=day", "at=soon"):
+            assert server.json("GET", f"/v1/stats/churn?{query}")[0] == 400, query
+        # Signed dates at the ends of what a store takes, and periods without a purchase date (bought
+        # from the start, as a past instant judges them), written in an order that replaces dated
+        # copies by undated ones: the counts stay those of the rule, and a migration makes them alike.
+        # A date past them is refused (400: sending it again cannot succeed), and nothing of it kept.
+        accepted, refused = odd_dates(mint_jws, news_ca, now)
+        for body in accepted:
+            status, answer = post(server, body)
+            assert status == 200 and answer["stored"] is True, answer
+        kept = table(server.location, "SELECT count(*) FROM transactions")
+        status, answer = post(server, refused)
+        assert (status, answer["status"]) == (400, "STORE_REFUSED"), answer
+        assert table(server.location, "SELECT count(*) FROM transactions") == kept
+        for start in (since, now - 100 * DAY, now):
+            midnight = start - start % DAY
+            churn = server.json("GET", f"/v1/stats/churn?from={midnight}&to={midnight + DAY}&by=day")[1]["intervals"]
+            total = server.json("GET", f"/v1/stats/subscriptions?at={midnight}")[1]["total"]
+            assert churn[0]["active_at_start"] == total["active"], midnight
+    finally:
+        server.stop()
+    # Schema 14 made again from the rows: what the writes kept, undated copies and extreme dates among them.
+    kept = active_days(server.location)
+    downgrade_to_schema_13(server.location)
+    store_server(tmp_path, news_ca, test_ca, store=server.location).stop()
+    assert table(server.location, "SELECT max(version) FROM schema_version") == [(SCHEMA_VERSION,)]
+    assert active_days(server.location) == kept
+
+
+def odd_dates(mint_jws, news_ca, now):
+    """Notifications whose dates a past instant must still judge, and one a store refuses: (the
+    accepted bodies, the refused one). Accepted: one subscription bought 2^53 ms before 1970 whose
+    period ends 2^53 ms after it (the ends of what a store takes); one whose first period comes
+    dated, then again without a purchase date (bought from the start), then a renewal without
+    one. Refused: one bought at the first 64-bit millisecond."""
+    _, chains = news_ca
+    bodies = []
+    uuids = (f"6f1f4a2e-0000-4000-8000-24000000000{number}" for number in range(5))  # apart from the other stories'
+    story = mint_jws.notification_story("2400000000010000", TOKEN, now=now)
+    _, extreme = copy.deepcopy(story[0])
+    extreme["data"]["signedTransactionInfo"].update({"purchaseDate": -2 ** 53, "originalPurchaseDate": -2 ** 53,
+                                                     "expiresDate": 2 ** 53})
+    extreme["notificationUUID"] = next(uuids)
+    bodies.append(mint_jws.sign_notification(extreme, chains))
+    _, past = copy.deepcopy(mint_jws.notification_story("2400000000030000", TOKEN, now=now)[0])
+    past["data"]["signedTransactionInfo"].update({"purchaseDate": -2 ** 63, "expiresDate": 2 ** 63 - 1})
+    past["notificationUUID"] = next(uuids)
+    refused = mint_jws.sign_notification(past, chains)
+    story = mint_jws.notification_story("2400000000020000", TOKEN, now=now - 60 * DAY)
+    dated = copy.deepcopy(story[0][1])
+    undated = copy.deepcopy(dated)
+    undated["signedDate"] += DAY
+    undated["data"]["signedTransactionInfo"]["signedDate"] += DAY
+    del undated["data"]["signedTransactionInfo"]["purchaseDate"]
+    renewal = copy.deepcopy(story[1][1])
+    del renewal["data"]["signedTransactionInfo"]["purchaseDate"]
+    renewal["data"]["signedTransactionInfo"]["expiresDate"] = now + 30 * DAY
+    for payload in (dated, undated, renewal):
+        payload["notificationUUID"] = next(uuids)
+        bodies.append(mint_jws.sign_notification(payload, chains))
+    return bodies, refused
+
+
 def csv_rows(server, path):
     """The CSV answer at `path`: its header row, then its rows as dicts of text."""
     import csv
@@ -908,11 +1050,19 @@ def summaries_and_periods(location):
                             "ORDER BY transaction_id"))
 
 
+def active_days(location):
+    """The subscriptions active per midnight as changes per day and product (schema 14), changes of 0 left out."""
+    return [row for row in table(location, "SELECT * FROM subscription_active_days ORDER BY day, product_id")
+            if row[2] != "0"]
+
+
 def assert_kept_tables_made_afresh_agree(location, start_server):
     """What each write kept (the summaries and the periods' numbers, made from the rows a write
     changed; the periods begun per day and the summaries per expiry day, changed by differences)
     equals what a migration (at `start_server()`) makes from all the rows held."""
     kept, kept_expiries, kept_summaries = flow_days(location), expiry_days(location), summaries_and_periods(location)
+    kept_active = active_days(location)
+    assert any(int(row[2]) > 0 for row in kept_active)
     assert sum(int(value) for row in kept for value in row[3:]) > 0
     assert sum(int(row[6]) for row in kept_expiries) == int(table(location, "SELECT count(*) FROM subscription_summaries")[0][0])
     downgrade_to_schema_5(location)
@@ -922,6 +1072,7 @@ def assert_kept_tables_made_afresh_agree(location, start_server):
     assert summaries_and_periods(location) == kept_summaries
     assert flow_days(location) == kept
     assert expiry_days(location) == kept_expiries
+    assert active_days(location) == kept_active
 
 
 def test_flows_by_month_equal_a_reference_from_the_same_notifications(tmp_path, news_ca, test_ca, mint_jws, now, new_store):
@@ -964,7 +1115,8 @@ def test_flows_by_month_equal_a_reference_from_the_same_notifications(tmp_path, 
             for body in bodies:
                 assert post(shuffled, body)[0] == 200
             for path in (f"/v1/stats/flows?from={since}&to={until}&by=month&at={now}", f"/v1/stats/subscriptions?at={now}",
-                         f"/v1/stats/mrr?at={now}", f"/v1/stats/rates?from={since}&to={until}&by=month"):
+                         f"/v1/stats/mrr?at={now}", f"/v1/stats/rates?from={since}&to={until}&by=month",
+                         f"/v1/stats/churn?from={since}&to={until}&by=day&at={now}"):
                 assert shuffled.json("GET", path) == server.json("GET", path), path
         finally:
             shuffled.stop()

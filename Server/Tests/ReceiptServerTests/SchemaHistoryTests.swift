@@ -24,6 +24,7 @@ import Testing
         "a378169145e0e9dc",  // 11
         "f0334a9297da61b1",  // 12
         "75416d3b2bd322c7",  // 13
+        "00798fdb3965a459",  // 14
     ]
 
     static func fingerprint(of version: Int) -> String {

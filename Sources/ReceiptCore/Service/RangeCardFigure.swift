@@ -35,9 +35,11 @@ public struct RangeCard: Sendable, Equatable {
 
     /// The counts (`new`, `new_paying`) and rates (conversion to paying, trial conversion,
     /// refund) of the rates' days (a day and its counts by IntervalRates.countNames) of each
-    /// range, then the net revenue of each currency either range has money in.
+    /// range, the churn rate of each range's churn (IntervalChurn.over; nil: none), then the net
+    /// revenue of each currency either range has money in.
     public static func cards(rates: [(day: Int64, counts: [Int64])], previousRates: [(day: Int64, counts: [Int64])],
-                             revenue: [DayRevenue], previousRevenue: [DayRevenue]) -> [RangeCard] {
+                             revenue: [DayRevenue], previousRevenue: [DayRevenue], churn: IntervalChurn?,
+                             previousChurn: IntervalChurn?) -> [RangeCard] {
         let (now, before) = (totals(rates), totals(previousRates))
         var cards = ["new", "new_paying"].map { name in
             let place = IntervalRates.countNames.firstIndex(of: name)!
@@ -46,6 +48,10 @@ public struct RangeCard: Sendable, Equatable {
         for rate in IntervalRates.rates where rate.name != "refund_rate" {
             cards.append(ratioCard(rate, now, before))
         }
+        // The churn over each range: its churned added up over the subscriptions active at its start.
+        let churnRate = { (churn: IntervalChurn?) in churn?.rateFigures.first { $0.name == "churn_rate" }?.value }
+        cards.append(RangeCard(name: "churn_rate", kind: .ratio, currency: nil, value: churnRate(churn),
+                               previous: churnRate(previousChurn)))
         cards.append(ratioCard(IntervalRates.rates.first { $0.name == "refund_rate" }!, now, before))
         let (netNow, netBefore) = (net(revenue), net(previousRevenue))
         for currency in Set(netNow.keys).union(netBefore.keys).sorted() {

@@ -52,10 +52,24 @@ public enum StatsCSV {
     /// `start_ms,start_date`, the counts (IntervalRates.countNames), then the rates, each
     /// empty where its denominator counts nothing: a row per interval.
     public static func rates(_ intervals: [IntervalRates]) -> [UInt8] {
-        var table = Table(["start_ms", "start_date"] + IntervalRates.countNames + IntervalRates.rates.map(\.name))
+        countsAndRates(IntervalRates.countNames, IntervalRates.rates.map(\.name),
+                       intervals.map { ($0.startMilliseconds, $0.counts, $0.rateFigures) })
+    }
+
+    /// `start_ms,start_date`, IntervalChurn's counts, then its rates (empty where nothing was active at the start).
+    public static func churn(_ intervals: [IntervalChurn]) -> [UInt8] {
+        countsAndRates(IntervalChurn.countNames, IntervalChurn.rates.map(\.name),
+                       intervals.map { ($0.startMilliseconds, $0.counts, $0.rateFigures) })
+    }
+
+    /// A row per interval: its start, its counts, then its rates (empty without a denominator).
+    private static func countsAndRates(_ countNames: [String], _ rateNames: [String],
+                                       _ intervals: [(start: Int64, counts: [Int64], rates: [(name: String, value: String?)])])
+        -> [UInt8] {
+        var table = Table(["start_ms", "start_date"] + countNames + rateNames)
         for interval in intervals {
-            table.row([String(interval.startMilliseconds), FigureInterval.date(of: interval.startMilliseconds)],
-                      interval.counts, then: interval.rateFigures.map { $0.value ?? "" })
+            table.row([String(interval.start), FigureInterval.date(of: interval.start)], interval.counts,
+                      then: interval.rates.map { $0.value ?? "" })
         }
         return table.bytes
     }

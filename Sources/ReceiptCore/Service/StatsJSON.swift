@@ -111,10 +111,28 @@ public enum StatsJSON {
     public static func rates(_ intervals: [IntervalRates], by interval: FigureInterval, from: Int64, to: Int64,
                              product: String? = nil) -> [UInt8] {
         ranged(intervals, by: interval, from: from, to: to, product: product, start: \.startMilliseconds) { rates, writer in
-            for (name, value) in zip(IntervalRates.countNames, rates.counts) { writer.number(name, value) }
-            for (name, value) in rates.rateFigures {
-                if let value { writer.raw(name, Array(value.utf8)) } else { writer.null(name) }
-            }
+            writeCounts(zip(IntervalRates.countNames, rates.counts), rates: rates.rateFigures, into: &writer)
+        }
+    }
+
+    /// `{"from_ms", "to_ms", "by", "at_ms", "intervals": [{"start_ms", "active_at_start", "churned_voluntary",
+    /// "churned_billing", "churned_other", "churn_rate", "voluntary_churn_rate", "billing_churn_rate"}]}`
+    /// (IntervalChurn; a rate `null` where nothing was active at the start): every interval that meets
+    /// [from, to), its churned judged at `instant`.
+    public static func churn(_ intervals: [IntervalChurn], by interval: FigureInterval, from: Int64, to: Int64, at instant: Int64,
+                             product: String? = nil) -> [UInt8] {
+        ranged(intervals, by: interval, from: from, to: to, at: instant, product: product,
+               start: \.startMilliseconds) { churn, writer in
+            writeCounts(zip(IntervalChurn.countNames, churn.counts), rates: churn.rateFigures, into: &writer)
+        }
+    }
+
+    /// An interval's counts by name, then its rates (a decimal, or `null` without a denominator).
+    private static func writeCounts(_ counts: Zip2Sequence<[String], [Int64]>, rates: [(name: String, value: String?)],
+                                    into writer: inout JSONWriter) {
+        for (name, value) in counts { writer.number(name, value) }
+        for (name, value) in rates {
+            if let value { writer.raw(name, Array(value.utf8)) } else { writer.null(name) }
         }
     }
 

@@ -88,6 +88,20 @@ public enum StoredFacts {
         }
     }
 
+    /// The dates a store takes: within 2^53 milliseconds (about 285,000 years) of 1970, so that
+    /// no difference of two (a period's length) or day of one passes 64 bits in the figures'
+    /// SQL. Apple signs real instants: a date past these comes from no App Store.
+    public static let storableDates: ClosedRange<Int64> = -(1 << 53)...(1 << 53)
+
+    /// The name of the first date column of `columns` whose value in `facts` (in the same order)
+    /// is outside `storableDates`; nil when every date is within them.
+    public static func unstorableDate(in facts: [StoredFact], of columns: [FactColumn]) -> String? {
+        zip(columns, facts).first { column, fact in
+            guard column.kind == .date, case .integer(let date) = fact else { return false }
+            return !storableDates.contains(date)
+        }?.0.name
+    }
+
     /// A payload's values, in the order of its kind's columns (empty for other kinds).
     public static func values(of payload: SignedPayload) -> [StoredFact] {
         (columns(of: payload.kind) ?? []).map { $0.value(in: payload) }

@@ -6,7 +6,7 @@ import ReceiptCore
 /// `GET /dashboard`: the figures of /v1/stats as one HTML page a browser shows, with no
 /// script: subscriptions by product and status, MRR per currency, the flows per
 /// interval as an SVG chart and a table, the revenue per interval and currency, the rates per
-/// interval and the cohorts of each interval, with cards that set the range against the one before it, over a date range and for a product chosen in a form. Behind the
+/// interval, the churn per interval and the cohorts of each interval, with cards that set the range against the one before it, over a date range and for a product chosen in a form. Behind the
 /// read token: a browser asks for it (HTTP Basic, the token as the password; any user
 /// name), or a client sends it as a bearer token. Every number carries `data-figure` (and
 /// the figure's JSON name), so that what the page shows can be checked against the API.
@@ -36,7 +36,7 @@ struct DashboardController {
         do {
             // Every product's counts: the form offers each; the table shows the one asked. The
             // subscriptions and MRR come from one reading of every product's standing (the MRR
-            // then keeps the product asked); it, the flows, the revenue, the rates (and the cohorts, asked) are read at once, each
+            // then keeps the product asked); it, the flows, the revenue, the rates, the churn (and the cohorts, asked) are read at once, each
             // on a connection of its own where one is free (SQLite's readers, PostgreSQL's pool):
             // the page takes about the longest of them, not their sum.
             let store = stored.store
@@ -48,20 +48,32 @@ struct DashboardController {
             let previousFrom = max(0, figure.from - (figure.to - figure.from))
             async let previousRates = store.rates(from: previousFrom, to: figure.from, product: figure.product)
             async let previousMoney = store.revenue(from: previousFrom, to: figure.from, product: figure.product)
+            // The churn: the flows' churned (the range's are read above) over the subscriptions active at each start.
+            async let active = store.active(atMidnightsOf: figure.firstDays, product: figure.product)
+            let previousFirstDays = figure.interval.intervals(from: previousFrom, to: figure.from, limit: FigureQuery.maxIntervals) ?? []
+            async let previousDays = store.flows(from: previousFrom, to: figure.from, at: figure.at, product: figure.product)
+            async let previousActive = store.active(atMidnightsOf: previousFirstDays, product: figure.product)
             let cohorts = cohortsValue == nil ? nil
                 : try await store.cohorts(from: figure.from, to: figure.to, product: figure.product)
             let held = try await standing
+            let flowDays = try await days
+            let churn = IntervalChurn.make(flowDays, activeAtStart: try await active, intervals: figure.firstDays, by: figure.interval)
+            let previousChurn = IntervalChurn.make(try await previousDays, activeAtStart: try await previousActive,
+                                                   intervals: previousFirstDays, by: figure.interval)
             let page = DashboardPage(figure: figure, counts: StoreFigures.counts(in: held),
                                      mrr: MRRLine.lines(StoreFigures.priceGroups(in: held, product: figure.product)),
-                                     flows: IntervalFlows.make(try await days, intervals: figure.firstDays, by: figure.interval),
+                                     flows: IntervalFlows.make(flowDays, intervals: figure.firstDays, by: figure.interval),
                                      revenue: IntervalRevenue.make(try await money, intervals: figure.firstDays, by: figure.interval),
                                      rates: IntervalRates.make(try await rates, intervals: figure.firstDays, by: figure.interval),
+                                     churn: churn,
                                      cohorts: cohorts.map {
                                          IntervalCohort.make($0.firstPaid, revenue: $0.revenue, intervals: figure.firstDays,
                                                              by: figure.interval, periods: figure.periods)
                                      },
                                      cards: RangeCard.cards(rates: try await rates, previousRates: try await previousRates,
-                                                            revenue: try await money, previousRevenue: try await previousMoney),
+                                                            revenue: try await money, previousRevenue: try await previousMoney,
+                                                            churn: IntervalChurn.over(churn),
+                                                            previousChurn: IntervalChurn.over(previousChurn)),
                                      previousFrom: previousFrom)
             return ServerAnswer.page(.ok, page.html)
         } catch {

@@ -11,6 +11,7 @@ struct DashboardPage {
     let flows: [IntervalFlows]
     let revenue: [IntervalRevenue]
     let rates: [IntervalRates]
+    let churn: [IntervalChurn]
     /// Nil unless the page was asked for them (`cohorts=1`).
     let cohorts: [IntervalCohort]?
     /// The cards, over the range and the one before it, which begins at `previousFrom`.
@@ -43,7 +44,7 @@ struct DashboardPage {
 
             """ + cardsSection
         let sections = [("subscriptions", statusTable), ("mrr", mrrTable), ("flows", flowsSection), ("revenue", revenueTable),
-                        ("rates", ratesTable), ("cohorts", cohortTables)]
+                        ("rates", ratesTable), ("churn", churnTable), ("cohorts", cohortTables)]
         page += sections.map { name, section in section + csvLink(name) }.joined() + "</body></html>\n"
         return page
     }
@@ -186,13 +187,36 @@ struct DashboardPage {
         for interval in rates {
             table += "<tr data-start=\"\(interval.startMilliseconds)\"><td>\(Self.date(interval.startMilliseconds))</td>"
             for (rate, (name, value)) in zip(IntervalRates.rates, interval.rateFigures) {
-                let counts = "\(interval.counts[rate.numerator]) of \(interval.counts[rate.denominator])"
-                table += "<td data-figure=\"\(name)\" data-value=\"\(value ?? "")\" title=\"\(counts)\">"
-                    + (value.map(IntervalRates.percent) ?? "–") + "</td>"
+                table += Self.rateCell(name, value, interval.counts[rate.numerator], of: interval.counts[rate.denominator])
             }
             table += "</tr>\n"
         }
         return table + "</table>\n"
+    }
+
+    /// The churn per interval: the subscriptions active at its start, those that churned in it by
+    /// reason, and the rates over the first (IntervalChurn).
+    private var churnTable: String {
+        var table = "<h2>Churn</h2>\n<table id=\"churn\"><tr><th>From</th>"
+            + (IntervalChurn.countNames + IntervalChurn.rates.map(\.name)).map {
+                "<th>\($0.replacingOccurrences(of: "_", with: " "))</th>"
+            }.joined() + "</tr>\n"
+        for interval in churn {
+            table += "<tr data-start=\"\(interval.startMilliseconds)\"><td>\(Self.date(interval.startMilliseconds))</td>"
+                + zip(IntervalChurn.countNames, interval.counts).map { Self.cell($0, $1) }.joined()
+            for (rate, (name, value)) in zip(IntervalChurn.rates, interval.rateFigures) {
+                table += Self.rateCell(name, value, rate.churned.reduce(0) { $0.clampedAdding(interval.counts[$1]) },
+                                       of: interval.counts[0])
+            }
+            table += "</tr>\n"
+        }
+        return table + "</table>\n"
+    }
+
+    /// A rate as a percentage (a dash for none), its counts in its title (`1 of 12`).
+    private static func rateCell(_ name: String, _ value: String?, _ numerator: Int64, of denominator: Int64) -> String {
+        "<td data-figure=\"\(name)\" data-value=\"\(value ?? "")\" title=\"\(numerator) of \(denominator)\">"
+            + (value.map(IntervalRates.percent) ?? "–") + "</td>"
     }
 
     /// The style the dashboard's pages share.

@@ -45,7 +45,7 @@ struct FigureQuery: Sendable {
                                        + "interval: it takes from, to, by, product and format (cohorts: periods too)")
         }
         if !ranged, let given = Self.rangeParameters.first(where: { values[$0] != nil }) {
-            throw Refusal(description: "\(given) is for a figure over a range (flows, revenue, rates, cohorts); this one is judged at one instant: "
+            throw Refusal(description: "\(given) is for a figure over a range (flows, revenue, rates, cohorts, churn); this one is judged at one instant: "
                                        + "it takes at and product")
         }
         func instant(_ name: String, or otherwise: Int64) throws(Refusal) -> Int64 {

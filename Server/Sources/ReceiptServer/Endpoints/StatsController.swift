@@ -9,16 +9,17 @@ import ReceiptCore
 /// active ones per currency; `GET /v1/stats/flows`, what happened per interval;
 /// `GET /v1/stats/revenue`, the money that came in and went out per interval and currency;
 /// `GET /v1/stats/rates`, refund, conversion-to-paying and trial conversion rates per interval;
-/// `GET /v1/stats/cohorts`, retention and realized revenue by the interval of the first paid period; each
+/// `GET /v1/stats/cohorts`, retention and realized revenue by the interval of the first paid period;
+/// `GET /v1/stats/churn`, the subscriptions active at each interval's start and those that churned in it; each
 /// limited to one product with `?product=`, and each as CSV with `?format=csv`
 /// (StoreFigures runs the SQL; ReceiptCore's StatsJSON and StatsCSV write the answers).
 struct StatsController {
     typealias Context = ServerRequestContext
     let stored: StoreResponder
 
-    static let figures = ["subscriptions", "mrr", "flows", "revenue", "rates", "cohorts"]
+    static let figures = ["subscriptions", "mrr", "flows", "revenue", "rates", "cohorts", "churn"]
     /// The figures over a range (`from`, `to`, `by`); the others are judged at one instant.
-    static let rangedFigures: Set<String> = ["flows", "revenue", "rates", "cohorts"]
+    static let rangedFigures: Set<String> = ["flows", "revenue", "rates", "cohorts", "churn"]
     /// The figures no instant judges (they count what happened when it happened): they refuse `at`.
     static let instantlessFigures: Set<String> = ["revenue", "rates", "cohorts"]
     /// The figures followed over periods (`periods`); the others refuse it.
@@ -65,6 +66,13 @@ struct StatsController {
                 bytes = csv ? StatsCSV.cohorts(cohorts, periods: figure.periods)
                     : StatsJSON.cohorts(cohorts, by: figure.interval, from: figure.from, to: figure.to, periods: figure.periods,
                                         product: product)
+            case "churn":
+                async let days = stored.store.flows(from: figure.from, to: figure.to, at: instant, product: product)
+                async let active = stored.store.active(atMidnightsOf: figure.firstDays, product: product)
+                let intervals = IntervalChurn.make(try await days, activeAtStart: try await active, intervals: figure.firstDays,
+                                                   by: figure.interval)
+                bytes = csv ? StatsCSV.churn(intervals)
+                    : StatsJSON.churn(intervals, by: figure.interval, from: figure.from, to: figure.to, at: instant, product: product)
             case "mrr":
                 let prices = try await stored.store.activePrices(at: instant, product: product)
                 bytes = csv ? StatsCSV.mrr(prices) : StatsJSON.mrr(prices, at: instant, product: product)

@@ -68,7 +68,7 @@ struct StoreResponder: Sendable {
                 logger.warning("notification \(notification.notificationUUID) refused (400): the store cannot hold it: \(refused)")
             }
             return (.badRequest, ServerAnswer.failure("STORE_REFUSED", "the store cannot hold a value of this "
-                                                              + "notification (too long to index, or text it cannot keep)"))
+                                                              + "notification (too long to index, text it cannot keep, or a date past 2^53 ms from 1970)"))
         } catch {
             metrics.recordNotification(type: notification.notificationType, outcome: "store_error")
             logger.error("notification \(notification.notificationUUID) not stored: \(error)")

@@ -54,6 +54,11 @@ extension SubscriptionStore {
         try await withStatements(transaction: false) { try await FlowDays.rates(from: from, to: to, product: product, on: $0) }
     }
 
+    /// The subscriptions active at the midnight of each of `days` (ActiveDays), in the order given.
+    func active(atMidnightsOf days: [Int64], product: String?) async throws -> [Int64] {
+        try await withStatements(transaction: false) { try await ActiveDays.active(atMidnightsOf: days, product: product, on: $0) }
+    }
+
     /// The cohorts of the first paid periods bought in [from, to) (CohortRows): their runs, and what they paid.
     func cohorts(from: Int64, to: Int64, product: String?) async throws
         -> (firstPaid: [IntervalCohort.FirstPaidDay], revenue: [IntervalCohort.RevenueDay]) {

@@ -81,17 +81,24 @@ enum StoreWrites {
     /// The rows each upsert wrote (a copy older than the one held writes nothing); the
     /// summaries of the subscriptions they changed made again, and the flows' counts changed
     /// by what the periods they may change (PeriodChanges) count after the write less what they
-    /// counted before it (FlowDays),
-    /// the summaries' counts per expiry day likewise (ExpiryDays).
+    /// counted before it (FlowDays), the summaries' counts per expiry day likewise (ExpiryDays),
+    /// and the subscriptions active per midnight (ActiveDays).
     private static func write(_ transactions: [StoredTransaction], _ renewalInfos: [StoredRenewalInfo],
                               on statements: some StoreStatements) async throws
         -> (transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) {
         let d = statements.dialect
+        let facts = transactions.map { ($0.facts, StoredFacts.transactionColumns) }
+            + renewalInfos.map { ($0.facts, StoredFacts.renewalInfoColumns) }
+        if let column = facts.lazy.compactMap({ StoredFacts.unstorableDate(in: $0, of: $1) }).first {
+            throw StoreRowRefused(description: "its \(column) is more than 2^53 ms from 1970, which no App Store signs")
+        }
         var written: (transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) = ([], [])
         let summarized = Set(transactions.map(\.originalTransactionID) + renewalInfos.map(\.originalTransactionID))
         let periods = try await PeriodChanges.of(transactions, on: statements)
         let flowsBefore = try await FlowDays.counts(of: periods, on: statements)
         let expiriesBefore = try await ExpiryDays.counts(of: summarized, on: statements)
+        let withTransactions = Set(transactions.map(\.originalTransactionID))
+        let activeBefore = try await ActiveDays.changes(of: withTransactions, periods: periods, on: statements)
         for row in transactions {
             let returned = try await statements.run(StoreSchema.upsertTransaction(d) + " RETURNING transaction_id", [
                 .text(row.transactionID), .text(row.originalTransactionID), StoreValue(row.productID),
@@ -108,7 +115,10 @@ enum StoreWrites {
         try await SubscriptionSummaries.refresh(transactions: written.transactions,
                                                 renewalInfosOf: Set(written.renewalInfos.map(\.originalTransactionID)),
                                                 periods: periods, on: statements)
-        if !written.transactions.isEmpty { try await FlowDays.recordChange(of: periods, before: flowsBefore, on: statements) }
+        if !written.transactions.isEmpty {
+            try await FlowDays.recordChange(of: periods, before: flowsBefore, on: statements)
+            try await ActiveDays.recordChange(of: withTransactions, periods: periods, before: activeBefore, on: statements)
+        }
         if !written.transactions.isEmpty || !written.renewalInfos.isEmpty {
             try await ExpiryDays.recordChange(of: summarized, before: expiriesBefore, on: statements)
         }

@@ -24,6 +24,7 @@ enum StoreMigration {
                 try await addMissingFactColumns(on: statements)
                 try await deriveFacts(on: statements)
             }
+            if version == StoreSchema.activeDaysVersion { try await ActiveDays.fill(on: statements) }
             _ = try await statements.run("INSERT INTO schema_version (version) VALUES (\(version))", [])
         }
         return found > 0

@@ -93,11 +93,21 @@ enum StoreSchema {
         // Version 13: beside the periods begun, what the rates count (FlowDays.rateCounts): paid
         // periods, those refunded, first paid periods and converted trials.
         StoreSchemaHistory.flowDaysWithRates,
+        // Version 14: the subscriptions active at each midnight, per product, as changes per day
+        // (ActiveDays), filled from the rows held by the writes' own computation (StoreMigration)
+        // and kept by every write after. A later change to that computation clears and refills it.
+        // The index of a subscription's ends lets a write read only the periods that end after its
+        // earliest purchase, whatever the history holds.
+        ["CREATE TABLE subscription_active_days (day BIGINT NOT NULL, product_id TEXT NOT NULL, change BIGINT NOT NULL, "
+            + "PRIMARY KEY (day, product_id))",
+         "CREATE INDEX transactions_by_original_expiry ON transactions (original_transaction_id, expires_date)"],
     ]
     /// The versions that add the fact columns a store lacks (StoredFacts, as this server
     /// knows them) and derive every row's facts from its JWS (StoreMigration). A column
     /// added to StoredFacts later comes with a new version listed here.
     static let factVersions: Set<Int> = [5, 10]
+    /// The version whose table is filled by Swift from the rows held (ActiveDays.fill), after its statements.
+    static let activeDaysVersion = 14
     static var version: Int { migrations.count }
 
     /// The migrations' statements in a dialect's words.

@@ -1,0 +1,131 @@
+/// When a subscription was active, by the rule a past instant is judged by (its periods bought
+/// by then, refunds known now): at an instant it is active when its standing period (the
+/// latest-ending of its periods bought by then and not revoked, the earliest bought among
+/// equals, then the lowest transaction id, as SubscriptionState keeps it) has begun and has not
+/// ended; it counts under that period's product. A revoked period never stands, so it never
+/// makes a subscription active; a period without a purchase date counts as bought from the
+/// start, one without an expiry never covers an instant.
+///
+/// The store keeps these spans as counts per day (a subscription's span adds one on the first
+/// midnight it covers and takes it back on the first midnight after it), so that the number of
+/// subscriptions active at any midnight is a sum over days, not a reading of every subscription.
+public enum ActiveSpans {
+    /// One auto-renewable period as the rule reads it.
+    public struct Period: Sendable, Equatable {
+        public let transactionID: String
+        public let product: String
+        /// nil: bought from the start.
+        public let purchase: Int64?
+        public let expires: Int64?
+        public let revoked: Bool
+
+        public init(transactionID: String, product: String, purchase: Int64?, expires: Int64?, revoked: Bool) {
+            (self.transactionID, self.product, self.purchase) = (transactionID, product, purchase)
+            (self.expires, self.revoked) = (expires, revoked)
+        }
+    }
+
+    /// [start, end) in epoch milliseconds (start nil: from the start), active under `product`.
+    public struct Span: Sendable, Equatable {
+        public let start: Int64?
+        public let end: Int64
+        public let product: String
+    }
+
+    /// A count a subscription adds to one day and product (+1 where a span begins, -1 after it ends).
+    public struct DayChange: Sendable, Equatable, Hashable {
+        public let day: Int64
+        public let product: String
+        public let change: Int64
+    }
+
+    /// The standing period among `periods` bought by `instant` and not revoked.
+    static func standing(among periods: [Period], at instant: Int64) -> Period? {
+        periods.filter { period in !period.revoked && (period.purchase.map { $0 <= instant } ?? true) }.min(by: standsBefore)
+    }
+
+    /// The standing order: a later end first (none last), then no purchase date, the earlier
+    /// purchase, the lower transaction id.
+    private static func standsBefore(_ a: Period, _ b: Period) -> Bool {
+        if a.expires != b.expires {
+            guard let x = a.expires else { return false }
+            guard let y = b.expires else { return true }
+            return x > y
+        }
+        if a.purchase != b.purchase {
+            guard let x = a.purchase else { return true }
+            guard let y = b.purchase else { return false }
+            return x < y
+        }
+        return a.transactionID < b.transactionID
+    }
+
+    /// Whether the subscription is active at `instant`, and under which product.
+    public static func active(_ periods: [Period], at instant: Int64) -> String? {
+        guard let standing = standing(among: periods, at: instant), let end = standing.expires, instant < end else { return nil }
+        return standing.product
+    }
+
+    /// The spans in which the subscription is active, in order; adjacent spans of one product joined.
+    /// The standing period changes only where a period is bought, so between two purchases the
+    /// subscription is active from the first until its standing period ends or the next purchase.
+    /// One pass over the periods in order of purchase (those bought only add to the candidates), so
+    /// a long history costs its sort.
+    public static func spans(of periods: [Period]) -> [Span] {
+        // Undated first (bought from the start), then by purchase; the revoked never stand.
+        let bought = periods.filter { !$0.revoked }.sorted {
+            ($0.purchase == nil ? 0 : 1, $0.purchase ?? 0, $0.transactionID) < ($1.purchase == nil ? 0 : 1, $1.purchase ?? 0, $1.transactionID)
+        }
+        var spans: [Span] = []
+        var standing: Period?
+        var index = 0
+        while index < bought.count {
+            let start = bought[index].purchase
+            // Every period bought at this instant joins the candidates at once.
+            while index < bought.count, bought[index].purchase == start {
+                if standing.map({ standsBefore(bought[index], $0) }) ?? true { standing = bought[index] }
+                index += 1
+            }
+            let next = index < bought.count ? bought[index].purchase : nil
+            guard let standing, let expires = standing.expires else { continue }
+            let end = next.map { min($0, expires) } ?? expires
+            guard start.map({ $0 < end }) ?? true else { continue }
+            if let last = spans.last, last.product == standing.product, last.end == start {
+                spans[spans.count - 1] = Span(start: last.start, end: end, product: last.product)
+            } else {
+                spans.append(Span(start: start, end: end, product: standing.product))
+            }
+        }
+        return spans
+    }
+
+    /// The first day (since 1970-01-01 UTC) whose midnight is at or after `instant`. A figure asks
+    /// of midnights from 1970 to 9999 only, so an instant outside `countedInstants` (a signed date
+    /// may be any 64-bit number) is taken as its nearer end first, and no day arithmetic overflows.
+    public static func firstMidnight(atOrAfter instant: Int64) -> Int64 {
+        let instant = min(max(instant, countedInstants.lowerBound), countedInstants.upperBound)
+        let day = FigureInterval.day(of: instant)
+        return day * FigureInterval.dayMilliseconds == instant ? day : day + 1
+    }
+
+    /// From the day before 1970-01-01 to the day after the last instant a figure takes.
+    static let countedInstants = (-FigureInterval.dayMilliseconds)...(FigureInterval.instants.upperBound + FigureInterval.dayMilliseconds)
+
+    /// What the subscription adds to each day's count from `fromDay` on (nil: every day), so that
+    /// the sum of the changes of the days up to D is 1 under a product exactly when the
+    /// subscription is active under it at D's midnight. A write that can change only the midnights
+    /// from `fromDay` on changes the table by the difference of this before and after it.
+    public static func dayChanges(of periods: [Period], fromDay: Int64?) -> [DayChange] {
+        spans(of: periods).flatMap { span -> [DayChange] in
+            // No figure asks of a midnight before 1970: a span is counted from `earliestDay` at the earliest.
+            let start = max(span.start.map(firstMidnight(atOrAfter:)) ?? earliestDay, fromDay ?? earliestDay, earliestDay)
+            let end = firstMidnight(atOrAfter: span.end)
+            guard start < end else { return [] }
+            return [DayChange(day: start, product: span.product, change: 1), DayChange(day: end, product: span.product, change: -1)]
+        }
+    }
+
+    /// The day a span from the start is counted from: 1969-12-31, before any day a figure asks of
+    /// (from 1970 on: a range's default start and the page's earlier range can reach before 2008).
+    public static let earliestDay: Int64 = -1
+}

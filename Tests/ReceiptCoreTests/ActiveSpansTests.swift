@@ -1,0 +1,149 @@
+import Testing
+@testable import ReceiptCore
+
+/// ActiveSpans: the spans agree with the rule at every instant, and the day changes add up to
+/// the subscriptions active at each midnight, whole or from a bound.
+struct ActiveSpansTests {
+    private static let day = FigureInterval.dayMilliseconds
+    /// 2026-01-01 00:00 UTC.
+    private static let t0: Int64 = 1_767_225_600_000
+
+    private func period(_ id: String, _ product: String, _ purchase: Int64?, _ expires: Int64?, revoked: Bool = false)
+        -> ActiveSpans.Period {
+        ActiveSpans.Period(transactionID: id, product: product, purchase: purchase, expires: expires, revoked: revoked)
+    }
+
+    /// Monthly renewals, an upgrade in the middle of a period, a lapse, a refunded period and a reactivation.
+    @Test func spansFollowTheStandingPeriod() {
+        let t0 = Self.t0, day = Self.day
+        let periods = [
+            period("1", "basic", t0, t0 + 30 * day),
+            period("2", "basic", t0 + 30 * day, t0 + 60 * day),
+            period("3", "pro", t0 + 45 * day, t0 + 75 * day),  // upgrade: stands from its purchase
+            period("4", "pro", t0 + 90 * day, t0 + 120 * day, revoked: true),  // refunded: never active
+            period("5", "pro", t0 + 130 * day, t0 + 160 * day),
+        ]
+        #expect(ActiveSpans.spans(of: periods) == [
+            ActiveSpans.Span(start: t0, end: t0 + 45 * day, product: "basic"),
+            ActiveSpans.Span(start: t0 + 45 * day, end: t0 + 75 * day, product: "pro"),
+            ActiveSpans.Span(start: t0 + 130 * day, end: t0 + 160 * day, product: "pro"),
+        ])
+        #expect(ActiveSpans.active(periods, at: t0 + 100 * day) == nil)
+        #expect(ActiveSpans.active(periods, at: t0 + 50 * day) == "pro")
+        #expect(ActiveSpans.active(periods, at: t0 - 1) == nil)
+    }
+
+    /// A downgrade bought while a longer period runs does not stand until that one ends: the
+    /// later end stands, as SubscriptionState keeps it.
+    @Test func theLatestEndStands() {
+        let t0 = Self.t0, day = Self.day
+        let periods = [period("1", "yearly", t0, t0 + 365 * day), period("2", "monthly", t0 + 10 * day, t0 + 40 * day)]
+        #expect(ActiveSpans.spans(of: periods) == [ActiveSpans.Span(start: t0, end: t0 + 365 * day, product: "yearly")])
+    }
+
+    /// For random histories, the day changes added up to each midnight equal the rule applied at
+    /// it, whole and from any bound on (the midnights before a bound are not counted).
+    @Test func dayChangesAddUpToTheRuleAtEveryMidnight() {
+        var generator = SplitMix(seed: 7)
+        let t0 = Self.t0, day = Self.day
+        for _ in 0..<300 {
+            var periods: [ActiveSpans.Period] = []
+            var cursor = t0 + Int64(generator.next(below: 5 * 86_400)) * 1000
+            for index in 0..<Int(generator.next(below: 6)) {
+                let length = Int64(1 + generator.next(below: 40)) * day / Int64(1 + generator.next(below: 3))
+                let gap = Int64(generator.next(below: 4)) == 0 ? Int64(generator.next(below: 20)) * day : -Int64(generator.next(below: 5)) * day
+                let product = ["a", "b"][Int(generator.next(below: 2))]
+                let purchase: Int64? = generator.next(below: 25) == 0 ? nil : cursor
+                periods.append(period(String(index), product, purchase, cursor + length, revoked: generator.next(below: 6) == 0))
+                cursor += length + gap
+            }
+            let firstDay = FigureInterval.day(of: t0)
+            for bound in [nil, firstDay + Int64(generator.next(below: 60))] as [Int64?] {
+                let changes = ActiveSpans.dayChanges(of: periods, fromDay: bound)
+                for midnight in firstDay..<(firstDay + 260) where bound.map({ midnight >= $0 }) ?? true {
+                    var counts: [String: Int64] = [:]
+                    for change in changes where change.day <= midnight { counts[change.product, default: 0] += change.change }
+                    let expected = ActiveSpans.active(periods, at: midnight * day)
+                    for product in ["a", "b"] {
+                        #expect(counts[product, default: 0] == (expected == product ? 1 : 0),
+                                "\(periods) at day \(midnight) from \(String(describing: bound))")
+                    }
+                }
+            }
+        }
+    }
+
+    /// What a write reads: the periods that end after its first changed midnight. Their changes
+    /// from that day on add up, at every midnight from it, to those of the whole history.
+    @Test func thePeriodsEndingAfterTheBoundTellEveryMidnightFromIt() {
+        var generator = SplitMix(seed: 11)
+        let t0 = Self.t0, day = Self.day
+        let firstDay = FigureInterval.day(of: t0)
+        for _ in 0..<300 {
+            var periods: [ActiveSpans.Period] = []
+            var cursor = t0
+            for index in 0..<Int(1 + generator.next(below: 8)) {
+                let length = Int64(1 + generator.next(below: 60)) * day / 2
+                periods.append(period(String(index), ["a", "b"][Int(generator.next(below: 2))], cursor, cursor + length,
+                                      revoked: generator.next(below: 8) == 0))
+                cursor += length - Int64(generator.next(below: 20)) * day + Int64(generator.next(below: 10)) * day
+            }
+            let bound = firstDay + Int64(generator.next(below: 120))
+            let whole = ActiveSpans.dayChanges(of: periods, fromDay: nil)
+            let read = ActiveSpans.dayChanges(of: periods.filter { ($0.expires ?? .min) > bound * day }, fromDay: bound)
+            for midnight in bound..<(firstDay + 300) {
+                for product in ["a", "b"] {
+                    let sum = { (changes: [ActiveSpans.DayChange]) in
+                        changes.filter { $0.day <= midnight && $0.product == product }.reduce(0) { $0 + $1.change }
+                    }
+                    #expect(sum(read) == sum(whole), "\(periods) from \(bound) at \(midnight)")
+                }
+            }
+        }
+    }
+
+    /// Signed dates may be any 64-bit number: the days are told without overflow, and a span
+    /// from before 1970 or past 9999 counts over every midnight a figure asks of.
+    @Test func datesAtTheEndsOf64Bits() {
+        let changes = ActiveSpans.dayChanges(of: [period("1", "a", .min, .max)], fromDay: nil)
+        #expect(changes.count == 2 && changes[0] == ActiveSpans.DayChange(day: ActiveSpans.earliestDay, product: "a", change: 1))
+        #expect(changes[1].day > FigureInterval.day(of: FigureInterval.instants.upperBound))
+        #expect(ActiveSpans.firstMidnight(atOrAfter: .min) == -1 && ActiveSpans.firstMidnight(atOrAfter: 0) == 0)
+        #expect(ActiveSpans.firstMidnight(atOrAfter: 1) == 1 && ActiveSpans.firstMidnight(atOrAfter: -1) == 0)
+        #expect(ActiveSpans.dayChanges(of: [period("1", "a", .min, .min + 1)], fromDay: nil).isEmpty)
+        #expect(ActiveSpans.spans(of: [period("1", "a", nil, 5), period("2", "b", .min, 10)])
+                == [ActiveSpans.Span(start: nil, end: .min, product: "a"), ActiveSpans.Span(start: .min, end: 10, product: "b")])
+    }
+
+    /// A period without a purchase date counts as bought from the start; one without an expiry covers nothing.
+    @Test func undatedPeriods() {
+        let t0 = Self.t0
+        let changes = ActiveSpans.dayChanges(of: [period("1", "a", nil, t0 + 1)], fromDay: nil)
+        #expect(changes == [ActiveSpans.DayChange(day: ActiveSpans.earliestDay, product: "a", change: 1),
+                            ActiveSpans.DayChange(day: FigureInterval.day(of: t0) + 1, product: "a", change: -1)])
+        #expect(ActiveSpans.spans(of: [period("1", "a", t0, nil)]).isEmpty)
+        // A span within one day covers no midnight.
+        #expect(ActiveSpans.dayChanges(of: [period("1", "a", t0 + 1, t0 + 1000)], fromDay: nil).isEmpty)
+    }
+
+    @Test func churnRatesAreChurnedOverActiveAtTheStart() {
+        let churn = IntervalChurn(startMilliseconds: 0, counts: [40, 3, 2, 1])
+        #expect(churn.rateFigures.map(\.name) == ["churn_rate", "voluntary_churn_rate", "billing_churn_rate"])
+        #expect(churn.rateFigures.map(\.value) == ["0.1500", "0.0750", "0.0500"])
+        #expect(IntervalChurn(startMilliseconds: 0, counts: [0, 3, 0, 0]).rateFigures.allSatisfy { $0.value == nil })
+        #expect(IntervalChurn.countNames == ["active_at_start", "churned_voluntary", "churned_billing", "churned_other"])
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so that a failure names a history that reproduces.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next(below bound: UInt64) -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return (z ^ (z >> 31)) % bound
+    }
+}
