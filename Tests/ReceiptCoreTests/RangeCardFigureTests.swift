@@ -21,10 +21,12 @@ struct RangeCardFigureTests {
             previousRevenue: [money(1, "USD", began: 19_980, refunded: 0)],
             churn: IntervalChurn.over([IntervalChurn(startMilliseconds: 0, counts: [40, 1, 1, 0]),
                                        IntervalChurn(startMilliseconds: 9, counts: [7, 1, 0, 1])]),
-            previousChurn: IntervalChurn(startMilliseconds: 0, counts: [20, 1, 0, 0]))
+            previousChurn: IntervalChurn(startMilliseconds: 0, counts: [20, 1, 0, 0]), activeNow: 45)
         let byName = Dictionary(uniqueKeysWithValues: cards.map { (($0.currency.map { "\($0)/" } ?? "") + $0.name, $0) })
-        #expect(cards.map(\.name) == ["new", "new_paying", "conversion_to_paying", "trial_conversion_rate", "churn_rate",
+        #expect(cards.map(\.name) == ["active_subscriptions", "new", "new_paying", "conversion_to_paying", "trial_conversion_rate", "churn_rate",
                                       "refund_rate", "net_milliunits", "net_milliunits"])
+        // Active now against active at the range's start (the churn's first interval).
+        #expect(byName["active_subscriptions"].map { [$0.value, $0.previous, $0.change] } == ["45", "40", "+5"])
         // 4 churned in the range over the 40 active at its first interval's start (not the second's 7).
         #expect(byName["churn_rate"].map { [$0.value, $0.previous, $0.change] } == ["0.1000", "0.0500", "+0.0500"])
         #expect(byName["new"].map { [$0.value, $0.previous, $0.change] } == ["4", "4", "+0"])
@@ -40,12 +42,14 @@ struct RangeCardFigureTests {
     /// No denominator on either side: no rate and no change; changes past 64 bits: none rather than a wrong one.
     @Test func noChangeWithoutBothValues() {
         let empty = RangeCard.cards(rates: [], previousRates: [day(1, [2, 1, 1, 1, 0, 0])], revenue: [], previousRevenue: [],
-                                    churn: nil, previousChurn: IntervalChurn(startMilliseconds: 0, counts: [0, 2, 0, 0]))
+                                    churn: nil, previousChurn: IntervalChurn(startMilliseconds: 0, counts: [0, 2, 0, 0]),
+                                    activeNow: 0)
         let refund = empty.first { $0.name == "refund_rate" }!
         #expect(refund.value == nil && refund.previous == "0.5000" && refund.change == nil)
         #expect(empty.first { $0.name == "trial_conversion_rate" }!.previous == nil)
         let churn = empty.first { $0.name == "churn_rate" }!  // none, and nothing active at the earlier start
         #expect(churn.value == nil && churn.previous == nil && churn.change == nil)
+        #expect(empty.first { $0.name == "active_subscriptions" }!.previous == nil)  // no range, no start
         let huge = RangeCard(name: "new", kind: .count, currency: nil, value: String(Int64.max), previous: "-1")
         #expect(huge.change == nil)
         let wide = RangeCard(name: "refund_rate", kind: .ratio, currency: nil, value: "922337203685478.0000", previous: "0.0000")

@@ -203,7 +203,8 @@ def assert_cards_sum_the_range_and_the_one_before(shown, server, given):
     """The cards: the rates' counts and the revenue's net per currency added up over the page's
     range and over the range before it (as long, ending at its start), their rates from the sums,
     the churn rate of each range (its churned added up over the active at its first interval's
-    start), and each change the difference."""
+    start), the subscriptions active at the page's instant against those at the range's start,
+    and each change the difference."""
     since, until = int(given["from"][0]), int(given["to"][0])
     product = {"product": given["product"][0]} if "product" in given else {}
 
@@ -226,7 +227,10 @@ def assert_cards_sum_the_range_and_the_one_before(shown, server, given):
         return (decimal.Decimal(numerator) / denominator).quantize(decimal.Decimal("0.0001"), decimal.ROUND_HALF_UP) \
             if denominator else None
     (now, net_now), (before, net_before) = sums(since, until), sums(max(0, 2 * since - until), since)
-    expected = {"new": (now["new"], before["new"]), "new_paying": (now["new_paying"], before["new_paying"])}
+    instant = urllib.parse.urlencode(dict(product, at=given["at"][0]))
+    active_now = server.json("GET", f"/v1/stats/subscriptions?{instant}")[1]["total"]["active"]
+    expected = {"active_subscriptions": (active_now, now["active_at_start"]),
+                "new": (now["new"], before["new"]), "new_paying": (now["new_paying"], before["new_paying"])}
     for name, numerator, denominator in (("conversion_to_paying", "new_paying", "new"),
                                          ("trial_conversion_rate", "converted_trials", "trial_starts"),
                                          ("refund_rate", "refunded_paid_periods", "paid_periods"),

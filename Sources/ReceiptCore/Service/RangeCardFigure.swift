@@ -36,12 +36,17 @@ public struct RangeCard: Sendable, Equatable {
     /// The counts (`new`, `new_paying`) and rates (conversion to paying, trial conversion,
     /// refund) of the rates' days (a day and its counts by IntervalRates.countNames) of each
     /// range, the churn rate of each range's churn (IntervalChurn.over; nil: none), then the net
-    /// revenue of each currency either range has money in.
+    /// revenue of each currency either range has money in. First, the subscriptions active at the
+    /// page's instant (`activeNow`) against those active at the range's start (`churn`'s).
     public static func cards(rates: [(day: Int64, counts: [Int64])], previousRates: [(day: Int64, counts: [Int64])],
                              revenue: [DayRevenue], previousRevenue: [DayRevenue], churn: IntervalChurn?,
-                             previousChurn: IntervalChurn?) -> [RangeCard] {
+                             previousChurn: IntervalChurn?, activeNow: Int64) -> [RangeCard] {
         let (now, before) = (totals(rates), totals(previousRates))
-        var cards = ["new", "new_paying"].map { name in
+        // A stock, not a flow: the subscriptions active at the page's instant against those at the
+        // range's start (the end of the range before), as the churn counts them.
+        var cards = [RangeCard(name: "active_subscriptions", kind: .count, currency: nil, value: String(activeNow),
+                               previous: churn.map { String($0.counts[0]) })]
+        cards += ["new", "new_paying"].map { name in
             let place = IntervalRates.countNames.firstIndex(of: name)!
             return RangeCard(name: name, kind: .count, currency: nil, value: String(now[place]), previous: String(before[place]))
         }

@@ -6,7 +6,7 @@ import ReceiptCore
 /// (empty where there is none), the text shows it as the tables do.
 extension DashboardPage {
     var cardsSection: String {
-        let titles = ["new": "New subscriptions", "new_paying": "New paying", "conversion_to_paying": "Conversion to paying",
+        let titles = ["active_subscriptions": "Active subscriptions", "new": "New subscriptions", "new_paying": "New paying", "conversion_to_paying": "Conversion to paying",
                       "trial_conversion_rate": "Trial conversion", "churn_rate": "Churn rate", "refund_rate": "Refund rate", "net_milliunits": "Net revenue"]
         var section = "<h2>The range against the one before</h2>\n<p>From \(Self.date(figure.from)) to \(Self.date(figure.to)) "
             + "against \(Self.date(previousFrom)) to \(Self.date(figure.from)) (UTC).</p>\n<div class=\"cards\">\n"

@@ -60,7 +60,8 @@ struct DashboardController {
             let churn = IntervalChurn.make(flowDays, activeAtStart: try await active, intervals: figure.firstDays, by: figure.interval)
             let previousChurn = IntervalChurn.make(try await previousDays, activeAtStart: try await previousActive,
                                                    intervals: previousFirstDays, by: figure.interval)
-            let page = DashboardPage(figure: figure, counts: StoreFigures.counts(in: held),
+            let counts = StoreFigures.counts(in: held)
+            let page = DashboardPage(figure: figure, counts: counts,
                                      mrr: MRRLine.lines(StoreFigures.priceGroups(in: held, product: figure.product)),
                                      flows: IntervalFlows.make(flowDays, intervals: figure.firstDays, by: figure.interval),
                                      revenue: IntervalRevenue.make(try await money, intervals: figure.firstDays, by: figure.interval),
@@ -73,7 +74,10 @@ struct DashboardController {
                                      cards: RangeCard.cards(rates: try await rates, previousRates: try await previousRates,
                                                             revenue: try await money, previousRevenue: try await previousMoney,
                                                             churn: IntervalChurn.over(churn),
-                                                            previousChurn: IntervalChurn.over(previousChurn)),
+                                                            previousChurn: IntervalChurn.over(previousChurn),
+                                                            activeNow: SubscriptionCount.total(counts.filter {
+                                                                figure.product == nil || $0.productID == figure.product
+                                                            }, .active)),
                                      previousFrom: previousFrom)
             return ServerAnswer.page(.ok, page.html)
         } catch {
