@@ -25,6 +25,8 @@ default), 20 a page. Its 12 notifications of history (5 a page) name --history-n
     9000000000000500  first a 500 (GENERAL_INTERNAL_RETRYABLE), then as the customer
     9000000000000666  history whose second page holds one tampered transaction
     9000000000004041  always a 404 with ACCOUNT_NOT_FOUND (4040001): about the caller, not the id
+    9000000000000777  a customer of its own (as --customers') whose first purchase is dated at the
+                      first 64-bit millisecond, which a store refuses
     any other unknown id: 404 with TRANSACTION_ID_NOT_FOUND (4040010)
 With --customers N, original transaction ids 3000000000000000 to 3000000000000000 + N - 1 are
 customers of their own too (for `receipt import`): each a monthly subscription of two
@@ -58,6 +60,7 @@ import mint_jws  # noqa: E402
 
 ORIGINAL_ID = "2000000000000001"
 RATE_LIMITED, FAILING, TAMPERED = "9000000000000429", "9000000000000500", "9000000000000666"
+UNSTORABLE = "9000000000000777"
 LIMITED_FOR_AN_HOUR = "9000000000003600"
 FIRST_OF_MANY = 3000000000000000
 ACCOUNT_GONE = "9000000000004041"
@@ -117,10 +120,11 @@ class Customer:
                          "signedRenewalInfo": self.sign(self.renewal_info(original))}}
 
     def one_of_many(self, original, count):
-        """Customer `original` of --customers: (its two transactions, its renewal info), or None."""
-        if not original.isdigit() or not 0 <= int(original) - FIRST_OF_MANY < count:
+        """Customer `original` of --customers (or UNSTORABLE): (its two transactions, its renewal info), or None."""
+        unstorable = original == UNSTORABLE
+        if not unstorable and (not original.isdigit() or not 0 <= int(original) - FIRST_OF_MANY < count):
             return None
-        number = int(original) - FIRST_OF_MANY
+        number = 0 if unstorable else int(original) - FIRST_OF_MANY
         bought = self.now - 40 * 86_400_000 - number * 1000
         transactions = [{
             "transactionId": str(int(original) + 500_000_000_000 * index), "originalTransactionId": original,
@@ -133,6 +137,8 @@ class Customer:
             for index in range(2)]
         renewal = dict(self.renewal_info(original), signedDate=int(time.time() * 1000),
                        renewalDate=transactions[-1]["expiresDate"])
+        if unstorable:
+            transactions[0].update(purchaseDate=-2 ** 63, originalPurchaseDate=-2 ** 63)
         return transactions, renewal
 
     def app_transaction(self):

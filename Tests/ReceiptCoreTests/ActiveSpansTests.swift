@@ -111,8 +111,9 @@ struct ActiveSpansTests {
         #expect(ActiveSpans.firstMidnight(atOrAfter: .min) == -1 && ActiveSpans.firstMidnight(atOrAfter: 0) == 0)
         #expect(ActiveSpans.firstMidnight(atOrAfter: 1) == 1 && ActiveSpans.firstMidnight(atOrAfter: -1) == 0)
         #expect(ActiveSpans.dayChanges(of: [period("1", "a", .min, .min + 1)], fromDay: nil).isEmpty)
+        // Bought from the start, then at the first millisecond: the later end stands from it; no empty span before.
         #expect(ActiveSpans.spans(of: [period("1", "a", nil, 5), period("2", "b", .min, 10)])
-                == [ActiveSpans.Span(start: nil, end: .min, product: "a"), ActiveSpans.Span(start: .min, end: 10, product: "b")])
+                == [ActiveSpans.Span(start: .min, end: 10, product: "b")])
     }
 
     /// A period without a purchase date counts as bought from the start; one without an expiry covers nothing.

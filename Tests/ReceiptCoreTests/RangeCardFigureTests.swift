@@ -13,22 +13,30 @@ struct RangeCardFigureTests {
         return revenue
     }
 
+    /// Two days' churned by Apple's expirationIntent (3: another reason).
+    private var churnDays: [DayFlows] {
+        var (first, second) = (DayFlows(day: 10), DayFlows(day: 11))
+        first.churned = [(1, 1), (2, 1)]
+        second.churned = [(1, 1), (3, 1)]
+        return [first, second]
+    }
+
     @Test func sumsRatesAndChanges() {
         let cards = RangeCard.cards(
             rates: [day(10, [4, 1, 3, 2, 2, 1]), day(11, [4, 0, 1, 1, 0, 0])],
             previousRates: [day(1, [5, 0, 4, 4, 1, 0])],
             revenue: [money(10, "USD", began: 9_990, refunded: 2_500), money(11, "EUR", began: 4_990, refunded: 0)],
             previousRevenue: [money(1, "USD", began: 19_980, refunded: 0)],
-            churn: IntervalChurn.over([IntervalChurn(startMilliseconds: 0, counts: [40, 1, 1, 0]),
-                                       IntervalChurn(startMilliseconds: 9, counts: [7, 1, 0, 1])]),
+            churn: IntervalChurn.over(churnDays, startMilliseconds: 0, activeAtStart: 40),
             previousChurn: IntervalChurn(startMilliseconds: 0, counts: [20, 1, 0, 0]), activeNow: 45)
         let byName = Dictionary(uniqueKeysWithValues: cards.map { (($0.currency.map { "\($0)/" } ?? "") + $0.name, $0) })
         #expect(cards.map(\.name) == ["active_subscriptions", "new", "new_paying", "conversion_to_paying", "trial_conversion_rate", "churn_rate",
                                       "refund_rate", "net_milliunits", "net_milliunits"])
-        // Active now against active at the range's start (the churn's first interval).
+        // Active now against active at the range's first midnight (the churn's).
         #expect(byName["active_subscriptions"].map { [$0.value, $0.previous, $0.change] } == ["45", "40", "+5"])
-        // 4 churned in the range over the 40 active at its first interval's start (not the second's 7).
+        // 4 churned on the range's days (by reason: 2 voluntary, 1 billing, 1 other) over the 40 active at its start.
         #expect(byName["churn_rate"].map { [$0.value, $0.previous, $0.change] } == ["0.1000", "0.0500", "+0.0500"])
+        #expect(IntervalChurn.over(churnDays, startMilliseconds: 0, activeAtStart: 40).counts == [40, 2, 1, 1])
         #expect(byName["new"].map { [$0.value, $0.previous, $0.change] } == ["4", "4", "+0"])
         #expect(byName["new_paying"].map { [$0.value, $0.previous, $0.change] } == ["3", "4", "-1"])
         // 3 of 4 against 4 of 4: from the sums, not the average of the days' rates (2/3 and 1/1).

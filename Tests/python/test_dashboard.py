@@ -202,8 +202,8 @@ def assert_page_shows_api(shown, server, query):
 def assert_cards_sum_the_range_and_the_one_before(shown, server, given):
     """The cards: the rates' counts and the revenue's net per currency added up over the page's
     range and over the range before it (as long, ending at its start), their rates from the sums,
-    the churn rate of each range (its churned added up over the active at its first interval's
-    start), the subscriptions active at the page's instant against those at the range's start,
+    the churn rate of each range (its churned added up over the active at its first midnight),
+    the subscriptions active at the page's instant against those at the range's first midnight,
     and each change the difference."""
     since, until = int(given["from"][0]), int(given["to"][0])
     product = {"product": given["product"][0]} if "product" in given else {}
@@ -213,6 +213,9 @@ def assert_cards_sum_the_range_and_the_one_before(shown, server, given):
         churn = server.json("GET", f"/v1/stats/churn?{query}&at={given['at'][0]}")[1]["intervals"]
         churned = sum(interval[name] for interval in churn for name in ("churned_voluntary", "churned_billing",
                                                                           "churned_other"))
+        midnight = -(-start // DAY) * DAY  # the range's first midnight
+        first = urllib.parse.urlencode(dict(product, **{"from": midnight, "to": midnight + DAY, "by": "day"}))
+        active_at_start = server.json("GET", f"/v1/stats/churn?{first}")[1]["intervals"][0]["active_at_start"]
         rates = server.json("GET", f"/v1/stats/rates?{query}")[1]["intervals"]
         counts = {name: sum(interval[name] for interval in rates) for name in ("new", "new_paying", "trial_starts",
                                                                                "converted_trials", "paid_periods",
@@ -221,7 +224,7 @@ def assert_cards_sum_the_range_and_the_one_before(shown, server, given):
         for interval in server.json("GET", f"/v1/stats/revenue?{query}")[1]["intervals"]:
             for line in interval["currencies"]:
                 net[line["currency"]] = net.get(line["currency"], 0) + line["net_milliunits"]
-        return dict(counts, churned=churned, active_at_start=churn[0]["active_at_start"]), net
+        return dict(counts, churned=churned, active_at_start=active_at_start), net
 
     def ratio(numerator, denominator):
         return (decimal.Decimal(numerator) / denominator).quantize(decimal.Decimal("0.0001"), decimal.ROUND_HALF_UP) \

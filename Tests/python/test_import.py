@@ -16,7 +16,7 @@ from test_serve import CLI
 
 FIRST = 3000000000000000  # the mock's first customer of --customers
 CUSTOMERS = 400
-UNKNOWN, TAMPERED = "1999999999999999", "9000000000000666"
+UNKNOWN, TAMPERED, UNSTORABLE = "1999999999999999", "9000000000000666", "9000000000000777"
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +72,20 @@ def test_import_fills_the_store_and_counts_each_outcome(tmp_path, mock, new_stor
     assert table(store, "SELECT transaction_id, jws FROM transactions ORDER BY transaction_id") == before
     status, state = served_state(store, mock[2], FIRST + 5)
     assert status == 200 and state["transaction_count"] == 2 and state["renewal_info"]["autoRenewStatus"] == 1
+
+
+def test_an_id_whose_rows_no_store_holds_is_refused_and_the_import_goes_on(tmp_path, mock, new_store):
+    """A verified answer with a date past what a store takes (StoredFacts.storableDates): that id is
+    refused by name, nothing of it kept, and the ids after it imported, on both stores."""
+    store = new_store()
+    ids = tmp_path / "ids.txt"
+    ids.write_text("\n".join([UNSTORABLE] + customers(30, 1)) + "\n")
+    result = importing(mock, store, ids, "--calls-per-second", "200")
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.strip() == "imported: 1; already current: 0; unknown to Apple: 0; refused: 1; of 2 ids"
+    assert f"{UNSTORABLE} refused: STORE_REFUSED" in result.stderr
+    assert count(store, "transactions") == 2 and table(store, f"SELECT count(*) FROM transactions WHERE "
+                                                             f"original_transaction_id = '{UNSTORABLE}'") == [("0",)]
 
 
 def test_import_reads_the_named_column_of_a_csv(tmp_path, mock):

@@ -89,7 +89,7 @@ public enum ActiveSpans {
             let next = index < bought.count ? bought[index].purchase : nil
             guard let standing, let expires = standing.expires else { continue }
             let end = next.map { min($0, expires) } ?? expires
-            guard start.map({ $0 < end }) ?? true else { continue }
+            guard start.map({ $0 < end }) ?? (end > .min) else { continue }  // empty: it covers no instant
             if let last = spans.last, last.product == standing.product, last.end == start {
                 spans[spans.count - 1] = Span(start: last.start, end: end, product: last.product)
             } else {

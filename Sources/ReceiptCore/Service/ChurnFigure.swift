@@ -23,10 +23,11 @@ public struct IntervalChurn: Sendable, Equatable {
 
     /// Each rate by name: its decimal (IntervalRates.ratio), nil where nothing was active at the start.
     public var rateFigures: [(name: String, value: String?)] {
-        Self.rates.map { rate in
-            (rate.name, IntervalRates.ratio(rate.churned.reduce(0) { $0.clampedAdding(counts[$1]) }, over: counts[0]))
-        }
+        Self.rates.map { rate in (rate.name, IntervalRates.ratio(churned(rate.churned), over: counts[0])) }
     }
+
+    /// The churned counts at `places` (a rate's `churned`) added up: the rate's numerator.
+    public func churned(_ places: [Int]) -> Int64 { places.reduce(0) { $0.clampedAdding(counts[$1]) } }
 
     public init(startMilliseconds: Int64, counts: [Int64]) {
         (self.startMilliseconds, self.counts) = (startMilliseconds, counts)
@@ -41,11 +42,9 @@ public struct IntervalChurn: Sendable, Equatable {
         }
     }
 
-    /// Several intervals as one: their churned added up over the subscriptions active at the
-    /// first one's start (how a range's churn is told); nil for none.
-    public static func over(_ intervals: [IntervalChurn]) -> IntervalChurn? {
-        guard let first = intervals.first else { return nil }
-        let churned = (1..<countNames.count).map { place in intervals.reduce(Int64(0)) { $0.clampedAdding($1.counts[place]) } }
-        return IntervalChurn(startMilliseconds: first.startMilliseconds, counts: [first.counts[0]] + churned)
+    /// A range's churn, as one: the churned of its flows' `days` over the subscriptions active at
+    /// its start (`activeAtStart`, at `startMilliseconds`), how the page's card tells it.
+    public static func over(_ days: [DayFlows], startMilliseconds: Int64, activeAtStart: Int64) -> IntervalChurn {
+        IntervalChurn(startMilliseconds: startMilliseconds, counts: [activeAtStart] + IntervalFlows.churned(on: days))
     }
 }

@@ -1,7 +1,8 @@
 /// What the page's cards show: figures added up over the page's range beside the same over the
 /// range before it (as long, ending where it begins), and the change between them. The counts
-/// and rates are the rates' (IntervalRates), the money the revenue's net per currency
-/// (IntervalRevenue), each added up as its counts, never as its quotients.
+/// and rates are the rates' (IntervalRates) and the churn's (IntervalChurn), the money the
+/// revenue's net per currency (IntervalRevenue), each added up as its counts, never as its
+/// quotients; the active subscriptions, a stock, are set at two instants instead.
 public struct RangeCard: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         /// A whole number; for money, milliunits of the card's currency.
@@ -37,13 +38,13 @@ public struct RangeCard: Sendable, Equatable {
     /// refund) of the rates' days (a day and its counts by IntervalRates.countNames) of each
     /// range, the churn rate of each range's churn (IntervalChurn.over; nil: none), then the net
     /// revenue of each currency either range has money in. First, the subscriptions active at the
-    /// page's instant (`activeNow`) against those active at the range's start (`churn`'s).
+    /// page's instant (`activeNow`) against those active at the range's first midnight (`churn`'s).
     public static func cards(rates: [(day: Int64, counts: [Int64])], previousRates: [(day: Int64, counts: [Int64])],
                              revenue: [DayRevenue], previousRevenue: [DayRevenue], churn: IntervalChurn?,
                              previousChurn: IntervalChurn?, activeNow: Int64) -> [RangeCard] {
         let (now, before) = (totals(rates), totals(previousRates))
         // A stock, not a flow: the subscriptions active at the page's instant against those at the
-        // range's start (the end of the range before), as the churn counts them.
+        // range's first midnight, as the churn counts them.
         var cards = [RangeCard(name: "active_subscriptions", kind: .count, currency: nil, value: String(activeNow),
                                previous: churn.map { String($0.counts[0]) })]
         cards += ["new", "new_paying"].map { name in
@@ -53,7 +54,7 @@ public struct RangeCard: Sendable, Equatable {
         for rate in IntervalRates.rates where rate.name != "refund_rate" {
             cards.append(ratioCard(rate, now, before))
         }
-        // The churn over each range: its churned added up over the subscriptions active at its start.
+        // The churn over each range: its churned added up over the subscriptions active at its first midnight.
         let churnRate = { (churn: IntervalChurn?) in churn?.rateFigures.first { $0.name == "churn_rate" }?.value }
         cards.append(RangeCard(name: "churn_rate", kind: .ratio, currency: nil, value: churnRate(churn),
                                previous: churnRate(previousChurn)))

@@ -131,8 +131,7 @@ public struct IntervalFlows: Sendable {
         return firstDays.map { first in
             let days = byInterval[first] ?? []
             let refunds = days.flatMap(\.refunds)
-            let churned = days.flatMap(\.churned)
-            func churn(_ include: (Int64) -> Bool) -> Int64 { churned.filter { include($0.intent) }.reduce(0) { $0.clampedAdding($1.count) } }
+            let churned = churned(on: days)
             return IntervalFlows(
                 startMilliseconds: first * FigureInterval.dayMilliseconds,
                 began: days.reduce(DayFlows.Began()) { $0 + $1.began },
@@ -140,7 +139,15 @@ public struct IntervalFlows: Sendable {
                 refundAmounts: Set(refunds.map(\.currency)).sorted().map { currency in
                     (currency, refunds.filter { $0.currency == currency }.reduce(0) { $0.clampedAdding($1.amount) })
                 },
-                churnedVoluntary: churn { $0 == 1 }, churnedBilling: churn { $0 == 2 }, churnedOther: churn { $0 != 1 && $0 != 2 })
+                churnedVoluntary: churned[0], churnedBilling: churned[1], churnedOther: churned[2])
         }
+    }
+
+    /// The subscriptions churned on `days`, by reason (`churnedNames`' order: Apple's
+    /// expirationIntent 1, 2, and any other or none).
+    public static func churned(on days: [DayFlows]) -> [Int64] {
+        let churned = days.flatMap(\.churned)
+        func churn(_ include: (Int64) -> Bool) -> Int64 { churned.filter { include($0.intent) }.reduce(0) { $0.clampedAdding($1.count) } }
+        return [churn { $0 == 1 }, churn { $0 == 2 }, churn { $0 != 1 && $0 != 2 }]
     }
 }

@@ -1,9 +1,10 @@
 import ReceiptCore
 
-/// The page's cards (RangeCard): the range's new and paying subscriptions, its conversion, trial
-/// conversion and refund rates and its net revenue per currency, each beside the previous range's
-/// (as long, ending where the range begins) and the change. `data-value` holds the API's number
-/// (empty where there is none), the text shows it as the tables do.
+/// The page's cards (RangeCard): the active subscriptions at the page's instant beside those at
+/// the range's first midnight; the range's new and paying subscriptions, its conversion, trial
+/// conversion, churn and refund rates and its net revenue per currency, each beside the previous
+/// range's (as long, ending where the range begins); and the change. `data-value` holds the API's
+/// number (empty where there is none), the text shows it as the tables do.
 extension DashboardPage {
     var cardsSection: String {
         let titles = ["active_subscriptions": "Active subscriptions", "new": "New subscriptions", "new_paying": "New paying", "conversion_to_paying": "Conversion to paying",

@@ -48,18 +48,23 @@ struct DashboardController {
             let previousFrom = max(0, figure.from - (figure.to - figure.from))
             async let previousRates = store.rates(from: previousFrom, to: figure.from, product: figure.product)
             async let previousMoney = store.revenue(from: previousFrom, to: figure.from, product: figure.product)
-            // The churn: the flows' churned (the range's are read above) over the subscriptions active at each start.
-            async let active = store.active(atMidnightsOf: figure.firstDays, product: figure.product)
-            let previousFirstDays = figure.interval.intervals(from: previousFrom, to: figure.from, limit: FigureQuery.maxIntervals) ?? []
+            // The churn: the flows' churned (the range's are read above) over the subscriptions active
+            // at each interval's start; for the cards, at each range's first midnight.
+            let starts = [figure.from, previousFrom].map(ActiveSpans.firstMidnight(atOrAfter:))
+            async let active = store.active(atMidnightsOf: figure.firstDays + starts, product: figure.product)
             async let previousDays = store.flows(from: previousFrom, to: figure.from, at: figure.at, product: figure.product)
-            async let previousActive = store.active(atMidnightsOf: previousFirstDays, product: figure.product)
             let cohorts = cohortsValue == nil ? nil
                 : try await store.cohorts(from: figure.from, to: figure.to, product: figure.product)
             let held = try await standing
             let flowDays = try await days
-            let churn = IntervalChurn.make(flowDays, activeAtStart: try await active, intervals: figure.firstDays, by: figure.interval)
-            let previousChurn = IntervalChurn.make(try await previousDays, activeAtStart: try await previousActive,
-                                                   intervals: previousFirstDays, by: figure.interval)
+            let activeAt = try await active
+            let churn = IntervalChurn.make(flowDays, activeAtStart: Array(activeAt.prefix(figure.firstDays.count)),
+                                           intervals: figure.firstDays, by: figure.interval)
+            let (rangeChurn, previousChurn) = (
+                IntervalChurn.over(flowDays, startMilliseconds: starts[0] * FigureInterval.dayMilliseconds,
+                                   activeAtStart: activeAt[figure.firstDays.count]),
+                IntervalChurn.over(try await previousDays, startMilliseconds: starts[1] * FigureInterval.dayMilliseconds,
+                                   activeAtStart: activeAt[figure.firstDays.count + 1]))
             let counts = StoreFigures.counts(in: held)
             let page = DashboardPage(figure: figure, counts: counts,
                                      mrr: MRRLine.lines(StoreFigures.priceGroups(in: held, product: figure.product)),
@@ -73,8 +78,7 @@ struct DashboardController {
                                      },
                                      cards: RangeCard.cards(rates: try await rates, previousRates: try await previousRates,
                                                             revenue: try await money, previousRevenue: try await previousMoney,
-                                                            churn: IntervalChurn.over(churn),
-                                                            previousChurn: IntervalChurn.over(previousChurn),
+                                                            churn: rangeChurn, previousChurn: previousChurn,
                                                             activeNow: SubscriptionCount.total(counts.filter {
                                                                 figure.product == nil || $0.productID == figure.product
                                                             }, .active)),

@@ -205,8 +205,7 @@ struct DashboardPage {
             table += "<tr data-start=\"\(interval.startMilliseconds)\"><td>\(Self.date(interval.startMilliseconds))</td>"
                 + zip(IntervalChurn.countNames, interval.counts).map { Self.cell($0, $1) }.joined()
             for (rate, (name, value)) in zip(IntervalChurn.rates, interval.rateFigures) {
-                table += Self.rateCell(name, value, rate.churned.reduce(0) { $0.clampedAdding(interval.counts[$1]) },
-                                       of: interval.counts[0])
+                table += Self.rateCell(name, value, interval.churned(rate.churned), of: interval.counts[0])
             }
             table += "</tr>\n"
         }

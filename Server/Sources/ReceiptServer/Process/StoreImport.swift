@@ -163,6 +163,7 @@ struct StoreImporter: Sendable {
                 break
             }
             try Task.checkCancellation()
+            changed = try await rows.write(into: store) || changed
         } catch let refused as ServerAPIError where refused.failure.saysTransactionUnknown {
             return .unknownToApple
         } catch let refused as ServerAPIError where refused.failure.saysTransactionIDInvalid {
@@ -170,8 +171,9 @@ struct StoreImporter: Sendable {
             return .refused("Apple: \(refused.failure.summary)")
         } catch let refused as ReceiptError {
             return .refused("\(refused.status.name): \(refused.detail)")
+        } catch let refused as StoreRowRefused {  // a row no store can hold: sending it again cannot help
+            return .refused("STORE_REFUSED: \(refused)")
         }
-        changed = try await rows.write(into: store) || changed
         return changed ? .imported : .alreadyCurrent
     }
 }

@@ -88,8 +88,13 @@ extension ReceiptServer {
         }
         let toPull = pending.toPull
         for (index, id) in toPull.enumerated() {
-            summary.transactions += try await catchUp.pull("get_transaction_history", ["transactionId": .string(id)],
-                                                          maxPages: StoreCatchUp.maxHistoryPages)
+            do {
+                summary.transactions += try await catchUp.pull("get_transaction_history", ["transactionId": .string(id)],
+                                                              maxPages: StoreCatchUp.maxHistoryPages)
+            } catch let refused as StoreRowRefused {
+                // No store can hold a row of it: pulling it again cannot help, so the sync goes on without it.
+                progress("subscription \(id) not kept: the store refused a row of it (\(refused))")
+            }
             summary.subscriptions += 1
             try await pending.markPulled(id, in: store)
             progress("transaction histories: \(summary.subscriptions) done, \(toPull.count - index - 1) to go")

@@ -2,8 +2,8 @@ import PostgresNIO
 
 /// The database refused a row it can never hold: PostgreSQL's SQLSTATE classes 54
 /// (program limit exceeded: a value past what an index entry holds, about 2.7 kB) and 22
-/// (data exception: a NUL character in text); or the server refused it before either database
-/// saw it (a date past StoredFacts.storableDates, prices adding up past 64 bits). Sending the row again cannot succeed, so
+/// (data exception: a NUL character in text); or the server refused it itself (a date past
+/// StoredFacts.storableDates, prices adding up past 64 bits). Sending the row again cannot succeed, so
 /// the sender is told 400, not 503 (which Apple retries for days). Only a notification
 /// signed under an anchor the operator added can carry such values: Apple's ids are short.
 struct StoreRowRefused: Error, CustomStringConvertible {

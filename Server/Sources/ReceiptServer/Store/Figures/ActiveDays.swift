@@ -66,12 +66,13 @@ enum ActiveDays {
             // firstMidnight's days are within the instants a figure takes: no overflow.
             let since = first.map { $0 * FigureInterval.dayMilliseconds } ?? Int64.min
             let held = try await statements.run(query, [.text(id), .integer(since)]).compactMap { period($0) }
-            add(ActiveSpans.dayChanges(of: held, fromDay: first), to: &changes)
+            merge(ActiveSpans.dayChanges(of: held, fromDay: first), into: &changes)
         }
         return changes
     }
 
-    private static func add(_ dayChanges: [ActiveSpans.DayChange], to changes: inout Changes) {
+    /// Adds a subscription's day changes to those gathered in memory.
+    private static func merge(_ dayChanges: [ActiveSpans.DayChange], into changes: inout Changes) {
         for change in dayChanges {
             changes[Key(day: change.day, product: change.product), default: 0] += change.change
         }
@@ -81,7 +82,7 @@ enum ActiveDays {
     static func recordChange(of subscriptions: Set<String>, periods: PeriodChanges, before: Changes,
                              on statements: some StoreStatements) async throws {
         let after = try await changes(of: subscriptions, periods: periods, on: statements)
-        try await add(difference(after, before), on: statements)
+        try await upsert(difference(after, before), on: statements)
     }
 
     private static func difference(_ after: Changes, _ before: Changes) -> Changes {
@@ -90,7 +91,8 @@ enum ActiveDays {
         return difference.filter { $0.value != 0 }
     }
 
-    private static func add(_ changes: Changes, on statements: some StoreStatements) async throws {
+    /// Adds `changes` to the table's rows, one at a time in key order.
+    private static func upsert(_ changes: Changes, on statements: some StoreStatements) async throws {
         let upsert = statements.dialect.addingUpsert(into: table, key: ["day", "product_id"], counts: ["change"])
         for key in changes.keys.sorted() {
             _ = try await statements.run(upsert, [.integer(key.day), .text(key.product), .integer(changes[key]!)])
@@ -120,12 +122,12 @@ enum ActiveDays {
                 WHERE original_transaction_id IN (\(d.placeholders(1...page.count).joined(separator: ", "))) AND \(periodRows)
                 """, page.map { .text($0) })
             for (_, rows) in Dictionary(grouping: rows, by: { $0.first?.text ?? "" }) {
-                add(ActiveSpans.dayChanges(of: rows.compactMap { period($0.dropFirst()) }, fromDay: nil), to: &changes)
+                merge(ActiveSpans.dayChanges(of: rows.compactMap { period($0.dropFirst()) }, fromDay: nil), into: &changes)
             }
             after = last
             if page.count < fillPage { break }
         }
-        try await add(changes.filter { $0.value != 0 }, on: statements)
+        try await upsert(changes.filter { $0.value != 0 }, on: statements)
     }
 
     /// The subscriptions active at the midnight of each day of `days` (since 1970-01-01 UTC),

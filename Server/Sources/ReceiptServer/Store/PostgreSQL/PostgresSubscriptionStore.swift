@@ -75,8 +75,12 @@ final class PostgresSubscriptionStore: SubscriptionStore {
     }
 
     func record(transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) async throws {
-        try await withStatements(transaction: true) {
-            try await StoreWrites.record(transactions: transactions, renewalInfos: renewalInfos, on: $0)
+        do {
+            try await withStatements(transaction: true) {
+                try await StoreWrites.record(transactions: transactions, renewalInfos: renewalInfos, on: $0)
+            }
+        } catch {
+            throw StoreRowRefused.from(error) ?? error
         }
     }
 
