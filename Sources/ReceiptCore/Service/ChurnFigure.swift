@@ -1,7 +1,7 @@
 /// The churn of one interval: the subscriptions active at its first midnight (ActiveSpans'
 /// rule for a past instant: the periods bought by then, refunds known now), and those that
-/// churned in it (the flows' churned: expired now, their standing period having ended in the
-/// interval), by reason. Each rate a count over another, both given, as IntervalRates gives them:
+/// churned in it (the flows' churned: expired at the figure's instant, now by default, their
+/// standing period having ended in the interval), by reason. Each rate a count over another, both given, as IntervalRates gives them:
 ///
 /// - churn rate: every churned subscription over `active_at_start`;
 /// - voluntary churn rate: those the customer cancelled (Apple's expirationIntent 1);
