@@ -39,11 +39,6 @@ public enum ActiveSpans {
         public let change: Int64
     }
 
-    /// The standing period among `periods` bought by `instant` and not revoked.
-    static func standing(among periods: [Period], at instant: Int64) -> Period? {
-        periods.filter { period in !period.revoked && (period.purchase.map { $0 <= instant } ?? true) }.min(by: standsBefore)
-    }
-
     /// The standing order: a later end first (none last), then no purchase date, the earlier
     /// purchase, the lower transaction id.
     private static func standsBefore(_ a: Period, _ b: Period) -> Bool {
@@ -58,12 +53,6 @@ public enum ActiveSpans {
             return x < y
         }
         return a.transactionID < b.transactionID
-    }
-
-    /// Whether the subscription is active at `instant`, and under which product.
-    public static func active(_ periods: [Period], at instant: Int64) -> String? {
-        guard let standing = standing(among: periods, at: instant), let end = standing.expires, instant < end else { return nil }
-        return standing.product
     }
 
     /// The spans in which the subscription is active, in order; adjacent spans of one product joined.
