@@ -1,5 +1,5 @@
 """The figures of `make bench`: GET /v1/stats/subscriptions, /v1/stats/mrr, /v1/stats/flows,
-/v1/stats/revenue, /v1/stats/rates, /v1/stats/cohorts and /v1/stats/churn (a year by month) and /dashboard on a synthetic store, SQLite and PostgreSQL (a throwaway
+/v1/stats/revenue, /v1/stats/rates, /v1/stats/cohorts, /v1/stats/churn and /v1/stats/active (a year by month) and /dashboard on a synthetic store, SQLite and PostgreSQL (a throwaway
 cluster, when Debian's postgresql is installed).
 
 The store holds FIGURES_BENCH_SUBSCRIPTIONS subscriptions (20,000 by default; #32's target is
@@ -144,7 +144,7 @@ def row(name, store, fill):
           f"({len(transactions) / SUBSCRIPTIONS:.1f} each), made and stored in {time.perf_counter() - began:.0f} s")
     # The rows went in behind the server's back: its summaries (schema 6), periods begun per day
     # (schema 7, per currency since 12, with the rates' counts since 13), summaries per expiry day (schema 8) and the
-    # subscriptions active per day (schema 14) are made again by the migration, as for a
+    # subscriptions active per day (schema 14, per currency, length and trial since 15) are made again by the migration, as for a
     # store of schema 5 upgraded in place, timed.
     downgrade_to_schema_5(store)
     began = time.perf_counter()
@@ -157,9 +157,10 @@ def row(name, store, fill):
         for path, target in ((f"/v1/stats/subscriptions?at={now}", 1000), (f"/v1/stats/mrr?at={now}", 1000),
                              (f"/v1/stats/flows?{year}&at={now}&by=month", 1000), (f"/v1/stats/revenue?{year}&by=month", 1000),
                              (f"/v1/stats/rates?{year}&by=month", 1000), (f"/v1/stats/cohorts?{year}&by=month", 1000),
-                             (f"/v1/stats/churn?{year}&at={now}&by=month", 1000), (f"/dashboard?{year}&at={now}&by=month", 200)):
+                             (f"/v1/stats/churn?{year}&at={now}&by=month", 1000), (f"/v1/stats/active?{year}&by=month", 1000),
+                             (f"/v1/stats/active?{year}&by=day", 1000), (f"/dashboard?{year}&at={now}&by=month", 200)):
             median, size = timed(port, path)
-            print(f"  GET {path.split('?')[0]}: {median:,.0f} ms (median of 5; {size:,} bytes; target <= {target} ms at "
+            print(f"  GET {path.split('?')[0]}{' by day' if 'by=day' in path else ''}: {median:,.0f} ms (median of 5; {size:,} bytes; target <= {target} ms at "
                   f"1,000,000 subscriptions)")
         # Half a year ago: periods were bought after it, so the rows are read as of it (no kept counts yet, #60).
         for path in (f"/v1/stats/subscriptions?at={now - 182 * DAY}", f"/v1/stats/mrr?at={now - 182 * DAY}"):

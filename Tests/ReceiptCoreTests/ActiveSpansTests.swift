@@ -8,9 +8,15 @@ struct ActiveSpansTests {
     /// 2026-01-01 00:00 UTC.
     private static let t0: Int64 = 1_767_225_600_000
 
-    private func period(_ id: String, _ product: String, _ purchase: Int64?, _ expires: Int64?, revoked: Bool = false)
-        -> ActiveSpans.Period {
-        ActiveSpans.Period(transactionID: id, product: product, purchase: purchase, expires: expires, revoked: revoked)
+    private func period(_ id: String, _ product: String, _ purchase: Int64?, _ expires: Int64?, revoked: Bool = false,
+                        currency: String = "", price: Int64? = nil, freeTrial: Bool = false) -> ActiveSpans.Period {
+        ActiveSpans.Period(transactionID: id, product: product, purchase: purchase, expires: expires, revoked: revoked,
+                           currency: currency, price: price, freeTrial: freeTrial)
+    }
+
+    /// A span under `product` whose standing periods last `days` (no currency, price or trial).
+    private func span(_ start: Int64?, _ end: Int64, _ product: String, days: Int64) -> ActiveSpans.Span {
+        ActiveSpans.Span(start: start, end: end, standing: ActiveSpans.Standing(product: product, periodDays: days))
     }
 
     /// Monthly renewals, an upgrade in the middle of a period, a lapse, a refunded period and a reactivation.
@@ -24,12 +30,12 @@ struct ActiveSpansTests {
             period("5", "pro", t0 + 130 * day, t0 + 160 * day),
         ]
         #expect(ActiveSpans.spans(of: periods) == [
-            ActiveSpans.Span(start: t0, end: t0 + 45 * day, product: "basic"),
-            ActiveSpans.Span(start: t0 + 45 * day, end: t0 + 75 * day, product: "pro"),
-            ActiveSpans.Span(start: t0 + 130 * day, end: t0 + 160 * day, product: "pro"),
+            span(t0, t0 + 45 * day, "basic", days: 30),
+            span(t0 + 45 * day, t0 + 75 * day, "pro", days: 30),
+            span(t0 + 130 * day, t0 + 160 * day, "pro", days: 30),
         ])
         #expect(Self.active(periods, at: t0 + 100 * day) == nil)
-        #expect(Self.active(periods, at: t0 + 50 * day) == "pro")
+        #expect(Self.active(periods, at: t0 + 50 * day)?.product == "pro")
         #expect(Self.active(periods, at: t0 - 1) == nil)
     }
 
@@ -38,11 +44,12 @@ struct ActiveSpansTests {
     @Test func theLatestEndStands() {
         let t0 = Self.t0, day = Self.day
         let periods = [period("1", "yearly", t0, t0 + 365 * day), period("2", "monthly", t0 + 10 * day, t0 + 40 * day)]
-        #expect(ActiveSpans.spans(of: periods) == [ActiveSpans.Span(start: t0, end: t0 + 365 * day, product: "yearly")])
+        #expect(ActiveSpans.spans(of: periods) == [span(t0, t0 + 365 * day, "yearly", days: 365)])
     }
 
     /// For random histories, the day changes added up to each midnight equal the rule applied at
-    /// it, whole and from any bound on (the midnights before a bound are not counted).
+    /// it, whole and from any bound on (the midnights before a bound are not counted): one
+    /// subscription under the standing period's product, currency, price, length and trial, or none.
     @Test func dayChangesAddUpToTheRuleAtEveryMidnight() {
         var generator = SplitMix(seed: 7)
         let t0 = Self.t0, day = Self.day
@@ -54,20 +61,25 @@ struct ActiveSpansTests {
                 let gap = Int64(generator.next(below: 4)) == 0 ? Int64(generator.next(below: 20)) * day : -Int64(generator.next(below: 5)) * day
                 let product = ["a", "b"][Int(generator.next(below: 2))]
                 let purchase: Int64? = generator.next(below: 25) == 0 ? nil : cursor
-                periods.append(period(String(index), product, purchase, cursor + length, revoked: generator.next(below: 6) == 0))
+                let trial = generator.next(below: 4) == 0
+                periods.append(period(String(index), product, purchase, cursor + length, revoked: generator.next(below: 6) == 0,
+                                      currency: ["USD", "EUR"][Int(generator.next(below: 2))],
+                                      price: trial ? 0 : [nil, 990, 1990][Int(generator.next(below: 3))], freeTrial: trial))
                 cursor += length + gap
             }
             let firstDay = FigureInterval.day(of: t0)
             for bound in [nil, firstDay + Int64(generator.next(below: 60))] as [Int64?] {
                 let changes = ActiveSpans.dayChanges(of: periods, fromDay: bound)
                 for midnight in firstDay..<(firstDay + 260) where bound.map({ midnight >= $0 }) ?? true {
-                    var counts: [String: Int64] = [:]
-                    for change in changes where change.day <= midnight { counts[change.product, default: 0] += change.change }
-                    let expected = Self.active(periods, at: midnight * day)
-                    for product in ["a", "b"] {
-                        #expect(counts[product, default: 0] == (expected == product ? 1 : 0),
-                                "\(periods) at day \(midnight) from \(String(describing: bound))")
+                    var counts: [ActiveSpans.Standing: Int64] = [:]
+                    for change in changes where change.day <= midnight { counts[change.standing, default: 0] += change.change }
+                    let expected = Self.active(periods, at: midnight * day).map { standing in
+                        ActiveSpans.Standing(product: standing.product, currency: standing.currency,
+                                             periodDays: Self.roundedDays(standing), price: standing.price ?? 0,
+                                             freeTrial: standing.freeTrial)
                     }
+                    #expect(counts.filter { $0.value != 0 } == (expected.map { [$0: 1] } ?? [:]),
+                            "\(periods) at day \(midnight) from \(String(describing: bound))")
                 }
             }
         }
@@ -106,25 +118,52 @@ struct ActiveSpansTests {
     /// from before 1970 or past 9999 counts over every midnight a figure asks of.
     @Test func datesAtTheEndsOf64Bits() {
         let changes = ActiveSpans.dayChanges(of: [period("1", "a", .min, .max)], fromDay: nil)
-        #expect(changes.count == 2 && changes[0] == ActiveSpans.DayChange(day: ActiveSpans.earliestDay, product: "a", change: 1))
+        #expect(changes.count == 2 && changes[0].day == ActiveSpans.earliestDay && changes[0].change == 1)
+        #expect(changes[0].standing == ActiveSpans.Standing(product: "a", periodDays: ActiveSpans.Standing.maxPlanDays))
         #expect(changes[1].day > FigureInterval.day(of: FigureInterval.instants.upperBound))
         #expect(ActiveSpans.firstMidnight(atOrAfter: .min) == -1 && ActiveSpans.firstMidnight(atOrAfter: 0) == 0)
         #expect(ActiveSpans.firstMidnight(atOrAfter: 1) == 1 && ActiveSpans.firstMidnight(atOrAfter: -1) == 0)
         #expect(ActiveSpans.dayChanges(of: [period("1", "a", .min, .min + 1)], fromDay: nil).isEmpty)
         // Bought from the start, then at the first millisecond: the later end stands from it; no empty span before.
         #expect(ActiveSpans.spans(of: [period("1", "a", nil, 5), period("2", "b", .min, 10)])
-                == [ActiveSpans.Span(start: .min, end: 10, product: "b")])
+                == [span(.min, 10, "b", days: ActiveSpans.Standing.maxPlanDays)])
+        // A length no 64-bit difference holds, and one before its purchase, are no plan's.
+        #expect(ActiveSpans.Standing.planDays(from: .max, to: .min) == 0)
+        #expect(ActiveSpans.Standing.planDays(from: 10, to: 5) == 0)
+        #expect(BillingPeriod.of(milliseconds: ActiveSpans.Standing(product: "a", periodDays: 1000).periodMilliseconds) == nil)
     }
 
     /// A period without a purchase date counts as bought from the start; one without an expiry covers nothing.
     @Test func undatedPeriods() {
         let t0 = Self.t0
         let changes = ActiveSpans.dayChanges(of: [period("1", "a", nil, t0 + 1)], fromDay: nil)
-        #expect(changes == [ActiveSpans.DayChange(day: ActiveSpans.earliestDay, product: "a", change: 1),
-                            ActiveSpans.DayChange(day: FigureInterval.day(of: t0) + 1, product: "a", change: -1)])
+        // Undated: its length runs from the start (MRR reads it so), which no plan has.
+        let standing = ActiveSpans.Standing(product: "a", periodDays: ActiveSpans.Standing.maxPlanDays)
+        #expect(changes == [ActiveSpans.DayChange(day: ActiveSpans.earliestDay, standing: standing, change: 1),
+                            ActiveSpans.DayChange(day: FigureInterval.day(of: t0) + 1, standing: standing, change: -1)])
         #expect(ActiveSpans.spans(of: [period("1", "a", t0, nil)]).isEmpty)
         // A span within one day covers no midnight.
         #expect(ActiveSpans.dayChanges(of: [period("1", "a", t0 + 1, t0 + 1000)], fromDay: nil).isEmpty)
+    }
+
+    /// Each interval is read at its end, or at the last midnight at or before the range's end; its
+    /// MRR is MRRLine's of the prices that stood, ARR twelve times it, and the paid are the active less the trials.
+    @Test func activeIsReadAtEachIntervalsEnd() {
+        let january = FigureInterval.day(of: Self.t0), february = january + 31, march = february + 28
+        let midFebruary = (february + 14) * Self.day + Self.day / 2
+        #expect(IntervalActive.readDays(intervals: [january, february], by: .month, to: midFebruary) == [february, february + 14])
+        #expect(IntervalActive.readDays(intervals: [january, february], by: .month, to: march * Self.day) == [february, march])
+        #expect(IntervalActive.readDays(intervals: [february + 14], by: .day, to: midFebruary) == [february + 14])
+        let standing = ActiveStanding(active: 5, trials: 2, prices: [
+            PriceGroup(currency: "EUR", periodMilliseconds: 365 * Self.day, subscriptions: 1, priceSum: 59_990),
+            PriceGroup(currency: "USD", periodMilliseconds: 30 * Self.day, subscriptions: 3, priceSum: 9_980),
+            PriceGroup(currency: "USD", periodMilliseconds: 1000 * Self.day, subscriptions: 1, priceSum: 500),
+        ])
+        let figure = IntervalActive.make([standing], intervals: [january], readDays: [february])
+        #expect(figure.count == 1 && figure[0].counts == [5, 2, 3] && figure[0].unclassified == 1)
+        #expect(figure[0].startMilliseconds == january * Self.day && figure[0].atMilliseconds == february * Self.day)
+        #expect(figure[0].mrr.map(\.currency) == ["EUR", "USD"] && figure[0].mrr.map(\.milliunits) == [4_999, 9_980])
+        #expect(figure[0].mrr.map(IntervalActive.arr) == [59_988, 119_760])
     }
 
     @Test func churnRatesAreChurnedOverActiveAtTheStart() {
@@ -140,13 +179,20 @@ extension ActiveSpansTests {
     /// The rule applied at one instant, written out apart from the sweep it checks: of the periods
     /// bought by then (undated ones from the start) and not revoked, the latest-ending stands (no
     /// end last; then undated, the earlier purchase, the lower id); active while it has not ended.
-    static func active(_ periods: [ActiveSpans.Period], at instant: Int64) -> String? {
+    static func active(_ periods: [ActiveSpans.Period], at instant: Int64) -> ActiveSpans.Period? {
         let bought = periods.filter { !$0.revoked && ($0.purchase.map { $0 <= instant } ?? true) }
         let order = { (p: ActiveSpans.Period) in (p.expires.map { ~$0 } ?? .max, p.purchase == nil ? 0 : 1, p.purchase ?? 0, p.transactionID) }
         guard let standing = bought.min(by: { order($0) < order($1) }), let end = standing.expires, instant < end else {
             return nil
         }
-        return standing.product
+        return standing
+    }
+
+    /// A period's length as MRR reads it (from the start when undated), in whole days, rounded
+    /// half up as BillingPeriod.of rounds it; the lengths of these tests' periods are far from 64 bits' ends.
+    static func roundedDays(_ period: ActiveSpans.Period) -> Int64 {
+        let day = FigureInterval.dayMilliseconds
+        return min(max((period.expires! - (period.purchase ?? 0) + day / 2) / day, 0), ActiveSpans.Standing.maxPlanDays)
     }
 }
 

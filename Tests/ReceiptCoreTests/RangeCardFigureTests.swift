@@ -4,6 +4,8 @@ import Testing
 /// RangeCard: the rates' counts and the revenue's net added up over two ranges, the rates made
 /// from the sums (never from the intervals' rates), and each change signed.
 struct RangeCardFigureTests {
+    private static let dayMilliseconds = FigureInterval.dayMilliseconds
+
     /// Counts by IntervalRates.countNames: paid, refunded paid, new, new paying, trial starts, converted trials.
     private func day(_ day: Int64, _ counts: [Int64]) -> (day: Int64, counts: [Int64]) { (day, counts) }
 
@@ -28,10 +30,23 @@ struct RangeCardFigureTests {
             revenue: [money(10, "USD", began: 9_990, refunded: 2_500), money(11, "EUR", began: 4_990, refunded: 0)],
             previousRevenue: [money(1, "USD", began: 19_980, refunded: 0)],
             churn: IntervalChurn.over(churnDays, startMilliseconds: 0, activeAtStart: 40),
-            previousChurn: IntervalChurn(startMilliseconds: 0, counts: [20, 1, 0, 0]), activeNow: 45)
+            previousChurn: IntervalChurn(startMilliseconds: 0, counts: [20, 1, 0, 0]), activeNow: 45,
+            atEnd: ActiveStanding(active: 44, trials: 3, prices: [
+                PriceGroup(currency: "USD", periodMilliseconds: 30 * Self.dayMilliseconds, subscriptions: 40, priceSum: 399_600),
+                PriceGroup(currency: "USD", periodMilliseconds: 7 * Self.dayMilliseconds, subscriptions: 3, priceSum: 0),
+            ]),
+            atStart: ActiveStanding(active: 40, trials: 5, prices: [
+                PriceGroup(currency: "EUR", periodMilliseconds: 365 * Self.dayMilliseconds, subscriptions: 2, priceSum: 119_980),
+                PriceGroup(currency: "USD", periodMilliseconds: 30 * Self.dayMilliseconds, subscriptions: 35, priceSum: 349_650),
+            ]))
         let byName = Dictionary(uniqueKeysWithValues: cards.map { (($0.currency.map { "\($0)/" } ?? "") + $0.name, $0) })
-        #expect(cards.map(\.name) == ["active_subscriptions", "new", "new_paying", "conversion_to_paying", "trial_conversion_rate", "churn_rate",
-                                      "refund_rate", "net_milliunits", "net_milliunits"])
+        #expect(cards.map(\.name) == ["active_subscriptions", "active_trials", "mrr_milliunits", "mrr_milliunits", "new", "new_paying",
+                                      "conversion_to_paying", "trial_conversion_rate", "churn_rate", "refund_rate", "net_milliunits",
+                                      "net_milliunits"])
+        // The trials and MRR at the range's last midnight against its first: a currency on one side only is 0 on the other.
+        #expect(byName["active_trials"].map { [$0.value, $0.previous, $0.change] } == ["3", "5", "-2"])
+        #expect(byName["USD/mrr_milliunits"].map { [$0.value, $0.previous, $0.change] } == ["399600", "349650", "+49950"])
+        #expect(byName["EUR/mrr_milliunits"].map { [$0.value, $0.previous, $0.change] } == ["0", "9998", "-9998"])
         // Active now against active at the range's first midnight (the churn's).
         #expect(byName["active_subscriptions"].map { [$0.value, $0.previous, $0.change] } == ["45", "40", "+5"])
         // 4 churned on the range's days (by reason: 2 voluntary, 1 billing, 1 other) over the 40 active at its start.

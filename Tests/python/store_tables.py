@@ -18,10 +18,23 @@ def table(location, query):
 
 
 #: The schema version a server of this build makes and upgrades to.
-SCHEMA_VERSION = "14"
+SCHEMA_VERSION = "15"
 
 #: What schema 11 added to the summaries: the rows each stands on.
 SCHEMA_11_COLUMNS = ("standing_transaction_id", "last_transaction_id")
+
+
+def downgrade_to_schema_14(location):
+    """What a store of schema 14 held: the subscriptions active per midnight per product alone
+    (the counts of today's table added up over currency, length and trial), version 14."""
+    for statement in ("CREATE TABLE subscription_active_days_14 (day BIGINT NOT NULL, product_id TEXT NOT NULL, "
+                      "change BIGINT NOT NULL, PRIMARY KEY (day, product_id))",
+                      "INSERT INTO subscription_active_days_14 SELECT day, product_id, CAST(sum(change) AS BIGINT) "
+                      "FROM subscription_active_days GROUP BY day, product_id",
+                      "DROP TABLE subscription_active_days",
+                      "ALTER TABLE subscription_active_days_14 RENAME TO subscription_active_days",
+                      "DELETE FROM schema_version WHERE version > 14"):
+        table(location, statement)
 
 
 def downgrade_to_schema_13(location):

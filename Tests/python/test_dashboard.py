@@ -70,7 +70,7 @@ def figures_in_browser(tmp_path, url):
     page.feed(dom.stdout)
     assert page.figures, dom.stdout[:2000]
     money = [key for key in page.figures if key[2].endswith("_milliunits")]
-    assert {"mrr", "revenue"} <= {table for table, _, _ in money} <= {"mrr", "revenue", "cohort-revenue"}
+    assert {"mrr", "revenue"} <= {table for table, _, _ in money} <= {"mrr", "revenue", "cohort-revenue", "active-mrr"}
     for table, row, figure in money:  # in its currency's symbol and cents, as people read it; a dash for none
         value = page.figures[(table, row, figure)]
         assert page.texts[(table, row, figure)] == ("–" if value is None else money_text(value, row.split("/")[-1]))
@@ -117,7 +117,7 @@ def assert_csv_links_give_the_apis_csv(server, dom, product=None):
     """The page links each figure's CSV: with the token as a browser gives it (Basic) or as a bearer
     token, each link answers what /v1/stats/FIGURE answers as CSV for the same parameters."""
     links = {figure: html.unescape(href) for href, figure in re.findall(r'<a href="(/dashboard/csv/(\w+)\?[^"]*)"', dom)}
-    assert sorted(links) == ["churn", "cohorts", "flows", "mrr", "rates", "revenue", "subscriptions"], links
+    assert sorted(links) == ["active", "churn", "cohorts", "flows", "mrr", "rates", "revenue", "subscriptions"], links
     basic = "Basic " + base64.b64encode(f"operator:{READ_TOKEN}".encode()).decode()
     for figure, link in links.items():
         query = urllib.parse.parse_qs(urllib.parse.urlsplit(link).query)
@@ -179,6 +179,17 @@ def assert_page_shows_api(shown, server, query):
         for name in ("active_at_start", "churned_voluntary", "churned_billing", "churned_other", "churn_rate",
                      "voluntary_churn_rate", "billing_churn_rate"):
             assert shown[("churn", str(interval["start_ms"]), name)] == interval[name], (interval["start_ms"], name)
+    active = server.json("GET", "/v1/stats/active?" + urllib.parse.urlencode(
+        {key: values[0] for key, values in given.items() if key != "at"}))[1]
+    assert len(active["intervals"]) == len([key for key in shown if key[0] == "active" and key[2] == "active"])
+    for interval in active["intervals"]:
+        for name in ("at_ms", "active", "active_trials", "active_paid"):
+            assert shown[("active", str(interval["start_ms"]), name)] == interval[name], (interval["start_ms"], name)
+        for line in interval["currencies"]:
+            for name in ("mrr_milliunits", "arr_milliunits", "subscriptions"):
+                assert shown[("active-mrr", f"{interval['start_ms']}/{line['currency']}", name)] == line[name]
+    assert len([key for key in shown if key[0] == "active-mrr" and key[2] == "subscriptions"]) == sum(
+        len(interval["currencies"]) for interval in active["intervals"])
     if not shows_cohorts:
         assert not [key for key in shown if key[0] in ("cohorts", "cohort-revenue")]
         assert_cards_sum_the_range_and_the_one_before(shown, server, given)
@@ -204,7 +215,8 @@ def assert_cards_sum_the_range_and_the_one_before(shown, server, given):
     range and over the range before it (as long, ending at its start), their rates from the sums,
     the churn rate of each range (its churned added up over the active at its first midnight),
     the subscriptions active at the page's instant against those at the range's first midnight,
-    and each change the difference."""
+    the active trials and MRR per currency at the range's last midnight (not after its end) against
+    those at its first, and each change the difference."""
     since, until = int(given["from"][0]), int(given["to"][0])
     product = {"product": given["product"][0]} if "product" in given else {}
 
@@ -232,7 +244,16 @@ def assert_cards_sum_the_range_and_the_one_before(shown, server, given):
     (now, net_now), (before, net_before) = sums(since, until), sums(max(0, 2 * since - until), since)
     instant = urllib.parse.urlencode(dict(product, at=given["at"][0]))
     active_now = server.json("GET", f"/v1/stats/subscriptions?{instant}")[1]["total"]["active"]
-    expected = {"active_subscriptions": (active_now, now["active_at_start"]),
+
+    def stood_at(midnight):  # /v1/stats/active reads a one-day interval ending at `midnight` there
+        query = urllib.parse.urlencode(dict(product, **{"from": midnight - DAY, "to": midnight, "by": "day"}))
+        interval = server.json("GET", f"/v1/stats/active?{query}")[1]["intervals"][-1]
+        assert interval["at_ms"] == midnight
+        return interval["active_trials"], {line["currency"]: line["mrr_milliunits"] for line in interval["currencies"]}
+    (trials_end, mrr_end), (trials_start, mrr_start) = stood_at(until - until % DAY), stood_at(-(-since // DAY) * DAY)
+    expected = {"active_subscriptions": (active_now, now["active_at_start"]), "active_trials": (trials_end, trials_start),
+                **{f"mrr_milliunits/{currency}": (mrr_end.get(currency, 0), mrr_start.get(currency, 0))
+                   for currency in set(mrr_end) | set(mrr_start)},
                 "new": (now["new"], before["new"]), "new_paying": (now["new_paying"], before["new_paying"])}
     for name, numerator, denominator in (("conversion_to_paying", "new_paying", "new"),
                                          ("trial_conversion_rate", "converted_trials", "trial_starts"),

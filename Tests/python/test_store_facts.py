@@ -13,7 +13,8 @@ import sqlite3
 import subprocess
 import time
 
-from store_tables import SCHEMA_6_COLUMNS, SCHEMA_VERSION, downgrade_to_schema_5, downgrade_to_schema_13
+from store_tables import SCHEMA_6_COLUMNS, SCHEMA_VERSION, downgrade_to_schema_5, downgrade_to_schema_13, \
+    downgrade_to_schema_14
 from test_serve import CLI
 from test_notifications import (ORIGINAL, TOKEN, mint_jws, new_store, news_ca, now, post,  # noqa: F401 (fixtures)
                                 postgres, store_server, table)
@@ -924,12 +925,101 @@ def test_churn_by_month_equals_a_reference_from_the_same_notifications(tmp_path,
             assert churn[0]["active_at_start"] == total["active"], midnight
     finally:
         server.stop()
-    # Schema 14 made again from the rows: what the writes kept, undated copies and extreme dates among them.
+    # Schema 15 made again from the rows, from a store of schema 14 and one of 13: what the writes
+    # kept, undated copies and extreme dates among them.
     kept = active_days(server.location)
-    downgrade_to_schema_13(server.location)
-    store_server(tmp_path, news_ca, test_ca, store=server.location).stop()
-    assert table(server.location, "SELECT max(version) FROM schema_version") == [(SCHEMA_VERSION,)]
-    assert active_days(server.location) == kept
+    for downgrade in (downgrade_to_schema_14, downgrade_to_schema_13):
+        downgrade(server.location)
+        store_server(tmp_path, news_ca, test_ca, store=server.location).stop()
+        assert table(server.location, "SELECT max(version) FROM schema_version") == [(SCHEMA_VERSION,)]
+        assert active_days(server.location) == kept, downgrade.__name__
+
+
+def reference_active(stories, since, until, product=None):
+    """What stood at the end of each calendar month (UTC) of [since, until), read at its last midnight
+    not after `until`: the subscriptions active by status_as_it_stood over the stored copies, the free
+    trials among them (their standing period's offerDiscountType), and mrr_of their standing periods."""
+    transactions, renewals = latest_copies(stories)
+    by_subscription = {}
+    for transaction in transactions.values():
+        by_subscription.setdefault(transaction["originalTransactionId"], []).append(transaction)
+    intervals = []
+    for start in months(since, until):
+        at = min(months(start, start + 32 * DAY)[1], until - until % DAY)
+        judged = [status_as_it_stood(periods, renewals.get(original, {}), at) for original, periods in by_subscription.items()]
+        standing = [found[1] for found in judged
+                    if found and found[0] == "active" and product in (None, found[1]["productId"])]
+        trials = sum(1 for period in standing if period.get("offerDiscountType") == "FREE_TRIAL")
+        intervals.append({"start_ms": start, "at_ms": at, "active": len(standing), "active_trials": trials,
+                          "active_paid": len(standing) - trials,
+                          "currencies": [{"currency": line["currency"], "mrr_milliunits": line["mrr_milliunits"],
+                                          "arr_milliunits": 12 * line["mrr_milliunits"],
+                                          "subscriptions": line["subscriptions"]} for line in mrr_of(standing)],
+                          "unclassified": 0})
+    return intervals
+
+
+def test_active_trials_and_mrr_at_each_months_end_equal_a_reference(tmp_path, news_ca, test_ca, mint_jws, now,
+                                                                    new_store):
+    """GET /v1/stats/active: at the end of each month (its last midnight not after `to`), the
+    subscriptions active (judged by the periods bought by then, refunds known now), the free trials
+    among them, the paid, and MRR and ARR per currency, as a reference from the same notifications
+    gives them (two free trials, an unconverted one, EUR and USD, refunded periods, grace periods, a
+    yearly plan); equal to /v1/stats/subscriptions and /v1/stats/mrr at the same midnights, by month
+    and by day; per product; CSV equal to JSON; refusals."""
+    server, _ = server_with_an_unconverted_trial(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
+    try:
+        stories = shaped_stories(mint_jws, news_ca, now) + [unconverted_trial(mint_jws, news_ca, now)]
+        stories += ten_monthly_stories(mint_jws, news_ca, now)
+        for _, bodies in stories[-10:]:
+            for body in bodies:
+                assert post(server, body)[0] == 200
+        since, until = now - 300 * DAY, now + 60 * DAY + DAY // 3  # the last month cut by `until`, mid-day
+        status, active = server.json("GET", f"/v1/stats/active?from={since}&to={until}&by=month")
+        assert status == 200
+        assert (active["from_ms"], active["to_ms"], active["by"]) == (since, until, "month") and "at_ms" not in active
+        reference = reference_active(stories, since, until)
+        assert active["intervals"] == reference
+        assert reference[-1]["at_ms"] == until - until % DAY and reference[0]["active"] == 0
+        assert max(interval["active"] for interval in reference) >= 5
+        assert sum(interval["active_trials"] for interval in reference) >= 1  # a trial stood at some month's end
+        assert {line["currency"] for interval in reference for line in interval["currencies"]} == {"USD", "EUR"}
+        # The same numbers as the figures judged at one instant give from the rows as of it.
+        def assert_as_judged_at(interval, query=""):
+            total = server.json("GET", f"/v1/stats/subscriptions?at={interval['at_ms']}{query}")[1]["total"]
+            assert interval["active"] == total["active"], interval
+            mrr = server.json("GET", f"/v1/stats/mrr?at={interval['at_ms']}{query}")[1]
+            assert interval["currencies"] == [{"currency": line["currency"], "mrr_milliunits": line["mrr_milliunits"],
+                                               "arr_milliunits": 12 * line["mrr_milliunits"],
+                                               "subscriptions": line["subscriptions"]} for line in mrr["currencies"]]
+            assert interval["unclassified"] == mrr["unclassified"]["subscriptions"]
+        for interval in active["intervals"]:
+            assert_as_judged_at(interval)
+        by_day = server.json("GET", f"/v1/stats/active?from={now - 70 * DAY}&to={now + 40 * DAY}&by=day")[1]["intervals"]
+        assert len(by_day) == 111 and all(i["at_ms"] == i["start_ms"] + DAY for i in by_day[:-1])
+        assert by_day[-1]["at_ms"] == by_day[-1]["start_ms"]  # `to` cuts its day: read at that day's midnight
+        for interval in by_day[::5]:
+            assert_as_judged_at(interval)
+        header, rows = csv_rows(server, f"/v1/stats/active?from={since}&to={until}&by=month&format=csv")
+        counts = ["active", "active_trials", "active_paid"]
+        assert header == ["start_ms", "start_date", "at_ms", "at_date", *counts, "currency", "mrr_milliunits",
+                          "arr_milliunits", "subscriptions"]
+        flat = [(interval, line) for interval in reference for line in interval["currencies"] or [None]]
+        assert len(rows) == len(flat)
+        for row, (interval, line) in zip(rows, flat):
+            assert int(row["at_ms"]) == interval["at_ms"] and [int(row[name]) for name in counts] == [
+                interval[name] for name in counts]
+            assert row["currency"] == (line["currency"] if line else "")
+            if line:
+                assert (int(row["mrr_milliunits"]), int(row["arr_milliunits"]), int(row["subscriptions"])) == (
+                    line["mrr_milliunits"], line["arr_milliunits"], line["subscriptions"])
+        assert_per_product_and_refusals(server, "active", lambda product: reference_active(stories, since, until, product),
+                                        since, until, now)
+        for interval in server.json("GET", f"/v1/stats/active?from={since}&to={until}&by=month"
+                                           "&product=com.example.minted.annual")[1]["intervals"]:
+            assert_as_judged_at(interval, "&product=com.example.minted.annual")
+    finally:
+        server.stop()
 
 
 def odd_dates(mint_jws, news_ca, now):
@@ -1051,9 +1141,11 @@ def summaries_and_periods(location):
 
 
 def active_days(location):
-    """The subscriptions active per midnight as changes per day and product (schema 14), changes of 0 left out."""
-    return [row for row in table(location, "SELECT * FROM subscription_active_days ORDER BY day, product_id")
-            if row[2] != "0"]
+    """The subscriptions active per midnight as changes per day, product, currency, length and trial,
+    with their prices (schema 15), in key order, rows that change nothing left out."""
+    return [row for row in table(location, "SELECT * FROM subscription_active_days "
+                                           "ORDER BY day, product_id, currency, period_days, free_trial")
+            if row[5:] != ("0", "0")]
 
 
 def assert_kept_tables_made_afresh_agree(location, start_server):
@@ -1062,7 +1154,7 @@ def assert_kept_tables_made_afresh_agree(location, start_server):
     equals what a migration (at `start_server()`) makes from all the rows held."""
     kept, kept_expiries, kept_summaries = flow_days(location), expiry_days(location), summaries_and_periods(location)
     kept_active = active_days(location)
-    assert any(int(row[2]) > 0 for row in kept_active)
+    assert any(int(row[5]) > 0 for row in kept_active)
     assert sum(int(value) for row in kept for value in row[3:]) > 0
     assert sum(int(row[6]) for row in kept_expiries) == int(table(location, "SELECT count(*) FROM subscription_summaries")[0][0])
     downgrade_to_schema_5(location)

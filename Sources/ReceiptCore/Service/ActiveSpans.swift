@@ -2,7 +2,8 @@
 /// by then, refunds known now): at an instant it is active when its standing period (the
 /// latest-ending of its periods bought by then and not revoked, the earliest bought among
 /// equals, then the lowest transaction id, as SubscriptionState keeps it) has begun and has not
-/// ended; it counts under that period's product. A revoked period never stands, so it never
+/// ended; it counts under that period's product (and, for the figures, its currency, price, length
+/// and whether it is a free trial: Standing). A revoked period never stands, so it never
 /// makes a subscription active; a period without a purchase date counts as bought from the
 /// start, one without an expiry never covers an instant.
 ///
@@ -10,7 +11,8 @@
 /// midnight it covers and takes it back on the first midnight after it), so that the number of
 /// subscriptions active at any midnight is a sum over days, not a reading of every subscription.
 public enum ActiveSpans {
-    /// One auto-renewable period as the rule reads it.
+    /// One auto-renewable period as the rule reads it, with what the figures read of it while it
+    /// stands (its currency, price and whether it is a free trial).
     public struct Period: Sendable, Equatable {
         public let transactionID: String
         public let product: String
@@ -18,25 +20,78 @@ public enum ActiveSpans {
         public let purchase: Int64?
         public let expires: Int64?
         public let revoked: Bool
+        /// '' where the payload names none.
+        public let currency: String
+        /// In milliunits of `currency`; nil where the payload states none (MRR adds 0).
+        public let price: Int64?
+        /// Its offer is a free trial (offerDiscountType FREE_TRIAL), as the flows' trial starts read it.
+        public let freeTrial: Bool
 
-        public init(transactionID: String, product: String, purchase: Int64?, expires: Int64?, revoked: Bool) {
+        public init(transactionID: String, product: String, purchase: Int64?, expires: Int64?, revoked: Bool,
+                    currency: String = "", price: Int64? = nil, freeTrial: Bool = false) {
             (self.transactionID, self.product, self.purchase) = (transactionID, product, purchase)
             (self.expires, self.revoked) = (expires, revoked)
+            (self.currency, self.price, self.freeTrial) = (currency, price, freeTrial)
+        }
+
+        /// What the subscription counts under while this period stands.
+        var standing: Standing {
+            Standing(product: product, currency: currency, periodDays: Standing.planDays(from: purchase, to: expires ?? 0),
+                     price: price ?? 0, freeTrial: freeTrial)
         }
     }
 
-    /// [start, end) in epoch milliseconds (start nil: from the start), active under `product`.
+    /// What a subscription counts under while a period stands: its product, and what the figures
+    /// read of that period (MRR: its currency, price and length in whole days, as
+    /// BillingPeriod.of tells a plan from it; the active trials: whether it is a free trial).
+    public struct Standing: Sendable, Hashable, Comparable {
+        public let product: String
+        public let currency: String
+        /// From purchase (the start, when undated, as MRR reads it) to expiry, to the nearest day,
+        /// within 0...maxPlanDays (the ends hold every length no plan has).
+        public let periodDays: Int64
+        public let price: Int64
+        public let freeTrial: Bool
+
+        public init(product: String, currency: String = "", periodDays: Int64 = 0, price: Int64 = 0, freeTrial: Bool = false) {
+            (self.product, self.currency, self.periodDays, self.price, self.freeTrial) = (product, currency, periodDays, price, freeTrial)
+        }
+
+        /// Longer than any plan (a year is 366 days at most): every longer length is one, unclassified.
+        public static let maxPlanDays: Int64 = 1000
+
+        /// A period's length in whole days, rounded as BillingPeriod.of rounds it, so that
+        /// `periodDays` days tell the same plan as the milliseconds did.
+        static func planDays(from purchase: Int64?, to expires: Int64) -> Int64 {
+            let (length, overflow) = expires.subtractingReportingOverflow(purchase ?? 0)
+            guard !overflow else { return expires > 0 ? maxPlanDays : 0 }
+            let day = FigureInterval.dayMilliseconds
+            return min(max(length.clampedAdding(day / 2) / day, 0), maxPlanDays)
+        }
+
+        /// The length as BillingPeriod.of and MRRLine take it.
+        public var periodMilliseconds: Int64 { periodDays * FigureInterval.dayMilliseconds }
+
+        public static func < (a: Self, b: Self) -> Bool {
+            (a.product, a.currency, a.periodDays, a.price, a.freeTrial ? 1 : 0)
+                < (b.product, b.currency, b.periodDays, b.price, b.freeTrial ? 1 : 0)
+        }
+    }
+
+    /// [start, end) in epoch milliseconds (start nil: from the start), active under `standing`.
     public struct Span: Sendable, Equatable {
         public let start: Int64?
         public let end: Int64
-        public let product: String
+        public let standing: Standing
+        public var product: String { standing.product }
     }
 
-    /// A count a subscription adds to one day and product (+1 where a span begins, -1 after it ends).
+    /// A count a subscription adds to one day under what it stands as (+1 where a span begins, -1 after it ends).
     public struct DayChange: Sendable, Equatable, Hashable {
         public let day: Int64
-        public let product: String
+        public let standing: Standing
         public let change: Int64
+        public var product: String { standing.product }
     }
 
     /// The standing order: a later end first (none last), then no purchase date, the earlier
@@ -55,7 +110,7 @@ public enum ActiveSpans {
         return a.transactionID < b.transactionID
     }
 
-    /// The spans in which the subscription is active, in order; adjacent spans of one product joined.
+    /// The spans in which the subscription is active, in order; adjacent spans that stand as the same joined.
     /// The standing period changes only where a period is bought, so between two purchases the
     /// subscription is active from the first until its standing period ends or the next purchase.
     /// One pass over the periods in order of purchase (those bought only add to the candidates), so
@@ -79,10 +134,10 @@ public enum ActiveSpans {
             guard let standing, let expires = standing.expires else { continue }
             let end = next.map { min($0, expires) } ?? expires
             guard start.map({ $0 < end }) ?? (end > .min) else { continue }  // empty: it covers no instant
-            if let last = spans.last, last.product == standing.product, last.end == start {
-                spans[spans.count - 1] = Span(start: last.start, end: end, product: last.product)
+            if let last = spans.last, last.standing == standing.standing, last.end == start {
+                spans[spans.count - 1] = Span(start: last.start, end: end, standing: last.standing)
             } else {
-                spans.append(Span(start: start, end: end, product: standing.product))
+                spans.append(Span(start: start, end: end, standing: standing.standing))
             }
         }
         return spans
@@ -101,8 +156,8 @@ public enum ActiveSpans {
     static let countedInstants = (-FigureInterval.dayMilliseconds)...(FigureInterval.instants.upperBound + FigureInterval.dayMilliseconds)
 
     /// What the subscription adds to each day's count from `fromDay` on (nil: every day), so that
-    /// the sum of the changes of the days up to D is 1 under a product exactly when the
-    /// subscription is active under it at D's midnight. A write that can change only the midnights
+    /// the sum of the changes of the days up to D is 1 under a standing (a product, and what the
+    /// figures read of the period) exactly when the subscription is active under it at D's midnight. A write that can change only the midnights
     /// from `fromDay` on changes the table by the difference of this before and after it.
     public static func dayChanges(of periods: [Period], fromDay: Int64?) -> [DayChange] {
         spans(of: periods).flatMap { span -> [DayChange] in
@@ -110,7 +165,7 @@ public enum ActiveSpans {
             let start = max(span.start.map(firstMidnight(atOrAfter:)) ?? earliestDay, fromDay ?? earliestDay, earliestDay)
             let end = firstMidnight(atOrAfter: span.end)
             guard start < end else { return [] }
-            return [DayChange(day: start, product: span.product, change: 1), DayChange(day: end, product: span.product, change: -1)]
+            return [DayChange(day: start, standing: span.standing, change: 1), DayChange(day: end, standing: span.standing, change: -1)]
         }
     }
 

@@ -2,7 +2,7 @@
 /// range before it (as long, ending where it begins), and the change between them. The counts
 /// and rates are the rates' (IntervalRates) and the churn's (IntervalChurn), the money the
 /// revenue's net per currency (IntervalRevenue), each added up as its counts, never as its
-/// quotients; the active subscriptions, a stock, are set at two instants instead.
+/// quotients; the active subscriptions, trials and MRR, stocks, are set at two instants instead.
 public struct RangeCard: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         /// A whole number; for money, milliunits of the card's currency.
@@ -38,15 +38,25 @@ public struct RangeCard: Sendable, Equatable {
     /// refund) of the rates' days (a day and its counts by IntervalRates.countNames) of each
     /// range, the churn rate of each range's churn (IntervalChurn.over; nil: none), then the net
     /// revenue of each currency either range has money in. First, the subscriptions active at the
-    /// page's instant (`activeNow`) against those active at the range's first midnight (`churn`'s).
+    /// page's instant (`activeNow`) against those active at the range's first midnight (`churn`'s);
+    /// then the active trials and the MRR per currency at the range's last midnight (`atEnd`: not
+    /// after its end) against those at its first (`atStart`), as IntervalActive reads them.
     public static func cards(rates: [(day: Int64, counts: [Int64])], previousRates: [(day: Int64, counts: [Int64])],
                              revenue: [DayRevenue], previousRevenue: [DayRevenue], churn: IntervalChurn?,
-                             previousChurn: IntervalChurn?, activeNow: Int64) -> [RangeCard] {
+                             previousChurn: IntervalChurn?, activeNow: Int64,
+                             atEnd: ActiveStanding = ActiveStanding(), atStart: ActiveStanding = ActiveStanding()) -> [RangeCard] {
         let (now, before) = (totals(rates), totals(previousRates))
-        // A stock, not a flow: the subscriptions active at the page's instant against those at the
-        // range's first midnight, as the churn counts them.
+        // Stocks, not flows: the subscriptions active at the page's instant against those at the
+        // range's first midnight, as the churn counts them; the trials and MRR at the range's two ends.
         var cards = [RangeCard(name: "active_subscriptions", kind: .count, currency: nil, value: String(activeNow),
-                               previous: churn.map { String($0.counts[0]) })]
+                               previous: churn.map { String($0.counts[0]) }),
+                     RangeCard(name: "active_trials", kind: .count, currency: nil, value: String(atEnd.trials),
+                               previous: String(atStart.trials))]
+        let (mrrEnd, mrrStart) = (mrr(atEnd), mrr(atStart))
+        for currency in Set(mrrEnd.keys).union(mrrStart.keys).sorted() {
+            cards.append(RangeCard(name: "mrr_milliunits", kind: .count, currency: currency,
+                                   value: String(mrrEnd[currency] ?? 0), previous: String(mrrStart[currency] ?? 0)))
+        }
         cards += ["new", "new_paying"].map { name in
             let place = IntervalRates.countNames.firstIndex(of: name)!
             return RangeCard(name: name, kind: .count, currency: nil, value: String(now[place]), previous: String(before[place]))
@@ -81,6 +91,11 @@ public struct RangeCard: Sendable, Equatable {
             sums = zip(sums, counts).map { $0.clampedAdding($1) }
         }
         return sums
+    }
+
+    /// Per currency, the MRR of what stood (MRRLine).
+    private static func mrr(_ standing: ActiveStanding) -> [String: Int64] {
+        Dictionary(uniqueKeysWithValues: MRRLine.lines(standing.prices).lines.map { ($0.currency, $0.milliunits) })
     }
 
     /// Per currency, the prices of the periods that began less the amounts refunded (IntervalRevenue.Line.net).

@@ -62,6 +62,23 @@ public enum StatsCSV {
                        intervals.map { ($0.startMilliseconds, $0.counts, $0.rateFigures) })
     }
 
+    /// `start_ms,start_date,at_ms,at_date,active,active_trials,active_paid,currency,mrr_milliunits,arr_milliunits,subscriptions`:
+    /// a row per interval and currency (IntervalActive), the interval's counts on each; an interval
+    /// without a currency has one row, its currency's fields empty.
+    public static func active(_ intervals: [IntervalActive]) -> [UInt8] {
+        var table = Table(["start_ms", "start_date", "at_ms", "at_date"] + IntervalActive.countNames
+                          + ["currency", "mrr_milliunits", "arr_milliunits", "subscriptions"])
+        for interval in intervals {
+            let lines = interval.mrr.map { [$0.currency, String($0.milliunits), String(IntervalActive.arr($0)), String($0.subscriptions)] }
+            for line in lines.isEmpty ? [["", "", "", ""]] : lines {
+                table.row([String(interval.startMilliseconds), FigureInterval.date(of: interval.startMilliseconds),
+                           String(interval.atMilliseconds), FigureInterval.date(of: interval.atMilliseconds)],
+                          interval.counts, then: line)
+            }
+        }
+        return table.bytes
+    }
+
     /// A row per interval: its start, its counts, then its rates (empty without a denominator).
     private static func countsAndRates(_ countNames: [String], _ rateNames: [String],
                                        _ intervals: [(start: Int64, counts: [Int64], rates: [(name: String, value: String?)])])

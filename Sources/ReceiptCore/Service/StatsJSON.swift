@@ -127,6 +127,29 @@ public enum StatsJSON {
         }
     }
 
+    /// `{"from_ms", "to_ms", "by", "intervals": [{"start_ms", "at_ms", "active", "active_trials",
+    /// "active_paid", "currencies": [{"currency", "mrr_milliunits", "arr_milliunits", "subscriptions"}],
+    /// "unclassified"}]}` (IntervalActive): every interval that meets [from, to), read at its last
+    /// midnight not after `to`; each currency of its active subscriptions.
+    public static func active(_ intervals: [IntervalActive], by interval: FigureInterval, from: Int64, to: Int64,
+                              product: String? = nil) -> [UInt8] {
+        ranged(intervals, by: interval, from: from, to: to, product: product, start: \.startMilliseconds) { active, writer in
+            writer.number("at_ms", active.atMilliseconds)
+            for (name, value) in zip(IntervalActive.countNames, active.counts) { writer.number(name, value) }
+            writer.beginArray("currencies")
+            for line in active.mrr {
+                writer.beginObject()
+                writer.string("currency", line.currency)
+                writer.number("mrr_milliunits", line.milliunits)
+                writer.number("arr_milliunits", IntervalActive.arr(line))
+                writer.number("subscriptions", line.subscriptions)
+                writer.endObject()
+            }
+            writer.endArray()
+            writer.number("unclassified", active.unclassified)
+        }
+    }
+
     /// An interval's counts by name, then its rates (a decimal, or `null` without a denominator).
     private static func writeCounts(_ counts: Zip2Sequence<[String], [Int64]>, rates: [(name: String, value: String?)],
                                     into writer: inout JSONWriter) {

@@ -1,13 +1,15 @@
 import ReceiptCore
 
 /// The page's cards (RangeCard): the active subscriptions at the page's instant beside those at
-/// the range's first midnight; the range's new and paying subscriptions, its conversion, trial
+/// the range's first midnight; the active trials and MRR per currency at the range's last midnight
+/// (not after its end) beside those at its first; the range's new and paying subscriptions, its conversion, trial
 /// conversion, churn and refund rates and its net revenue per currency, each beside the previous
 /// range's (as long, ending where the range begins); and the change. `data-value` holds the API's
 /// number (empty where there is none), the text shows it as the tables do.
 extension DashboardPage {
     var cardsSection: String {
-        let titles = ["active_subscriptions": "Active subscriptions", "new": "New subscriptions", "new_paying": "New paying", "conversion_to_paying": "Conversion to paying",
+        let titles = ["active_subscriptions": "Active subscriptions", "active_trials": "Active trials", "mrr_milliunits": "MRR",
+                      "new": "New subscriptions", "new_paying": "New paying", "conversion_to_paying": "Conversion to paying",
                       "trial_conversion_rate": "Trial conversion", "churn_rate": "Churn rate", "refund_rate": "Refund rate", "net_milliunits": "Net revenue"]
         var section = "<h2>The range against the one before</h2>\n<p>From \(Self.date(figure.from)) to \(Self.date(figure.to)) "
             + "against \(Self.date(previousFrom)) to \(Self.date(figure.from)) (UTC).</p>\n<div class=\"cards\">\n"

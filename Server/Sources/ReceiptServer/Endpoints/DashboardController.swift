@@ -51,13 +51,17 @@ struct DashboardController {
             // The churn: the flows' churned (the range's are read above) over the subscriptions active
             // at each interval's start; for the cards, at each range's first midnight.
             let starts = [figure.from, previousFrom].map(ActiveSpans.firstMidnight(atOrAfter:))
-            async let active = store.active(atMidnightsOf: figure.firstDays + starts, product: figure.product)
+            // What stood at each interval's end (the last also the cards' end of the range).
+            let readDays = IntervalActive.readDays(intervals: figure.firstDays, by: figure.interval, to: figure.to)
+            async let active = store.standing(atMidnightsOf: figure.firstDays + starts + readDays, product: figure.product)
             async let previousDays = store.flows(from: previousFrom, to: figure.from, at: figure.at, product: figure.product)
             let cohorts = cohortsValue == nil ? nil
                 : try await store.cohorts(from: figure.from, to: figure.to, product: figure.product)
             let held = try await standing
             let flowDays = try await days
-            let activeAt = try await active
+            let standingAt = try await active
+            let activeAt = standingAt.map(\.active)
+            let standingAtEnds = Array(standingAt.suffix(readDays.count))
             let churn = IntervalChurn.make(flowDays, activeAtStart: Array(activeAt.prefix(figure.firstDays.count)),
                                            intervals: figure.firstDays, by: figure.interval)
             let (rangeChurn, previousChurn) = (
@@ -72,6 +76,7 @@ struct DashboardController {
                                      revenue: IntervalRevenue.make(try await money, intervals: figure.firstDays, by: figure.interval),
                                      rates: IntervalRates.make(try await rates, intervals: figure.firstDays, by: figure.interval),
                                      churn: churn,
+                                     active: IntervalActive.make(standingAtEnds, intervals: figure.firstDays, readDays: readDays),
                                      cohorts: cohorts.map {
                                          IntervalCohort.make($0.firstPaid, revenue: $0.revenue, intervals: figure.firstDays,
                                                              by: figure.interval, periods: figure.periods)
@@ -81,7 +86,9 @@ struct DashboardController {
                                                             churn: rangeChurn, previousChurn: previousChurn,
                                                             activeNow: SubscriptionCount.total(counts.filter {
                                                                 figure.product == nil || $0.productID == figure.product
-                                                            }, .active)),
+                                                            }, .active),
+                                                            atEnd: standingAtEnds.last ?? ActiveStanding(),
+                                                            atStart: standingAt[figure.firstDays.count]),
                                      previousFrom: previousFrom)
             return ServerAnswer.page(.ok, page.html)
         } catch {

@@ -12,6 +12,7 @@ struct DashboardPage {
     let revenue: [IntervalRevenue]
     let rates: [IntervalRates]
     let churn: [IntervalChurn]
+    let active: [IntervalActive]
     /// Nil unless the page was asked for them (`cohorts=1`).
     let cohorts: [IntervalCohort]?
     /// The cards, over the range and the one before it, which begins at `previousFrom`.
@@ -44,7 +45,7 @@ struct DashboardPage {
 
             """ + cardsSection
         let sections = [("subscriptions", statusTable), ("mrr", mrrTable), ("flows", flowsSection), ("revenue", revenueTable),
-                        ("rates", ratesTable), ("churn", churnTable), ("cohorts", cohortTables)]
+                        ("rates", ratesTable), ("churn", churnTable), ("active", activeTable), ("cohorts", cohortTables)]
         page += sections.map { name, section in section + csvLink(name) }.joined() + "</body></html>\n"
         return page
     }
@@ -95,7 +96,7 @@ struct DashboardPage {
         var table = "<h2>Monthly recurring revenue</h2>\n<table id=\"mrr\"><tr><th>Currency</th><th>MRR</th><th>active</th></tr>\n"
         for line in mrr.lines {
             table += "<tr data-currency=\"\(Self.escape(line.currency))\"><td>\(Self.escape(line.currency))</td>"
-                + "<td data-figure=\"mrr_milliunits\" data-value=\"\(line.milliunits)\">\(Self.money(line.milliunits, line.currency))</td>"
+                + Self.cell("mrr_milliunits", line.milliunits, shown: Self.money(line.milliunits, line.currency))
                 + Self.cell("subscriptions", line.subscriptions) + "</tr>\n"
         }
         table += "</table>\n"
@@ -170,9 +171,7 @@ struct DashboardPage {
                 table += "<tr data-line=\"\(interval.startMilliseconds)/\(Self.escape(line.currency))\">"
                     + "<td>\(Self.date(interval.startMilliseconds))</td><td>\(Self.escape(line.currency))</td>"
                     + zip(IntervalRevenue.Line.figureNames, line.figures).map { name, value in
-                        name.hasSuffix("_milliunits")
-                            ? "<td data-figure=\"\(name)\" data-value=\"\(value)\">\(Self.money(value, line.currency))</td>"
-                            : Self.cell(name, value)
+                        Self.cell(name, value, shown: name.hasSuffix("_milliunits") ? Self.money(value, line.currency) : nil)
                     }.joined() + "</tr>\n"
             }
         }
@@ -208,6 +207,29 @@ struct DashboardPage {
                 table += Self.rateCell(name, value, interval.churned(rate.churned), of: interval.counts[0])
             }
             table += "</tr>\n"
+        }
+        return table + "</table>\n"
+    }
+
+    /// What stood at each interval's end (IntervalActive): the active, trials and paid; then MRR
+    /// and ARR per interval and currency.
+    private var activeTable: String {
+        var table = "<h2>Active at each \(figure.interval.rawValue)'s end</h2>\n<table id=\"active\"><tr><th>From</th><th>At</th>"
+            + IntervalActive.countNames.map { "<th>\($0.replacingOccurrences(of: "_", with: " "))</th>" }.joined() + "</tr>\n"
+        for interval in active {
+            table += "<tr data-start=\"\(interval.startMilliseconds)\"><td>\(Self.date(interval.startMilliseconds))</td>"
+                + Self.cell("at_ms", interval.atMilliseconds, shown: Self.date(interval.atMilliseconds))
+                + zip(IntervalActive.countNames, interval.counts).map { Self.cell($0, $1) }.joined() + "</tr>\n"
+        }
+        table += "</table>\n<table id=\"active-mrr\"><tr><th>From</th><th>Currency</th><th>MRR</th><th>ARR</th><th>active</th></tr>\n"
+        for interval in active {
+            for line in interval.mrr {
+                table += "<tr data-line=\"\(interval.startMilliseconds)/\(Self.escape(line.currency))\">"
+                    + "<td>\(Self.date(interval.startMilliseconds))</td><td>\(Self.escape(line.currency))</td>"
+                    + Self.cell("mrr_milliunits", line.milliunits, shown: Self.money(line.milliunits, line.currency))
+                    + Self.cell("arr_milliunits", IntervalActive.arr(line), shown: Self.money(IntervalActive.arr(line), line.currency))
+                    + Self.cell("subscriptions", line.subscriptions) + "</tr>\n"
+            }
         }
         return table + "</table>\n"
     }
@@ -248,8 +270,9 @@ struct DashboardPage {
         }
     }
 
-    static func cell(_ figure: String, _ value: Int64) -> String {
-        "<td data-figure=\"\(escape(figure))\" data-value=\"\(value)\">\(value)</td>"
+    /// A figure's cell: its number in `data-value`, and as `shown` (escaped already; the number itself by default).
+    static func cell(_ figure: String, _ value: Int64, shown: String? = nil) -> String {
+        "<td data-figure=\"\(escape(figure))\" data-value=\"\(value)\">\(shown ?? String(value))</td>"
     }
 
     static func date(_ milliseconds: Int64) -> String { FigureInterval.date(of: milliseconds) }

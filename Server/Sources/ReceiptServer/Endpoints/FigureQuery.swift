@@ -42,10 +42,11 @@ struct FigureQuery: Sendable {
         for (key, value) in query where !value.isEmpty { values[String(key)] = String(value) }
         if !judged, values["at"] != nil {
             throw Refusal(description: "at is for a figure judged at an instant; this one counts what happened in each "
-                                       + "interval: it takes from, to, by, product and format (cohorts: periods too)")
+                                       + "interval (active: what stood at its end): it takes from, to, by, product and format "
+                                       + "(cohorts: periods too)")
         }
         if !ranged, let given = Self.rangeParameters.first(where: { values[$0] != nil }) {
-            throw Refusal(description: "\(given) is for a figure over a range (flows, revenue, rates, cohorts, churn); this one is judged at one instant: "
+            throw Refusal(description: "\(given) is for a figure over a range (flows, revenue, rates, cohorts, churn, active); this one is judged at one instant: "
                                        + "it takes at and product")
         }
         func instant(_ name: String, or otherwise: Int64) throws(Refusal) -> Int64 {

@@ -10,18 +10,20 @@ import ReceiptCore
 /// `GET /v1/stats/revenue`, the money that came in and went out per interval and currency;
 /// `GET /v1/stats/rates`, refund, conversion-to-paying and trial conversion rates per interval;
 /// `GET /v1/stats/cohorts`, retention and realized revenue by the interval of the first paid period;
-/// `GET /v1/stats/churn`, the subscriptions active at each interval's start and those that churned in it; each
+/// `GET /v1/stats/churn`, the subscriptions active at each interval's start and those that churned in it;
+/// `GET /v1/stats/active`, the active subscriptions, trials and MRR at each interval's end; each
 /// limited to one product with `?product=`, and each as CSV with `?format=csv`
 /// (StoreFigures runs the SQL; ReceiptCore's StatsJSON and StatsCSV write the answers).
 struct StatsController {
     typealias Context = ServerRequestContext
     let stored: StoreResponder
 
-    static let figures = ["subscriptions", "mrr", "flows", "revenue", "rates", "cohorts", "churn"]
+    static let figures = ["subscriptions", "mrr", "flows", "revenue", "rates", "cohorts", "churn", "active"]
     /// The figures over a range (`from`, `to`, `by`); the others are judged at one instant.
-    static let rangedFigures: Set<String> = ["flows", "revenue", "rates", "cohorts", "churn"]
-    /// The figures no instant judges (they count what happened when it happened): they refuse `at`.
-    static let instantlessFigures: Set<String> = ["revenue", "rates", "cohorts"]
+    static let rangedFigures: Set<String> = ["flows", "revenue", "rates", "cohorts", "churn", "active"]
+    /// The figures no instant judges (they count what happened when it happened, or what stood at
+    /// each interval's end): they refuse `at`.
+    static let instantlessFigures: Set<String> = ["revenue", "rates", "cohorts", "active"]
     /// The figures followed over periods (`periods`); the others refuse it.
     static let followedFigures: Set<String> = ["cohorts"]
 
@@ -68,11 +70,17 @@ struct StatsController {
                                         product: product)
             case "churn":
                 async let days = stored.store.flows(from: figure.from, to: figure.to, at: instant, product: product)
-                async let active = stored.store.active(atMidnightsOf: figure.firstDays, product: product)
-                let intervals = IntervalChurn.make(try await days, activeAtStart: try await active, intervals: figure.firstDays,
-                                                   by: figure.interval)
+                async let active = stored.store.standing(atMidnightsOf: figure.firstDays, product: product)
+                let intervals = IntervalChurn.make(try await days, activeAtStart: try await active.map(\.active),
+                                                   intervals: figure.firstDays, by: figure.interval)
                 bytes = csv ? StatsCSV.churn(intervals)
                     : StatsJSON.churn(intervals, by: figure.interval, from: figure.from, to: figure.to, at: instant, product: product)
+            case "active":
+                let readDays = IntervalActive.readDays(intervals: figure.firstDays, by: figure.interval, to: figure.to)
+                let standing = try await stored.store.standing(atMidnightsOf: readDays, product: product)
+                let intervals = IntervalActive.make(standing, intervals: figure.firstDays, readDays: readDays)
+                bytes = csv ? StatsCSV.active(intervals)
+                    : StatsJSON.active(intervals, by: figure.interval, from: figure.from, to: figure.to, product: product)
             case "mrr":
                 let prices = try await stored.store.activePrices(at: instant, product: product)
                 bytes = csv ? StatsCSV.mrr(prices) : StatsJSON.mrr(prices, at: instant, product: product)

@@ -54,9 +54,9 @@ extension SubscriptionStore {
         try await withStatements(transaction: false) { try await FlowDays.rates(from: from, to: to, product: product, on: $0) }
     }
 
-    /// The subscriptions active at the midnight of each of `days` (ActiveDays), in the order given.
-    func active(atMidnightsOf days: [Int64], product: String?) async throws -> [Int64] {
-        try await withStatements(transaction: false) { try await ActiveDays.active(atMidnightsOf: days, product: product, on: $0) }
+    /// What stood at the midnight of each of `days` (ActiveDays), in the order given.
+    func standing(atMidnightsOf days: [Int64], product: String?) async throws -> [ActiveStanding] {
+        try await withStatements(transaction: false) { try await ActiveDays.standing(atMidnightsOf: days, product: product, on: $0) }
     }
 
     /// The cohorts of the first paid periods bought in [from, to) (CohortRows): their runs, and what they paid.

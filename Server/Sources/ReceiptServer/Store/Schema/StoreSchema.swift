@@ -95,19 +95,27 @@ enum StoreSchema {
         StoreSchemaHistory.flowDaysWithRates,
         // Version 14: the subscriptions active at each midnight, per product, as changes per day
         // (ActiveDays), filled from the rows held by the writes' own computation (StoreMigration)
-        // and kept by every write after. A later change to that computation clears and refills it.
+        // and kept by every write after. A later change to that computation clears and refills it (15).
         // The index of a subscription's ends lets a write read only the periods that end after its
         // earliest purchase, whatever the history holds.
         ["CREATE TABLE subscription_active_days (day BIGINT NOT NULL, product_id TEXT NOT NULL, change BIGINT NOT NULL, "
             + "PRIMARY KEY (day, product_id))",
          "CREATE INDEX transactions_by_original_expiry ON transactions (original_transaction_id, expires_date)"],
+        // Version 15: the same changes per day kept per currency, plan length and free trial or not,
+        // with the prices of the subscriptions they count (ActiveDays), so that the active trials and
+        // MRR at any midnight are sums as the active count is; made afresh from the rows held.
+        ["DROP TABLE subscription_active_days",
+         "CREATE TABLE subscription_active_days (day BIGINT NOT NULL, product_id TEXT NOT NULL, currency TEXT NOT NULL, "
+            + "period_days BIGINT NOT NULL, free_trial BIGINT NOT NULL, change BIGINT NOT NULL, price_change BIGINT NOT NULL, "
+            + "PRIMARY KEY (day, product_id, currency, period_days, free_trial))"],
     ]
     /// The versions that add the fact columns a store lacks (StoredFacts, as this server
     /// knows them) and derive every row's facts from its JWS (StoreMigration). A column
     /// added to StoredFacts later comes with a new version listed here.
     static let factVersions: Set<Int> = [5, 10]
-    /// The version whose table is filled by Swift from the rows held (ActiveDays.fill), after its statements.
-    static let activeDaysVersion = 14
+    /// The version whose table is filled by Swift from the rows held (ActiveDays.fill), after its
+    /// statements: the latest that made the table (a store that migrates past an earlier one fills it once).
+    static let activeDaysVersion = 15
     static var version: Int { migrations.count }
 
     /// The migrations' statements in a dialect's words.
