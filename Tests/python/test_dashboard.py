@@ -294,15 +294,27 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         assert any(shown[key] for key in shown if key[0] == "cohorts" and key[2] == "retention_1")  # some renewed
         assert_csv_links_give_the_apis_csv(server, dom)
         assert shown[(None, None, "at_ms")] == now
-        assert dom.count("<rect ") == 3 * len(flows["intervals"])  # the chart: three bars per interval
-        # Its axes are labelled: what is counted, the intervals' starts, and round ticks from 0 past the highest bar.
-        assert re.search(r'<text class="y-title"[^>]*>subscriptions</text>', dom)
-        assert re.search(r'<text class="x-title"[^>]*>month starting \(UTC\)</text>', dom)
-        ticks = [int(value) for value in re.findall(r'<text class="y-tick"[^>]*>(\d+)</text>', dom)]
-        highest = max(max(interval["new"], interval["renewals"], sum(interval["churned"].values()))
-                      for interval in flows["intervals"])
-        step = ticks[1]
-        assert ticks == [step * n for n in range(len(ticks))] and 2 <= len(ticks) <= 6 and ticks[-2] < highest <= ticks[-1]
+        charts = dict(re.findall(r'<svg id="([\w-]+)"(.*?)</svg>', dom, re.S))
+        assert sorted(charts) == ["active-chart", "flows-chart"]
+        active = server.json("GET", "/v1/stats/active?" + urllib.parse.urlencode(
+            {key: value for key, value in urllib.parse.parse_qsl(query) if key in ("from", "to", "by")}))[1]["intervals"]
+        for chart, bars, highest in (
+                ("flows-chart", 3 * len(flows["intervals"]),  # new, renewals and churned per interval
+                 max(max(interval["new"], interval["renewals"], sum(interval["churned"].values()))
+                     for interval in flows["intervals"])),
+                ("active-chart", 2 * len(active),  # paid and trials at each interval's end
+                 max(max(interval["active_paid"], interval["active_trials"]) for interval in active))):
+            svg = charts[chart]
+            assert svg.count("<rect ") == bars, chart
+            # Its axes are labelled: what is counted, the intervals' starts, and round ticks from 0 past the highest bar.
+            assert re.search(r'<text class="y-title"[^>]*>subscriptions</text>', svg)
+            assert re.search(r'<text class="x-title"[^>]*>month starting \(UTC\)</text>', svg)
+            ticks = [int(value) for value in re.findall(r'<text class="y-tick"[^>]*>(\d+)</text>', svg)]
+            step = ticks[1]
+            assert ticks == [step * n for n in range(len(ticks))] and 2 <= len(ticks) <= 6 and ticks[-2] < highest <= ticks[-1]
+        titles = re.findall(r'<title>([\d-]+): (\d+) (paid|trials)</title>', charts["active-chart"])
+        assert [(int(count), name) for _, count, name in titles] == [
+            (interval[name], label) for interval in active for name, label in (("active_paid", "paid"), ("active_trials", "trials"))]
         # One product, chosen in the form: the page shows that product's figures.
         assert '<option value="">all</option><option>com.example.minted.annual</option>' in dom
         product = urllib.parse.urlencode({"product": "com.example.minted.yearly"})

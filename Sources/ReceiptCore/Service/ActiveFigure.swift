@@ -27,6 +27,9 @@ public struct IntervalActive: Sendable, Equatable {
     public let atMilliseconds: Int64
     /// By `countNames`.
     public let counts: [Int64]
+    /// The free trials among the active, and the others.
+    public var trials: Int64 { counts[1] }
+    public var paid: Int64 { counts[2] }
     /// MRR per currency (MRRLine); ARR is twelve times it.
     public let mrr: [MRRLine]
     /// Active subscriptions whose standing period has no plan's length: no revenue.

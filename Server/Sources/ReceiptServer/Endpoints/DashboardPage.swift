@@ -109,46 +109,15 @@ struct DashboardPage {
 
     /// The chart (new, renewals, churned per interval, as bars) and the table of every flow.
     private var flowsSection: String {
-        let series: [(name: String, color: String, value: (IntervalFlows) -> Int64)] = [
-            ("new", "#3b7dd8", { $0.began.new }), ("renewals", "#34a853", { $0.began.renewals }),
-            ("churned", "#d93025", { $0.churnedVoluntary.clampedAdding($0.churnedBilling).clampedAdding($0.churnedOther) }),
-        ]
-        // The left margin holds a tick of seven digits beside the axis' title.
-        let (width, height, top, left) = (720.0, 200.0, 10.0, 72.0)
-        let highestValue = flows.flatMap { flow in series.map { $0.value(flow) } }.max() ?? 0
-        let ticks = Self.ticks(reaching: highestValue)
-        let highest = Double(max(1, ticks.last ?? 1))
-        let slot = width / Double(max(1, flows.count))
-        let bar = slot / Double(series.count + 1)
-        var chart = "<h2>Flows by \(figure.interval.rawValue)</h2>\n<p class=\"legend\">"
-            + series.map { "<span style=\"background:\($0.color)\"></span>\($0.name)" }.joined() + "</p>\n"
-            + "<svg id=\"flows-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(left + width))\" height=\"\(Int(height + 48))\" "
-            + "role=\"img\" aria-label=\"new, renewals and churned per \(figure.interval.rawValue)\">\n"
-        // The y axis: a gridline and a label at each tick, and what is counted.
-        for tick in ticks {
-            let y = Self.number(top + height - height * Double(tick) / highest)
-            chart += "<line x1=\(Self.number(left)) y1=\(y) x2=\(Self.number(left + width)) y2=\(y) stroke=\"\(tick == 0 ? "#999" : "#eee")\"/>\n"
-                + "<text class=\"y-tick\" x=\(Self.number(left - 6)) y=\(y) dy=\"4\" font-size=\"11\" text-anchor=\"end\">\(tick)</text>\n"
-        }
-        chart += "<text class=\"y-title\" transform=\"translate(12 \(Int(top + height / 2))) rotate(-90)\" font-size=\"11\" "
-            + "text-anchor=\"middle\">subscriptions</text>\n"
-            + "<text class=\"x-title\" x=\(Self.number(left + width / 2)) y=\"\(Int(height + top + 34))\" font-size=\"11\" "
-            + "text-anchor=\"middle\">\(figure.interval.rawValue) starting (UTC)</text>\n"
-        let labelEvery = max(1, flows.count / 12)
-        for (index, flow) in flows.enumerated() {
-            for (position, entry) in series.enumerated() {
-                let value = entry.value(flow)
-                let barHeight = height * Double(value) / highest
-                chart += "<rect x=\(Self.number(left + Double(index) * slot + bar * (Double(position) + 0.5))) "
-                    + "y=\(Self.number(top + height - barHeight)) width=\(Self.number(bar)) height=\(Self.number(barHeight)) "
-                    + "fill=\"\(entry.color)\"><title>\(Self.date(flow.startMilliseconds)): \(value) \(entry.name)</title></rect>\n"
-            }
-            if index % labelEvery == 0 {
-                chart += "<text x=\(Self.number(left + Double(index) * slot + 2)) y=\"\(Int(height + top + 16))\" font-size=\"11\">"
-                    + "\(Self.date(flow.startMilliseconds))</text>\n"
-            }
-        }
-        chart += "</svg>\n"
+        let chart = DashboardChart(id: "flows-chart", unit: "subscriptions", starts: flows.map(\.startMilliseconds),
+                                   interval: figure.interval, series: [
+            .init(name: "new", color: "#3b7dd8", values: flows.map(\.began.new)),
+            .init(name: "renewals", color: "#34a853", values: flows.map(\.began.renewals)),
+            .init(name: "churned", color: "#d93025", values: flows.map {
+                $0.churnedVoluntary.clampedAdding($0.churnedBilling).clampedAdding($0.churnedOther)
+            }),
+        ])
+        let heading = "<h2>Flows by \(figure.interval.rawValue)</h2>\n" + chart.svg
         var table = "<table id=\"flows\"><tr><th>From</th>"
             + (flows.first?.beganFigures ?? []).map { "<th>\($0.name.replacingOccurrences(of: "_", with: " "))</th>" }.joined()
             + "<th>refunds</th>" + (flows.first?.churnedFigures ?? []).map { "<th>churned, \($0.name)</th>" }.joined() + "</tr>\n"
@@ -158,7 +127,7 @@ struct DashboardPage {
                 + Self.cell("refunds", flow.refundCount)
                 + flow.churnedFigures.map { Self.cell("churned_" + $0.name, $0.value) }.joined() + "</tr>\n"
         }
-        return chart + table + "</table>\n"
+        return heading + table + "</table>\n"
     }
 
     /// Each interval's money per currency (`GET /v1/stats/revenue`): a row per interval and
@@ -214,7 +183,13 @@ struct DashboardPage {
     /// What stood at each interval's end (IntervalActive): the active, trials and paid; then MRR
     /// and ARR per interval and currency.
     private var activeTable: String {
-        var table = "<h2>Active at each \(figure.interval.rawValue)'s end</h2>\n<table id=\"active\"><tr><th>From</th><th>At</th>"
+        let chart = DashboardChart(id: "active-chart", unit: "subscriptions", starts: active.map(\.startMilliseconds),
+                                   interval: figure.interval, series: [
+            .init(name: "paid", color: "#3b7dd8", values: active.map(\.paid)),
+            .init(name: "trials", color: "#f9ab00", values: active.map(\.trials)),
+        ])
+        var table = "<h2>Active at each \(figure.interval.rawValue)'s end</h2>\n" + chart.svg
+            + "<table id=\"active\"><tr><th>From</th><th>At</th>"
             + IntervalActive.countNames.map { "<th>\($0.replacingOccurrences(of: "_", with: " "))</th>" }.joined() + "</tr>\n"
         for interval in active {
             table += "<tr data-start=\"\(interval.startMilliseconds)\"><td>\(Self.date(interval.startMilliseconds))</td>"
@@ -282,7 +257,6 @@ struct DashboardPage {
         escape(MoneyText.text(milliunits: milliunits, currency: currency))
     }
 
-    private static func number(_ value: Double) -> String { "\"\(Double(Int(value * 10)) / 10)\"" }
 
     static func escape(_ text: String) -> String {
         var escaped = ""
