@@ -1,5 +1,5 @@
 """The figures of `make bench`: GET /v1/stats/subscriptions, /v1/stats/mrr, /v1/stats/flows,
-/v1/stats/revenue, /v1/stats/rates, /v1/stats/cohorts, /v1/stats/churn and /v1/stats/active (a year by month) and /dashboard on a synthetic store, SQLite and PostgreSQL (a throwaway
+/v1/stats/revenue, /v1/stats/rates, /v1/stats/cohorts, /v1/stats/churn, /v1/stats/active and /v1/stats/mrr_movement (a year by month) and /dashboard on a synthetic store, SQLite and PostgreSQL (a throwaway
 cluster, when Debian's postgresql is installed).
 
 The store holds FIGURES_BENCH_SUBSCRIPTIONS subscriptions (20,000 by default; #32's target is
@@ -158,7 +158,8 @@ def row(name, store, fill):
                              (f"/v1/stats/flows?{year}&at={now}&by=month", 1000), (f"/v1/stats/revenue?{year}&by=month", 1000),
                              (f"/v1/stats/rates?{year}&by=month", 1000), (f"/v1/stats/cohorts?{year}&by=month", 1000),
                              (f"/v1/stats/churn?{year}&at={now}&by=month", 1000), (f"/v1/stats/active?{year}&by=month", 1000),
-                             (f"/v1/stats/active?{year}&by=day", 1000), (f"/dashboard?{year}&at={now}&by=month", 200)):
+                             (f"/v1/stats/active?{year}&by=day", 1000), (f"/v1/stats/mrr_movement?{year}&by=month", 1000),
+                             (f"/dashboard?{year}&at={now}&by=month", 200)):
             median, size = timed(port, path)
             print(f"  GET {path.split('?')[0]}{' by day' if 'by=day' in path else ''}: {median:,.0f} ms (median of 5; {size:,} bytes; target <= {target} ms at "
                   f"1,000,000 subscriptions)")

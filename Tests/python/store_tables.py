@@ -26,20 +26,21 @@ SCHEMA_11_COLUMNS = ("standing_transaction_id", "last_transaction_id")
 
 def downgrade_to_schema_14(location):
     """What a store of schema 14 held: the subscriptions active per midnight per product alone
-    (the counts of today's table added up over currency, length and trial), version 14."""
+    (the counts of today's table added up over currency, plan and trial), no MRR moves, version 14."""
     for statement in ("CREATE TABLE subscription_active_days_14 (day BIGINT NOT NULL, product_id TEXT NOT NULL, "
                       "change BIGINT NOT NULL, PRIMARY KEY (day, product_id))",
                       "INSERT INTO subscription_active_days_14 SELECT day, product_id, CAST(sum(change) AS BIGINT) "
                       "FROM subscription_active_days GROUP BY day, product_id",
-                      "DROP TABLE subscription_active_days",
+                      "DROP TABLE subscription_active_days", "DROP TABLE subscription_mrr_moves",
                       "ALTER TABLE subscription_active_days_14 RENAME TO subscription_active_days",
                       "DELETE FROM schema_version WHERE version > 14"):
         table(location, statement)
 
 
 def downgrade_to_schema_13(location):
-    """What a store of schema 13 held: no subscriptions active per midnight, version 13."""
-    for statement in ("DROP TABLE subscription_active_days", "DROP INDEX transactions_by_original_expiry",
+    """What a store of schema 13 held: no subscriptions active per midnight nor MRR moves, version 13."""
+    for statement in ("DROP TABLE subscription_active_days", "DROP TABLE IF EXISTS subscription_mrr_moves",
+                      "DROP INDEX transactions_by_original_expiry",
                       "DELETE FROM schema_version WHERE version > 13"):
         table(location, statement)
 

@@ -11,6 +11,7 @@ import pathlib
 import re
 import shutil
 import subprocess
+import time
 import urllib.parse
 
 import pytest
@@ -70,7 +71,8 @@ def figures_in_browser(tmp_path, url):
     page.feed(dom.stdout)
     assert page.figures, dom.stdout[:2000]
     money = [key for key in page.figures if key[2].endswith("_milliunits")]
-    assert {"mrr", "revenue"} <= {table for table, _, _ in money} <= {"mrr", "revenue", "cohort-revenue", "active-mrr"}
+    assert {"mrr", "revenue"} <= {table for table, _, _ in money} <= {"mrr", "revenue", "cohort-revenue", "active-mrr",
+                                                                      "mrr-movement"}
     for table, row, figure in money:  # in its currency's symbol and cents, as people read it; a dash for none
         value = page.figures[(table, row, figure)]
         assert page.texts[(table, row, figure)] == ("–" if value is None else money_text(value, row.split("/")[-1]))
@@ -117,11 +119,13 @@ def assert_csv_links_give_the_apis_csv(server, dom, product=None):
     """The page links each figure's CSV: with the token as a browser gives it (Basic) or as a bearer
     token, each link answers what /v1/stats/FIGURE answers as CSV for the same parameters."""
     links = {figure: html.unescape(href) for href, figure in re.findall(r'<a href="(/dashboard/csv/(\w+)\?[^"]*)"', dom)}
-    assert sorted(links) == ["active", "churn", "cohorts", "flows", "mrr", "rates", "revenue", "subscriptions"], links
+    assert sorted(links) == ["active", "churn", "cohorts", "flows", "mrr", "mrr_movement", "rates", "revenue",
+                             "subscriptions"], links
     basic = "Basic " + base64.b64encode(f"operator:{READ_TOKEN}".encode()).decode()
     for figure, link in links.items():
         query = urllib.parse.parse_qs(urllib.parse.urlsplit(link).query)
-        assert (query.get("product") or [None])[0] == product, link
+        # MRR movement is over all products: its link names none.
+        assert (query.get("product") or [None])[0] == (None if figure == "mrr_movement" else product), link
         status, data, answer = server.request("GET", link, headers={"Authorization": basic}, token=None)
         assert status == 200 and answer.getheader("Content-Type").startswith("text/csv"), (link, status, data[:200])
         assert server.request("GET", link)[1] == data
@@ -190,6 +194,14 @@ def assert_page_shows_api(shown, server, query):
                 assert shown[("active-mrr", f"{interval['start_ms']}/{line['currency']}", name)] == line[name]
     assert len([key for key in shown if key[0] == "active-mrr" and key[2] == "subscriptions"]) == sum(
         len(interval["currencies"]) for interval in active["intervals"])
+    moved = server.json("GET", "/v1/stats/mrr_movement?" + urllib.parse.urlencode(
+        {key: values[0] for key, values in given.items() if key in ("from", "to", "by")}))[1]
+    lines = [(interval["start_ms"], line) for interval in moved["intervals"] for line in interval["currencies"]]
+    assert len(lines) == len([key for key in shown if key[0] == "mrr-movement" and key[2] == "net_milliunits"])
+    for start, line in lines:
+        for name in ("new_milliunits", "expansion_milliunits", "contraction_milliunits", "churned_milliunits",
+                     "reactivation_milliunits", "net_milliunits"):
+            assert shown[("mrr-movement", f"{start}/{line['currency']}", name)] == line[name], (start, line, name)
     if not shows_cohorts:
         assert not [key for key in shown if key[0] in ("cohorts", "cohort-revenue")]
         assert_cards_sum_the_range_and_the_one_before(shown, server, given)
@@ -308,13 +320,15 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
             assert svg.count("<rect ") == bars, chart
             # Its axes are labelled: what is counted, the intervals' starts, and round ticks from 0 past the highest bar.
             assert re.search(r'<text class="y-title"[^>]*>subscriptions</text>', svg)
-            assert re.search(r'<text class="x-title"[^>]*>month starting \(UTC\)</text>', svg)
+            x_title = "month starting (UTC)" if chart == "flows-chart" else "at each month's end (UTC)"
+            assert re.search(r'<text class="x-title"[^>]*>' + re.escape(x_title) + '</text>', svg.replace("&#39;", "'"))
             ticks = [int(value) for value in re.findall(r'<text class="y-tick"[^>]*>(\d+)</text>', svg)]
             step = ticks[1]
             assert ticks == [step * n for n in range(len(ticks))] and 2 <= len(ticks) <= 6 and ticks[-2] < highest <= ticks[-1]
         titles = re.findall(r'<title>([\d-]+): (\d+) (paid|trials)</title>', charts["active-chart"])
-        assert [(int(count), name) for _, count, name in titles] == [
-            (interval[name], label) for interval in active for name, label in (("active_paid", "paid"), ("active_trials", "trials"))]
+        assert [(date, int(count), name) for date, count, name in titles] == [  # each bar dated where it is read
+            (time.strftime("%Y-%m-%d", time.gmtime(interval["at_ms"] // 1000)), interval[name], label)
+            for interval in active for name, label in (("active_paid", "paid"), ("active_trials", "trials"))]
         # One product, chosen in the form: the page shows that product's figures.
         assert '<option value="">all</option><option>com.example.minted.annual</option>' in dom
         product = urllib.parse.urlencode({"product": "com.example.minted.yearly"})

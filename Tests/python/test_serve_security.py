@@ -168,7 +168,8 @@ ODD_NUMBERS = ["0", "-1", "-9223372036854775808", "9223372036854775807", "922337
 #: Every endpoint's numeric and date parameters.
 PARAMETERS = [(f"/v1/stats/{figure}", name) for figure in ("subscriptions", "mrr", "flows", "churn")
               for name in ("at", "from", "to")] + [
-    (f"/v1/stats/{figure}", name) for figure in ("revenue", "rates", "cohorts", "active") for name in ("from", "to")] + [
+    (f"/v1/stats/{figure}", name) for figure in ("revenue", "rates", "cohorts", "active", "mrr_movement")
+    for name in ("from", "to")] + [
     ("/v1/stats/cohorts", "periods"),
     ("/dashboard", "at"), ("/dashboard", "from"), ("/dashboard", "to"),
     ("/v1/events", "limit"), ("/v1/events", "before"),

@@ -147,7 +147,8 @@ def test_facts_are_derived_when_accepted_and_when_a_schema_4_store_migrates(tmp_
         server.stop()
     assert table(location, "SELECT max(version) FROM schema_version") == [(SCHEMA_VERSION,)]
     if is_postgres:  # an upgrade rewrote the rows: statistics and visibility made again (the stopped server's stats are flushed)
-        wanted = {"transactions", "renewal_infos", "subscription_summaries", "subscription_flow_days", "subscription_active_days"}
+        wanted = {"transactions", "renewal_infos", "subscription_summaries", "subscription_flow_days", "subscription_active_days",
+                  "subscription_mrr_moves"}
         deadline = time.monotonic() + 10
         while {name for (name,) in table(location, vacuumed)} != wanted and time.monotonic() < deadline:
             time.sleep(0.2)
@@ -833,14 +834,26 @@ def test_cohorts_by_month_equal_a_reference_from_the_same_notifications(tmp_path
         server.stop()
 
 
-def reference_churn(stories, states, since, until, now, product=None):
-    """The churn per calendar month (UTC) of [since, until): the subscriptions active at each month's
-    first midnight by status_as_it_stood over the stored copies (under the product of the period
-    that covered it), the churned of reference_flows, and each rate to four places."""
+def stored_subscriptions(stories):
+    """The stored copies of each subscription's transactions, by original id, and its renewal info's (latest_copies)."""
     transactions, renewals = latest_copies(stories)
     by_subscription = {}
     for transaction in transactions.values():
         by_subscription.setdefault(transaction["originalTransactionId"], []).append(transaction)
+    return by_subscription, renewals
+
+
+def months_read(since, until):
+    """Each calendar month (UTC) of [since, until) as (its first instant, the midnight it is read at:
+    its end, or the last midnight at or before `until`)."""
+    return [(start, min(months(start, start + 32 * DAY)[1], until - until % DAY)) for start in months(since, until)]
+
+
+def reference_churn(stories, states, since, until, now, product=None):
+    """The churn per calendar month (UTC) of [since, until): the subscriptions active at each month's
+    first midnight by status_as_it_stood over the stored copies (under the product of the period
+    that covered it), the churned of reference_flows, and each rate to four places."""
+    by_subscription, renewals = stored_subscriptions(stories)
     churn = []
     for interval in reference_flows(stories, states, since, until, now, product):
         start, churned = interval["start_ms"], interval["churned"]
@@ -923,29 +936,33 @@ def test_churn_by_month_equals_a_reference_from_the_same_notifications(tmp_path,
             churn = server.json("GET", f"/v1/stats/churn?from={midnight}&to={midnight + DAY}&by=day")[1]["intervals"]
             total = server.json("GET", f"/v1/stats/subscriptions?at={midnight}")[1]["total"]
             assert churn[0]["active_at_start"] == total["active"], midnight
+            # So do the active and MRR kept per plan (undated and extreme periods of no plan's length among them).
+            active = server.json("GET", f"/v1/stats/active?from={midnight - DAY}&to={midnight}&by=day")[1]["intervals"][-1]
+            mrr = server.json("GET", f"/v1/stats/mrr?at={midnight}")[1]
+            assert (active["at_ms"], active["active"], active["unclassified"]) == (
+                midnight, total["active"], mrr["unclassified"]["subscriptions"]), midnight
+            assert [(line["currency"], line["mrr_milliunits"]) for line in active["currencies"]] == [
+                (line["currency"], line["mrr_milliunits"]) for line in mrr["currencies"]], midnight
     finally:
         server.stop()
     # Schema 15 made again from the rows, from a store of schema 14 and one of 13: what the writes
     # kept, undated copies and extreme dates among them.
-    kept = active_days(server.location)
+    kept, kept_moves = active_days(server.location), mrr_moves(server.location)
     for downgrade in (downgrade_to_schema_14, downgrade_to_schema_13):
         downgrade(server.location)
         store_server(tmp_path, news_ca, test_ca, store=server.location).stop()
         assert table(server.location, "SELECT max(version) FROM schema_version") == [(SCHEMA_VERSION,)]
         assert active_days(server.location) == kept, downgrade.__name__
+        assert mrr_moves(server.location) == kept_moves, downgrade.__name__
 
 
 def reference_active(stories, since, until, product=None):
     """What stood at the end of each calendar month (UTC) of [since, until), read at its last midnight
     not after `until`: the subscriptions active by status_as_it_stood over the stored copies, the free
     trials among them (their standing period's offerDiscountType), and mrr_of their standing periods."""
-    transactions, renewals = latest_copies(stories)
-    by_subscription = {}
-    for transaction in transactions.values():
-        by_subscription.setdefault(transaction["originalTransactionId"], []).append(transaction)
+    by_subscription, renewals = stored_subscriptions(stories)
     intervals = []
-    for start in months(since, until):
-        at = min(months(start, start + 32 * DAY)[1], until - until % DAY)
+    for start, at in months_read(since, until):
         judged = [status_as_it_stood(periods, renewals.get(original, {}), at) for original, periods in by_subscription.items()]
         standing = [found[1] for found in judged
                     if found and found[0] == "active" and product in (None, found[1]["productId"])]
@@ -957,6 +974,126 @@ def reference_active(stories, since, until, product=None):
                                           "subscriptions": line["subscriptions"]} for line in mrr_of(standing)],
                           "unclassified": 0})
     return intervals
+
+
+def worth_at(periods, renewal, at):
+    """A subscription's MRR at instant `at` as (currency, twelfths of a milliunit), by the rule written
+    out apart: its standing period (status_as_it_stood) when active, priced above 0 and of a plan's
+    length, its price times the plan's twelfths in a month; else None."""
+    found = status_as_it_stood(periods, renewal, at)
+    if not found or found[0] != "active" or found[1].get("price", 0) <= 0:
+        return None
+    period = found[1]
+    days = (period["expiresDate"] - period["purchaseDate"] + DAY // 2) // DAY
+    plan = next((p for p in PERIODS if p[1] <= days <= p[2]), None)
+    return None if plan is None else (period["currency"], period["price"] * 12 * plan[3] // plan[4])
+
+
+MOVES = ("new", "expansion", "contraction", "churned", "reactivation")
+
+
+def round_twelfths(twelfths):
+    """Twelfths of a milliunit in milliunits, half away from zero."""
+    whole = (abs(twelfths) * 2 + 12) // 24
+    return -whole if twelfths < 0 else whole
+
+
+def reference_mrr_movement(stories, since, until):
+    """The MRR movement per calendar month (UTC) of [since, until), from each month's first midnight
+    to the midnight it is read at (as reference_active reads it): at each midnight, each subscription's
+    worth_at against the midnight before, classified by MRRMovement's rule written out apart."""
+    by_subscription, renewals = stored_subscriptions(stories)
+    intervals = []
+    for start, at in months_read(since, until):
+        lines = {}
+
+        def move(currency, kind, twelfths):
+            line = lines.setdefault(currency, {name: [0, 0] for name in MOVES})
+            line[kind][0] += 1
+            line[kind][1] += twelfths
+        for midnight in range(start + DAY, at + 1, DAY):
+            for original, periods in by_subscription.items():
+                renewal = renewals.get(original, {})
+                before, after = worth_at(periods, renewal, midnight - DAY), worth_at(periods, renewal, midnight)
+                if before == after:
+                    continue
+                if before is None:
+                    paid_ended = any("revocationDate" not in p and p.get("price", 0) > 0 and p["expiresDate"] <= midnight - DAY
+                                     for p in periods)
+                    move(after[0], "reactivation" if paid_ended else "new", after[1])
+                elif after is None:
+                    move(before[0], "churned", -before[1])
+                elif before[0] != after[0]:
+                    move(before[0], "churned", -before[1])
+                    move(after[0], "reactivation", after[1])
+                else:
+                    move(after[0], "expansion" if after[1] > before[1] else "contraction", after[1] - before[1])
+        intervals.append({"start_ms": start, "at_ms": at, "currencies": [
+            dict({f"{kind}_milliunits": round_twelfths(line[kind][1]) for kind in MOVES},
+                 net_milliunits=round_twelfths(sum(line[kind][1] for kind in MOVES)),
+                 **{kind: line[kind][0] for kind in MOVES}, currency=currency)
+            for currency, line in sorted(lines.items())]})
+    return intervals
+
+
+def price_changes(mint_jws, news_ca, now):
+    """A monthly subscription renewed at a higher price, then at a lower one (its MRR expands, then
+    contracts), none of its periods refunded: (original id, bodies)."""
+    _, chains = news_ca
+    original = "2100000000097000"
+    story = [(name, payload) for name, payload in mint_jws.notification_story(original, TOKEN, now=now - 20 * DAY)
+             if payload["notificationType"] != "REFUND"]
+    prices = {original: 4990, f"{original}01": 9990, f"{original}02": 2990}
+    for _, payload in story:
+        payload["data"]["signedTransactionInfo"]["price"] = prices[payload["data"]["signedTransactionInfo"]["transactionId"]]
+    return original, [mint_jws.sign_notification(payload, chains) for _, payload in story]
+
+
+def test_mrr_movement_by_month_equals_a_reference_from_the_same_notifications(tmp_path, news_ca, test_ca, mint_jws, now,
+                                                                             new_store):
+    """GET /v1/stats/mrr_movement: per month and currency, the MRR that came new, expanded, contracted,
+    churned and came back (a price rise and fall, refunded periods leaving gaps, a reactivation, a
+    yearly plan, free trials converting, EUR and USD), with how many subscriptions made each move and
+    the net, as a reference from the same notifications gives them; the net adds up to the change of
+    /v1/stats/active's MRR within rounding; CSV equal to JSON; `product` and `at` refused."""
+    server, _ = server_with_an_unconverted_trial(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
+    try:
+        stories = shaped_stories(mint_jws, news_ca, now) + [unconverted_trial(mint_jws, news_ca, now)]
+        extra = ten_monthly_stories(mint_jws, news_ca, now) + [reactivated_then_renewed(mint_jws, news_ca, now),
+                                                                price_changes(mint_jws, news_ca, now)]
+        for _, bodies in extra:
+            for body in bodies:
+                assert post(server, body)[0] == 200
+        stories += extra
+        since, until = now - 300 * DAY, now + 60 * DAY + DAY // 3
+        status, movement = server.json("GET", f"/v1/stats/mrr_movement?from={since}&to={until}&by=month")
+        assert status == 200 and (movement["from_ms"], movement["to_ms"], movement["by"]) == (since, until, "month")
+        reference = reference_mrr_movement(stories, since, until)
+        assert movement["intervals"] == reference
+        made = {kind for interval in reference for line in interval["currencies"] for kind in MOVES if line[kind]}
+        assert made == set(MOVES), made  # the stories make every kind of move
+        # The moves of a month take its MRR at the first midnight to its MRR at the one it is read at,
+        # within the rounding of each (MRR rounds each plan's sum in a currency, the net its own).
+        active = server.json("GET", f"/v1/stats/active?from={since - 40 * DAY}&to={until}&by=month")[1]["intervals"]
+        mrr_at = {interval["at_ms"]: {line["currency"]: line["mrr_milliunits"] for line in interval["currencies"]}
+                  for interval in active}
+        for interval in movement["intervals"]:
+            start, end = mrr_at[interval["start_ms"]], mrr_at[interval["at_ms"]]
+            for line in interval["currencies"]:
+                change = end.get(line["currency"], 0) - start.get(line["currency"], 0)
+                assert abs(line["net_milliunits"] - change) <= 2, (interval["start_ms"], line, change)
+        header, rows = csv_rows(server, f"/v1/stats/mrr_movement?from={since}&to={until}&by=month&format=csv")
+        amounts = [f"{kind}_milliunits" for kind in MOVES] + ["net_milliunits"]
+        assert header == ["start_ms", "start_date", "at_ms", "at_date", "currency", *amounts, *MOVES]
+        flat = [(interval, line) for interval in reference for line in interval["currencies"]]
+        assert [(int(row["start_ms"]), row["currency"], [int(row[name]) for name in amounts + list(MOVES)]) for row in rows] == [
+            (interval["start_ms"], line["currency"], [line[name] for name in amounts + list(MOVES)]) for interval, line in flat]
+        for query in ("product=com.example.minted.monthly", f"at={now}", "by=year", f"from={until}&to={since}", "periods=2"):
+            status, answer = server.json("GET", f"/v1/stats/mrr_movement?{query}")
+            assert status == 400, query
+        assert "over all of them" in server.json("GET", "/v1/stats/mrr_movement?product=x")[1]["detail"]
+    finally:
+        server.stop()
 
 
 def test_active_trials_and_mrr_at_each_months_end_equal_a_reference(tmp_path, news_ca, test_ca, mint_jws, now,
@@ -1002,13 +1139,13 @@ def test_active_trials_and_mrr_at_each_months_end_equal_a_reference(tmp_path, ne
             assert_as_judged_at(interval)
         header, rows = csv_rows(server, f"/v1/stats/active?from={since}&to={until}&by=month&format=csv")
         counts = ["active", "active_trials", "active_paid"]
-        assert header == ["start_ms", "start_date", "at_ms", "at_date", *counts, "currency", "mrr_milliunits",
+        assert header == ["start_ms", "start_date", "at_ms", "at_date", *counts, "unclassified", "currency", "mrr_milliunits",
                           "arr_milliunits", "subscriptions"]
         flat = [(interval, line) for interval in reference for line in interval["currencies"] or [None]]
         assert len(rows) == len(flat)
         for row, (interval, line) in zip(rows, flat):
-            assert int(row["at_ms"]) == interval["at_ms"] and [int(row[name]) for name in counts] == [
-                interval[name] for name in counts]
+            assert int(row["at_ms"]) == interval["at_ms"] and [int(row[name]) for name in counts + ["unclassified"]] == [
+                interval[name] for name in counts + ["unclassified"]]
             assert row["currency"] == (line["currency"] if line else "")
             if line:
                 assert (int(row["mrr_milliunits"]), int(row["arr_milliunits"]), int(row["subscriptions"])) == (
@@ -1144,8 +1281,14 @@ def active_days(location):
     """The subscriptions active per midnight as changes per day, product, currency, length and trial,
     with their prices (schema 15), in key order, rows that change nothing left out."""
     return [row for row in table(location, "SELECT * FROM subscription_active_days "
-                                           "ORDER BY day, product_id, currency, period_days, free_trial")
+                                           "ORDER BY day, product_id, currency, billing_period, free_trial")
             if row[5:] != ("0", "0")]
+
+
+def mrr_moves(location):
+    """Each day's MRR moves per currency and kind with their twelfths (schema 15), rows that move nothing left out."""
+    return [row for row in table(location, "SELECT * FROM subscription_mrr_moves ORDER BY day, currency, move")
+            if row[3:] != ("0", "0")]
 
 
 def assert_kept_tables_made_afresh_agree(location, start_server):
@@ -1153,8 +1296,8 @@ def assert_kept_tables_made_afresh_agree(location, start_server):
     changed; the periods begun per day and the summaries per expiry day, changed by differences)
     equals what a migration (at `start_server()`) makes from all the rows held."""
     kept, kept_expiries, kept_summaries = flow_days(location), expiry_days(location), summaries_and_periods(location)
-    kept_active = active_days(location)
-    assert any(int(row[5]) > 0 for row in kept_active)
+    kept_active, kept_moves = active_days(location), mrr_moves(location)
+    assert any(int(row[5]) > 0 for row in kept_active) and any(int(row[3]) > 0 for row in kept_moves)
     assert sum(int(value) for row in kept for value in row[3:]) > 0
     assert sum(int(row[6]) for row in kept_expiries) == int(table(location, "SELECT count(*) FROM subscription_summaries")[0][0])
     downgrade_to_schema_5(location)
@@ -1165,6 +1308,7 @@ def assert_kept_tables_made_afresh_agree(location, start_server):
     assert flow_days(location) == kept
     assert expiry_days(location) == kept_expiries
     assert active_days(location) == kept_active
+    assert mrr_moves(location) == kept_moves
 
 
 def test_flows_by_month_equal_a_reference_from_the_same_notifications(tmp_path, news_ca, test_ca, mint_jws, now, new_store):

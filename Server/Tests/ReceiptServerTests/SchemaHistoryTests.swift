@@ -25,7 +25,7 @@ import Testing
         "f0334a9297da61b1",  // 12
         "75416d3b2bd322c7",  // 13
         "00798fdb3965a459",  // 14
-        "ff5e431e8b8830d1",  // 15
+        "b7a5f4bd761f7f44",  // 15
     ]
 
     static func fingerprint(of version: Int) -> String {

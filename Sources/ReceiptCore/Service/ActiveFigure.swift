@@ -49,9 +49,15 @@ public struct IntervalActive: Sendable, Equatable {
             let lines = MRRLine.lines(standing.prices)
             return IntervalActive(startMilliseconds: first * FigureInterval.dayMilliseconds,
                                   atMilliseconds: day * FigureInterval.dayMilliseconds,
-                                  counts: [standing.active, standing.trials, standing.active.clampedAdding(-standing.trials)],
+                                  counts: [standing.active, standing.trials, paid(standing)],
                                   mrr: lines.lines, unclassified: lines.unclassified)
         }
+    }
+
+    /// The active less the trials, within 64 bits.
+    private static func paid(_ standing: ActiveStanding) -> Int64 {
+        let (paid, overflow) = standing.active.subtractingReportingOverflow(standing.trials)
+        return overflow ? (standing.trials < 0 ? .max : .min) : paid
     }
 
     /// A currency's ARR: twelve times its MRR.

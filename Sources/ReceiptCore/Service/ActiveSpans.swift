@@ -24,7 +24,7 @@ public enum ActiveSpans {
         public let currency: String
         /// In milliunits of `currency`; nil where the payload states none (MRR adds 0).
         public let price: Int64?
-        /// Its offer is a free trial (offerDiscountType FREE_TRIAL), as the flows' trial starts read it.
+        /// Its offer is a free trial (offerDiscountType FREE_TRIAL), whatever its place in the subscription.
         public let freeTrial: Bool
 
         public init(transactionID: String, product: String, purchase: Int64?, expires: Int64?, revoked: Bool,
@@ -36,46 +36,36 @@ public enum ActiveSpans {
 
         /// What the subscription counts under while this period stands.
         var standing: Standing {
-            Standing(product: product, currency: currency, periodDays: Standing.planDays(from: purchase, to: expires ?? 0),
+            Standing(product: product, currency: currency, plan: Standing.plan(from: purchase, to: expires ?? 0),
                      price: price ?? 0, freeTrial: freeTrial)
         }
     }
 
     /// What a subscription counts under while a period stands: its product, and what the figures
-    /// read of that period (MRR: its currency, price and length in whole days, as
-    /// BillingPeriod.of tells a plan from it; the active trials: whether it is a free trial).
-    public struct Standing: Sendable, Hashable, Comparable {
+    /// read of that period (MRR: its currency, price and plan; the active trials: whether it is a
+    /// free trial). Renewals of one plan at one price stand alike, so their spans join.
+    public struct Standing: Sendable, Hashable {
         public let product: String
         public let currency: String
-        /// From purchase (the start, when undated, as MRR reads it) to expiry, to the nearest day,
-        /// within 0...maxPlanDays (the ends hold every length no plan has).
-        public let periodDays: Int64
+        /// The plan BillingPeriod.of tells from the period's length (from its purchase, or from the
+        /// start when undated, as MRR reads it, to its expiry); nil for a length no plan has.
+        public let plan: BillingPeriod?
         public let price: Int64
         public let freeTrial: Bool
 
-        public init(product: String, currency: String = "", periodDays: Int64 = 0, price: Int64 = 0, freeTrial: Bool = false) {
-            (self.product, self.currency, self.periodDays, self.price, self.freeTrial) = (product, currency, periodDays, price, freeTrial)
+        public init(product: String, currency: String = "", plan: BillingPeriod? = nil, price: Int64 = 0, freeTrial: Bool = false) {
+            (self.product, self.currency, self.plan, self.price, self.freeTrial) = (product, currency, plan, price, freeTrial)
         }
 
-        /// Longer than any plan (a year is 366 days at most): every longer length is one, unclassified.
-        public static let maxPlanDays: Int64 = 1000
-
-        /// A period's length in whole days, rounded as BillingPeriod.of rounds it, so that
-        /// `periodDays` days tell the same plan as the milliseconds did.
-        static func planDays(from purchase: Int64?, to expires: Int64) -> Int64 {
+        /// The plan of a period from `purchase` (nil: the start) to `expires`; nil where the length
+        /// is none's or passes 64 bits.
+        static func plan(from purchase: Int64?, to expires: Int64) -> BillingPeriod? {
             let (length, overflow) = expires.subtractingReportingOverflow(purchase ?? 0)
-            guard !overflow else { return expires > 0 ? maxPlanDays : 0 }
-            let day = FigureInterval.dayMilliseconds
-            return min(max(length.clampedAdding(day / 2) / day, 0), maxPlanDays)
+            return overflow ? nil : BillingPeriod.of(milliseconds: length)
         }
 
-        /// The length as BillingPeriod.of and MRRLine take it.
-        public var periodMilliseconds: Int64 { periodDays * FigureInterval.dayMilliseconds }
-
-        public static func < (a: Self, b: Self) -> Bool {
-            (a.product, a.currency, a.periodDays, a.price, a.freeTrial ? 1 : 0)
-                < (b.product, b.currency, b.periodDays, b.price, b.freeTrial ? 1 : 0)
-        }
+        /// A length of the plan as MRRLine takes it (0 for none, which it leaves unclassified).
+        public var periodMilliseconds: Int64 { plan.map { $0.days.lowerBound * FigureInterval.dayMilliseconds } ?? 0 }
     }
 
     /// [start, end) in epoch milliseconds (start nil: from the start), active under `standing`.

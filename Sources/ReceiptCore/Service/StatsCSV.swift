@@ -62,18 +62,33 @@ public enum StatsCSV {
                        intervals.map { ($0.startMilliseconds, $0.counts, $0.rateFigures) })
     }
 
-    /// `start_ms,start_date,at_ms,at_date,active,active_trials,active_paid,currency,mrr_milliunits,arr_milliunits,subscriptions`:
+    /// `start_ms,start_date,at_ms,at_date,active,active_trials,active_paid,unclassified,currency,mrr_milliunits,arr_milliunits,subscriptions`:
     /// a row per interval and currency (IntervalActive), the interval's counts on each; an interval
     /// without a currency has one row, its currency's fields empty.
     public static func active(_ intervals: [IntervalActive]) -> [UInt8] {
         var table = Table(["start_ms", "start_date", "at_ms", "at_date"] + IntervalActive.countNames
-                          + ["currency", "mrr_milliunits", "arr_milliunits", "subscriptions"])
+                          + ["unclassified", "currency", "mrr_milliunits", "arr_milliunits", "subscriptions"])
         for interval in intervals {
             let lines = interval.mrr.map { [$0.currency, String($0.milliunits), String(IntervalActive.arr($0)), String($0.subscriptions)] }
             for line in lines.isEmpty ? [["", "", "", ""]] : lines {
                 table.row([String(interval.startMilliseconds), FigureInterval.date(of: interval.startMilliseconds),
                            String(interval.atMilliseconds), FigureInterval.date(of: interval.atMilliseconds)],
-                          interval.counts, then: line)
+                          interval.counts + [interval.unclassified], then: line)
+            }
+        }
+        return table.bytes
+    }
+
+    /// `start_ms,start_date,at_ms,at_date,currency`, each move's milliunits and `net_milliunits`, then
+    /// each move's count: a row per interval and currency that moved (IntervalMRRMovement).
+    public static func mrrMovement(_ intervals: [IntervalMRRMovement]) -> [UInt8] {
+        let amounts = MRRMove.allCases.map { $0.rawValue + "_milliunits" } + ["net_milliunits"]
+        var table = Table(["start_ms", "start_date", "at_ms", "at_date", "currency"] + amounts + IntervalMRRMovement.countNames)
+        for interval in intervals {
+            for line in interval.currencies {
+                table.row([String(interval.startMilliseconds), FigureInterval.date(of: interval.startMilliseconds),
+                           String(interval.atMilliseconds), FigureInterval.date(of: interval.atMilliseconds), line.currency],
+                          line.amounts.map(\.milliunits) + line.counts)
             }
         }
         return table.bytes

@@ -150,6 +150,26 @@ public enum StatsJSON {
         }
     }
 
+    /// `{"from_ms", "to_ms", "by", "intervals": [{"start_ms", "at_ms", "currencies": [{"currency",
+    /// "new_milliunits", "expansion_milliunits", "contraction_milliunits", "churned_milliunits",
+    /// "reactivation_milliunits", "net_milliunits", "new", "expansion", "contraction", "churned",
+    /// "reactivation"}]}]}` (IntervalMRRMovement): every interval that meets [from, to), each currency that moved in it.
+    public static func mrrMovement(_ intervals: [IntervalMRRMovement], by interval: FigureInterval, from: Int64, to: Int64)
+        -> [UInt8] {
+        ranged(intervals, by: interval, from: from, to: to, product: nil, start: \.startMilliseconds) { movement, writer in
+            writer.number("at_ms", movement.atMilliseconds)
+            writer.beginArray("currencies")
+            for line in movement.currencies {
+                writer.beginObject()
+                writer.string("currency", line.currency)
+                for (name, value) in line.amounts { writer.number(name, value) }
+                for (name, value) in zip(IntervalMRRMovement.countNames, line.counts) { writer.number(name, value) }
+                writer.endObject()
+            }
+            writer.endArray()
+        }
+    }
+
     /// An interval's counts by name, then its rates (a decimal, or `null` without a denominator).
     private static func writeCounts(_ counts: Zip2Sequence<[String], [Int64]>, rates: [(name: String, value: String?)],
                                     into writer: inout JSONWriter) {

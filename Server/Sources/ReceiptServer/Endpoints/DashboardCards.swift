@@ -12,7 +12,9 @@ extension DashboardPage {
                       "new": "New subscriptions", "new_paying": "New paying", "conversion_to_paying": "Conversion to paying",
                       "trial_conversion_rate": "Trial conversion", "churn_rate": "Churn rate", "refund_rate": "Refund rate", "net_milliunits": "Net revenue"]
         var section = "<h2>The range against the one before</h2>\n<p>From \(Self.date(figure.from)) to \(Self.date(figure.to)) "
-            + "against \(Self.date(previousFrom)) to \(Self.date(figure.from)) (UTC).</p>\n<div class=\"cards\">\n"
+            + "against \(Self.date(previousFrom)) to \(Self.date(figure.from)) (UTC). Active subscriptions: at the page's instant "
+            + "against the range's first midnight; active trials and MRR: at the range's last midnight against its first.</p>\n"
+            + "<div class=\"cards\">\n"
         for card in cards {
             let key = card.currency.map { card.name + "/" + $0 } ?? card.name
             section += "<div class=\"card\" data-card=\"\(Self.escape(key))\"><h3>\(titles[card.name] ?? card.name)"

@@ -2,7 +2,7 @@ import ReceiptCore
 
 /// The page's charts: server-rendered SVG (no script, as the page's Content-Security-Policy
 /// requires), bars per interval for each series, a labelled y axis with round ticks from 0, and
-/// the intervals' starts along the x axis.
+/// the intervals' instants along the x axis.
 struct DashboardChart {
     /// A series: its name in the legend and the bars' titles, its colour, a value per interval.
     struct Series {
@@ -15,8 +15,11 @@ struct DashboardChart {
     let id: String
     /// What the y axis counts (`subscriptions`).
     let unit: String
-    /// The intervals' starts, in epoch milliseconds, in order.
-    let starts: [Int64]
+    /// The instant each interval's bars stand for (its start, or the midnight it is read at), in
+    /// epoch milliseconds, in order: the x axis' labels and the bars' titles.
+    let instants: [Int64]
+    /// What the x axis shows (`month starting (UTC)`).
+    let xTitle: String
     let interval: FigureInterval
     let series: [Series]
 
@@ -25,7 +28,7 @@ struct DashboardChart {
         let (width, height, top, left) = (720.0, 200.0, 10.0, 72.0)
         let ticks = DashboardPage.ticks(reaching: series.flatMap(\.values).max() ?? 0)
         let highest = Double(max(1, ticks.last ?? 1))
-        let slot = width / Double(max(1, starts.count))
+        let slot = width / Double(max(1, instants.count))
         let bar = slot / Double(series.count + 1)
         var chart = "<p class=\"legend\">"
             + series.map { "<span style=\"background:\($0.color)\"></span>\($0.name)" }.joined() + "</p>\n"
@@ -40,9 +43,9 @@ struct DashboardChart {
         chart += "<text class=\"y-title\" transform=\"translate(12 \(Int(top + height / 2))) rotate(-90)\" font-size=\"11\" "
             + "text-anchor=\"middle\">\(unit)</text>\n"
             + "<text class=\"x-title\" x=\(Self.number(left + width / 2)) y=\"\(Int(height + top + 34))\" font-size=\"11\" "
-            + "text-anchor=\"middle\">\(interval.rawValue) starting (UTC)</text>\n"
-        let labelEvery = max(1, starts.count / 12)
-        for (index, start) in starts.enumerated() {
+            + "text-anchor=\"middle\">\(xTitle)</text>\n"
+        let labelEvery = max(1, instants.count / 12)
+        for (index, start) in instants.enumerated() {
             for (position, entry) in series.enumerated() {
                 let value = index < entry.values.count ? entry.values[index] : 0
                 let barHeight = height * Double(value) / highest

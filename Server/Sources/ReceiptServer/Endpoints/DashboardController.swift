@@ -54,21 +54,24 @@ struct DashboardController {
             // What stood at each interval's end (the last also the cards' end of the range).
             let readDays = IntervalActive.readDays(intervals: figure.firstDays, by: figure.interval, to: figure.to)
             async let active = store.standing(atMidnightsOf: figure.firstDays + starts + readDays, product: figure.product)
+            async let moves = store.mrrMoves(afterDay: figure.firstDays.first ?? 0, throughDay: readDays.max() ?? 0)
             async let previousDays = store.flows(from: previousFrom, to: figure.from, at: figure.at, product: figure.product)
             let cohorts = cohortsValue == nil ? nil
                 : try await store.cohorts(from: figure.from, to: figure.to, product: figure.product)
             let held = try await standing
             let flowDays = try await days
+            // The one reading, in the order asked: each interval's start, the two ranges' starts, each interval's end.
             let standingAt = try await active
-            let activeAt = standingAt.map(\.active)
-            let standingAtEnds = Array(standingAt.suffix(readDays.count))
-            let churn = IntervalChurn.make(flowDays, activeAtStart: Array(activeAt.prefix(figure.firstDays.count)),
+            let atIntervalStarts = Array(standingAt.prefix(figure.firstDays.count))
+            let (atRangeStart, atPreviousStart) = (standingAt[figure.firstDays.count], standingAt[figure.firstDays.count + 1])
+            let atIntervalEnds = Array(standingAt.suffix(readDays.count))
+            let churn = IntervalChurn.make(flowDays, activeAtStart: atIntervalStarts.map(\.active),
                                            intervals: figure.firstDays, by: figure.interval)
             let (rangeChurn, previousChurn) = (
                 IntervalChurn.over(flowDays, startMilliseconds: starts[0] * FigureInterval.dayMilliseconds,
-                                   activeAtStart: activeAt[figure.firstDays.count]),
+                                   activeAtStart: atRangeStart.active),
                 IntervalChurn.over(try await previousDays, startMilliseconds: starts[1] * FigureInterval.dayMilliseconds,
-                                   activeAtStart: activeAt[figure.firstDays.count + 1]))
+                                   activeAtStart: atPreviousStart.active))
             let counts = StoreFigures.counts(in: held)
             let page = DashboardPage(figure: figure, counts: counts,
                                      mrr: MRRLine.lines(StoreFigures.priceGroups(in: held, product: figure.product)),
@@ -76,7 +79,9 @@ struct DashboardController {
                                      revenue: IntervalRevenue.make(try await money, intervals: figure.firstDays, by: figure.interval),
                                      rates: IntervalRates.make(try await rates, intervals: figure.firstDays, by: figure.interval),
                                      churn: churn,
-                                     active: IntervalActive.make(standingAtEnds, intervals: figure.firstDays, readDays: readDays),
+                                     active: IntervalActive.make(atIntervalEnds, intervals: figure.firstDays, readDays: readDays),
+                                     movement: IntervalMRRMovement.make(try await moves, intervals: figure.firstDays,
+                                                                        readDays: readDays),
                                      cohorts: cohorts.map {
                                          IntervalCohort.make($0.firstPaid, revenue: $0.revenue, intervals: figure.firstDays,
                                                              by: figure.interval, periods: figure.periods)
@@ -87,8 +92,7 @@ struct DashboardController {
                                                             activeNow: SubscriptionCount.total(counts.filter {
                                                                 figure.product == nil || $0.productID == figure.product
                                                             }, .active),
-                                                            atEnd: standingAtEnds.last ?? ActiveStanding(),
-                                                            atStart: standingAt[figure.firstDays.count]),
+                                                            atEnd: atIntervalEnds.last ?? ActiveStanding(), atStart: atRangeStart),
                                      previousFrom: previousFrom)
             return ServerAnswer.page(.ok, page.html)
         } catch {

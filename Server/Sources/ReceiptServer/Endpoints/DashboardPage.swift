@@ -13,6 +13,8 @@ struct DashboardPage {
     let rates: [IntervalRates]
     let churn: [IntervalChurn]
     let active: [IntervalActive]
+    /// Over all products, whatever the page's product.
+    let movement: [IntervalMRRMovement]
     /// Nil unless the page was asked for them (`cohorts=1`).
     let cohorts: [IntervalCohort]?
     /// The cards, over the range and the one before it, which begins at `previousFrom`.
@@ -45,7 +47,8 @@ struct DashboardPage {
 
             """ + cardsSection
         let sections = [("subscriptions", statusTable), ("mrr", mrrTable), ("flows", flowsSection), ("revenue", revenueTable),
-                        ("rates", ratesTable), ("churn", churnTable), ("active", activeTable), ("cohorts", cohortTables)]
+                        ("rates", ratesTable), ("churn", churnTable), ("active", activeTable), ("mrr_movement", movementTable),
+                        ("cohorts", cohortTables)]
         page += sections.map { name, section in section + csvLink(name) }.joined() + "</body></html>\n"
         return page
     }
@@ -56,6 +59,7 @@ struct DashboardPage {
         let query = pageQuery.filter { parameter in
             let key = String(parameter.prefix { $0 != "=" })
             if FigureQuery.rangeParameters.contains(key) { return StatsController.rangedFigures.contains(name) }
+            if key == "product" { return !StatsController.allProductFigures.contains(name) }
             return key != "at" || !StatsController.instantlessFigures.contains(name)
         }
         let href = DashboardController.csvPath + name + "?" + query.joined(separator: "&")
@@ -109,8 +113,8 @@ struct DashboardPage {
 
     /// The chart (new, renewals, churned per interval, as bars) and the table of every flow.
     private var flowsSection: String {
-        let chart = DashboardChart(id: "flows-chart", unit: "subscriptions", starts: flows.map(\.startMilliseconds),
-                                   interval: figure.interval, series: [
+        let chart = DashboardChart(id: "flows-chart", unit: "subscriptions", instants: flows.map(\.startMilliseconds),
+                                   xTitle: "\(figure.interval.rawValue) starting (UTC)", interval: figure.interval, series: [
             .init(name: "new", color: "#3b7dd8", values: flows.map(\.began.new)),
             .init(name: "renewals", color: "#34a853", values: flows.map(\.began.renewals)),
             .init(name: "churned", color: "#d93025", values: flows.map {
@@ -183,8 +187,9 @@ struct DashboardPage {
     /// What stood at each interval's end (IntervalActive): the active, trials and paid; then MRR
     /// and ARR per interval and currency.
     private var activeTable: String {
-        let chart = DashboardChart(id: "active-chart", unit: "subscriptions", starts: active.map(\.startMilliseconds),
-                                   interval: figure.interval, series: [
+        // Each bar stands for the midnight its interval is read at (its end, or today's).
+        let chart = DashboardChart(id: "active-chart", unit: "subscriptions", instants: active.map(\.atMilliseconds),
+                                   xTitle: "at each \(figure.interval.rawValue)'s end (UTC)", interval: figure.interval, series: [
             .init(name: "paid", color: "#3b7dd8", values: active.map(\.paid)),
             .init(name: "trials", color: "#f9ab00", values: active.map(\.trials)),
         ])
@@ -204,6 +209,26 @@ struct DashboardPage {
                     + Self.cell("mrr_milliunits", line.milliunits, shown: Self.money(line.milliunits, line.currency))
                     + Self.cell("arr_milliunits", IntervalActive.arr(line), shown: Self.money(IntervalActive.arr(line), line.currency))
                     + Self.cell("subscriptions", line.subscriptions) + "</tr>\n"
+            }
+        }
+        return table + "</table>\n"
+    }
+
+    /// How MRR moved in each interval (IntervalMRRMovement), per currency, over all products: each
+    /// move's amount and count, and the net.
+    private var movementTable: String {
+        let names = MRRMove.allCases.map(\.rawValue)
+        var table = "<h2>MRR movement by \(figure.interval.rawValue), all products</h2>\n<table id=\"mrr-movement\"><tr><th>From</th>"
+            + "<th>Currency</th>" + (names + ["net"]).map { "<th>\($0)</th>" }.joined() + "</tr>\n"
+        for interval in movement {
+            for line in interval.currencies {
+                table += "<tr data-line=\"\(interval.startMilliseconds)/\(Self.escape(line.currency))\">"
+                    + "<td>\(Self.date(interval.startMilliseconds))</td><td>\(Self.escape(line.currency))</td>"
+                    + line.amounts.enumerated().map { place, amount in
+                        let count = place < line.counts.count ? " title=\"\(line.counts[place]) subscriptions\"" : ""
+                        return "<td data-figure=\"\(amount.name)\" data-value=\"\(amount.milliunits)\"\(count)>"
+                            + "\(Self.money(amount.milliunits, line.currency))</td>"
+                    }.joined() + "</tr>\n"
             }
         }
         return table + "</table>\n"

@@ -35,9 +35,11 @@ struct FigureQuery: Sendable {
     /// The route's entry (ServerRoute.figureQuery) refused unknown and repeated parameters already.
     /// `ranged` false: a figure judged at one instant, which refuses a range rather than ignore it;
     /// `judged` false: a figure no instant judges (revenue), which refuses `at` likewise;
-    /// `followed` false: a figure not followed over periods, which refuses `periods` likewise.
+    /// `followed` false: a figure not followed over periods, which refuses `periods` likewise;
+    /// `perProduct` false: a figure over all products (MRR movement), which refuses `product` likewise.
     init(_ query: some Sequence<(key: Substring, value: Substring)>, now: Int64, lookBackDays: Int64,
-         by defaultInterval: FigureInterval, ranged: Bool = true, judged: Bool = true, followed: Bool = false) throws(Refusal) {
+         by defaultInterval: FigureInterval, ranged: Bool = true, judged: Bool = true, followed: Bool = false,
+         perProduct: Bool = true) throws(Refusal) {
         var values: [String: String] = [:]
         for (key, value) in query where !value.isEmpty { values[String(key)] = String(value) }
         if !judged, values["at"] != nil {
@@ -46,7 +48,7 @@ struct FigureQuery: Sendable {
                                        + "(cohorts: periods too)")
         }
         if !ranged, let given = Self.rangeParameters.first(where: { values[$0] != nil }) {
-            throw Refusal(description: "\(given) is for a figure over a range (flows, revenue, rates, cohorts, churn, active); this one is judged at one instant: "
+            throw Refusal(description: "\(given) is for a figure over a range (flows, revenue, rates, cohorts, churn, active, mrr_movement); this one is judged at one instant: "
                                        + "it takes at and product")
         }
         func instant(_ name: String, or otherwise: Int64) throws(Refusal) -> Int64 {
@@ -69,6 +71,10 @@ struct FigureQuery: Sendable {
             throw Refusal(description: "from and to hold more than \(Self.maxIntervals) intervals by \(interval.rawValue)")
         }
         let product = values["product"]
+        if !perProduct, product != nil {
+            throw Refusal(description: "product is for a figure per product; this one is over all of them (an upgrade moves "
+                                       + "MRR from one product to another)")
+        }
         if let product, product.utf8.count > Self.maxProductBytes || product.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             throw Refusal(description: "product is a product id (1 to \(Self.maxProductBytes) bytes, no control characters)")
         }

@@ -11,21 +11,24 @@ import ReceiptCore
 /// `GET /v1/stats/rates`, refund, conversion-to-paying and trial conversion rates per interval;
 /// `GET /v1/stats/cohorts`, retention and realized revenue by the interval of the first paid period;
 /// `GET /v1/stats/churn`, the subscriptions active at each interval's start and those that churned in it;
-/// `GET /v1/stats/active`, the active subscriptions, trials and MRR at each interval's end; each
+/// `GET /v1/stats/active`, the active subscriptions, trials and MRR at each interval's end;
+/// `GET /v1/stats/mrr_movement`, how MRR moved in each interval per currency (over all products); each
 /// limited to one product with `?product=`, and each as CSV with `?format=csv`
 /// (StoreFigures runs the SQL; ReceiptCore's StatsJSON and StatsCSV write the answers).
 struct StatsController {
     typealias Context = ServerRequestContext
     let stored: StoreResponder
 
-    static let figures = ["subscriptions", "mrr", "flows", "revenue", "rates", "cohorts", "churn", "active"]
+    static let figures = ["subscriptions", "mrr", "flows", "revenue", "rates", "cohorts", "churn", "active", "mrr_movement"]
     /// The figures over a range (`from`, `to`, `by`); the others are judged at one instant.
-    static let rangedFigures: Set<String> = ["flows", "revenue", "rates", "cohorts", "churn", "active"]
+    static let rangedFigures: Set<String> = ["flows", "revenue", "rates", "cohorts", "churn", "active", "mrr_movement"]
     /// The figures no instant judges (they count what happened when it happened, or what stood at
     /// each interval's end): they refuse `at`.
-    static let instantlessFigures: Set<String> = ["revenue", "rates", "cohorts", "active"]
+    static let instantlessFigures: Set<String> = ["revenue", "rates", "cohorts", "active", "mrr_movement"]
     /// The figures followed over periods (`periods`); the others refuse it.
     static let followedFigures: Set<String> = ["cohorts"]
+    /// The figures over all products (an upgrade moves MRR between them): they refuse `product`.
+    static let allProductFigures: Set<String> = ["mrr_movement"]
 
     /// `format`, when given, answers in it whatever the query says (the dashboard's CSV links).
     func stats(_ name: String, _ request: Request, context: Context, as format: FigureQuery.Format? = nil) async throws
@@ -38,7 +41,8 @@ struct StatsController {
         do throws(FigureQuery.Refusal) {
             figure = try FigureQuery(request.uri.queryParameters, now: ReceiptClock.systemNow(), lookBackDays: 30, by: .day,
                                      ranged: Self.rangedFigures.contains(name), judged: !Self.instantlessFigures.contains(name),
-                                     followed: Self.followedFigures.contains(name))
+                                     followed: Self.followedFigures.contains(name),
+                                     perProduct: !Self.allProductFigures.contains(name))
         } catch {
             return ServerAnswer.badRequest(error.description)
         }
@@ -81,6 +85,12 @@ struct StatsController {
                 let intervals = IntervalActive.make(standing, intervals: figure.firstDays, readDays: readDays)
                 bytes = csv ? StatsCSV.active(intervals)
                     : StatsJSON.active(intervals, by: figure.interval, from: figure.from, to: figure.to, product: product)
+            case "mrr_movement":
+                let readDays = IntervalActive.readDays(intervals: figure.firstDays, by: figure.interval, to: figure.to)
+                let totals = try await stored.store.mrrMoves(afterDay: figure.firstDays.first ?? 0, throughDay: readDays.max() ?? 0)
+                let intervals = IntervalMRRMovement.make(totals, intervals: figure.firstDays, readDays: readDays)
+                bytes = csv ? StatsCSV.mrrMovement(intervals)
+                    : StatsJSON.mrrMovement(intervals, by: figure.interval, from: figure.from, to: figure.to)
             case "mrr":
                 let prices = try await stored.store.activePrices(at: instant, product: product)
                 bytes = csv ? StatsCSV.mrr(prices) : StatsJSON.mrr(prices, at: instant, product: product)

@@ -6,7 +6,8 @@ import ReceiptCore
 /// midnight it covers and takes them back on the first midnight after it), so that what stood at
 /// any midnight is a sum over the days before it: the churn rate's denominator at each interval's
 /// start, and the active subscriptions, trials and MRR at each interval's end, read without
-/// reading the subscriptions as they stood then.
+/// reading the subscriptions as they stood then. The same reading keeps each subscription's MRR
+/// moves per day (MRRMoveDays, MRRMovement), which need the midnight before a write's first too.
 ///
 /// Kept like FlowDays: a write can change the spans only from the earliest purchase it writes
 /// (PeriodChanges; the periods bought before it stand as they did), so it reads, before and
@@ -24,36 +25,68 @@ enum ActiveDays {
 
     typealias Changes = [Key: Sums]
 
-    /// A row's key: a day and what the subscriptions counted on it stand as (their prices apart).
-    struct Key: Hashable, Comparable {
-        let day: Int64
-        let product: String
+    /// What the periods of some subscriptions count in both tables.
+    struct Kept {
+        var active: Changes = [:]
+        var moves: [MRRMoveDays.Key: Sums] = [:]
+    }
+
+    /// What the figures tell apart of the subscriptions counted on a day, product aside: their
+    /// currency, plan and whether a free trial stands.
+    struct Group: Hashable, Comparable {
         let currency: String
-        let periodDays: Int64
+        /// BillingPeriod's name, '' for a length no plan has.
+        let plan: String
         let freeTrial: Bool
 
-        init(day: Int64, _ standing: ActiveSpans.Standing) {
-            (self.day, product, currency) = (day, standing.product, standing.currency)
-            (periodDays, freeTrial) = (standing.periodDays, standing.freeTrial)
-        }
+        static func < (a: Self, b: Self) -> Bool { (a.currency, a.plan, a.freeTrial ? 1 : 0) < (b.currency, b.plan, b.freeTrial ? 1 : 0) }
 
-        static func < (a: Self, b: Self) -> Bool {
-            (a.day, a.product, a.currency, a.periodDays, a.freeTrial ? 1 : 0) < (b.day, b.product, b.currency, b.periodDays, b.freeTrial ? 1 : 0)
+        /// The length MRRLine takes for the plan (0 for none).
+        var periodMilliseconds: Int64 {
+            ActiveSpans.Standing(product: "", plan: BillingPeriod(rawValue: plan)).periodMilliseconds
         }
     }
 
-    /// A row's counts: subscriptions, and their prices added (milliunits of the key's currency).
+    /// A row's key: a day, and the product and group of the subscriptions counted on it (their prices apart).
+    struct Key: Hashable, Comparable {
+        let day: Int64
+        let product: String
+        let group: Group
+
+        init(day: Int64, _ standing: ActiveSpans.Standing) {
+            (self.day, product) = (day, standing.product)
+            group = Group(currency: standing.currency, plan: standing.plan?.rawValue ?? "", freeTrial: standing.freeTrial)
+        }
+
+        static func < (a: Self, b: Self) -> Bool { (a.day, a.product, a.group) < (b.day, b.product, b.group) }
+    }
+
+    /// A row's counts: subscriptions, and their prices added (milliunits of the key's currency; in
+    /// MRRMoveDays, the moves' twelfths of a milliunit).
     struct Sums: Equatable {
         var subscriptions: Int64 = 0
         var prices: Int64 = 0
 
-        /// These with `other` added (`sign` 1) or taken away (-1). Prices that pass 64 bits refuse
-        /// the write, as the flows' do (FlowDays), rather than count a wrong sum.
-        func adding(_ other: Sums, sign: Int64 = 1) throws -> Sums {
-            let (scaled, flipped) = other.prices.multipliedReportingOverflow(by: sign)
-            let (prices, overflow) = self.prices.addingReportingOverflow(scaled)
-            if flipped || overflow { throw StoreRowRefused(description: "the periods' prices add up past 64 bits") }
-            return Sums(subscriptions: subscriptions.clampedAdding(other.subscriptions.clampedMultiplied(by: sign)), prices: prices)
+        /// These and `other` added up. Sums past 64 bits refuse the write, as the flows' prices do
+        /// (FlowDays), rather than count a wrong one.
+        func adding(_ other: Sums) throws -> Sums {
+            let (subscriptions, countOverflow) = self.subscriptions.addingReportingOverflow(other.subscriptions)
+            let (prices, priceOverflow) = self.prices.addingReportingOverflow(other.prices)
+            if countOverflow || priceOverflow { throw StoreRowRefused(description: "the periods' prices add up past 64 bits") }
+            return Sums(subscriptions: subscriptions, prices: prices)
+        }
+
+        /// These less `other`, refused past 64 bits as `adding` refuses.
+        func subtracting(_ other: Sums) throws -> Sums {
+            let (subscriptions, countOverflow) = self.subscriptions.subtractingReportingOverflow(other.subscriptions)
+            let (prices, priceOverflow) = self.prices.subtractingReportingOverflow(other.prices)
+            if countOverflow || priceOverflow { throw StoreRowRefused(description: "the periods' prices add up past 64 bits") }
+            return Sums(subscriptions: subscriptions, prices: prices)
+        }
+
+        /// Added for a figure read: within 64 bits, the ends where it would pass them.
+        func clampedAdding(_ other: Sums) -> Sums {
+            Sums(subscriptions: subscriptions.clampedAdding(other.subscriptions), prices: prices.clampedAdding(other.prices))
         }
 
         var isZero: Bool { subscriptions == 0 && prices == 0 }
@@ -73,6 +106,13 @@ enum ActiveDays {
             + "AND expires_date > \(d.placeholder(2))"
     }
 
+    /// Whether a paid period of one subscription (placeholder 1) ended by an instant (placeholder
+    /// 2): what MRRMovement asks of the periods a write does not read.
+    private static func paidEndedQuery(_ d: StoreDialect) -> String {
+        "SELECT 1 FROM transactions WHERE original_transaction_id = \(d.placeholder(1)) AND \(periodRows) AND price > 0 "
+            + "AND expires_date <= \(d.placeholder(2)) LIMIT 1"
+    }
+
     private static func period(_ row: some Collection<StoreValue>) -> ActiveSpans.Period? {
         let row = Array(row)
         guard row.count == 7, let id = row[0].text, let product = row[1].text, let currency = row[4].text else { return nil }
@@ -89,63 +129,71 @@ enum ActiveDays {
     }
 
     /// What the subscriptions written count now from the first day each write can change, read
-    /// inside the writer's transaction.
+    /// inside the writer's transaction: their periods that end after the midnight before that day
+    /// (the moves compare each midnight with the one before), and whether a paid one ended before.
     static func changes(of subscriptions: Set<String>, periods: PeriodChanges, on statements: some StoreStatements)
-        async throws -> Changes {
-        var changes: Changes = [:]
-        let query = periodsQuery(statements.dialect)
+        async throws -> Kept {
+        var kept = Kept()
+        let (query, paidEnded) = (periodsQuery(statements.dialect), paidEndedQuery(statements.dialect))
         for id in subscriptions.sorted() {
             let first = firstDay(of: id, in: periods)
             // firstMidnight's days are within the instants a figure takes: no overflow.
-            let since = first.map { $0 * FigureInterval.dayMilliseconds } ?? Int64.min
+            let since = first.map { ($0 - 1) * FigureInterval.dayMilliseconds } ?? Int64.min
             let held = try await statements.run(query, [.text(id), .integer(since)]).compactMap { period($0) }
-            try merge(ActiveSpans.dayChanges(of: held, fromDay: first), into: &changes)
+            let paidEndedBefore = first == nil ? false : try await !statements.run(paidEnded, [.text(id), .integer(since)]).isEmpty
+            try merge(held, fromDay: first, paidEndedBefore: paidEndedBefore, into: &kept)
         }
-        return changes
+        return kept
     }
 
-    /// Adds a subscription's day changes, and as many of its price, to those gathered in memory.
-    private static func merge(_ dayChanges: [ActiveSpans.DayChange], into changes: inout Changes) throws {
-        for change in dayChanges {
+    /// Adds a subscription's day changes (and as many of its price) and its MRR moves to those gathered in memory.
+    private static func merge(_ periods: [ActiveSpans.Period], fromDay: Int64?, paidEndedBefore: Bool, into kept: inout Kept) throws {
+        for change in ActiveSpans.dayChanges(of: periods, fromDay: fromDay) {
             let key = Key(day: change.day, change.standing)
-            changes[key] = try changes[key, default: Sums()].adding(Sums(subscriptions: 1, prices: change.standing.price),
-                                                                    sign: change.change)
+            let one = Sums(subscriptions: 1, prices: change.standing.price)
+            kept.active[key] = try change.change > 0 ? kept.active[key, default: Sums()].adding(one)
+                : kept.active[key, default: Sums()].subtracting(one)
+        }
+        for move in MRRMovement.dayMoves(of: periods, fromDay: fromDay, paidEndedBefore: paidEndedBefore) {
+            let key = MRRMoveDays.Key(day: move.day, currency: move.currency, move: move.move)
+            kept.moves[key] = try kept.moves[key, default: Sums()].adding(Sums(subscriptions: 1, prices: move.twelfths))
         }
     }
 
-    /// Adds to the table what the subscriptions count now less what they counted `before` the write.
-    static func recordChange(of subscriptions: Set<String>, periods: PeriodChanges, before: Changes,
+    /// Adds to the tables what the subscriptions count now less what they counted `before` the write.
+    static func recordChange(of subscriptions: Set<String>, periods: PeriodChanges, before: Kept,
                              on statements: some StoreStatements) async throws {
         let after = try await changes(of: subscriptions, periods: periods, on: statements)
-        try await upsert(try difference(after, before), on: statements)
+        try await upsert(try difference(after.active, before.active), try difference(after.moves, before.moves), on: statements)
     }
 
-    private static func difference(_ after: Changes, _ before: Changes) throws -> Changes {
+    private static func difference<K>(_ after: [K: Sums], _ before: [K: Sums]) throws -> [K: Sums] {
         var difference = after
-        for (key, sums) in before { difference[key] = try difference[key, default: Sums()].adding(sums, sign: -1) }
+        for (key, sums) in before { difference[key] = try difference[key, default: Sums()].subtracting(sums) }
         return difference.filter { !$0.value.isZero }
     }
 
-    /// Adds `changes` to the table's rows, one at a time in key order.
-    private static func upsert(_ changes: Changes, on statements: some StoreStatements) async throws {
-        let upsert = statements.dialect.addingUpsert(into: table, key: ["day", "product_id", "currency", "period_days", "free_trial"],
+    /// Adds the changes to each table's rows, one at a time in key order.
+    private static func upsert(_ active: Changes, _ moves: [MRRMoveDays.Key: Sums], on statements: some StoreStatements) async throws {
+        let upsert = statements.dialect.addingUpsert(into: table, key: ["day", "product_id", "currency", "billing_period", "free_trial"],
                                                      counts: ["change", "price_change"])
-        for key in changes.keys.sorted() {
-            let sums = changes[key]!
-            _ = try await statements.run(upsert, [.integer(key.day), .text(key.product), .text(key.currency), .integer(key.periodDays),
-                                                  .integer(key.freeTrial ? 1 : 0), .integer(sums.subscriptions), .integer(sums.prices)])
+        for key in active.keys.sorted() {
+            let sums = active[key]!
+            _ = try await statements.run(upsert, [.integer(key.day), .text(key.product), .text(key.group.currency), .text(key.group.plan),
+                                                  .integer(key.group.freeTrial ? 1 : 0), .integer(sums.subscriptions), .integer(sums.prices)])
         }
+        try await MRRMoveDays.upsert(moves, on: statements)
     }
 
     /// Subscriptions read at once while the table is filled at migration.
     static let fillPage = 1000
 
-    /// Fills the table from every subscription held (at migration, into an empty table), a page
+    /// Fills the tables from every subscription held (at migration, into an empty table), a page
     /// of subscriptions at a time down the summaries' key (in the database's own order, which its
-    /// index keeps), adding up in memory (a row per day and product).
+    /// index keeps), adding up in memory (a row per key of either table).
     static func fill(on statements: some StoreStatements) async throws {
         let d = statements.dialect
-        var changes: Changes = [:]
+        var kept = Kept()
         var after: String?
         while true {
             try Task.checkCancellation()
@@ -160,39 +208,37 @@ enum ActiveDays {
                 WHERE original_transaction_id IN (\(d.placeholders(1...page.count).joined(separator: ", "))) AND \(periodRows)
                 """, page.map { .text($0) })
             for (_, rows) in Dictionary(grouping: rows, by: { $0.first?.text ?? "" }) {
-                try merge(ActiveSpans.dayChanges(of: rows.compactMap { period($0.dropFirst()) }, fromDay: nil), into: &changes)
+                try merge(rows.compactMap { period($0.dropFirst()) }, fromDay: nil, paidEndedBefore: false, into: &kept)
             }
             after = last
             if page.count < fillPage { break }
         }
-        try await upsert(changes.filter { !$0.value.isZero }, on: statements)
+        try await upsert(kept.active.filter { !$0.value.isZero }, kept.moves.filter { !$0.value.isZero }, on: statements)
     }
 
     /// What stood at the midnight of each day of `days` (since 1970-01-01 UTC), `product`'s only
-    /// when given, in the order given: one running sum over the days' changes, per currency, plan
-    /// length and free trial or not.
+    /// when given, in the order given: one running sum over the days' changes per group (currency,
+    /// plan, free trial or not), kept within 64 bits (a figure read refuses nothing).
     static func standing(atMidnightsOf days: [Int64], product: String?, on statements: some StoreStatements) async throws
         -> [ActiveStanding] {
         guard let last = days.max() else { return [] }
         let d = statements.dialect
         let rows = try await statements.run("""
-            SELECT day, currency, period_days, free_trial, CAST(sum(change) AS BIGINT), CAST(sum(price_change) AS BIGINT)
+            SELECT day, currency, billing_period, free_trial, CAST(sum(change) AS BIGINT), CAST(sum(price_change) AS BIGINT)
             FROM \(table) WHERE day <= \(d.placeholder(1)) AND \(StoreFigures.only(product, placeholder: 2, d))
-            GROUP BY day, currency, period_days, free_trial ORDER BY day
+            GROUP BY day, currency, billing_period, free_trial ORDER BY day
             """, [.integer(last)] + StoreFigures.values(product))
-        let changes = rows.compactMap { row -> (day: Int64, standing: ActiveSpans.Standing, sums: Sums)? in
-            guard row.count == 6, let day = row[0].integer, let currency = row[1].text, let periodDays = row[2].integer,
+        let changes = rows.compactMap { row -> (day: Int64, group: Group, sums: Sums)? in
+            guard row.count == 6, let day = row[0].integer, let currency = row[1].text, let plan = row[2].text,
                   let trial = row[3].integer, let count = row[4].integer, let prices = row[5].integer else { return nil }
-            return (day, ActiveSpans.Standing(product: "", currency: currency, periodDays: periodDays, freeTrial: trial == 1),
-                    Sums(subscriptions: count, prices: prices))
+            return (day, Group(currency: currency, plan: plan, freeTrial: trial == 1), Sums(subscriptions: count, prices: prices))
         }
         var standing: [Int64: ActiveStanding] = [:]
-        var running: [ActiveSpans.Standing: Sums] = [:]
+        var running: [Group: Sums] = [:]
         var next = 0
         for day in Set(days).sorted() {
             while next < changes.count, changes[next].day <= day {
-                // The database added each day's prices up within 64 bits; so do their running sums, or refuse.
-                running[changes[next].standing] = try running[changes[next].standing, default: Sums()].adding(changes[next].sums)
+                running[changes[next].group] = running[changes[next].group, default: Sums()].clampedAdding(changes[next].sums)
                 next += 1
             }
             standing[day] = stood(running)
@@ -202,15 +248,14 @@ enum ActiveDays {
 
     /// What the running sums say stood: every subscription, the free trials, and the prices by
     /// currency and length (trials and paid together, as MRR counts every active subscription).
-    private static func stood(_ running: [ActiveSpans.Standing: Sums]) -> ActiveStanding {
+    private static func stood(_ running: [Group: Sums]) -> ActiveStanding {
         var figure = ActiveStanding()
         var prices: [String: [Int64: Sums]] = [:]
         for (key, sums) in running where sums.subscriptions != 0 {
             figure.active = figure.active.clampedAdding(sums.subscriptions)
             if key.freeTrial { figure.trials = figure.trials.clampedAdding(sums.subscriptions) }
-            let held = prices[key.currency, default: [:]][key.periodMilliseconds, default: Sums()]
-            prices[key.currency, default: [:]][key.periodMilliseconds] = Sums(
-                subscriptions: held.subscriptions.clampedAdding(sums.subscriptions), prices: held.prices.clampedAdding(sums.prices))
+            prices[key.currency, default: [:]][key.periodMilliseconds, default: Sums()] =
+                prices[key.currency, default: [:]][key.periodMilliseconds, default: Sums()].clampedAdding(sums)
         }
         figure.prices = prices.sorted { $0.key < $1.key }.flatMap { currency, lengths in
             lengths.sorted { $0.key < $1.key }.map {

@@ -58,7 +58,8 @@ final class PostgresSubscriptionStore: SubscriptionStore {
     private func vacuumAfterUpgrade() async throws {
         logger.info("store upgraded: VACUUM (ANALYZE) of its tables")
         try await client.withConnection { connection in
-            let tables = ["transactions", "renewal_infos", SubscriptionSummaries.table, FlowDays.table, ActiveDays.table]
+            let tables = ["transactions", "renewal_infos", SubscriptionSummaries.table, FlowDays.table, ActiveDays.table,
+                          MRRMoveDays.table]
             try await connection.query(PostgresQuery(unsafeSQL: "VACUUM (ANALYZE) " + tables.joined(separator: ", ")), logger: logger)
         }
     }

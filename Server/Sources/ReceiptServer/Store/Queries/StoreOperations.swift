@@ -54,6 +54,11 @@ extension SubscriptionStore {
         try await withStatements(transaction: false) { try await FlowDays.rates(from: from, to: to, product: product, on: $0) }
     }
 
+    /// The MRR moves of the midnights after `afterDay` up to `throughDay` (MRRMoveDays), by day.
+    func mrrMoves(afterDay: Int64, throughDay: Int64) async throws -> [MRRDayTotal] {
+        try await withStatements(transaction: false) { try await MRRMoveDays.totals(afterDay: afterDay, throughDay: throughDay, on: $0) }
+    }
+
     /// What stood at the midnight of each of `days` (ActiveDays), in the order given.
     func standing(atMidnightsOf days: [Int64], product: String?) async throws -> [ActiveStanding] {
         try await withStatements(transaction: false) { try await ActiveDays.standing(atMidnightsOf: days, product: product, on: $0) }

@@ -101,13 +101,16 @@ enum StoreSchema {
         ["CREATE TABLE subscription_active_days (day BIGINT NOT NULL, product_id TEXT NOT NULL, change BIGINT NOT NULL, "
             + "PRIMARY KEY (day, product_id))",
          "CREATE INDEX transactions_by_original_expiry ON transactions (original_transaction_id, expires_date)"],
-        // Version 15: the same changes per day kept per currency, plan length and free trial or not,
+        // Version 15: the same changes per day kept per currency, plan (BillingPeriod) and free trial or not,
         // with the prices of the subscriptions they count (ActiveDays), so that the active trials and
-        // MRR at any midnight are sums as the active count is; made afresh from the rows held.
+        // MRR at any midnight are sums as the active count is, and each day's MRR moves per currency
+        // (MRRMoveDays); both made afresh from the rows held.
         ["DROP TABLE subscription_active_days",
          "CREATE TABLE subscription_active_days (day BIGINT NOT NULL, product_id TEXT NOT NULL, currency TEXT NOT NULL, "
-            + "period_days BIGINT NOT NULL, free_trial BIGINT NOT NULL, change BIGINT NOT NULL, price_change BIGINT NOT NULL, "
-            + "PRIMARY KEY (day, product_id, currency, period_days, free_trial))"],
+            + "billing_period TEXT NOT NULL, free_trial BIGINT NOT NULL, change BIGINT NOT NULL, price_change BIGINT NOT NULL, "
+            + "PRIMARY KEY (day, product_id, currency, billing_period, free_trial))",
+         "CREATE TABLE subscription_mrr_moves (day BIGINT NOT NULL, currency TEXT NOT NULL, move TEXT NOT NULL, "
+            + "subscriptions BIGINT NOT NULL, twelfths BIGINT NOT NULL, PRIMARY KEY (day, currency, move))"],
     ]
     /// The versions that add the fact columns a store lacks (StoredFacts, as this server
     /// knows them) and derive every row's facts from its JWS (StoreMigration). A column
