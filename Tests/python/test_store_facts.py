@@ -1092,6 +1092,15 @@ def test_mrr_movement_by_month_equals_a_reference_from_the_same_notifications(tm
             status, answer = server.json("GET", f"/v1/stats/mrr_movement?{query}")
             assert status == 400, query
         assert "over all of them" in server.json("GET", "/v1/stats/mrr_movement?product=x")[1]["detail"]
+        # By day: no currency line without a move, though refunds and late periods took some back.
+        by_day = f"/v1/stats/mrr_movement?from={since}&to={until}&by=day"
+        lines = [line for interval in server.json("GET", by_day)[1]["intervals"] for line in interval["currencies"]]
+        assert lines and all(any(line[kind] for kind in MOVES) for line in lines)
+        # Kept by the differences each write makes: the same notifications shuffled (an earlier period
+        # after a later one, a refund before its renewal) give the same moves and the same active
+        # counts, and both tables equal what a migration makes from the rows.
+        assert_shuffled_arrival_agrees(server, stories, 60, (by_day, f"/v1/stats/active?from={since}&to={until}&by=day"),
+                                       lambda location: store_server(tmp_path, news_ca, test_ca, store=location), new_store)
     finally:
         server.stop()
 
@@ -1311,6 +1320,24 @@ def assert_kept_tables_made_afresh_agree(location, start_server):
     assert mrr_moves(location) == kept_moves
 
 
+def assert_shuffled_arrival_agrees(server, stories, seed, paths, start_server, new_store):
+    """The stories' notifications posted in a shuffled order (`seed`) to a new store (an earlier period
+    after a later one, a refund before its renewal) answer each of `paths` as `server` does, and what
+    its writes kept equals what a migration makes from its rows (`start_server(location)`)."""
+    bodies = [body for _, story_bodies in stories for body in story_bodies]
+    random.Random(seed).shuffle(bodies)
+    location = new_store()
+    shuffled = start_server(location)
+    try:
+        for body in bodies:
+            assert post(shuffled, body)[0] == 200
+        for path in paths:
+            assert shuffled.json("GET", path) == server.json("GET", path), path
+    finally:
+        shuffled.stop()
+    assert_kept_tables_made_afresh_agree(location, lambda: start_server(location))
+
+
 def test_flows_by_month_equal_a_reference_from_the_same_notifications(tmp_path, news_ca, test_ca, mint_jws, now, new_store):
     """GET /v1/stats/flows: new subscriptions, trial starts and conversions, renewals,
     recoveries, reactivations, refunds and churn, per month, as a reference derivation from the
@@ -1343,21 +1370,13 @@ def test_flows_by_month_equal_a_reference_from_the_same_notifications(tmp_path, 
         assert one["intervals"] != reference
         # The summaries and the periods' numbers are made again at each write: notifications that
         # arrive shuffled (an earlier period after a later one) give the same figures.
-        bodies = [body for _, story_bodies in stories for body in story_bodies]
-        random.Random(32).shuffle(bodies)
-        shuffled_location = new_store()
-        shuffled = store_server(tmp_path, news_ca, test_ca, store=shuffled_location)
-        try:
-            for body in bodies:
-                assert post(shuffled, body)[0] == 200
-            for path in (f"/v1/stats/flows?from={since}&to={until}&by=month&at={now}", f"/v1/stats/subscriptions?at={now}",
-                         f"/v1/stats/mrr?at={now}", f"/v1/stats/rates?from={since}&to={until}&by=month",
-                         f"/v1/stats/churn?from={since}&to={until}&by=day&at={now}"):
-                assert shuffled.json("GET", path) == server.json("GET", path), path
-        finally:
-            shuffled.stop()
-        assert_kept_tables_made_afresh_agree(shuffled_location,
-                                           lambda: store_server(tmp_path, news_ca, test_ca, store=shuffled_location))
+        assert_shuffled_arrival_agrees(
+            server, stories, 32, (f"/v1/stats/flows?from={since}&to={until}&by=month&at={now}", f"/v1/stats/subscriptions?at={now}",
+                                  f"/v1/stats/mrr?at={now}", f"/v1/stats/rates?from={since}&to={until}&by=month",
+                                  f"/v1/stats/churn?from={since}&to={until}&by=day&at={now}",
+                                  f"/v1/stats/active?from={since}&to={until}&by=day",
+                                  f"/v1/stats/mrr_movement?from={since}&to={until}&by=day"),
+            lambda location: store_server(tmp_path, news_ca, test_ca, store=location), new_store)
         for query in ("by=year", f"from={until}&to={since}", f"from=0&to={until}&by=day", "from=soon"):
             assert server.json("GET", f"/v1/stats/flows?{query}")[0] == 400, query
     finally:

@@ -7,9 +7,10 @@
 /// - new: from none to some, no paid period of the subscription having ended by the midnight before;
 /// - reactivation: from none to some after a paid period of it had ended;
 /// - expansion and contraction: from some to more or less in one currency (an upgrade, a price rise);
-/// - churned: from some to none (it expired, was refunded, or a free trial stands instead).
+/// - churned: from some to none (it expired, was refunded, or a period priced 0, a free trial, stands instead).
 ///
-/// A change of currency moves the old amount out as churned and the new in as a reactivation.
+/// A change of currency moves the old amount out as churned and the new in as a reactivation (two
+/// moves). A move counts once for each time a subscription makes it.
 /// A paid period is one not revoked whose price is above 0. Amounts are kept exact in twelfths of
 /// a milliunit (a week's price × 52, a month's × 12 … a year's × 1) and rounded once, where a
 /// figure is written, so that the moves of the midnights after one add up to the MRR of the last.
@@ -114,21 +115,24 @@ public struct IntervalMRRMovement: Sendable, Equatable {
         public let counts: [Int64]
         public let twelfths: [Int64]
 
-        /// Each kind's amount in milliunits (`new_milliunits` …), then `net_milliunits`, each rounded once.
+        /// Each kind's amount in milliunits, then the net (by `amountNames`), each rounded once.
         public var amounts: [(name: String, milliunits: Int64)] {
-            zip(MRRMove.allCases, twelfths).map { ($0.rawValue + "_milliunits", IntervalMRRMovement.milliunits($1)) }
-                + [("net_milliunits", IntervalMRRMovement.milliunits(twelfths.reduce(0) { $0.clampedAdding($1) }))]
+            let sums = twelfths + [twelfths.reduce(0) { $0.clampedAdding($1) }]
+            return zip(IntervalMRRMovement.amountNames, sums.map(IntervalMRRMovement.milliunits)).map { ($0, $1) }
         }
     }
 
-    /// The names of a line's counts, in order.
+    /// The names of a line's counts (how many moves of each kind), in order.
     public static let countNames = MRRMove.allCases.map(\.rawValue)
+    /// The names of a line's amounts, in order: each kind's, then the net.
+    public static let amountNames = MRRMove.allCases.map { $0.rawValue + "_milliunits" } + ["net_milliunits"]
 
     public let startMilliseconds: Int64
     public let atMilliseconds: Int64
     public let currencies: [Line]
 
-    /// Twelfths of a milliunit in milliunits, rounded half away from zero (as MRR rounds).
+    /// Twelfths of a milliunit in milliunits, rounded half away from zero (MRR's amounts, all above
+    /// 0, round half up, which is the same for them).
     public static func milliunits(_ twelfths: Int64) -> Int64 {
         let (whole, rest) = twelfths.quotientAndRemainder(dividingBy: 12)
         return rest >= 6 ? whole + 1 : rest <= -6 ? whole - 1 : whole
@@ -140,7 +144,7 @@ public struct IntervalMRRMovement: Sendable, Equatable {
         zip(firstDays, readDays).map { first, read in
             var sums: [String: (counts: [Int64], twelfths: [Int64])] = [:]
             let zero = Array(repeating: Int64(0), count: MRRMove.allCases.count)
-            for total in totals where total.day > first && total.day <= read {
+            for total in totals where total.day > first && total.day <= read && (total.subscriptions != 0 || total.twelfths != 0) {
                 let place = MRRMove.allCases.firstIndex(of: total.move)!
                 var line = sums[total.currency] ?? (zero, zero)
                 line.counts[place] = line.counts[place].clampedAdding(total.subscriptions)

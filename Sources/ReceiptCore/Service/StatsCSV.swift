@@ -80,10 +80,11 @@ public enum StatsCSV {
     }
 
     /// `start_ms,start_date,at_ms,at_date,currency`, each move's milliunits and `net_milliunits`, then
-    /// each move's count: a row per interval and currency that moved (IntervalMRRMovement).
+    /// each move's count: a row per interval and currency that moved (IntervalMRRMovement); an
+    /// interval without a move has no row.
     public static func mrrMovement(_ intervals: [IntervalMRRMovement]) -> [UInt8] {
-        let amounts = MRRMove.allCases.map { $0.rawValue + "_milliunits" } + ["net_milliunits"]
-        var table = Table(["start_ms", "start_date", "at_ms", "at_date", "currency"] + amounts + IntervalMRRMovement.countNames)
+        var table = Table(["start_ms", "start_date", "at_ms", "at_date", "currency"] + IntervalMRRMovement.amountNames
+                          + IntervalMRRMovement.countNames)
         for interval in intervals {
             for line in interval.currencies {
                 table.row([String(interval.startMilliseconds), FigureInterval.date(of: interval.startMilliseconds),

@@ -217,15 +217,15 @@ struct DashboardPage {
     /// How MRR moved in each interval (IntervalMRRMovement), per currency, over all products: each
     /// move's amount and count, and the net.
     private var movementTable: String {
-        let names = MRRMove.allCases.map(\.rawValue)
         var table = "<h2>MRR movement by \(figure.interval.rawValue), all products</h2>\n<table id=\"mrr-movement\"><tr><th>From</th>"
-            + "<th>Currency</th>" + (names + ["net"]).map { "<th>\($0)</th>" }.joined() + "</tr>\n"
+            + "<th>Currency</th>" + IntervalMRRMovement.amountNames.map { "<th>\($0.replacingOccurrences(of: "_milliunits", with: ""))</th>" }.joined()
+            + "</tr>\n"
         for interval in movement {
             for line in interval.currencies {
                 table += "<tr data-line=\"\(interval.startMilliseconds)/\(Self.escape(line.currency))\">"
                     + "<td>\(Self.date(interval.startMilliseconds))</td><td>\(Self.escape(line.currency))</td>"
                     + line.amounts.enumerated().map { place, amount in
-                        let count = place < line.counts.count ? " title=\"\(line.counts[place]) subscriptions\"" : ""
+                        let count = place < line.counts.count ? " title=\"\(line.counts[place]) moves\"" : ""
                         return "<td data-figure=\"\(amount.name)\" data-value=\"\(amount.milliunits)\"\(count)>"
                             + "\(Self.money(amount.milliunits, line.currency))</td>"
                     }.joined() + "</tr>\n"

@@ -1,7 +1,7 @@
 import ReceiptCore
 
 /// The subscriptions active at each midnight (UTC), kept as changes per day under what each stands
-/// as (ActiveSpans.Standing: product, currency, plan length in days, free trial or not), with their
+/// as (ActiveSpans.Standing: product, currency, plan, free trial or not), with their
 /// prices (ActiveSpans: a subscription's span of activity adds one and its price on the first
 /// midnight it covers and takes them back on the first midnight after it), so that what stood at
 /// any midnight is a sum over the days before it: the churn rate's denominator at each interval's
@@ -11,15 +11,17 @@ import ReceiptCore
 ///
 /// Kept like FlowDays: a write can change the spans only from the earliest purchase it writes
 /// (PeriodChanges; the periods bought before it stand as they did), so it reads, before and
-/// after, the periods that can stand at a midnight from then on (those not revoked that end after
-/// it) and adds the difference of their day changes, one row at a time in key order. A store that
+/// after, the periods that can stand at the midnight before it or later (those not revoked that
+/// end after that midnight) and adds the difference of their day changes, one row at a time in key order. A store that
 /// held rows before this table is filled by the same computation, a page of subscriptions at a time.
 ///
 /// Where it may differ from the rows read as of an instant (SubscriptionSummaries.asExpression): a
 /// standing period without a product id counts under '' (the rows fall back to the last purchase's
 /// product), and periods equal in end and purchase are told apart by their ids in Swift's order
-/// (PostgreSQL's by its collation). Apple's payloads always name the product, and no two periods
-/// of one subscription share both dates.
+/// (PostgreSQL's by its collation); and a written paid period that expires more than a day before its
+/// own purchase would make earlier days' new MRR a reactivation in the rows but not here. Apple's
+/// payloads always name the product, no two periods of one subscription share both dates, and none
+/// expires before its purchase.
 enum ActiveDays {
     static let table = "subscription_active_days"
 

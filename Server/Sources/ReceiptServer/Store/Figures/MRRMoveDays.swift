@@ -25,12 +25,14 @@ enum MRRMoveDays {
         }
     }
 
-    /// The moves of the midnights after `afterDay` up to `throughDay` (days since 1970-01-01 UTC), by day.
+    /// The moves of the midnights after `afterDay` up to `throughDay` (days since 1970-01-01 UTC), by
+    /// day; rows whose moves the writes since took back (a refund, a period that arrived late) left out.
     static func totals(afterDay: Int64, throughDay: Int64, on statements: some StoreStatements) async throws -> [MRRDayTotal] {
         let d = statements.dialect
         return try await statements.run("""
             SELECT day, currency, move, subscriptions, twelfths FROM \(table)
-            WHERE day > \(d.placeholder(1)) AND day <= \(d.placeholder(2)) ORDER BY day, currency, move
+            WHERE day > \(d.placeholder(1)) AND day <= \(d.placeholder(2)) AND (subscriptions <> 0 OR twelfths <> 0)
+            ORDER BY day, currency, move
             """, [.integer(afterDay), .integer(throughDay)]).compactMap { row in
             guard row.count == 5, let day = row[0].integer, let currency = row[1].text, let move = row[2].text.flatMap(MRRMove.init),
                   let subscriptions = row[3].integer, let twelfths = row[4].integer else { return nil }
