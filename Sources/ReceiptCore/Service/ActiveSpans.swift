@@ -64,8 +64,8 @@ public enum ActiveSpans {
             return overflow ? nil : BillingPeriod.of(milliseconds: length)
         }
 
-        /// A length of the plan as MRRLine takes it (0 for none, which it leaves unclassified).
-        public var periodMilliseconds: Int64 { plan.map { $0.days.lowerBound * FigureInterval.dayMilliseconds } ?? 0 }
+        /// A length of the plan as MRRLine takes it (BillingPeriod.milliseconds).
+        public var periodMilliseconds: Int64 { BillingPeriod.milliseconds(of: plan) }
     }
 
     /// [start, end) in epoch milliseconds (start nil: from the start), active under `standing`.
@@ -74,6 +74,13 @@ public enum ActiveSpans {
         public let end: Int64
         public let standing: Standing
         public var product: String { standing.product }
+
+        /// The midnights it covers, as days [first, end) since 1970-01-01 UTC: from its first midnight
+        /// (`earliestDay` at the earliest: no figure asks of one before 1970) to the first after it.
+        public var days: Range<Int64> {
+            let first = max(start.map(ActiveSpans.firstMidnight(atOrAfter:)) ?? ActiveSpans.earliestDay, ActiveSpans.earliestDay)
+            return first..<max(first, ActiveSpans.firstMidnight(atOrAfter: end))
+        }
     }
 
     /// A count a subscription adds to one day under what it stands as (+1 where a span begins, -1 after it ends).
@@ -151,9 +158,7 @@ public enum ActiveSpans {
     /// from `fromDay` on changes the table by the difference of this before and after it.
     public static func dayChanges(of periods: [Period], fromDay: Int64?) -> [DayChange] {
         spans(of: periods).flatMap { span -> [DayChange] in
-            // No figure asks of a midnight before 1970: a span is counted from `earliestDay` at the earliest.
-            let start = max(span.start.map(firstMidnight(atOrAfter:)) ?? earliestDay, fromDay ?? earliestDay, earliestDay)
-            let end = firstMidnight(atOrAfter: span.end)
+            let (start, end) = (max(span.days.lowerBound, fromDay ?? earliestDay), span.days.upperBound)
             guard start < end else { return [] }
             return [DayChange(day: start, standing: span.standing, change: 1), DayChange(day: end, standing: span.standing, change: -1)]
         }

@@ -15,6 +15,9 @@ public enum BillingPeriod: String, Sendable, CaseIterable {
         return allCases.first { $0.days.contains(days) }
     }
 
+    /// A length `of(milliseconds:)` tells `plan` from again (its shortest), and 0 for none, which it tells no plan from.
+    public static func milliseconds(of plan: BillingPeriod?) -> Int64 { plan.map { $0.days.lowerBound * day } ?? 0 }
+
     /// The calendar lengths of the period, in whole days (months of 28 to 31 days).
     var days: ClosedRange<Int64> {
         switch self {

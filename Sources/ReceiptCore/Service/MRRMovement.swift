@@ -52,11 +52,8 @@ public enum MRRMovement {
     public static func dayMoves(of periods: [ActiveSpans.Period], fromDay: Int64?, paidEndedBefore: Bool) -> [MRRDayMove] {
         // The value at each midnight, as runs of days: the spans that cover a midnight, each worth its standing's twelfths.
         var runs: [(first: Int64, end: Int64, currency: String, worth: Int64)] = []
-        for span in ActiveSpans.spans(of: periods) {
-            let first = max(span.start.map(ActiveSpans.firstMidnight(atOrAfter:)) ?? ActiveSpans.earliestDay, ActiveSpans.earliestDay)
-            let end = ActiveSpans.firstMidnight(atOrAfter: span.end)
-            guard first < end else { continue }
-            runs.append((first, end, span.standing.currency, twelfths(of: span.standing)))
+        for span in ActiveSpans.spans(of: periods) where !span.days.isEmpty {
+            runs.append((span.days.lowerBound, span.days.upperBound, span.standing.currency, twelfths(of: span.standing)))
         }
         // A paid period had ended by a midnight when the earliest-ending one had.
         let firstPaidEnd = periods.filter { !$0.revoked && ($0.price ?? 0) > 0 }.compactMap(\.expires).min()

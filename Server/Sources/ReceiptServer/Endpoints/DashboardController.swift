@@ -52,9 +52,9 @@ struct DashboardController {
             // at each interval's start; for the cards, at each range's first midnight.
             let starts = [figure.from, previousFrom].map(ActiveSpans.firstMidnight(atOrAfter:))
             // What stood at each interval's end (the last also the cards' end of the range).
-            let readDays = IntervalActive.readDays(intervals: figure.firstDays, by: figure.interval, to: figure.to)
+            let readDays = figure.readDays
             async let active = store.standing(atMidnightsOf: figure.firstDays + starts + readDays, product: figure.product)
-            async let moves = store.mrrMoves(afterDay: figure.firstDays.first ?? 0, throughDay: readDays.max() ?? 0)
+            async let movement = StatsController.movement(figure, on: store)
             async let previousDays = store.flows(from: previousFrom, to: figure.from, at: figure.at, product: figure.product)
             let cohorts = cohortsValue == nil ? nil
                 : try await store.cohorts(from: figure.from, to: figure.to, product: figure.product)
@@ -80,8 +80,7 @@ struct DashboardController {
                                      rates: IntervalRates.make(try await rates, intervals: figure.firstDays, by: figure.interval),
                                      churn: churn,
                                      active: IntervalActive.make(atIntervalEnds, intervals: figure.firstDays, readDays: readDays),
-                                     movement: IntervalMRRMovement.make(try await moves, intervals: figure.firstDays,
-                                                                        readDays: readDays),
+                                     movement: try await movement,
                                      cohorts: cohorts.map {
                                          IntervalCohort.make($0.firstPaid, revenue: $0.revenue, intervals: figure.firstDays,
                                                              by: figure.interval, periods: figure.periods)

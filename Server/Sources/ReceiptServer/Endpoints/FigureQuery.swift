@@ -11,6 +11,8 @@ struct FigureQuery: Sendable {
     let interval: FigureInterval
     /// The first day of every interval that meets [from, to).
     let firstDays: [Int64]
+    /// The day each interval is read at, for the figures of what stood at its end (IntervalActive.readDays).
+    var readDays: [Int64] { IntervalActive.readDays(intervals: firstDays, by: interval, to: to) }
     /// Only this product's figures (`?product=`), when given.
     let product: String?
     /// The answer as JSON (the default) or CSV (`?format=csv`).

@@ -80,15 +80,12 @@ struct StatsController {
                 bytes = csv ? StatsCSV.churn(intervals)
                     : StatsJSON.churn(intervals, by: figure.interval, from: figure.from, to: figure.to, at: instant, product: product)
             case "active":
-                let readDays = IntervalActive.readDays(intervals: figure.firstDays, by: figure.interval, to: figure.to)
-                let standing = try await stored.store.standing(atMidnightsOf: readDays, product: product)
-                let intervals = IntervalActive.make(standing, intervals: figure.firstDays, readDays: readDays)
+                let standing = try await stored.store.standing(atMidnightsOf: figure.readDays, product: product)
+                let intervals = IntervalActive.make(standing, intervals: figure.firstDays, readDays: figure.readDays)
                 bytes = csv ? StatsCSV.active(intervals)
                     : StatsJSON.active(intervals, by: figure.interval, from: figure.from, to: figure.to, product: product)
             case "mrr_movement":
-                let readDays = IntervalActive.readDays(intervals: figure.firstDays, by: figure.interval, to: figure.to)
-                let totals = try await stored.store.mrrMoves(afterDay: figure.firstDays.first ?? 0, throughDay: readDays.max() ?? 0)
-                let intervals = IntervalMRRMovement.make(totals, intervals: figure.firstDays, readDays: readDays)
+                let intervals = try await Self.movement(figure, on: stored.store)
                 bytes = csv ? StatsCSV.mrrMovement(intervals)
                     : StatsJSON.mrrMovement(intervals, by: figure.interval, from: figure.from, to: figure.to)
             case "mrr":
@@ -102,6 +99,13 @@ struct StatsController {
             return ServerAnswer.storeUnavailable(error, context.logger)
         }
         return (csv ? ServerAnswer.response(.ok, contentType: Self.csvType, bytes) : ServerAnswer.json(.ok, bytes), "200")
+    }
+
+    /// The MRR movement of each interval of `figure` (the page shows it too).
+    static func movement(_ figure: FigureQuery, on store: DeadlineStore) async throws -> [IntervalMRRMovement] {
+        let readDays = figure.readDays
+        let totals = try await store.mrrMoves(afterDay: figure.firstDays.first ?? 0, throughDay: readDays.max() ?? 0)
+        return IntervalMRRMovement.make(totals, intervals: figure.firstDays, readDays: readDays)
     }
 
     /// CSV with its header row (RFC 4180, RFC 7111's media type).

@@ -44,9 +44,7 @@ enum ActiveDays {
         static func < (a: Self, b: Self) -> Bool { (a.currency, a.plan, a.freeTrial ? 1 : 0) < (b.currency, b.plan, b.freeTrial ? 1 : 0) }
 
         /// The length MRRLine takes for the plan (0 for none).
-        var periodMilliseconds: Int64 {
-            ActiveSpans.Standing(product: "", plan: BillingPeriod(rawValue: plan)).periodMilliseconds
-        }
+        var periodMilliseconds: Int64 { BillingPeriod.milliseconds(of: BillingPeriod(rawValue: plan)) }
     }
 
     /// A row's key: a day, and the product and group of the subscriptions counted on it (their prices apart).
