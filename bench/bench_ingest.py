@@ -3,7 +3,9 @@ keep-alive clients to `receipt serve --store`, each answered 200 only once durab
 webhook registered (every notification makes an event and a delivery in its transaction, and
 the worker delivers them meanwhile to a local receiver). On SQLite, and on PostgreSQL (a
 throwaway cluster) when Debian's postgresql is installed. Each round starts a new store;
-the median of SERVE_BENCH_ROUNDS rounds (3) is printed with every round's figure.
+the median of SERVE_BENCH_ROUNDS rounds (3) is printed with every round's figure, and the
+server's CPU a notification (its own process: not the database's on PostgreSQL), which swings
+less than the rate on a shared machine.
 
     bench_ingest.py OUTDIR
 """
@@ -35,6 +37,12 @@ class Receiver(http.server.BaseHTTPRequestHandler):
         pass
 
 
+def cpu_seconds(pid):
+    """The user and system CPU a process has used (/proc/PID/stat's utime and stime)."""
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def rounds(name, locations, bodies, anchors, directory):
     receiver = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
     threading.Thread(target=receiver.serve_forever, daemon=True).start()
@@ -42,19 +50,22 @@ def rounds(name, locations, bodies, anchors, directory):
     secret.write_text("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n")
     secret.chmod(0o600)
     webhook = ["--webhook", f"http://127.0.0.1:{receiver.server_address[1]}/hook", "--webhook-secret-file", str(secret)]
-    rates = []
+    rates, cpu = [], []
     try:
         for location in locations():
             process, port = bench_store.start(location, anchors, webhook)
             try:
+                before = cpu_seconds(process.pid)
                 rates.append(bench_store.ingest(port, bodies))
+                cpu.append((cpu_seconds(process.pid) - before) / len(bodies) * 1000)
             finally:
                 process.terminate()
                 process.wait(30)
     finally:
         receiver.shutdown()
     print(f"{name}: ingested {statistics.median(rates):,.0f} notifications/s, median of {len(rates)} rounds "
-          f"({', '.join(f'{rate:,.0f}' for rate in rates)}); {len(bodies)} distinct, 8 clients, a webhook on")
+          f"({', '.join(f'{rate:,.0f}' for rate in rates)}); {len(bodies)} distinct, 8 clients, a webhook on; "
+          f"the server's CPU {statistics.median(cpu):.2f} ms a notification ({', '.join(f'{ms:.2f}' for ms in cpu)})")
 
 
 def main():

@@ -307,9 +307,11 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         assert_csv_links_give_the_apis_csv(server, dom)
         assert shown[(None, None, "at_ms")] == now
         charts = dict(re.findall(r'<svg id="([\w-]+)"(.*?)</svg>', dom, re.S))
-        assert sorted(charts) == ["active-chart", "flows-chart"]
         active = server.json("GET", "/v1/stats/active?" + urllib.parse.urlencode(
             {key: value for key, value in urllib.parse.parse_qsl(query) if key in ("from", "to", "by")}))[1]["intervals"]
+        currencies = sorted({line["currency"] for interval in active for line in interval["currencies"]})
+        assert currencies == ["EUR", "USD"]  # the stories pay in both
+        assert sorted(charts) == ["active-chart", "flows-chart", "mrr-chart-1", "mrr-chart-2"]
         for chart, bars, highest in (
                 ("flows-chart", 3 * len(flows["intervals"]),  # new, renewals and churned per interval
                  max(max(interval["new"], interval["renewals"], sum(interval["churned"].values()))
@@ -329,6 +331,21 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         assert [(date, int(count), name) for date, count, name in titles] == [  # each bar dated where it is read
             (time.strftime("%Y-%m-%d", time.gmtime(interval["at_ms"] // 1000)), interval[name], label)
             for interval in active for name, label in (("active_paid", "paid"), ("active_trials", "trials"))]
+        # MRR at each interval's end: a chart per currency (two currencies never share an axis), in its money.
+        for number, currency in enumerate(currencies, 1):
+            svg = html.unescape(charts[f"mrr-chart-{number}"])
+            assert re.search(r'<text class="y-title"[^>]*>MRR \(' + currency + r'\)</text>', svg)
+            mrr = [next((line["mrr_milliunits"] for line in interval["currencies"] if line["currency"] == currency), 0)
+                   for interval in active]
+            assert any(mrr) and svg.count("<rect ") == len(active)
+            assert re.findall(r'<title>([\d-]+): ([^<]*) MRR in (\w+)</title>', svg) == [
+                (time.strftime("%Y-%m-%d", time.gmtime(interval["at_ms"] // 1000)), money_text(value, currency), currency)
+                for interval, value in zip(active, mrr)]
+            # Round ticks in the currency's money, from nothing to at least the highest bar.
+            ticks = re.findall(r'<text class="y-tick"[^>]*>([^<]*)</text>', svg)
+            cents = [int(re.sub(r"\D", "", tick)) for tick in ticks]
+            assert ticks == [money_text(10 * value, currency) for value in cents] and cents[0] == 0
+            assert cents == [cents[1] * n for n in range(len(cents))] and cents[-2] * 10 < max(mrr) <= cents[-1] * 10
         # One product, chosen in the form: the page shows that product's figures.
         assert '<option value="">all</option><option>com.example.minted.annual</option>' in dom
         product = urllib.parse.urlencode({"product": "com.example.minted.yearly"})

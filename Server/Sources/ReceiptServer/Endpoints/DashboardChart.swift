@@ -22,11 +22,14 @@ struct DashboardChart {
     let xTitle: String
     let interval: FigureInterval
     let series: [Series]
+    /// A value as the ticks and the bars' titles show it, escaped (a count by default; money for MRR).
+    var label: (Int64) -> String = { String($0) }
 
     var svg: String {
-        // The left margin holds a tick of seven digits beside the axis' title.
-        let (width, height, top, left) = (720.0, 200.0, 10.0, 72.0)
         let ticks = DashboardPage.ticks(reaching: series.flatMap(\.values).max() ?? 0)
+        // The left margin holds the longest tick (at least seven digits' room) beside the axis' title.
+        let longest = ticks.map { label($0).count }.max() ?? 0
+        let (width, height, top, left) = (720.0, 200.0, 10.0, max(72.0, 24.0 + 6.5 * Double(longest)))
         let highest = Double(max(1, ticks.last ?? 1))
         let slot = width / Double(max(1, instants.count))
         let bar = slot / Double(series.count + 1)
@@ -38,7 +41,7 @@ struct DashboardChart {
         for tick in ticks {
             let y = Self.number(top + height - height * Double(tick) / highest)
             chart += "<line x1=\(Self.number(left)) y1=\(y) x2=\(Self.number(left + width)) y2=\(y) stroke=\"\(tick == 0 ? "#999" : "#eee")\"/>\n"
-                + "<text class=\"y-tick\" x=\(Self.number(left - 6)) y=\(y) dy=\"4\" font-size=\"11\" text-anchor=\"end\">\(tick)</text>\n"
+                + "<text class=\"y-tick\" x=\(Self.number(left - 6)) y=\(y) dy=\"4\" font-size=\"11\" text-anchor=\"end\">\(label(tick))</text>\n"
         }
         chart += "<text class=\"y-title\" transform=\"translate(12 \(Int(top + height / 2))) rotate(-90)\" font-size=\"11\" "
             + "text-anchor=\"middle\">\(unit)</text>\n"
@@ -51,7 +54,7 @@ struct DashboardChart {
                 let barHeight = height * Double(value) / highest
                 chart += "<rect x=\(Self.number(left + Double(index) * slot + bar * (Double(position) + 0.5))) "
                     + "y=\(Self.number(top + height - barHeight)) width=\(Self.number(bar)) height=\(Self.number(barHeight)) "
-                    + "fill=\"\(entry.color)\"><title>\(DashboardPage.date(start)): \(value) \(entry.name)</title></rect>\n"
+                    + "fill=\"\(entry.color)\"><title>\(DashboardPage.date(start)): \(label(value)) \(entry.name)</title></rect>\n"
             }
             if index % labelEvery == 0 {
                 chart += "<text x=\(Self.number(left + Double(index) * slot + 2)) y=\"\(Int(height + top + 16))\" font-size=\"11\">"

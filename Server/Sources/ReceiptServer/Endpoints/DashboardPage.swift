@@ -185,7 +185,8 @@ struct DashboardPage {
     }
 
     /// What stood at each interval's end (IntervalActive): the active, trials and paid; then MRR
-    /// and ARR per interval and currency.
+    /// and ARR per interval and currency, and a chart of MRR for each currency (amounts of two
+    /// currencies are never added or drawn on one axis).
     private var activeTable: String {
         // Each bar stands for the midnight its interval is read at (its end, or today's).
         let chart = DashboardChart(id: "active-chart", unit: "subscriptions", instants: active.map(\.atMilliseconds),
@@ -211,7 +212,16 @@ struct DashboardPage {
                     + Self.cell("subscriptions", line.subscriptions) + "</tr>\n"
             }
         }
-        return table + "</table>\n"
+        table += "</table>\n"
+        let currencies = Set(active.flatMap { $0.mrr.map(\.currency) }).sorted()
+        for (number, currency) in currencies.enumerated() {
+            let mrr = active.map { interval in interval.mrr.first { $0.currency == currency }?.milliunits ?? 0 }
+            table += DashboardChart(id: "mrr-chart-\(number + 1)", unit: "MRR (\(Self.escape(currency)))", instants: active.map(\.atMilliseconds),
+                                    xTitle: "at each \(figure.interval.rawValue)'s end (UTC)", interval: figure.interval,
+                                    series: [.init(name: "MRR in \(Self.escape(currency))", color: "#188038", values: mrr)],
+                                    label: { Self.money($0, currency) }).svg
+        }
+        return table
     }
 
     /// How MRR moved in each interval (IntervalMRRMovement), per currency, over all products: each

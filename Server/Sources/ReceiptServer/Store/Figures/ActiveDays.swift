@@ -12,8 +12,8 @@ import ReceiptCore
 /// Kept like FlowDays: a write can change the spans only from the earliest purchase it writes
 /// (PeriodChanges; the periods bought before it stand as they did), so it reads, before and
 /// after, the periods that can stand at the midnight before it or later (those not revoked that
-/// end after that midnight) and adds the difference of their day changes, one row at a time in key order. A store that
-/// held rows before this table is filled by the same computation, a page of subscriptions at a time.
+/// end after that midnight) and adds the difference of their day changes, its rows in key order. A store
+/// that held rows before this table is filled by the same computation, a page of subscriptions at a time.
 ///
 /// Where it may differ from the rows read as of an instant (SubscriptionSummaries.asExpression): a
 /// standing period without a product id counts under '' (the rows fall back to the last purchase's
@@ -100,18 +100,20 @@ enum ActiveDays {
         + "coalesce(currency, ''), price, CASE WHEN offer_discount_type = 'FREE_TRIAL' THEN 1 ELSE 0 END"
 
     /// The periods of one subscription (placeholder 1) that end after an instant (placeholder 2):
-    /// those that can stand at a midnight from then on, read down the index of its ends.
+    /// those that can stand at a midnight from then on, read down the index of its ends; then a
+    /// row of nulls if a paid one ended by that instant (what MRRMovement asks of the periods a
+    /// write does not read). One statement, not two: each costs a write a trip to the database's
+    /// thread and back, which is most of what a write costs (docs/performance.md).
     private static func periodsQuery(_ d: StoreDialect) -> String {
-        "SELECT \(periodColumns) FROM transactions WHERE original_transaction_id = \(d.placeholder(1)) AND \(periodRows) "
-            + "AND expires_date > \(d.placeholder(2))"
+        let (subscription, instant) = (d.placeholder(1), d.placeholder(2))
+        return "SELECT \(periodColumns) FROM transactions WHERE original_transaction_id = \(subscription) AND \(periodRows) "
+            + "AND expires_date > \(instant) UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM (SELECT 1 AS paid "
+            + "FROM transactions WHERE original_transaction_id = \(subscription) AND \(periodRows) AND price > 0 "
+            + "AND expires_date <= \(instant) LIMIT 1) AS paid_ended"
     }
 
-    /// Whether a paid period of one subscription (placeholder 1) ended by an instant (placeholder
-    /// 2): what MRRMovement asks of the periods a write does not read.
-    private static func paidEndedQuery(_ d: StoreDialect) -> String {
-        "SELECT 1 FROM transactions WHERE original_transaction_id = \(d.placeholder(1)) AND \(periodRows) AND price > 0 "
-            + "AND expires_date <= \(d.placeholder(2)) LIMIT 1"
-    }
+    /// Whether a row of periodsQuery is its mark that a paid period ended (a period's id is never null).
+    private static func isPaidEndedMark(_ row: [StoreValue]) -> Bool { row.first == .null }
 
     private static func period(_ row: some Collection<StoreValue>) -> ActiveSpans.Period? {
         let row = Array(row)
@@ -134,14 +136,14 @@ enum ActiveDays {
     static func changes(of subscriptions: Set<String>, periods: PeriodChanges, on statements: some StoreStatements)
         async throws -> Kept {
         var kept = Kept()
-        let (query, paidEnded) = (periodsQuery(statements.dialect), paidEndedQuery(statements.dialect))
+        let query = periodsQuery(statements.dialect)
         for id in subscriptions.sorted() {
             let first = firstDay(of: id, in: periods)
-            // firstMidnight's days are within the instants a figure takes: no overflow.
+            // firstMidnight's days are within the instants a figure takes: no overflow. Every
+            // period ends after Int64.min, so a write from the start reads all and no mark.
             let since = first.map { ($0 - 1) * FigureInterval.dayMilliseconds } ?? Int64.min
-            let held = try await statements.run(query, [.text(id), .integer(since)]).compactMap { period($0) }
-            let paidEndedBefore = first == nil ? false : try await !statements.run(paidEnded, [.text(id), .integer(since)]).isEmpty
-            try merge(held, fromDay: first, paidEndedBefore: paidEndedBefore, into: &kept)
+            let rows = try await statements.run(query, [.text(id), .integer(since)])
+            try merge(rows.compactMap { period($0) }, fromDay: first, paidEndedBefore: rows.contains(where: isPaidEndedMark), into: &kept)
         }
         return kept
     }
@@ -173,15 +175,14 @@ enum ActiveDays {
         return difference.filter { !$0.value.isZero }
     }
 
-    /// Adds the changes to each table's rows, one at a time in key order.
+    /// Adds the changes to each table's rows, in key order.
     private static func upsert(_ active: Changes, _ moves: [MRRMoveDays.Key: Sums], on statements: some StoreStatements) async throws {
-        let upsert = statements.dialect.addingUpsert(into: table, key: ["day", "product_id", "currency", "billing_period", "free_trial"],
-                                                     counts: ["change", "price_change"])
-        for key in active.keys.sorted() {
-            let sums = active[key]!
-            _ = try await statements.run(upsert, [.integer(key.day), .text(key.product), .text(key.group.currency), .text(key.group.plan),
-                                                  .integer(key.group.freeTrial ? 1 : 0), .integer(sums.subscriptions), .integer(sums.prices)])
+        let rows = active.sorted { $0.key < $1.key }.map { key, sums -> [StoreValue] in
+            [.integer(key.day), .text(key.product), .text(key.group.currency), .text(key.group.plan),
+             .integer(key.group.freeTrial ? 1 : 0), .integer(sums.subscriptions), .integer(sums.prices)]
         }
+        try await statements.addRows(rows, into: table, key: ["day", "product_id", "currency", "billing_period", "free_trial"],
+                                     counts: ["change", "price_change"])
         try await MRRMoveDays.upsert(moves, on: statements)
     }
 

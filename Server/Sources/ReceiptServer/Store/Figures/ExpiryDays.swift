@@ -17,8 +17,8 @@ import ReceiptCore
 /// - the summaries ending on the instant's own day are read whole.
 ///
 /// Kept like FlowDays: every write that changes summaries adds what they count after it less
-/// what they counted before it, in its transaction, one row at a time in key order (two
-/// servers sharing a PostgreSQL database lock shared rows in the same order).
+/// what they counted before it, in its transaction, its rows in key order (two servers sharing a
+/// PostgreSQL database lock shared rows in the same order).
 enum ExpiryDays {
     static let table = "subscription_expiry_days"
     /// The day a summary without an end counts under: before any instant's.
@@ -80,13 +80,12 @@ enum ExpiryDays {
     /// Adds to the table what the summaries count now less what they counted `before` the write.
     static func recordChange(of subscriptions: Set<String>, before: Counts, on statements: some StoreStatements) async throws {
         let after = try await counts(of: subscriptions, on: statements)
-        let upsert = statements.dialect.addingUpsert(into: table, key: keys.map(\.name), counts: ["subscriptions", "price_sum"])
-        for key in Set(before.keys).union(after.keys).sorted() {
+        let rows = Set(before.keys).union(after.keys).sorted().compactMap { key -> [StoreValue]? in
             let (now, then) = (after[key] ?? (0, 0), before[key] ?? (0, 0))
-            guard now != then else { continue }
-            _ = try await statements.run(upsert, key.values + [.integer(now.subscriptions - then.subscriptions),
-                                                              .integer(now.prices - then.prices)])
+            guard now != then else { return nil }
+            return key.values + [.integer(now.subscriptions - then.subscriptions), .integer(now.prices - then.prices)]
         }
+        try await statements.addRows(rows, into: table, key: keys.map(\.name), counts: ["subscriptions", "price_sum"])
     }
 
     /// The subscriptions by product and status at `instant`, and the active ones' prices by

@@ -130,8 +130,8 @@ enum FlowDays {
     /// Adds to the table what the periods count now less what they counted `before` the write.
     static func recordChange(of changes: PeriodChanges, before: Counts, on statements: some StoreStatements) async throws {
         let after = try await counts(of: changes, on: statements)
-        let upsert = statements.dialect.addingUpsert(into: table, key: ["day", "product_id", "currency"], counts: counted)
         let zero = Array(repeating: Int64(0), count: counted.count)
+        var rows: [[StoreValue]] = []
         for key in Set(before.keys).union(after.keys).sorted() {
             let difference = try zip(after[key] ?? zero, before[key] ?? zero).map { after, before in
                 // Both are the database's sums, so only prices of both signs and extreme sizes get here.
@@ -140,9 +140,9 @@ enum FlowDays {
                 return difference
             }
             guard difference.contains(where: { $0 != 0 }) else { continue }
-            _ = try await statements.run(upsert, [.integer(key.day), .text(key.product), .text(key.currency)]
-                                             + difference.map { .integer($0) })
+            rows.append([.integer(key.day), .text(key.product), .text(key.currency)] + difference.map { .integer($0) })
         }
+        try await statements.addRows(rows, into: table, key: ["day", "product_id", "currency"], counts: counted)
     }
 
     /// Each day's counts of the periods bought in [from, to) (from ≥ 0), `product`'s only when

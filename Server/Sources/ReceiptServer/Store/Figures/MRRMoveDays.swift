@@ -15,14 +15,12 @@ enum MRRMoveDays {
         static func < (a: Self, b: Self) -> Bool { (a.day, a.currency, a.move) < (b.day, b.currency, b.move) }
     }
 
-    /// Adds `changes` (subscriptions and twelfths per key) to the table's rows, one at a time in key order.
+    /// Adds `changes` (subscriptions and twelfths per key) to the table's rows, in key order.
     static func upsert(_ changes: [Key: ActiveDays.Sums], on statements: some StoreStatements) async throws {
-        let upsert = statements.dialect.addingUpsert(into: table, key: ["day", "currency", "move"], counts: ["subscriptions", "twelfths"])
-        for key in changes.keys.sorted() {
-            let sums = changes[key]!
-            _ = try await statements.run(upsert, [.integer(key.day), .text(key.currency), .text(key.move.rawValue),
-                                                  .integer(sums.subscriptions), .integer(sums.prices)])
+        let rows = changes.sorted { $0.key < $1.key }.map { key, sums -> [StoreValue] in
+            [.integer(key.day), .text(key.currency), .text(key.move.rawValue), .integer(sums.subscriptions), .integer(sums.prices)]
         }
+        try await statements.addRows(rows, into: table, key: ["day", "currency", "move"], counts: ["subscriptions", "twelfths"])
     }
 
     /// The moves of the midnights after `afterDay` up to `throughDay` (days since 1970-01-01 UTC), by

@@ -10,12 +10,16 @@ enum StoreDialect: Sendable {
     func placeholder(_ n: Int) -> String { self == .sqlite ? "?\(n)" : "$\(n)" }
     func placeholders(_ range: ClosedRange<Int>) -> [String] { range.map(placeholder) }
 
-    /// The statement that adds a difference to a row of counts kept by every write (FlowDays,
-    /// ExpiryDays), making the row when it is absent: the key's values, then each count's.
-    func addingUpsert(into table: String, key: [String], counts: [String]) -> String {
+    /// The statement that adds differences to `rows` rows of counts kept by every write
+    /// (FlowDays, ExpiryDays, ActiveDays, MRRMoveDays), making each row when it is absent: per row,
+    /// the key's values, then each count's.
+    func addingUpsert(into table: String, key: [String], counts: [String], rows: Int) -> String {
         let columns = key + counts
-        return "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES ("
-            + placeholders(1...columns.count).joined(separator: ", ") + ") ON CONFLICT (\(key.joined(separator: ", "))) "
+        let values = (0..<rows).map { row in
+            "(" + placeholders(row * columns.count + 1...(row + 1) * columns.count).joined(separator: ", ") + ")"
+        }
+        return "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES \(values.joined(separator: ", ")) "
+            + "ON CONFLICT (\(key.joined(separator: ", "))) "
             + "DO UPDATE SET " + counts.map { "\($0) = \(table).\($0) + excluded.\($0)" }.joined(separator: ", ")
     }
     /// An auto-numbered key column.
@@ -53,6 +57,15 @@ enum StoreValue: Sendable, Hashable {
 
     var text: String? { if case .text(let value) = self { value } else { nil } }
     var integer: Int64? { if case .integer(let value) = self { value } else { nil } }
+
+    /// As sqlite-nio binds it.
+    var sqliteData: SQLiteData {
+        switch self {
+        case .text(let value): .text(value)
+        case .integer(let value): .integer(Int(value))
+        case .null: .null
+        }
+    }
 }
 
 /// Runs statements on one connection, inside the caller's transaction: what the
@@ -63,19 +76,27 @@ protocol StoreStatements: Sendable {
     func run(_ sql: String, _ binds: [StoreValue]) async throws -> [[StoreValue]]
 }
 
+extension StoreStatements {
+    /// Adds differences to rows of counts kept by every write, making each row when it is absent:
+    /// each of `rows` is the key's values, then each count's. Given in key order, as PostgreSQL
+    /// locks them in the order given, so that two writers never wait for each other in a circle.
+    /// Many rows to a statement (a write makes a few, a migration's fill thousands): each
+    /// statement costs a write a trip to the database's thread and back (docs/performance.md).
+    func addRows(_ rows: [[StoreValue]], into table: String, key: [String], counts: [String]) async throws {
+        let perStatement = 500  // Within both databases' limits on bound values (SQLite 32,766, PostgreSQL 65,535).
+        for start in stride(from: 0, to: rows.count, by: perStatement) {
+            let chunk = rows[start..<min(start + perStatement, rows.count)]
+            _ = try await run(dialect.addingUpsert(into: table, key: key, counts: counts, rows: chunk.count), Array(chunk.joined()))
+        }
+    }
+}
+
 struct SQLiteStatements: StoreStatements {
     let connection: SQLiteConnection
     var dialect: StoreDialect { .sqlite }
 
     func run(_ sql: String, _ binds: [StoreValue]) async throws -> [[StoreValue]] {
-        let data: [SQLiteData] = binds.map {
-            switch $0 {
-            case .text(let value): .text(value)
-            case .integer(let value): .integer(Int(value))
-            case .null: .null
-            }
-        }
-        return try await connection.query(sql, data).map { row in
+        try await connection.query(sql, binds.map(\.sqliteData)).map { row in
             row.columns.map { column in
                 switch column.data {
                 case .text(let value): .text(value)

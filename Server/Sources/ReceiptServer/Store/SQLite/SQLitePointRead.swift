@@ -7,7 +7,7 @@ import SQLiteNIO
 /// it on, by one of sqlite-nio's readers (SQLiteSubscriptionStore.read).
 struct SQLitePointRead<Row, Answer: Sendable> {
     let sql: String
-    let binds: [SQLiteQuickReads.Bind]
+    let binds: [StoreValue]
     /// A row's value, or nil to leave the row out.
     let row: (any PointReadRow) -> Row?
     let answer: ([Row]) -> Answer
@@ -20,14 +20,7 @@ struct SQLitePointRead<Row, Answer: Sendable> {
         return answer(rows)
     }
 
-    var pooledBinds: [SQLiteData] {
-        binds.map {
-            switch $0 {
-            case .text(let text): .text(text)
-            case .integer(let value): .integer(Int(value))
-            }
-        }
-    }
+    var pooledBinds: [SQLiteData] { binds.map(\.sqliteData) }
 }
 
 extension SQLitePointRead where Row == StoredSubscriptions.Row, Answer == StoredSubscriptions {
@@ -44,7 +37,7 @@ extension SQLitePointRead where Row == StoredSubscriptions.Row, Answer == Stored
 
 extension SQLitePointRead where Row == (Int64, String, String), Answer == StoredPage {
     static func accountPage(_ appAccountToken: String, after cursor: StoreCursor?, limit: Int) -> Self {
-        var binds: [SQLiteQuickReads.Bind] = [.text(appAccountToken.lowercased())]
+        var binds: [StoreValue] = [.text(appAccountToken.lowercased())]
         if let cursor { binds += [.integer(cursor.signedDate), .text(cursor.transactionID)] }
         return Self(sql: StoreSchema.accountPageQuery(placeholders: SQLiteSubscriptionStore.placeholders, afterCursor: cursor != nil,
                                                       limit: limit),

@@ -22,18 +22,13 @@ import VaporCSQLite
 /// - a read that finds no free handle does not wait for one.
 /// In each case `read` answers `false`, and the caller reads through sqlite-nio as before:
 /// the same statement, the same answer, off the event loop. Errors other than SQLITE_BUSY
-/// and SQLITE_LOCKED are thrown (SQLiteReadError). A read whose pages are not in memory still waits for the disk, as any
+/// and SQLITE_LOCKED are thrown (SQLiteCallError). A read whose pages are not in memory still waits for the disk, as any
 /// read does; it is at most `maxRows` rows of the indexes it uses.
 final class SQLiteQuickReads: Sendable {
     /// Rows one quick read may step through; the state of a subscription is at most 101.
     static let maxRows = 160
     /// Statements kept prepared per handle; the least recently added is finalized past it.
     static let maxStatements = 16
-
-    enum Bind: Sendable {
-        case text(String)
-        case integer(Int64)
-    }
 
     /// The handles no read holds; once closed, a handle given back is closed instead.
     private let pool: Mutex<(free: [Handle], closed: Bool)>
@@ -55,9 +50,9 @@ final class SQLiteQuickReads: Sendable {
     /// Steps `sql` with `binds`, handing each row to `row`. True when every row was read;
     /// false when the read was left to the pool (see the type's comment): the caller then
     /// discards what `row` was given and reads again.
-    func read(_ sql: String, _ binds: [Bind], row: (any PointReadRow) throws -> Void) throws -> Bool {
+    func read(_ sql: String, _ binds: [StoreValue], row: (any PointReadRow) throws -> Void) throws -> Bool {
         let taken = try pool.withLock { pool -> Handle? in
-            if pool.closed { throw SQLiteReadError(status: SQLITE_MISUSE, message: "the store is closed") }
+            if pool.closed { throw SQLiteCallError(status: SQLITE_MISUSE, message: "the store is closed") }
             return pool.free.popLast()
         }
         guard let handle = taken else {
@@ -91,20 +86,8 @@ final class SQLiteQuickReads: Sendable {
     private struct Row: PointReadRow {
         let statement: OpaquePointer
 
-        /// The text's bytes as SQLite holds them (`column_blob`: the store is UTF-8, so no
-        /// conversion): `column_text` would first copy a value that lies in mapped pages
-        /// or overflow to end it with a NUL, a second copy of every JWS read.
-        func text(_ column: Int32) -> String? {
-            guard sqlite_nio_sqlite3_column_type(statement, column) == SQLITE_TEXT else { return nil }
-            let bytes = sqlite_nio_sqlite3_column_blob(statement, column)  // nil for the empty text
-            let count = Int(sqlite_nio_sqlite3_column_bytes(statement, column))
-            guard let bytes, count > 0 else { return "" }
-            return String(decoding: UnsafeRawBufferPointer(start: bytes, count: count), as: UTF8.self)
-        }
-
-        func integer(_ column: Int32) -> Int64? {
-            sqlite_nio_sqlite3_column_type(statement, column) == SQLITE_INTEGER ? sqlite_nio_sqlite3_column_int64(statement, column) : nil
-        }
+        func text(_ column: Int32) -> String? { SQLiteCalls.text(statement, column) }
+        func integer(_ column: Int32) -> Int64? { SQLiteCalls.integer(statement, column) }
     }
 
     /// One read-only connection and its prepared statements. Used by one thread at a time
@@ -113,17 +96,10 @@ final class SQLiteQuickReads: Sendable {
         /// The most of the file a handle maps (SQLite lowers it to its own limit).
         static let mappedBytes = 1 << 31
         private var connection: OpaquePointer?
-        private var statements: [String: OpaquePointer] = [:]
-        private var order: [String] = []
+        private var statements = SQLitePreparedStatements(limit: SQLiteQuickReads.maxStatements)
 
         init(path: String) throws {
-            var opened: OpaquePointer?
-            let status = sqlite_nio_sqlite3_open_v2(path, &opened, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
-            guard status == SQLITE_OK, let opened else {
-                let message = opened.map { String(cString: sqlite_nio_sqlite3_errmsg($0)) } ?? "status \(status)"
-                sqlite_nio_sqlite3_close_v2(opened)
-                throw SQLiteReadError(status: status, message: "cannot open \(path) for reading: \(message)")
-            }
+            let opened = try SQLiteCalls.open(path, flags: SQLITE_OPEN_READONLY, purpose: "for reading")
             connection = opened
             sqlite_nio_sqlite3_busy_timeout(opened, 0)
             // A stored JWS is longer than a page, so most of it lies in overflow pages, which
@@ -140,7 +116,7 @@ final class SQLiteQuickReads: Sendable {
             guard encoding == "UTF-8" else {
                 sqlite_nio_sqlite3_close_v2(opened)
                 connection = nil
-                throw SQLiteReadError(status: SQLITE_MISMATCH, message: "\(path) keeps its text in \(encoding ?? "an unknown encoding"), "
+                throw SQLiteCallError(status: SQLITE_MISMATCH, message: "\(path) keeps its text in \(encoding ?? "an unknown encoding"), "
                                       + "not UTF-8 as the stores receipt serve makes")
             }
         }
@@ -154,61 +130,30 @@ final class SQLiteQuickReads: Sendable {
             return String(cString: text)
         }
 
-        func read(_ sql: String, _ binds: [Bind], maxRows: Int, row: (any PointReadRow) throws -> Void) throws -> Bool {
-            guard let connection else { throw SQLiteReadError(status: SQLITE_MISUSE, message: "the store is closed") }
-            let statement = try prepared(sql, on: connection)
-            defer {
-                sqlite_nio_sqlite3_reset(statement)
-                sqlite_nio_sqlite3_clear_bindings(statement)
-            }
-            for (index, bind) in binds.enumerated() {
-                let position = Int32(index + 1)
-                let status = switch bind {
-                case .text(let text): sqlite_nio_sqlite3_bind_text(statement, position, text, -1, SQLITE_TRANSIENT)
-                case .integer(let value): sqlite_nio_sqlite3_bind_int64(statement, position, value)
-                }
-                guard status == SQLITE_OK else { throw failure(status, connection) }
-            }
-            var rows = 0
-            while true {
-                let status = sqlite_nio_sqlite3_step(statement)
-                switch status {
-                case SQLITE_ROW:
-                    rows += 1
-                    if rows > maxRows { return false }
-                    try row(Row(statement: statement))
-                case SQLITE_DONE:
-                    return true
-                case SQLITE_BUSY, SQLITE_LOCKED:
-                    return false  // a writer's checkpoint or recovery: the pool's reader waits for it
-                default:
-                    throw failure(status, connection)
+        func read(_ sql: String, _ binds: [StoreValue], maxRows: Int, row: (any PointReadRow) throws -> Void) throws -> Bool {
+            guard let connection else { throw SQLiteCallError(status: SQLITE_MISUSE, message: "the store is closed") }
+            return try statements.with(sql, binds, on: connection) { statement in
+                var rows = 0
+                while true {
+                    let status = sqlite_nio_sqlite3_step(statement)
+                    switch status {
+                    case SQLITE_ROW:
+                        rows += 1
+                        if rows > maxRows { return false }
+                        try row(Row(statement: statement))
+                    case SQLITE_DONE:
+                        return true
+                    case SQLITE_BUSY, SQLITE_LOCKED:
+                        return false  // a writer's checkpoint or recovery: the pool's reader waits for it
+                    default:
+                        throw SQLiteCalls.failure(status, connection)
+                    }
                 }
             }
-        }
-
-        private func prepared(_ sql: String, on connection: OpaquePointer) throws -> OpaquePointer {
-            if let statement = statements[sql] { return statement }
-            var made: OpaquePointer?
-            let status = sqlite_nio_sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &made, nil)
-            guard status == SQLITE_OK, let made else { throw failure(status, connection) }
-            if order.count >= SQLiteQuickReads.maxStatements {
-                let oldest = order.removeFirst()
-                sqlite_nio_sqlite3_finalize(statements.removeValue(forKey: oldest))
-            }
-            statements[sql] = made
-            order.append(sql)
-            return made
-        }
-
-        private func failure(_ status: Int32, _ connection: OpaquePointer) -> SQLiteReadError {
-            SQLiteReadError(status: status, message: String(cString: sqlite_nio_sqlite3_errmsg(connection)))
         }
 
         func close() {
-            for statement in statements.values { sqlite_nio_sqlite3_finalize(statement) }
-            statements = [:]
-            order = []
+            statements.finalizeAll()
             sqlite_nio_sqlite3_close_v2(connection)
             connection = nil
         }
@@ -221,12 +166,3 @@ protocol PointReadRow {
     func integer(_ column: Int32) -> Int64?
 }
 
-/// A quick read SQLite refused (the store then answers 503, as for any failed read).
-struct SQLiteReadError: Error, CustomStringConvertible {
-    let status: Int32
-    let message: String
-    var description: String { "SQLite read failed (status \(status)): \(message)" }
-}
-
-/// Tells SQLite to copy a bound text before the bind returns.
-private let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)

@@ -11,7 +11,7 @@ import Synchronization
 /// The default store: one SQLite file (sqlite-nio, which compiles SQLite in), in WAL
 /// mode with `synchronous = FULL`, so that a write that returned survives the process
 /// being killed and the machine losing power. One connection writes, one transaction
-/// at a time (SerialGate); `readerCount` others read, in turn (a connection runs one
+/// at a time (SerialGate), each on the writer's own thread (SQLiteWriter); `readerCount` others read, in turn (a connection runs one
 /// statement at a time), and see only what was committed. Point reads (one
 /// subscription, an account's page, a consent) can also be made at once
 /// (SQLiteQuickReads: on the caller's thread, statements kept prepared); the server's
@@ -19,7 +19,7 @@ import Synchronization
 /// `receipt serve` processes on one machine may share the file (SQLite's locks,
 /// `busy_timeout`); across machines, use PostgreSQL.
 final class SQLiteSubscriptionStore: SubscriptionStore {
-    private let writer: SQLiteConnection
+    private let writer: SQLiteWriter
     private let readers: [SQLiteConnection]
     /// The point reads made at once (StorePointReads).
     let quickReads: SQLiteQuickReads
@@ -33,7 +33,7 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
     static let quickHandleCount = 2 * max(2, Processors.online)
     static let placeholders = StoreDialect.sqlite.placeholders(1...6)
 
-    private init(writer: SQLiteConnection, readers: [SQLiteConnection], quick: SQLiteQuickReads) {
+    private init(writer: SQLiteWriter, readers: [SQLiteConnection], quick: SQLiteQuickReads) {
         self.writer = writer
         self.readers = readers
         self.quickReads = quick
@@ -58,11 +58,8 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
     /// database's mode), since it holds customers' purchases.
     static func open(path: String, logger: Logger) async throws -> SQLiteSubscriptionStore {
         try createPrivately(path)
-        let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        let writer = try await SQLiteWriter(path: path)
         do {
-            for pragma in ["PRAGMA busy_timeout = 10000", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"] {
-                _ = try await writer.query(pragma, [])
-            }
             var readers: [SQLiteConnection] = []
             do {
                 for _ in 0..<readerCount {
@@ -89,53 +86,55 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
     /// which the ROLLBACK undoes.
     func migrate() async throws {
         let writer = self.writer
-        try await gate.run { try await Self.bracket(writer) { try await StoreMigration.migrate(on: SQLiteStatements(connection: $0)) } }
+        try await gate.run {
+            try writer.checkOpen()
+            return try await withTaskExecutorPreference(writer) { try await Self.bracket(writer) { try await StoreMigration.migrate(on: $0) } }
+        }
     }
 
     /// `work` inside BEGIN IMMEDIATE … COMMIT on the write connection, alone. It runs in a task of
     /// its own, which the caller's cancellation does not reach (a request past its deadline, an
     /// import that stops its saver, the leader of a group commit): started, a write finishes.
-    private func transaction<T: Sendable>(_ work: @escaping @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
+    private func transaction<T: Sendable>(_ work: @escaping @Sendable (SQLiteWriterStatements) async throws -> T) async throws -> T {
         let writer = self.writer
-        return try await gate.run { try await Task { try await Self.bracket(writer, work) }.value }
+        return try await gate.run {
+            try writer.checkOpen()
+            return try await Task(executorPreference: writer) { try await Self.bracket(writer, work) }.value
+        }
     }
 
-    /// BEGIN IMMEDIATE, `work`, COMMIT; on any failure, ROLLBACK, in a task the caller's
-    /// cancellation does not reach. sqlite-nio throws `CancellationError` from a query of a
-    /// cancelled task while the statement may still run (it is queued on the connection, in
-    /// order), so a failed BEGIN or COMMIT says nothing of the transaction's state: the ROLLBACK,
-    /// queued after them, ends whatever is open (and fails harmlessly when nothing is), so the
-    /// next writer's BEGIN never meets "cannot start a transaction within a transaction".
-    private static func bracket<T: Sendable>(_ writer: SQLiteConnection,
-                                             _ work: @escaping @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
+    /// BEGIN IMMEDIATE, `work`, COMMIT; on any failure, ROLLBACK. A failed COMMIT may leave the
+    /// transaction open (SQLITE_BUSY), so the ROLLBACK ends whatever is open (and fails
+    /// harmlessly when nothing is): the next writer's BEGIN never meets "cannot start a
+    /// transaction within a transaction".
+    private static func bracket<T: Sendable>(_ writer: SQLiteWriter,
+                                             _ work: @escaping @Sendable (SQLiteWriterStatements) async throws -> T) async throws -> T {
+        let statements = SQLiteWriterStatements(writer: writer)
         do {
-            _ = try await writer.query("BEGIN IMMEDIATE", [])
-            let result = try await work(writer)
-            _ = try await writer.query("COMMIT", [])
+            _ = try await writer.run("BEGIN IMMEDIATE", [])
+            let result = try await work(statements)
+            _ = try await writer.run("COMMIT", [])
             return result
         } catch {
-            _ = try? await Task { try await writer.query("ROLLBACK", []) }.value
+            _ = try? await writer.run("ROLLBACK", [])
             throw error
         }
     }
 
     func record(_ notification: ReceivedNotification) async throws -> Bool {
         try await commits.record(notification) { [self] batch in
-            try await transaction { try await StoreWrites.record(batch: batch, on: SQLiteStatements(connection: $0)) }
+            try await transaction { try await StoreWrites.record(batch: batch, on: $0) }
         }
     }
 
     func record(transactions: [StoredTransaction], renewalInfos: [StoredRenewalInfo]) async throws {
-        try await transaction { connection in
-            try await StoreWrites.record(transactions: transactions, renewalInfos: renewalInfos,
-                                         on: SQLiteStatements(connection: connection))
-        }
+        try await transaction { try await StoreWrites.record(transactions: transactions, renewalInfos: renewalInfos, on: $0) }
     }
 
     func withStatements<T: Sendable>(transaction inTransaction: Bool,
                                      _ work: @escaping @Sendable (any StoreStatements) async throws -> T) async throws -> T {
         guard inTransaction else { return try await work(SQLiteStatements(connection: reader)) }
-        return try await transaction { try await work(SQLiteStatements(connection: $0)) }
+        return try await transaction { try await work($0) }
     }
 
     func subscriptions(_ originalTransactionIDs: [String], transactionsEach: Int) async throws -> StoredSubscriptions {
@@ -162,8 +161,8 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
     }
 
     func setSetting(_ key: String, _ value: String) async throws {
-        try await transaction { connection in
-            _ = try await connection.query("""
+        try await transaction { statements in
+            _ = try await statements.run("""
                 INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value
                 """, [.text(key), .text(value)])
         }
