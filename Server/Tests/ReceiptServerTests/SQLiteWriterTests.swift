@@ -25,17 +25,18 @@ import Testing
 
     @Test func valuesReadBackAsWritten() async throws {
         try await Self.withStore { store in
-            let texts = ["", "plain", "été ✓ 𝄞", String(repeating: "j", count: 70_000)]  // the last past a page: overflow
+            // A NUL inside is bound whole; the last is longer than a page (overflow pages).
+            let texts = ["", "plain", "été ✓ 𝄞", "before\u{0}after", String(repeating: "j", count: 70_000)]
             let rows = try await store.withStatements(transaction: true) { statements in
                 for (index, text) in texts.enumerated() {
                     _ = try await statements.run("INSERT INTO settings (key, value) VALUES (?1, ?2)", [.text("k\(index)"), .text(text)])
                 }
                 return try await statements.run(
-                    "SELECT value, length(value), ?1, ?2, NULL, 1.5 FROM settings WHERE key LIKE 'k%' ORDER BY key",
+                    "SELECT value, length(CAST(value AS BLOB)), ?1, ?2, NULL, 1.5 FROM settings WHERE key LIKE 'k%' ORDER BY key",
                     [.integer(Int64.min), .integer(Int64.max)])
             }
             #expect(rows.map { $0[0] } == texts.map { .text($0) })
-            #expect(rows.map { $0[1] } == texts.map { .integer(Int64($0.unicodeScalars.count)) })
+            #expect(rows.map { $0[1] } == texts.map { .integer(Int64($0.utf8.count)) })  // stored whole, every byte
             // Integers at both ends of 64 bits; null, and a value neither text nor integer, as null.
             #expect(rows.allSatisfy { Array($0[2...]) == [.integer(Int64.min), .integer(Int64.max), .null, .null] })
             // Committed: another connection reads them.

@@ -12,7 +12,7 @@ import ReceiptCore
 /// Every write that changes a subscription's transactions changes the counts by the
 /// difference its periods make (`recordChange`): read before the write and after it, in the
 /// same transaction, so that the counts always equal what the rows say. A difference is
-/// written in (day, product, currency) order, one row at a time: two servers writing to one
+/// written in (day, product, currency) order (StoreStatements.addRows): two servers writing to one
 /// PostgreSQL database lock the rows they share in the same order and never deadlock.
 enum FlowDays {
     static let table = "subscription_flow_days"

@@ -25,8 +25,9 @@ actor GroupCommit<Item: Sendable> {
     /// What waits for the next batch.
     private var waiting: [Waiter] = []
     /// The callers of the batch being written that still wait for it, and its write: a caller
-    /// that gives up (its deadline: DeadlineStore) is answered at once, and the write is
-    /// cancelled when none is left, as a caller's own transaction was before.
+    /// that gives up (its deadline: DeadlineStore) is answered at once, and the write's task is
+    /// cancelled when none is left (a transaction the store has begun still finishes:
+    /// SQLiteSubscriptionStore runs it in a task of its own).
     private var inFlight: [Int: CheckedContinuation<Bool, any Error>] = [:]
     private var inFlightWrite: Task<[Result<Bool, any Error>], any Error>?
     private var writing = false

@@ -36,16 +36,15 @@ enum SQLiteCalls {
     static func integer(_ statement: OpaquePointer, _ column: Int32) -> Int64? {
         sqlite_nio_sqlite3_column_type(statement, column) == SQLITE_INTEGER ? sqlite_nio_sqlite3_column_int64(statement, column) : nil
     }
-
-    /// Tells SQLite to copy a bound text before the bind returns.
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 }
 
-/// A handle's statements kept prepared: at most `limit`, the least recently added finalized past it.
+/// A handle's statements kept prepared: at most `limit`, the least recently used finalized past
+/// it (a write's upserts of n rows are a text for each n, and must not push out the statements
+/// every write runs).
 struct SQLitePreparedStatements {
     let limit: Int
-    private var statements: [String: OpaquePointer] = [:]
-    private var order: [String] = []
+    private var statements: [String: (statement: OpaquePointer, lastUse: Int)] = [:]
+    private var uses = 0
 
     init(limit: Int) { self.limit = limit }
 
@@ -60,7 +59,9 @@ struct SQLitePreparedStatements {
         for (index, bind) in binds.enumerated() {
             let position = Int32(index + 1)
             let status = switch bind {
-            case .text(let text): sqlite_nio_sqlite3_bind_text(statement, position, text, -1, Self.transient)
+            // Its UTF-8 length given: a text holding a NUL is bound whole, as sqlite-nio binds it.
+            case .text(let text): sqlite_nio_sqlite3_bind_text64(statement, position, text, UInt64(text.utf8.count), Self.transient,
+                                                                UInt8(SQLITE_UTF8))
             case .integer(let value): sqlite_nio_sqlite3_bind_int64(statement, position, value)
             case .null: sqlite_nio_sqlite3_bind_null(statement, position)
             }
@@ -73,23 +74,26 @@ struct SQLitePreparedStatements {
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     private mutating func prepared(_ sql: String, on connection: OpaquePointer) throws -> OpaquePointer {
-        if let statement = statements[sql] { return statement }
+        uses += 1
+        if let kept = statements[sql] {
+            statements[sql] = (kept.statement, uses)
+            return kept.statement
+        }
         var made: OpaquePointer?
         let status = sqlite_nio_sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &made, nil)
         guard status == SQLITE_OK, let made else { throw SQLiteCalls.failure(status, connection) }
-        if order.count >= limit {
-            let oldest = order.removeFirst()
-            sqlite_nio_sqlite3_finalize(statements.removeValue(forKey: oldest))
+        if statements.count >= limit, let oldest = statements.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+            sqlite_nio_sqlite3_finalize(oldest.value.statement)
+            statements[oldest.key] = nil
         }
-        statements[sql] = made
-        order.append(sql)
+        statements[sql] = (made, uses)
         return made
     }
 
     /// Finalizes every statement (before its handle is closed).
     mutating func finalizeAll() {
-        for statement in statements.values { sqlite_nio_sqlite3_finalize(statement) }
-        (statements, order) = ([:], [])
+        for kept in statements.values { sqlite_nio_sqlite3_finalize(kept.statement) }
+        statements = [:]
     }
 }
 

@@ -82,8 +82,8 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
 
     func run() async {}
 
-    /// Cancellable between two statements (StoreMigration checks): SIGTERM stops a long migration,
-    /// which the ROLLBACK undoes.
+    /// Cancellable where StoreMigration checks (before each statement of a version, and each page
+    /// a fill reads): SIGTERM stops a long migration, which the ROLLBACK undoes.
     func migrate() async throws {
         let writer = self.writer
         try await gate.run {
@@ -173,7 +173,9 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
     func close() async throws {
         quickReads.close()
         for reader in readers { try await reader.close() }
-        try await writer.close()
+        // Through the gate: a transaction that began finishes first, and none starts on a closed writer.
+        let writer = self.writer
+        try await gate.run { try await writer.close() }
     }
 }
 

@@ -47,7 +47,12 @@ final class SQLiteWriter: TaskExecutor, @unchecked Sendable {
         let opened = try SQLiteCalls.open(path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, purpose: "for writing")
         connection = opened
         sqlite_nio_sqlite3_busy_timeout(opened, 10_000)
-        for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"] { _ = try runHere(pragma, []) }
+        do {
+            for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"] { _ = try runHere(pragma, []) }
+        } catch {
+            closeHere()
+            throw error
+        }
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
@@ -71,12 +76,12 @@ final class SQLiteWriter: TaskExecutor, @unchecked Sendable {
     private func runHere(_ sql: String, _ binds: [StoreValue]) throws -> [[StoreValue]] {
         guard let connection else { throw SQLiteCallError(status: SQLITE_MISUSE, message: "the store is closed") }
         return try statements.with(sql, binds, on: connection) { statement in
-            let columns = sqlite_nio_sqlite3_column_count(statement)
             var rows: [[StoreValue]] = []
             while true {
                 let status = sqlite_nio_sqlite3_step(statement)
                 switch status {
-                case SQLITE_ROW: rows.append((0..<columns).map { Self.value(statement, $0) })
+                // Counted at each row: a step may prepare the statement again after the schema changed.
+                case SQLITE_ROW: rows.append((0..<sqlite_nio_sqlite3_column_count(statement)).map { Self.value(statement, $0) })
                 case SQLITE_DONE: return rows
                 default: throw SQLiteCalls.failure(status, connection)
                 }
@@ -95,12 +100,14 @@ final class SQLiteWriter: TaskExecutor, @unchecked Sendable {
     /// Finalizes the statements, closes the connection and stops the thread. Calls after it throw.
     func close() async throws {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        try await loop.submit { [self] in
-            statements.finalizeAll()
-            sqlite_nio_sqlite3_close_v2(connection)
-            connection = nil
-        }.get()
+        try await loop.submit { [self] in closeHere() }.get()
         try await group.shutdownGracefully()
+    }
+
+    private func closeHere() {
+        statements.finalizeAll()
+        sqlite_nio_sqlite3_close_v2(connection)
+        connection = nil
     }
 }
 

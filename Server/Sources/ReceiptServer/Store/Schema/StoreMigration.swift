@@ -2,7 +2,8 @@ import ReceiptCore
 
 /// Brings a store's schema to StoreSchema.version, once for both databases, inside the
 /// caller's transaction (so that a failed or cancelled migration leaves the store as it was:
-/// a server stopped while it migrates stops between two statements), applying the
+/// a server stopped while it migrates stops at the next check, before each statement of a
+/// version or page of a fill), applying the
 /// statements of each version after the one applied; for a version of
 /// StoreSchema.factVersions, the fact columns a table lacks, then every row's facts
 /// derived from its JWS.
