@@ -95,7 +95,7 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
     /// `work` inside BEGIN IMMEDIATE … COMMIT on the write connection, alone. It runs in a task of
     /// its own, which the caller's cancellation does not reach (a request past its deadline, an
     /// import that stops its saver, the leader of a group commit): started, a write finishes.
-    private func transaction<T: Sendable>(_ work: @escaping @Sendable (SQLiteWriterStatements) async throws -> T) async throws -> T {
+    private func transaction<T: Sendable>(_ work: @escaping @Sendable (SQLiteWriter) async throws -> T) async throws -> T {
         let writer = self.writer
         return try await gate.run {
             try writer.checkOpen()
@@ -108,11 +108,10 @@ final class SQLiteSubscriptionStore: SubscriptionStore {
     /// harmlessly when nothing is): the next writer's BEGIN never meets "cannot start a
     /// transaction within a transaction".
     private static func bracket<T: Sendable>(_ writer: SQLiteWriter,
-                                             _ work: @escaping @Sendable (SQLiteWriterStatements) async throws -> T) async throws -> T {
-        let statements = SQLiteWriterStatements(writer: writer)
+                                             _ work: @escaping @Sendable (SQLiteWriter) async throws -> T) async throws -> T {
         do {
             _ = try await writer.run("BEGIN IMMEDIATE", [])
-            let result = try await work(statements)
+            let result = try await work(writer)
             _ = try await writer.run("COMMIT", [])
             return result
         } catch {

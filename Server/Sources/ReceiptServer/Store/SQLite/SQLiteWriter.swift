@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -17,8 +14,9 @@ import VaporCSQLite
 /// thread switches were about half the server's CPU under ingest (docs/performance.md). COMMIT's
 /// flush to the disk waits on this thread alone, never on an event loop or Swift's pool.
 ///
-/// Used by one transaction at a time (the store's SerialGate), so SQLite's own mutex is off.
-final class SQLiteWriter: TaskExecutor, @unchecked Sendable {
+/// Used by one transaction at a time (the store's SerialGate), so SQLite's own mutex is off; it
+/// is the StoreStatements that transaction's work is given.
+final class SQLiteWriter: TaskExecutor, StoreStatements, @unchecked Sendable {
     /// Statements kept prepared; the least recently added is finalized past it (a write uses
     /// about 30 texts, and an upsert of n rows one per n).
     static let maxStatements = 96
@@ -27,6 +25,7 @@ final class SQLiteWriter: TaskExecutor, @unchecked Sendable {
     private let loop: any EventLoop
     /// Set by `close`: the thread is stopped, and what is sent to it would never run.
     private let closed = Atomic<Bool>(false)
+    var dialect: StoreDialect { .sqlite }
     // Touched on `loop` only (`run` hops there when called elsewhere).
     private var connection: OpaquePointer?
     private var statements = SQLitePreparedStatements(limit: maxStatements)
@@ -109,12 +108,4 @@ final class SQLiteWriter: TaskExecutor, @unchecked Sendable {
         sqlite_nio_sqlite3_close_v2(connection)
         connection = nil
     }
-}
-
-/// The writer's statements, inside the transaction its caller holds.
-struct SQLiteWriterStatements: StoreStatements {
-    let writer: SQLiteWriter
-    var dialect: StoreDialect { .sqlite }
-
-    func run(_ sql: String, _ binds: [StoreValue]) async throws -> [[StoreValue]] { try await writer.run(sql, binds) }
 }
