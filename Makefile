@@ -289,7 +289,7 @@ test-install: build test-c
 	grep -q 'serve' $(OUT)/install-test/share/zsh/site-functions/_receipt
 	grep -q 'retention-rules' $(OUT)/install-test/share/fish/vendor_completions.d/receipt.fish
 	groff -man -Tutf8 -ww -z $(OUT)/install-test/share/man/man1/receipt.1 2>&1 | { ! grep . ; }
-	for sub in inspect verify entitlements appstore-verify api offer serve sync import events bench; do \
+	for sub in inspect verify entitlements appstore-verify api offer serve sync import events audit bench; do \
 	  grep -q "^.SS \"receipt $$sub\"" $(OUT)/install-test/share/man/man1/receipt.1 || { echo "receipt.1 lacks $$sub"; exit 1; }; done
 	@echo "test-install: the C example, built with receipt.pc's rpath, ran against the installed copy with no LD_LIBRARY_PATH; completions parse and receipt.1 renders with every subcommand"
 

@@ -130,6 +130,10 @@ echo "== receipt serve --store: the figures (/v1/stats, /dashboard) on a synthet
 python3 bench/bench_figures.py
 
 echo
+echo "== receipt audit: the JWS of a store verified, its columns compared, its figures recomputed, against in-process verification (target >= 0.8x, #60)"
+python3 bench/bench_audit.py $out
+
+echo
 echo "== Two threads sharing one verifier (warm)"
 $out/bench --threads ${real[0]:-$out/minted-4.der} $([ ${#real[@]} -gt 0 ] || echo --anchor $out/ca/root.pem)
 

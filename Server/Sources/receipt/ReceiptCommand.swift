@@ -20,7 +20,7 @@ struct ReceiptCommand: AsyncParsableCommand {
             """,
         version: ServerBuild.description,
         subcommands: [Inspect.self, Verify.self, EntitlementsCommand.self, AppStoreVerify.self, APICommand.self, EventsCommand.self,
-                      OfferCommand.self, Serve.self, StatsSQLCommand.self, SyncCommand.self, ImportCommand.self, Bench.self, BenchStore.self, BenchRoutes.self]
+                      OfferCommand.self, Serve.self, StatsSQLCommand.self, AuditCommand.self, SyncCommand.self, ImportCommand.self, Bench.self, BenchStore.self, BenchRoutes.self]
     )
 
     /// As ArgumentParser's, except that a usage error (unknown flag, missing

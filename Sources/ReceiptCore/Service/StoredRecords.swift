@@ -44,6 +44,16 @@ public struct StoredTransaction: Sendable, Equatable {
         self.init(verified: payload)
     }
 
+    /// A store's columns of a transaction, in the order of `columnValues`: its ids, what it is looked
+    /// up by, its JWS, then its facts (StoredFacts). The one list a store writes and `receipt audit` checks.
+    public static let columnNames = ["transaction_id", "original_transaction_id", "product_id", "app_account_token",
+                                     "signed_date", "jws"] + StoredFacts.transactionColumns.map(\.name)
+
+    public var columnValues: [StoredFact] {
+        [.text(transactionID), .text(originalTransactionID), productID.map(StoredFact.text) ?? .null,
+         appAccountToken.map(StoredFact.text) ?? .null, .integer(signedDate), .text(jws)] + facts
+    }
+
     /// The purchase date among its facts (nil when it has none): the order of a subscription's periods.
     public var purchaseDate: Int64? {
         guard let index = StoredFacts.transactionColumns.firstIndex(where: { $0.name == "purchase_date" }),
@@ -88,6 +98,11 @@ public struct StoredRenewalInfo: Sendable, Equatable {
         guard let payload = try? SignedPayload.decodeVerifiedBefore(jws, as: .renewalInfo) else { return nil }
         self.init(verified: payload)
     }
+
+    /// As StoredTransaction.columnNames.
+    public static let columnNames = ["original_transaction_id", "signed_date", "jws"] + StoredFacts.renewalInfoColumns.map(\.name)
+
+    public var columnValues: [StoredFact] { [.text(originalTransactionID), .integer(signedDate), .text(jws)] + facts }
 
     public func supersedes(_ other: StoredRenewalInfo) -> Bool {
         StoredOrder.supersedes((signedDate, jws), (other.signedDate, other.jws))

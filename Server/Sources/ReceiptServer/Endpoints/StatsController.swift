@@ -39,70 +39,82 @@ struct StatsController {
         }
         let figure: FigureQuery
         do throws(FigureQuery.Refusal) {
-            figure = try FigureQuery(request.uri.queryParameters, now: ReceiptClock.systemNow(), lookBackDays: 30, by: .day,
-                                     ranged: Self.rangedFigures.contains(name), judged: !Self.instantlessFigures.contains(name),
-                                     followed: Self.followedFigures.contains(name),
-                                     perProduct: !Self.allProductFigures.contains(name))
+            figure = try Self.query(name, request.uri.queryParameters, now: ReceiptClock.systemNow())
         } catch {
             return ServerAnswer.badRequest(error.description)
         }
-        let (instant, product, csv) = (figure.at, figure.product, (format ?? figure.format) == .csv)
+        let csv = (format ?? figure.format) == .csv
         let bytes: [UInt8]
         do {
-            switch name {
-            case "flows":
-                let days = try await stored.store.flows(from: figure.from, to: figure.to, at: instant, product: product)
-                let intervals = IntervalFlows.make(days, intervals: figure.firstDays, by: figure.interval)
-                bytes = csv ? StatsCSV.flows(intervals)
-                    : StatsJSON.flows(intervals, by: figure.interval, from: figure.from, to: figure.to, at: instant, product: product)
-            case "revenue":
-                let days = try await stored.store.revenue(from: figure.from, to: figure.to, product: product)
-                let intervals = IntervalRevenue.make(days, intervals: figure.firstDays, by: figure.interval)
-                bytes = csv ? StatsCSV.revenue(intervals)
-                    : StatsJSON.revenue(intervals, by: figure.interval, from: figure.from, to: figure.to, product: product)
-            case "rates":
-                let days = try await stored.store.rates(from: figure.from, to: figure.to, product: product)
-                let intervals = IntervalRates.make(days, intervals: figure.firstDays, by: figure.interval)
-                bytes = csv ? StatsCSV.rates(intervals)
-                    : StatsJSON.rates(intervals, by: figure.interval, from: figure.from, to: figure.to, product: product)
-            case "cohorts":
-                let rows = try await stored.store.cohorts(from: figure.from, to: figure.to, product: product)
-                let cohorts = IntervalCohort.make(rows.firstPaid, revenue: rows.revenue, intervals: figure.firstDays,
-                                                  by: figure.interval, periods: figure.periods)
-                bytes = csv ? StatsCSV.cohorts(cohorts, periods: figure.periods)
-                    : StatsJSON.cohorts(cohorts, by: figure.interval, from: figure.from, to: figure.to, periods: figure.periods,
-                                        product: product)
-            case "churn":
-                async let days = stored.store.flows(from: figure.from, to: figure.to, at: instant, product: product)
-                async let active = stored.store.standing(atMidnightsOf: figure.firstDays, product: product)
-                let intervals = IntervalChurn.make(try await days, activeAtStart: try await active.map(\.active),
-                                                   intervals: figure.firstDays, by: figure.interval)
-                bytes = csv ? StatsCSV.churn(intervals)
-                    : StatsJSON.churn(intervals, by: figure.interval, from: figure.from, to: figure.to, at: instant, product: product)
-            case "active":
-                let standing = try await stored.store.standing(atMidnightsOf: figure.readDays, product: product)
-                let intervals = IntervalActive.make(standing, intervals: figure.firstDays, readDays: figure.readDays)
-                bytes = csv ? StatsCSV.active(intervals)
-                    : StatsJSON.active(intervals, by: figure.interval, from: figure.from, to: figure.to, product: product)
-            case "mrr_movement":
-                let intervals = try await Self.movement(figure, on: stored.store)
-                bytes = csv ? StatsCSV.mrrMovement(intervals)
-                    : StatsJSON.mrrMovement(intervals, by: figure.interval, from: figure.from, to: figure.to)
-            case "mrr":
-                let prices = try await stored.store.activePrices(at: instant, product: product)
-                bytes = csv ? StatsCSV.mrr(prices) : StatsJSON.mrr(prices, at: instant, product: product)
-            default:  // subscriptions
-                let counts = try await stored.store.activeSubscriptions(at: instant, product: product)
-                bytes = csv ? StatsCSV.subscriptions(counts) : StatsJSON.subscriptions(counts, at: instant, product: product)
-            }
+            bytes = try await Self.answer(name, figure, csv: csv, on: stored.store)
         } catch {
             return ServerAnswer.storeUnavailable(error, context.logger)
         }
         return (csv ? ServerAnswer.response(.ok, contentType: Self.csvType, bytes) : ServerAnswer.json(.ok, bytes), "200")
     }
 
+    /// The arguments of figure `name` (one of `figures`) in `parameters`, with its defaults.
+    static func query(_ name: String, _ parameters: some Sequence<(key: Substring, value: Substring)>, now: Int64)
+        throws(FigureQuery.Refusal) -> FigureQuery {
+        try FigureQuery(parameters, now: now, lookBackDays: 30, by: .day, ranged: rangedFigures.contains(name),
+                        judged: !instantlessFigures.contains(name), followed: followedFigures.contains(name),
+                        perProduct: !allProductFigures.contains(name))
+    }
+
+    /// Figure `name` (one of `figures`) as `figure` asks for it, from `store`'s rows: JSON, or CSV.
+    /// `receipt audit` computes every figure with it on two stores.
+    static func answer(_ name: String, _ figure: FigureQuery, csv: Bool, on store: some SubscriptionStore) async throws -> [UInt8] {
+        let (instant, product) = (figure.at, figure.product)
+        switch name {
+        case "flows":
+            let days = try await store.flows(from: figure.from, to: figure.to, at: instant, product: product)
+            let intervals = IntervalFlows.make(days, intervals: figure.firstDays, by: figure.interval)
+            return csv ? StatsCSV.flows(intervals)
+                : StatsJSON.flows(intervals, by: figure.interval, from: figure.from, to: figure.to, at: instant, product: product)
+        case "revenue":
+            let days = try await store.revenue(from: figure.from, to: figure.to, product: product)
+            let intervals = IntervalRevenue.make(days, intervals: figure.firstDays, by: figure.interval)
+            return csv ? StatsCSV.revenue(intervals)
+                : StatsJSON.revenue(intervals, by: figure.interval, from: figure.from, to: figure.to, product: product)
+        case "rates":
+            let days = try await store.rates(from: figure.from, to: figure.to, product: product)
+            let intervals = IntervalRates.make(days, intervals: figure.firstDays, by: figure.interval)
+            return csv ? StatsCSV.rates(intervals)
+                : StatsJSON.rates(intervals, by: figure.interval, from: figure.from, to: figure.to, product: product)
+        case "cohorts":
+            let rows = try await store.cohorts(from: figure.from, to: figure.to, product: product)
+            let cohorts = IntervalCohort.make(rows.firstPaid, revenue: rows.revenue, intervals: figure.firstDays,
+                                              by: figure.interval, periods: figure.periods)
+            return csv ? StatsCSV.cohorts(cohorts, periods: figure.periods)
+                : StatsJSON.cohorts(cohorts, by: figure.interval, from: figure.from, to: figure.to, periods: figure.periods,
+                                    product: product)
+        case "churn":
+            async let days = store.flows(from: figure.from, to: figure.to, at: instant, product: product)
+            async let active = store.standing(atMidnightsOf: figure.firstDays, product: product)
+            let intervals = IntervalChurn.make(try await days, activeAtStart: try await active.map(\.active),
+                                               intervals: figure.firstDays, by: figure.interval)
+            return csv ? StatsCSV.churn(intervals)
+                : StatsJSON.churn(intervals, by: figure.interval, from: figure.from, to: figure.to, at: instant, product: product)
+        case "active":
+            let standing = try await store.standing(atMidnightsOf: figure.readDays, product: product)
+            let intervals = IntervalActive.make(standing, intervals: figure.firstDays, readDays: figure.readDays)
+            return csv ? StatsCSV.active(intervals)
+                : StatsJSON.active(intervals, by: figure.interval, from: figure.from, to: figure.to, product: product)
+        case "mrr_movement":
+            let intervals = try await movement(figure, on: store)
+            return csv ? StatsCSV.mrrMovement(intervals)
+                : StatsJSON.mrrMovement(intervals, by: figure.interval, from: figure.from, to: figure.to)
+        case "mrr":
+            let prices = try await store.activePrices(at: instant, product: product)
+            return csv ? StatsCSV.mrr(prices) : StatsJSON.mrr(prices, at: instant, product: product)
+        default:  // subscriptions
+            let counts = try await store.activeSubscriptions(at: instant, product: product)
+            return csv ? StatsCSV.subscriptions(counts) : StatsJSON.subscriptions(counts, at: instant, product: product)
+        }
+    }
+
     /// The MRR movement of each interval of `figure` (the page shows it too).
-    static func movement(_ figure: FigureQuery, on store: DeadlineStore) async throws -> [IntervalMRRMovement] {
+    static func movement(_ figure: FigureQuery, on store: some SubscriptionStore) async throws -> [IntervalMRRMovement] {
         let readDays = figure.readDays
         let totals = try await store.mrrMoves(afterDay: figure.firstDays.first ?? 0, throughDay: readDays.max() ?? 0)
         return IntervalMRRMovement.make(totals, intervals: figure.firstDays, readDays: readDays)

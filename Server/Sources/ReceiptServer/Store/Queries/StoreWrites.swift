@@ -100,16 +100,13 @@ enum StoreWrites {
         let withTransactions = Set(transactions.map(\.originalTransactionID))
         let activeBefore = try await ActiveDays.changes(of: withTransactions, periods: periods, on: statements)
         for row in transactions {
-            let returned = try await statements.run(StoreSchema.upsertTransaction(d) + " RETURNING transaction_id", [
-                .text(row.transactionID), .text(row.originalTransactionID), StoreValue(row.productID),
-                StoreValue(row.appAccountToken), .integer(row.signedDate), .text(row.jws),
-            ] + row.facts.map(StoreValue.init))
+            let returned = try await statements.run(StoreSchema.upsertTransaction(d) + " RETURNING transaction_id",
+                                                    row.columnValues.map(StoreValue.init))
             if !returned.isEmpty { written.transactions.append(row) }
         }
         for row in renewalInfos {
-            let returned = try await statements.run(StoreSchema.upsertRenewalInfo(d) + " RETURNING original_transaction_id", [
-                .text(row.originalTransactionID), .integer(row.signedDate), .text(row.jws),
-            ] + row.facts.map(StoreValue.init))
+            let returned = try await statements.run(StoreSchema.upsertRenewalInfo(d) + " RETURNING original_transaction_id",
+                                                    row.columnValues.map(StoreValue.init))
             if !returned.isEmpty { written.renewalInfos.append(row) }
         }
         try await SubscriptionSummaries.refresh(transactions: written.transactions,

@@ -9,21 +9,25 @@ import ReceiptCore
 /// derived from its JWS.
 enum StoreMigration {
     /// Whether a store that held rows was upgraded: the rows its statements rewrote want
-    /// the database's statistics and (PostgreSQL) visibility made again.
+    /// the database's statistics and (PostgreSQL) visibility made again. `target`: the version
+    /// to stop at (`receipt audit`'s scratch store stops before the derived tables, then adds
+    /// its rows, then migrates the rest); `derivingFacts` false: the rows' fact columns were
+    /// written from their verified JWS already (that scratch store's), so none is derived again.
     @discardableResult
-    static func migrate(on statements: some StoreStatements) async throws -> Bool {
+    static func migrate(on statements: some StoreStatements, through target: Int = StoreSchema.version,
+                        derivingFacts: Bool = true) async throws -> Bool {
         _ = try await statements.run("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)", [])
         let found = try await statements.run("SELECT coalesce(max(version), 0) FROM schema_version", []).first?.first?.integer ?? 0
         guard found <= Int64(StoreSchema.version) else { throw StoreSchema.TooNew(found: Int(found)) }
-        guard found < Int64(StoreSchema.version) else { return false }
-        for version in Int(found + 1)...StoreSchema.version {
+        guard found < Int64(target) else { return false }
+        for version in Int(found + 1)...target {
             for statement in StoreSchema.statements(of: version, statements.dialect) {
                 try Task.checkCancellation()
                 _ = try await statements.run(statement, [])
             }
             if StoreSchema.factVersions.contains(version) {
                 try await addMissingFactColumns(on: statements)
-                try await deriveFacts(on: statements)
+                if derivingFacts { try await deriveFacts(on: statements) }
             }
             if version == StoreSchema.activeDaysVersion { try await ActiveDays.fill(on: statements) }
             _ = try await statements.run("INSERT INTO schema_version (version) VALUES (\(version))", [])

@@ -128,16 +128,13 @@ enum StoreSchema {
 
     /// The upserts: a copy replaces the stored one only when it supersedes it (the
     /// core's order, as a row-value comparison; `collate` makes text compare bytewise).
-    /// Placeholders: the key columns as named here, then the facts (StoredFacts) in order.
+    /// Placeholders: the rows' columns in order (StoredTransaction.columnNames, StoredRenewalInfo.columnNames).
     static func upsertTransaction(_ d: StoreDialect) -> String {
-        upsert(into: "transactions", key: "transaction_id",
-               columns: ["transaction_id", "original_transaction_id", "product_id", "app_account_token", "signed_date", "jws"]
-                   + StoredFacts.transactionColumns.map(\.name), d)
+        upsert(into: "transactions", key: "transaction_id", columns: StoredTransaction.columnNames, d)
     }
 
     static func upsertRenewalInfo(_ d: StoreDialect) -> String {
-        upsert(into: "renewal_infos", key: "original_transaction_id",
-               columns: ["original_transaction_id", "signed_date", "jws"] + StoredFacts.renewalInfoColumns.map(\.name), d)
+        upsert(into: "renewal_infos", key: "original_transaction_id", columns: StoredRenewalInfo.columnNames, d)
     }
 
     private static func upsert(into table: String, key: String, columns: [String], _ d: StoreDialect) -> String {

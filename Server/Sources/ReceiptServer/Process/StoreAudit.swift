@@ -1,0 +1,256 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import ReceiptCore
+
+/// `receipt audit`: checks that a store's figures can be traced to Apple's signatures. Every
+/// stored JWS is verified again (the pinned anchors at its signing, the store's app and
+/// environment), every column a JWS gives is compared with the column held (StoredRowCheck),
+/// and every figure is computed twice, from the store as it is and from a scratch store made
+/// from the verified JWS alone (ScratchStore; the same figures as `receipt serve`), the answers
+/// compared line by line (FigureComparison). Each difference is reported as it is found.
+extension ReceiptServer {
+    public struct AuditSummary: Sendable {
+        /// Rows checked, by table, in the order checked.
+        public var rows: [(table: String, count: Int)] = []
+        /// Figures computed on both stores and compared.
+        public var figures = 0
+        /// Rows and figure lines reported.
+        public var differences = 0
+    }
+
+    /// Audits the store at `storeLocation` with `verifier`'s trust. Its policy's bundle ids and
+    /// environment, when it names both, are the ones every JWS must name; otherwise the store's
+    /// claim (StoreIdentity: the app and environment the servers on it were started for) is.
+    public static func audit(storeLocation: StoreLocation, verifier: ReceiptVerifier, now: Int64, logger: Logger,
+                             report: @escaping @Sendable (String) -> Void) async throws -> AuditSummary {
+        try await withStore(storeLocation, logger: logger) { store in
+            let checked = try await auditVerifier(verifier, claim: try await store.setting(StoreIdentity.settingKey))
+            return try await ScratchStore.with(logger: logger) { scratch in
+                try await StoreAudit(store: store, scratch: scratch, verifier: checked, now: now, report: report).run()
+            }
+        }
+    }
+
+    /// An audit that cannot be made: the store names no app and environment, and none was given.
+    public struct AuditRefused: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    private static func auditVerifier(_ verifier: ReceiptVerifier, claim text: String?) async throws -> ReceiptVerifier {
+        var policy = verifier.policy
+        if policy.bundleID != nil, policy.environment != nil { return verifier }
+        guard let claim = text.flatMap(StoreIdentity.Claim.init(text:)), let environment = ReceiptEnvironment(signedName: claim.environment),
+              let first = claim.bundleIDs.sorted().first else {
+            throw AuditRefused(description: "the store names no app and environment (no server has claimed it): "
+                                            + "give --bundle-id and --environment")
+        }
+        policy.bundleID = policy.bundleID ?? first
+        policy.otherBundleIDs = policy.bundleID == first ? claim.bundleIDs.sorted().dropFirst().map { $0 } : policy.otherBundleIDs
+        policy.environment = policy.environment ?? environment
+        return verifier.with(policy: policy)
+    }
+}
+
+/// A table of rows signed by Apple: its columns (the key first), the kind of its JWS, and the
+/// columns' values as a verified JWS gives them (nil: a column the JWS does not give).
+struct AuditedTable: Sendable {
+    let name: String
+    let columns: [String]
+    let kind: SignedPayloadKind
+    let signed: @Sendable (SignedPayload) -> [StoredFact?]?
+
+    var jwsColumn: Int { columns.firstIndex(of: "jws")! }
+
+    static let all = [
+        AuditedTable(name: "transactions", columns: StoredTransaction.columnNames, kind: .transaction,
+                     signed: { StoredTransaction(verified: $0)?.columnValues }),
+        AuditedTable(name: "renewal_infos", columns: StoredRenewalInfo.columnNames, kind: .renewalInfo,
+                     signed: { StoredRenewalInfo(verified: $0)?.columnValues }),
+        // The notification's UUID and signing date come from the notification, which the store does not keep.
+        AuditedTable(name: "consent_rescissions", columns: ["app_transaction_id", "notification_uuid", "signed_date", "jws"],
+                     kind: .appTransaction, signed: { payload in
+                         payload.string("appTransactionId").map { [.text($0), nil, nil, .text(payload.compactSerialization)] }
+                     }),
+    ]
+}
+
+/// One audit's work (ReceiptServer.audit).
+struct StoreAudit: Sendable {
+    let store: any SubscriptionStore
+    let scratch: ScratchStore
+    let verifier: ReceiptVerifier
+    let now: Int64
+    let report: @Sendable (String) -> Void
+
+    /// Rows read, checked and written to the scratch store at once.
+    static let page = 500
+
+    func run() async throws -> ReceiptServer.AuditSummary {
+        var summary = ReceiptServer.AuditSummary()
+        var earliest = now
+        // A page's rows go to the scratch store while the next page is read and verified.
+        var adding: Task<Void, any Error>?
+        defer { adding?.cancel() }
+        for table in AuditedTable.all {
+            var count = 0
+            var after: StoreValue = .text("")
+            while true {
+                let rows = try await store.withStatements(transaction: false) { [after] statements in
+                    let d = statements.dialect
+                    return try await statements.run("""
+                        SELECT \(table.columns.joined(separator: ", ")) FROM \(table.name)
+                        WHERE \(table.columns[0])\(d.collate) > \(d.placeholder(1))\(d.collate)
+                        ORDER BY \(table.columns[0])\(d.collate) LIMIT \(Self.page)
+                        """, [after])
+                }
+                guard let last = rows.last else { break }
+                after = last[0]
+                let checked = await Self.check(rows, of: table, by: verifier)
+                var verified: [SignedPayload] = []
+                for (row, outcome) in zip(rows, checked) {
+                    switch outcome {
+                    case .success(let (payload, findings)):
+                        verified.append(payload)
+                        for finding in findings { note("\(table.name) \(Self.key(row)): \(finding)", &summary) }
+                    case .failure(let finding):
+                        note("\(table.name) \(Self.key(row)): \(finding)", &summary)
+                    }
+                }
+                let transactions = verified.compactMap(StoredTransaction.init(verified:))
+                earliest = transactions.compactMap(\.purchaseDate).reduce(earliest, min)
+                let renewalInfos = verified.compactMap(StoredRenewalInfo.init(verified:))
+                try await adding?.value
+                adding = Task { [scratch] in try await scratch.add(transactions, renewalInfos) }
+                count += rows.count
+                if rows.count < Self.page { break }
+            }
+            summary.rows.append((table.name, count))
+        }
+        try await adding?.value
+        try await scratch.derive()
+        for (name, parameters) in figureQueries(since: earliest) {
+            let figure = try StatsController.query(name, parameters.map { (key: Substring($0), value: Substring($1)) }, now: now)
+            async let held = StatsController.answer(name, figure, csv: true, on: store)
+            async let recomputed = StatsController.answer(name, figure, csv: true, on: scratch.store)
+            let (onlyHeld, onlyRecomputed) = FigureComparison.differences(held: try await held, recomputed: try await recomputed)
+            let asked = parameters.map { "\($0)=\($1)" }.joined(separator: "&")
+            for line in onlyHeld { note("figure \(name)?\(asked): the store's rows give \(line)", &summary) }
+            for line in onlyRecomputed { note("figure \(name)?\(asked): the JWS alone give \(line)", &summary) }
+            summary.figures += 1
+        }
+        return summary
+    }
+
+    private func note(_ line: String, _ summary: inout ReceiptServer.AuditSummary) {
+        summary.differences += 1
+        report(line)
+    }
+
+    private static func key(_ row: [StoreValue]) -> String {
+        row.first?.text ?? row.first?.integer.map(String.init) ?? "NULL"
+    }
+
+    /// Each row's verified payload and the columns that differ from it, or why it did not verify;
+    /// the rows verified on every core, in order.
+    private static func check(_ rows: [[StoreValue]], of table: AuditedTable, by verifier: ReceiptVerifier) async
+        -> [Result<(SignedPayload, [StoredRowCheck.Finding]), StoredRowCheck.Finding>] {
+        let parts = max(1, min(Processors.online, rows.count))
+        let size = (rows.count + parts - 1) / parts
+        return await withTaskGroup(of: (Int, [Result<(SignedPayload, [StoredRowCheck.Finding]), StoredRowCheck.Finding>]).self) { group in
+            for start in stride(from: 0, to: rows.count, by: size) {
+                let part = rows[start..<min(start + size, rows.count)]
+                group.addTask { (start, part.map { check($0, of: table, by: verifier) }) }
+            }
+            var results = Array(repeating: Result<(SignedPayload, [StoredRowCheck.Finding]), StoredRowCheck.Finding>
+                .failure(.unreadable("not checked")), count: rows.count)
+            for await (start, checked) in group { results.replaceSubrange(start..<start + checked.count, with: checked) }
+            return results
+        }
+    }
+
+    private static func check(_ row: [StoreValue], of table: AuditedTable, by verifier: ReceiptVerifier)
+        -> Result<(SignedPayload, [StoredRowCheck.Finding]), StoredRowCheck.Finding> {
+        let held = row.map(StoredFact.init)
+        return StoredRowCheck.verified(held[table.jwsColumn], as: table.kind, by: verifier).flatMap { payload in
+            guard let signed = table.signed(payload) else {
+                return .failure(.unreadable("its JWS lacks what a row of \(table.name) is keyed by"))
+            }
+            return .success((payload, StoredRowCheck.differences(names: table.columns, held: held, signed: signed)))
+        }
+    }
+
+    /// The figures compared: each one judged at an instant at `now`; each one over a range by
+    /// month from the first purchase held (at most FigureQuery.maxIntervals months), and by day
+    /// over the last year, so that a day moved within its month shows too.
+    private func figureQueries(since earliest: Int64) -> [(String, [(String, String)])] {
+        let day = FigureInterval.dayMilliseconds
+        let to = min(FigureInterval.instants.upperBound, (now / day + 1) * day)
+        let monthly = max(FigureInterval.instants.lowerBound, earliest, to - Int64(FigureQuery.maxIntervals - 1) * 28 * day)
+        return StatsController.figures.flatMap { name -> [(String, [(String, String)])] in
+            guard StatsController.rangedFigures.contains(name) else { return [(name, [("at", "\(now)")])] }
+            return [(name, [("from", "\(min(monthly, to - day))"), ("to", "\(to)"), ("by", "month")]),
+                    (name, [("from", "\(to - 365 * day)"), ("to", "\(to)"), ("by", "day")])]
+        }
+    }
+}
+
+extension StoredFact {
+    init(_ value: StoreValue) {
+        switch value {
+        case .text(let text): self = .text(text)
+        case .integer(let integer): self = .integer(integer)
+        case .null: self = .null
+        }
+    }
+}
+
+/// A store of the audit's own, in a private temporary directory removed after, on which the
+/// figures are recomputed from the verified JWS alone. Its rows go in as the JWS give them
+/// (StoredTransaction.columnValues) before the tables the figures read exist; the migrations
+/// then make those tables from the rows in bulk, as they do for a store that held rows before
+/// them: a second way to the same figures, beside the writes that kept the audited store's.
+struct ScratchStore: Sendable {
+    let store: any SubscriptionStore
+
+    /// The last schema version before the tables derived from the rows (StoreSchema version 6 on).
+    static let rowsVersion = 5
+
+    static func with<T: Sendable>(logger: Logger, _ work: @escaping @Sendable (ScratchStore) async throws -> T) async throws -> T {
+        let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array((base + "/receipt-audit-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw ReceiptServer.AuditRefused(description: "cannot make a scratch directory in \(base): \(String(cString: strerror(errno)))")
+        }
+        let directory = String(cString: made)
+        let path = directory + "/figures.db"
+        defer {
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+            rmdir(directory)
+        }
+        let store = try await SQLiteSubscriptionStore.open(path: path, logger: logger)
+        return try await withThrowingTaskGroup(of: T?.self) { tasks in
+            tasks.addTask { await store.run(); return nil }
+            defer { tasks.cancelAll() }
+            return try await store.closing {
+                try await store.withStatements(transaction: true) { try await StoreMigration.migrate(on: $0, through: rowsVersion) }
+                return try await work(ScratchStore(store: store))
+            }
+        }
+    }
+
+    /// Adds verified rows (a page of them, in one transaction).
+    func add(_ transactions: [StoredTransaction], _ renewalInfos: [StoredRenewalInfo]) async throws {
+        try await store.withStatements(transaction: true) { statements in
+            let d = statements.dialect
+            for row in transactions { _ = try await statements.run(StoreSchema.upsertTransaction(d), row.columnValues.map(StoreValue.init)) }
+            for row in renewalInfos { _ = try await statements.run(StoreSchema.upsertRenewalInfo(d), row.columnValues.map(StoreValue.init)) }
+        }
+    }
+
+    /// The figures' tables made from the rows added.
+    func derive() async throws {
+        try await store.withStatements(transaction: true) { try await StoreMigration.migrate(on: $0, derivingFacts: false) }
+    }
+}

@@ -1,0 +1,143 @@
+"""`receipt audit`: every stored JWS verified again, every column a JWS gives compared with the column
+held, and every figure computed from the store as it is and from the verified JWS alone; a store
+changed by hand is named where it was changed (#60 item 8)."""
+
+import base64
+import json
+import re
+import subprocess
+
+from test_serve import CLI
+from test_consent import APP_TRANSACTION_ID, app_transaction, rescission
+from test_notifications import mint_jws, new_store, news_ca, now, post, postgres, table  # noqa: F401 (fixtures)
+from test_store_facts import shaped_server
+
+SUMMARY = re.compile(r"^audited: (\d+) transactions, (\d+) renewal_infos, (\d+) consent_rescissions; "
+                     r"(\d+) figures recomputed from the JWS alone; (\d+) differences$")
+
+
+def audit(location, news_ca, test_ca, *flags, trusted=True):
+    """(exit status, the lines printed, stderr); `trusted`: the minted roots given as anchors."""
+    anchors = ["--anchor", str(news_ca[0] / "root.pem"), "--anchor", str(test_ca / "root.pem")] if trusted else []
+    done = subprocess.run([CLI, "audit", "--store", str(location), *anchors, *flags], capture_output=True, text=True,
+                          timeout=300)
+    return done.returncode, done.stdout.splitlines(), done.stderr
+
+
+def differences(lines):
+    """The lines before the summary, which must end the output."""
+    assert lines and SUMMARY.match(lines[-1]), lines[-3:]
+    return lines[:-1]
+
+
+def audit_changed(location, news_ca, test_ca, change, undo):
+    """The audit's exit status and differences with the store changed by hand (`change`), undone after."""
+    table(location, change)
+    try:
+        status, lines, _ = audit(location, news_ca, test_ca)
+        return status, differences(lines)
+    finally:
+        table(location, undo)
+
+
+def test_an_untouched_store_passes_and_each_change_by_hand_is_named(tmp_path, news_ca, test_ca, mint_jws, now, new_store):
+    server, _ = shaped_server(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
+    try:
+        assert post(server, rescission(mint_jws, news_ca, now, 1, app_transaction(now)))[0] == 200
+    finally:
+        server.stop()
+    location = server.location
+    held = int(table(location, "SELECT count(*) FROM transactions")[0][0])
+    renewals = int(table(location, "SELECT count(*) FROM renewal_infos")[0][0])
+    assert held >= 15 and renewals == 8
+
+    status, lines, stderr = audit(location, news_ca, test_ca)
+    assert status == 0, (lines, stderr)
+    assert differences(lines) == []
+    transactions, renewal_infos, consents, figures, count = map(int, SUMMARY.match(lines[-1]).groups())
+    # Two figures judged at an instant, seven over a range each by month and by day.
+    assert (transactions, renewal_infos, consents, figures, count) == (held, renewals, 1, 16, 0)
+
+    # A withdrawn consent moved to another app transaction by hand: named, with what its JWS says.
+    assert audit_changed(location, news_ca, test_ca, "UPDATE consent_rescissions SET app_transaction_id = '704289572399'",
+                         f"UPDATE consent_rescissions SET app_transaction_id = '{APP_TRANSACTION_ID}'") \
+        == (1, [f"consent_rescissions 704289572399: app_transaction_id holds '704289572399', its JWS gives '{APP_TRANSACTION_ID}'"])
+
+    # A price changed by hand: the row and its column are named, with both values.
+    transaction_id, price = table(location, "SELECT transaction_id, price FROM transactions WHERE price > 0 "
+                                            "ORDER BY transaction_id LIMIT 1")[0]
+    status, found = audit_changed(location, news_ca, test_ca,
+                                  f"UPDATE transactions SET price = price + 1000 WHERE transaction_id = '{transaction_id}'",
+                                  f"UPDATE transactions SET price = {price} WHERE transaction_id = '{transaction_id}'")
+    assert status == 1
+    assert [line for line in found if not line.startswith("figure ")] \
+        == [f"transactions {transaction_id}: price holds {int(price) + 1000}, its JWS gives {price}"]
+
+    # A count the figures read changed by hand: the figures that read it differ, by month and by day,
+    # and every line names a figure; no row is blamed.
+    day, product = table(location, "SELECT day, product_id FROM subscription_flow_days WHERE renewals > 0 "
+                                    "ORDER BY day DESC LIMIT 1")[0]
+    where = f"WHERE day = {day} AND product_id = '{product}'"
+    status, found = audit_changed(location, news_ca, test_ca, f"UPDATE subscription_flow_days SET renewals = renewals + 5 {where}",
+                                  f"UPDATE subscription_flow_days SET renewals = renewals - 5 {where}")
+    assert status == 1
+    assert found and all(line.startswith("figure ") for line in found), found
+    named = {line.split("?")[0] for line in found}
+    assert "figure flows" in named, named
+    assert any("by=day" in line for line in found) and any("by=month" in line for line in found)
+    held_lines = [line for line in found if ": the store's rows give " in line]
+    recomputed = [line for line in found if ": the JWS alone give " in line]
+    assert held_lines and len(held_lines) == len(recomputed)
+    assert audit(location, news_ca, test_ca)[0] == 0
+
+    # A JWS changed by hand (its payload edited, its signature kept): it does not verify, and the
+    # figures recomputed without it differ from the store's.
+    jws = table(location, f"SELECT jws FROM transactions WHERE transaction_id = '{transaction_id}'")[0][0]
+    header, payload, signature = jws.split(".")
+    forged = ".".join([header, payload[:-4] + ("AAAA" if payload[-4:] != "AAAA" else "BBBB"), signature])
+    status, found = audit_changed(location, news_ca, test_ca,
+                                  f"UPDATE transactions SET jws = '{forged}' WHERE transaction_id = '{transaction_id}'",
+                                  f"UPDATE transactions SET jws = '{jws}' WHERE transaction_id = '{transaction_id}'")
+    assert status == 1
+    rows = [line for line in found if not line.startswith("figure ")]
+    assert len(rows) == 1 and rows[0].startswith(f"transactions {transaction_id}: its JWS is unreadable: "), rows
+    assert any(line.startswith("figure ") for line in found)  # recomputed without it
+
+    # A JWS whose payload says another price, well formed, under Apple's signature of the first: refused
+    # by its signature, whatever its columns say.
+    member = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    member["price"] += 1000
+    edited = base64.urlsafe_b64encode(json.dumps(member).encode()).decode().rstrip("=")
+    status, found = audit_changed(location, news_ca, test_ca,
+                                  f"UPDATE transactions SET jws = '{header}.{edited}.{signature}' "
+                                  f"WHERE transaction_id = '{transaction_id}'",
+                                  f"UPDATE transactions SET jws = '{jws}' WHERE transaction_id = '{transaction_id}'")
+    assert status == 1
+    rows = [line for line in found if not line.startswith("figure ")]
+    assert len(rows) == 1 and rows[0].startswith(f"transactions {transaction_id}: its JWS does not verify: "), rows
+    assert "RECEIPT_E_SIGNATURE" in rows[0], rows
+
+    # Trust is the caller's: without the minted root, no row verifies (and none is recomputed).
+    status, lines, _ = audit(location, news_ca, test_ca, trusted=False)
+    assert status == 1
+    found = differences(lines)
+    assert sum(": its JWS does not verify: " in line for line in found) == held + renewals + 1, found[:3]
+
+    # Another app than the store's: every transaction and app transaction refused by that step.
+    status, lines, _ = audit(location, news_ca, test_ca, "--bundle-id", "com.example.other", "--environment", "sandbox")
+    assert status == 1
+    found = differences(lines)
+    # (A renewal info names no bundle id: only the transactions can fail that step.)
+    assert sum(": its JWS does not verify: bundle_id failed, RECEIPT_E_BUNDLE_MISMATCH" in line for line in found) == held + 1
+
+
+def test_what_cannot_be_audited_is_refused(tmp_path, news_ca, test_ca):
+    empty = tmp_path / "empty.db"
+    status, lines, stderr = audit(empty, news_ca, test_ca)
+    assert status == 2 and lines == []
+    assert "names no app and environment" in stderr and "--bundle-id and --environment" in stderr
+    status, _, stderr = audit(empty, news_ca, test_ca, "--bundle-id", "com.example.minted")
+    assert status == 2 and "go together" in stderr
+    status, lines, stderr = audit(empty, news_ca, test_ca, "--bundle-id", "com.example.minted", "--environment", "sandbox")
+    assert status == 0, stderr
+    assert SUMMARY.match(lines[-1]).groups() == ("0", "0", "0", "16", "0")
