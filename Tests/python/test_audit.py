@@ -54,6 +54,8 @@ def test_an_untouched_store_passes_and_each_change_by_hand_is_named(tmp_path, ne
     status, lines, stderr = audit(location, news_ca, test_ca)
     assert status == 0, (lines, stderr)
     assert differences(lines) == []
+    assert stderr.splitlines() == ["receipt audit: every row checked; the figures' tables made from the JWS and every "
+                                   "figure computed twice"]
     transactions, renewal_infos, consents, figures, count = map(int, SUMMARY.match(lines[-1]).groups())
     # Two figures judged at an instant, seven over a range each by month and by day.
     assert (transactions, renewal_infos, consents, figures, count) == (held, renewals, 1, 16, 0)

@@ -18,7 +18,7 @@ struct AuditCommand: AsyncParsableCommand {
             from the store as it is and from a scratch store fed with the verified JWS alone, and compares the \
             answers (CSV) line by line: at now for the figures judged at an instant, by month since the first \
             purchase and by day over the last year for the others. Each difference is printed on a line of its \
-            own as it is found, then a summary. Run it on a store no server is writing to (or a copy of one): a \
+            own as it is found, then a summary; progress goes to stderr. Run it on a store no server is writing to (or a copy of one): a \
             notification stored during the audit can show as a difference. Exit status: 0 no difference; 1 a \
             difference; 2 unusable arguments or store. Guide: docs/serve.md, "Checking the figures".
             """)
@@ -52,7 +52,8 @@ struct AuditCommand: AsyncParsableCommand {
         let summary: ReceiptServer.AuditSummary
         do {
             summary = try await ReceiptServer.audit(storeLocation: location, verifier: verifier, now: ReceiptClock.systemNow(),
-                                                    logger: Logger(label: "receipt.audit"), report: { print($0) })
+                                                    logger: Logger(label: "receipt.audit"), report: { print($0) },
+                                                    progress: { printToStandardError("receipt audit: " + $0) })
         } catch let error as ReceiptServer.StoreOpenError {
             printToStandardError("receipt audit: \(error)")
             throw ExitCode(unusableInputExitCode)

@@ -24,11 +24,13 @@ extension ReceiptServer {
     /// environment, when it names both, are the ones every JWS must name; otherwise the store's
     /// claim (StoreIdentity: the app and environment the servers on it were started for) is.
     public static func audit(storeLocation: StoreLocation, verifier: ReceiptVerifier, now: Int64, logger: Logger,
-                             report: @escaping @Sendable (String) -> Void) async throws -> AuditSummary {
+                             report: @escaping @Sendable (String) -> Void,
+                             progress: @escaping @Sendable (String) -> Void) async throws -> AuditSummary {
         try await withStore(storeLocation, logger: logger) { store in
             let checked = try await auditVerifier(verifier, claim: try await store.setting(StoreIdentity.settingKey))
             return try await ScratchStore.with(logger: logger) { scratch in
-                try await StoreAudit(store: store, scratch: scratch, verifier: checked, now: now, report: report).run()
+                try await StoreAudit(store: store, scratch: scratch, verifier: checked, now: now, report: report,
+                                     progress: progress).run()
             }
         }
     }
@@ -83,6 +85,10 @@ struct StoreAudit: Sendable {
     let verifier: ReceiptVerifier
     let now: Int64
     let report: @Sendable (String) -> Void
+    /// Where the audit stands, every `progressInterval` at most: a large store takes minutes.
+    let progress: @Sendable (String) -> Void
+
+    static let progressInterval: Int64 = 10_000
 
     /// Rows read, checked and written to the scratch store at once.
     static let page = 500
@@ -90,6 +96,7 @@ struct StoreAudit: Sendable {
     func run() async throws -> ReceiptServer.AuditSummary {
         var summary = ReceiptServer.AuditSummary()
         var earliest = now
+        var toldAt = ReceiptClock.systemNow()
         // A page's rows go to the scratch store while the next page is read and verified.
         var adding: Task<Void, any Error>?
         defer { adding?.cancel() }
@@ -124,11 +131,16 @@ struct StoreAudit: Sendable {
                 try await adding?.value
                 adding = Task { [scratch] in try await scratch.add(transactions, renewalInfos) }
                 count += rows.count
+                if ReceiptClock.systemNow() - toldAt >= Self.progressInterval {
+                    toldAt = ReceiptClock.systemNow()
+                    progress("\(count) \(table.name) checked, \(summary.differences) differences so far")
+                }
                 if rows.count < Self.page { break }
             }
             summary.rows.append((table.name, count))
         }
         try await adding?.value
+        progress("every row checked; the figures' tables made from the JWS and every figure computed twice")
         try await scratch.derive()
         for (name, parameters) in figureQueries(since: earliest) {
             let figure = try StatsController.query(name, parameters.map { (key: Substring($0), value: Substring($1)) }, now: now)
