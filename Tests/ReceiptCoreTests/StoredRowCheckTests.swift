@@ -37,6 +37,11 @@ struct StoredRowCheckTests {
         #expect(StoredRowCheck.differences(names: names, held: held, signed: held.map { $0 }) == [])
         #expect(StoredRowCheck.Finding.column(name: "currency", held: .text("USD"), signed: .text("EUR")).description
                 == "currency holds 'USD', its JWS gives 'EUR'")
+        // What a store holds cannot start a line of the report of its own, nor reach the terminal as control.
+        #expect(StoredRowCheck.Finding.column(name: "currency", held: .text("X\naudited: 0 differences\u{1B}[2J\u{85}"),
+                                              signed: .text("EUR")).description
+                == "currency holds 'X\\u{A}audited: 0 differences\\u{1B}[2J\\u{85}', its JWS gives 'EUR'")
+        #expect(StoredRowCheck.printable("é ü 漢") == "é ü 漢")
     }
 
     /// A JWS that is not Apple's (here unsigned), is no text, or is of another kind is never taken as verified.
@@ -68,8 +73,9 @@ struct StoredRowCheckTests {
     }
 
     @Test func figureAnswersAreComparedAsMultisetsOfLines() {
-        let held = Array("day,count\n1,5\n2,3\n2,3\n3,1\n".utf8)
-        let recomputed = Array("day,count\n3,1\n2,3\n1,4\n".utf8)
+        // CSV's lines end in CRLF (RFC 4180): the ends are no part of what is compared or named.
+        let held = Array("day,count\r\n1,5\r\n2,3\r\n2,3\r\n3,1\r\n".utf8)
+        let recomputed = Array("day,count\r\n3,1\r\n2,3\r\n1,4\r\n".utf8)
         let (onlyHeld, onlyRecomputed) = FigureComparison.differences(held: held, recomputed: recomputed)
         #expect(onlyHeld == ["1,5", "2,3"])  // one of the two "2,3" has its match
         #expect(onlyRecomputed == ["1,4"])

@@ -54,8 +54,10 @@ def test_an_untouched_store_passes_and_each_change_by_hand_is_named(tmp_path, ne
     status, lines, stderr = audit(location, news_ca, test_ca)
     assert status == 0, (lines, stderr)
     assert differences(lines) == []
-    assert stderr.splitlines() == ["receipt audit: every row checked; the figures' tables made from the JWS and every "
-                                   "figure computed twice"]
+    assert [line for line in stderr.splitlines() if line.startswith("receipt audit: ")] == [
+        "receipt audit: every JWS must name com.example.minted in Sandbox: the store's own claim, which whoever could "
+        "change its rows could change too; give --bundle-id and --environment to check against yours",
+        "receipt audit: every row checked; the figures' tables made from the JWS and every figure computed twice"]
     transactions, renewal_infos, consents, figures, count = map(int, SUMMARY.match(lines[-1]).groups())
     # Two figures judged at an instant, seven over a range each by month and by day.
     assert (transactions, renewal_infos, consents, figures, count) == (held, renewals, 1, 16, 0)
@@ -125,6 +127,19 @@ def test_an_untouched_store_passes_and_each_change_by_hand_is_named(tmp_path, ne
     found = differences(lines)
     assert sum(": its JWS does not verify: " in line for line in found) == held + renewals + 1, found[:3]
 
+    # More rows than a page, one keyed by the empty text: each read once, each named (its columns are another's).
+    table(location, """
+        WITH RECURSIVE counter(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM counter WHERE n < 1100)
+        INSERT INTO transactions (transaction_id, original_transaction_id, signed_date, jws)
+        SELECT 'copy-' || n, '9100000000000001', 1, (SELECT jws FROM transactions ORDER BY transaction_id LIMIT 1) FROM counter
+        UNION ALL SELECT '', '9100000000000001', 1, (SELECT jws FROM transactions ORDER BY transaction_id LIMIT 1)""")
+    status, lines, _ = audit(location, news_ca, test_ca)
+    assert status == 1
+    named = [line.split(": transaction_id holds ")[0] for line in differences(lines) if ": transaction_id holds " in line]
+    assert sorted(named) == sorted(["transactions "] + [f"transactions copy-{n}" for n in range(1, 1101)])
+    assert SUMMARY.match(lines[-1]).group(1) == str(held + 1101)
+    table(location, "DELETE FROM transactions WHERE transaction_id LIKE 'copy-%' OR transaction_id = ''")
+
     # Another app than the store's: every transaction and app transaction refused by that step.
     status, lines, _ = audit(location, news_ca, test_ca, "--bundle-id", "com.example.other", "--environment", "sandbox")
     assert status == 1
@@ -133,8 +148,13 @@ def test_an_untouched_store_passes_and_each_change_by_hand_is_named(tmp_path, ne
     assert sum(": its JWS does not verify: bundle_id failed, RECEIPT_E_BUNDLE_MISMATCH" in line for line in found) == held + 1
 
 
-def test_what_cannot_be_audited_is_refused(tmp_path, news_ca, test_ca):
+def test_what_cannot_be_audited_is_refused_and_the_store_is_not_changed(tmp_path, news_ca, test_ca):
+    missing = tmp_path / "missing.db"
+    status, lines, stderr = audit(missing, news_ca, test_ca)
+    assert (status, lines) == (2, []) and "no such file" in stderr
+    assert not missing.exists()  # not made by the audit
     empty = tmp_path / "empty.db"
+    subprocess.run([CLI, "events", "list", "--store", str(empty)], check=True, capture_output=True)  # a new store, migrated
     status, lines, stderr = audit(empty, news_ca, test_ca)
     assert status == 2 and lines == []
     assert "names no app and environment" in stderr and "--bundle-id and --environment" in stderr
@@ -143,3 +163,10 @@ def test_what_cannot_be_audited_is_refused(tmp_path, news_ca, test_ca):
     status, lines, stderr = audit(empty, news_ca, test_ca, "--bundle-id", "com.example.minted", "--environment", "sandbox")
     assert status == 0, stderr
     assert SUMMARY.match(lines[-1]).groups() == ("0", "0", "0", "16", "0")
+    assert stderr.splitlines()[0] == "receipt audit: every JWS must name com.example.minted in Sandbox (--bundle-id, --environment)"
+    # A store of another schema version is refused, not upgraded.
+    version = table(empty, "SELECT max(version) FROM schema_version")[0][0]
+    table(empty, f"DELETE FROM schema_version WHERE version = {version}")
+    status, lines, stderr = audit(empty, news_ca, test_ca, "--bundle-id", "com.example.minted", "--environment", "sandbox")
+    assert (status, lines) == (2, []) and f"schema version {int(version) - 1}" in stderr, stderr
+    assert table(empty, "SELECT max(version) FROM schema_version") == [(str(int(version) - 1),)]

@@ -12,15 +12,17 @@ struct AuditCommand: AsyncParsableCommand {
         abstract: "Check that every row and figure of a receipt serve store comes from a JWS Apple signed.",
         discussion: """
             Verifies every stored JWS again (transactions, renewal infos, withdrawn consents) with the trust given \
-            (Apple's root unless --no-apple-root; --anchor, --allow-xcode), each at its signing, for the store's \
-            app and environment (as the servers on it claimed them, or --bundle-id and --environment); compares \
-            each column a JWS gives with the column held; then computes every figure of GET /v1/stats/FIGURE twice, \
-            from the store as it is and from a scratch store fed with the verified JWS alone, and compares the \
-            answers (CSV) line by line: at now for the figures judged at an instant, by month since the first \
-            purchase and by day over the last year for the others. Each difference is printed on a line of its \
-            own as it is found, then a summary; progress goes to stderr. Run it on a store no server is writing to (or a copy of one): a \
-            notification stored during the audit can show as a difference. Exit status: 0 no difference; 1 a \
-            difference; 2 unusable arguments or store. Guide: docs/serve.md, "Checking the figures".
+            (Apple's root unless --no-apple-root; --anchor, --allow-xcode), each at its signing, for --bundle-id \
+            and --environment, or else for the app and environment the servers on the store claimed (a row of the \
+            store itself: stderr says which were used); compares each column a JWS gives with the column held; \
+            then computes every figure of GET /v1/stats/FIGURE twice, from the store as it is and from a scratch \
+            store made from the verified JWS alone, and compares the answers (CSV) line by line: at now for the \
+            figures judged at an instant, by month from 2008 to five years ahead and by day over the last year for \
+            the others. Each difference is printed on a line of its own as it is found, then a summary; progress \
+            goes to stderr. The store is not changed: one missing or of another schema version is refused. Run it \
+            on a store no server is writing to (or a copy of one): a notification stored during the audit can show \
+            as a difference. Exit status: 0 no difference; 1 a difference; 2 unusable arguments or store (missing, \
+            of another version, or failing during the audit). Guide: docs/serve.md, "Checking the figures".
             """)
 
     @OptionGroup var store: StoreLocationOptions
@@ -59,6 +61,10 @@ struct AuditCommand: AsyncParsableCommand {
             throw ExitCode(unusableInputExitCode)
         } catch let error as ReceiptServer.AuditRefused {
             printToStandardError("receipt audit: \(error)")
+            throw ExitCode(unusableInputExitCode)
+        } catch {
+            // The store failed under the audit (gone, a disk full): no verdict, which exit 1 would be.
+            printToStandardError("receipt audit: the audit stopped: \(error)")
             throw ExitCode(unusableInputExitCode)
         }
         let rows = summary.rows.map { "\($0.count) \($0.table)" }.joined(separator: ", ")

@@ -8,8 +8,11 @@ public enum FigureComparison {
         return (unmatched(heldLines, in: recomputedLines), unmatched(recomputedLines, in: heldLines))
     }
 
+    /// The answer's lines, without their ends (CSV's are CRLF, RFC 4180).
     private static func lines(_ bytes: [UInt8]) -> [String] {
-        bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).map { String(decoding: $0, as: UTF8.self) }
+        bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).map { line in
+            String(decoding: line.last == UInt8(ascii: "\r") ? line.dropLast() : line, as: UTF8.self)
+        }
     }
 
     /// The lines of `lines` left once each line of `other` has matched one equal line.

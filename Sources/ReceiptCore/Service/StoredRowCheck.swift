@@ -15,19 +15,34 @@ public enum StoredRowCheck {
 
         public var description: String {
             switch self {
-            case .unreadable(let detail): "its JWS is unreadable: \(detail)"
-            case .unverified(let step, let status, let detail): "its JWS does not verify: \(step) failed, \(status): \(detail)"
+            case .unreadable(let detail): "its JWS is unreadable: \(StoredRowCheck.printable(detail))"
+            case .unverified(let step, let status, let detail):
+                "its JWS does not verify: \(step) failed, \(status): \(StoredRowCheck.printable(detail))"
             case .column(let name, let held, let signed): "\(name) holds \(Self.text(held)), its JWS gives \(Self.text(signed))"
             }
         }
 
         private static func text(_ fact: StoredFact) -> String {
             switch fact {
-            case .text(let value): "'" + value + "'"
+            case .text(let value): "'" + StoredRowCheck.printable(value) + "'"
             case .integer(let value): String(value)
             case .null: "NULL"
             }
         }
+    }
+
+    /// `text` on one line with no terminal control: each control character (C0, DEL, C1) as `\u{XX}`.
+    /// What a store holds is printed through it, so that no value can forge a line of the report.
+    public static func printable(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     /// The payload of `jws` when it decodes as `kind` and its verdict is valid; else what failed.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Logging
+import PostgresNIO
 import ReceiptCore
 
 /// `receipt audit`: checks that a store's figures can be traced to Apple's signatures. Every
@@ -20,18 +21,27 @@ extension ReceiptServer {
         public var differences = 0
     }
 
-    /// Audits the store at `storeLocation` with `verifier`'s trust. Its policy's bundle ids and
-    /// environment, when it names both, are the ones every JWS must name; otherwise the store's
-    /// claim (StoreIdentity: the app and environment the servers on it were started for) is.
+    /// Audits the store at `storeLocation` with `verifier`'s trust, without changing it: a store
+    /// missing, or of another schema version than this build's, is refused (StoreOpenError). Its
+    /// policy's bundle ids and environment, when it names both, are the ones every JWS must name;
+    /// otherwise the store's claim (StoreIdentity) is, and `progress` says so: a claim is a row of
+    /// the store audited, which whoever could change the rows could change too.
     public static func audit(storeLocation: StoreLocation, verifier: ReceiptVerifier, now: Int64, logger: Logger,
                              report: @escaping @Sendable (String) -> Void,
                              progress: @escaping @Sendable (String) -> Void) async throws -> AuditSummary {
-        try await withStore(storeLocation, logger: logger) { store in
-            let checked = try await auditVerifier(verifier, claim: try await store.setting(StoreIdentity.settingKey))
-            return try await ScratchStore.with(logger: logger) { scratch in
-                try await StoreAudit(store: store, scratch: scratch, verifier: checked, now: now, report: report,
-                                     progress: progress).run()
+        do {
+            return try await withStore(storeLocation, migrating: false, logger: logger) { store in
+                let checked = try await auditVerifier(verifier, claim: try await store.setting(StoreIdentity.settingKey),
+                                                      progress: progress)
+                return try await ScratchStore.with(logger: logger) { scratch in
+                    try await StoreAudit(store: store, scratch: scratch, verifier: checked, now: now, report: report,
+                                         progress: progress).run()
+                }
             }
+        } catch let problem as PSQLError {
+            // PostgresNIO describes none of its errors (they might hold data); the server's own words hold none.
+            let info = problem.serverInfo
+            throw AuditRefused(description: "PostgreSQL: \(info?[.message] ?? "\(problem.code)") (SQLSTATE \(info?[.sqlState] ?? "none"))")
         }
     }
 
@@ -40,38 +50,72 @@ extension ReceiptServer {
         public let description: String
     }
 
-    private static func auditVerifier(_ verifier: ReceiptVerifier, claim text: String?) async throws -> ReceiptVerifier {
+    private static func auditVerifier(_ verifier: ReceiptVerifier, claim text: String?,
+                                      progress: @Sendable (String) -> Void) async throws -> ReceiptVerifier {
         var policy = verifier.policy
-        if policy.bundleID != nil, policy.environment != nil { return verifier }
+        if let bundleID = policy.bundleID, let environment = policy.environment {
+            progress("every JWS must name \(([bundleID] + policy.otherBundleIDs).joined(separator: " or ")) "
+                     + "in \(environment.signedName) (--bundle-id, --environment)")
+            return verifier
+        }
         guard let claim = text.flatMap(StoreIdentity.Claim.init(text:)), let environment = ReceiptEnvironment(signedName: claim.environment),
               let first = claim.bundleIDs.sorted().first else {
             throw AuditRefused(description: "the store names no app and environment (no server has claimed it): "
                                             + "give --bundle-id and --environment")
         }
-        policy.bundleID = policy.bundleID ?? first
-        policy.otherBundleIDs = policy.bundleID == first ? claim.bundleIDs.sorted().dropFirst().map { $0 } : policy.otherBundleIDs
-        policy.environment = policy.environment ?? environment
+        policy.bundleID = first
+        policy.otherBundleIDs = Array(claim.bundleIDs.sorted().dropFirst())
+        policy.environment = environment
+        progress("every JWS must name \(claim.bundleIDs.sorted().joined(separator: " or ")) in \(claim.environment): the "
+                 + "store's own claim, which whoever could change its rows could change too; give --bundle-id and "
+                 + "--environment to check against yours")
         return verifier.with(policy: policy)
     }
 }
 
-/// A table of rows signed by Apple: its columns (the key first), the kind of its JWS, and the
-/// columns' values as a verified JWS gives them (nil: a column the JWS does not give).
+/// A table of rows signed by Apple: its key, its columns, the kind of its JWS, and the columns'
+/// values as a verified JWS gives them (nil: a column the JWS does not give).
 struct AuditedTable: Sendable {
     let name: String
+    let key: String
     let columns: [String]
+    /// The columns of whole numbers (the others are text): PostgreSQL's types, which a value read must keep.
+    let integerColumns: Set<String>
     let kind: SignedPayloadKind
     let signed: @Sendable (SignedPayload) -> [StoredFact?]?
 
     var jwsColumn: Int { columns.firstIndex(of: "jws")! }
 
+    /// The most bytes of a column read (a JWS, any other): a store's rows bounded as the server's input
+    /// is, whatever was written into the database by hand. A longer value reads as a text saying so.
+    static let maxJWSBytes = 64 << 10
+    static let maxColumnBytes = 4 << 10
+
+    /// The expression that reads `column`, bounded (SQLite's columns take any type, PostgreSQL's text ones are text).
+    func read(_ column: String, _ d: StoreDialect) -> String {
+        let limit = column == "jws" ? Self.maxJWSBytes : Self.maxColumnBytes
+        let longer = "'(longer than \(limit) bytes)'"
+        switch d {
+        case .sqlite: return "CASE WHEN length(CAST(\(column) AS BLOB)) > \(limit) THEN \(longer) ELSE \(column) END"
+        case .postgres:
+            return integerColumns.contains(column) ? column : "CASE WHEN octet_length(\(column)) > \(limit) THEN \(longer) ELSE \(column) END"
+        }
+    }
+
+    private static func wholeNumbers(_ facts: [FactColumn]) -> Set<String> {
+        Set(["signed_date"] + facts.filter { $0.kind != .text }.map(\.name))
+    }
+
     static let all = [
-        AuditedTable(name: "transactions", columns: StoredTransaction.columnNames, kind: .transaction,
+        AuditedTable(name: "transactions", key: "transaction_id", columns: StoredTransaction.columnNames,
+                     integerColumns: wholeNumbers(StoredFacts.transactionColumns), kind: .transaction,
                      signed: { StoredTransaction(verified: $0)?.columnValues }),
-        AuditedTable(name: "renewal_infos", columns: StoredRenewalInfo.columnNames, kind: .renewalInfo,
+        AuditedTable(name: "renewal_infos", key: "original_transaction_id", columns: StoredRenewalInfo.columnNames,
+                     integerColumns: wholeNumbers(StoredFacts.renewalInfoColumns), kind: .renewalInfo,
                      signed: { StoredRenewalInfo(verified: $0)?.columnValues }),
         // The notification's UUID and signing date come from the notification, which the store does not keep.
-        AuditedTable(name: "consent_rescissions", columns: ["app_transaction_id", "notification_uuid", "signed_date", "jws"],
+        AuditedTable(name: "consent_rescissions", key: "app_transaction_id",
+                     columns: ["app_transaction_id", "notification_uuid", "signed_date", "jws"], integerColumns: ["signed_date"],
                      kind: .appTransaction, signed: { payload in
                          payload.string("appTransactionId").map { [.text($0), nil, nil, .text(payload.compactSerialization)] }
                      }),
@@ -89,67 +133,75 @@ struct StoreAudit: Sendable {
     let progress: @Sendable (String) -> Void
 
     static let progressInterval: Int64 = 10_000
-
     /// Rows read, checked and written to the scratch store at once.
     static let page = 500
 
     func run() async throws -> ReceiptServer.AuditSummary {
         var summary = ReceiptServer.AuditSummary()
-        var earliest = now
         var toldAt = ReceiptClock.systemNow()
         // A page's rows go to the scratch store while the next page is read and verified.
         var adding: Task<Void, any Error>?
-        defer { adding?.cancel() }
-        for table in AuditedTable.all {
-            var count = 0
-            var after: StoreValue = .text("")
-            while true {
-                let rows = try await store.withStatements(transaction: false) { [after] statements in
-                    let d = statements.dialect
-                    return try await statements.run("""
-                        SELECT \(table.columns.joined(separator: ", ")) FROM \(table.name)
-                        WHERE \(table.columns[0])\(d.collate) > \(d.placeholder(1))\(d.collate)
-                        ORDER BY \(table.columns[0])\(d.collate) LIMIT \(Self.page)
-                        """, [after])
-                }
-                guard let last = rows.last else { break }
-                after = last[0]
-                let checked = await Self.check(rows, of: table, by: verifier)
-                var verified: [SignedPayload] = []
-                for (row, outcome) in zip(rows, checked) {
-                    switch outcome {
-                    case .success(let (payload, findings)):
-                        verified.append(payload)
-                        for finding in findings { note("\(table.name) \(Self.key(row)): \(finding)", &summary) }
-                    case .failure(let finding):
-                        note("\(table.name) \(Self.key(row)): \(finding)", &summary)
+        do {
+            for table in AuditedTable.all {
+                var count = 0
+                var after: StoreValue?
+                while true {
+                    let rows = try await store.withStatements(transaction: false) { [after] statements in
+                        let d = statements.dialect
+                        let page = d.page(of: table.name, key: table.key, columns: table.columns.map { table.read($0, d) },
+                                          after: after, limit: Self.page)
+                        return try await statements.run(page.sql, page.binds)
                     }
+                    guard let last = rows.last else { break }
+                    after = last[0]
+                    let checked = await Self.check(rows.map { Array($0.dropFirst()) }, of: table, by: verifier)
+                    var verified: [SignedPayload] = []
+                    for (row, outcome) in zip(rows, checked) {
+                        let key = StoredRowCheck.printable(row[1].text ?? row[1].integer.map(String.init) ?? "NULL")
+                        switch outcome {
+                        case .success(let (payload, findings)):
+                            verified.append(payload)
+                            for finding in findings { note("\(table.name) \(key): \(finding)", &summary) }
+                        case .failure(let finding):
+                            note("\(table.name) \(key): \(finding)", &summary)
+                        }
+                    }
+                    let transactions = verified.compactMap(StoredTransaction.init(verified:))
+                    let renewalInfos = verified.compactMap(StoredRenewalInfo.init(verified:))
+                    try await adding?.value
+                    adding = Task { [scratch] in try await scratch.add(transactions, renewalInfos) }
+                    count += rows.count
+                    if ReceiptClock.systemNow() - toldAt >= Self.progressInterval {
+                        toldAt = ReceiptClock.systemNow()
+                        progress("\(count) \(table.name) checked, \(summary.differences) differences so far")
+                    }
+                    if rows.count < Self.page { break }
                 }
-                let transactions = verified.compactMap(StoredTransaction.init(verified:))
-                earliest = transactions.compactMap(\.purchaseDate).reduce(earliest, min)
-                let renewalInfos = verified.compactMap(StoredRenewalInfo.init(verified:))
-                try await adding?.value
-                adding = Task { [scratch] in try await scratch.add(transactions, renewalInfos) }
-                count += rows.count
-                if ReceiptClock.systemNow() - toldAt >= Self.progressInterval {
-                    toldAt = ReceiptClock.systemNow()
-                    progress("\(count) \(table.name) checked, \(summary.differences) differences so far")
+                // The pages read every row once: a count that differs is a store changing under the audit.
+                let held = try await store.withStatements(transaction: false) {
+                    try await $0.run("SELECT count(*) FROM \(table.name)", []).first?.first?.integer ?? -1
                 }
-                if rows.count < Self.page { break }
+                if held != Int64(count) {
+                    note("\(table.name): \(held) rows held, \(count) read: the store changed during the audit", &summary)
+                }
+                summary.rows.append((table.name, count))
             }
-            summary.rows.append((table.name, count))
+            try await adding?.value
+        } catch {
+            adding?.cancel()
+            _ = await adding?.result
+            throw error
         }
-        try await adding?.value
         progress("every row checked; the figures' tables made from the JWS and every figure computed twice")
         try await scratch.derive()
-        for (name, parameters) in figureQueries(since: earliest) {
+        for (name, parameters) in figureQueries() {
             let figure = try StatsController.query(name, parameters.map { (key: Substring($0), value: Substring($1)) }, now: now)
             async let held = StatsController.answer(name, figure, csv: true, on: store)
             async let recomputed = StatsController.answer(name, figure, csv: true, on: scratch.store)
             let (onlyHeld, onlyRecomputed) = FigureComparison.differences(held: try await held, recomputed: try await recomputed)
             let asked = parameters.map { "\($0)=\($1)" }.joined(separator: "&")
-            for line in onlyHeld { note("figure \(name)?\(asked): the store's rows give \(line)", &summary) }
-            for line in onlyRecomputed { note("figure \(name)?\(asked): the JWS alone give \(line)", &summary) }
+            for line in onlyHeld { note("figure \(name)?\(asked): the store's rows give \(StoredRowCheck.printable(line))", &summary) }
+            for line in onlyRecomputed { note("figure \(name)?\(asked): the JWS alone give \(StoredRowCheck.printable(line))", &summary) }
             summary.figures += 1
         }
         return summary
@@ -158,10 +210,6 @@ struct StoreAudit: Sendable {
     private func note(_ line: String, _ summary: inout ReceiptServer.AuditSummary) {
         summary.differences += 1
         report(line)
-    }
-
-    private static func key(_ row: [StoreValue]) -> String {
-        row.first?.text ?? row.first?.integer.map(String.init) ?? "NULL"
     }
 
     /// Each row's verified payload and the columns that differ from it, or why it did not verify;
@@ -193,27 +241,21 @@ struct StoreAudit: Sendable {
         }
     }
 
+    /// How far ahead of now the figures by month are compared: counts kept for days to come (a
+    /// period's end, a subscription's expiry) stand in the figures of those days.
+    static let monthsAhead: Int64 = 60
+
     /// The figures compared: each one judged at an instant at `now`; each one over a range by
-    /// month from the first purchase held (at most FigureQuery.maxIntervals months), and by day
-    /// over the last year, so that a day moved within its month shows too.
-    private func figureQueries(since earliest: Int64) -> [(String, [(String, String)])] {
+    /// month from 2008 (before the App Store: the first date a figure takes) to five years ahead, and
+    /// by day over the last year, so that a count moved to another day of its month shows too.
+    private func figureQueries() -> [(String, [(String, String)])] {
         let day = FigureInterval.dayMilliseconds
-        let to = min(FigureInterval.instants.upperBound, (now / day + 1) * day)
-        let monthly = max(FigureInterval.instants.lowerBound, earliest, to - Int64(FigureQuery.maxIntervals - 1) * 28 * day)
+        let tomorrow = min(FigureInterval.instants.upperBound, (now / day + 1) * day)
+        let ahead = min(FigureInterval.instants.upperBound, tomorrow + Self.monthsAhead * 31 * day)
         return StatsController.figures.flatMap { name -> [(String, [(String, String)])] in
             guard StatsController.rangedFigures.contains(name) else { return [(name, [("at", "\(now)")])] }
-            return [(name, [("from", "\(min(monthly, to - day))"), ("to", "\(to)"), ("by", "month")]),
-                    (name, [("from", "\(to - 365 * day)"), ("to", "\(to)"), ("by", "day")])]
-        }
-    }
-}
-
-extension StoredFact {
-    init(_ value: StoreValue) {
-        switch value {
-        case .text(let text): self = .text(text)
-        case .integer(let integer): self = .integer(integer)
-        case .null: self = .null
+            return [(name, [("from", "\(FigureInterval.instants.lowerBound)"), ("to", "\(ahead)"), ("by", "month")]),
+                    (name, [("from", "\(tomorrow - 365 * day)"), ("to", "\(tomorrow)"), ("by", "day")])]
         }
     }
 }
@@ -232,10 +274,11 @@ struct ScratchStore: Sendable {
     static func with<T: Sendable>(logger: Logger, _ work: @escaping @Sendable (ScratchStore) async throws -> T) async throws -> T {
         let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var template = Array((base + "/receipt-audit-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else {
+        guard mkdtemp(&template) != nil else {
             throw ReceiptServer.AuditRefused(description: "cannot make a scratch directory in \(base): \(String(cString: strerror(errno)))")
         }
-        let directory = String(cString: made)
+        // mkdtemp wrote the directory's name into the template (the pointer it returns is the template's, valid only during the call).
+        let directory = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let path = directory + "/figures.db"
         defer {
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import ReceiptCore
 import ReceiptServerAPIClient
@@ -30,8 +33,13 @@ extension ReceiptServer {
 
     /// Opens and migrates the store at `location` (within 15 s), runs `work` with it, and
     /// closes it: the command-line tools' way to a store. StoreOpenError when it cannot be used.
-    static func withStore<T: Sendable>(_ location: StoreLocation, logger: Logger,
+    /// `migrating` false (`receipt audit`, which must not change what it checks): the store must
+    /// exist and be of this build's schema version already.
+    static func withStore<T: Sendable>(_ location: StoreLocation, migrating: Bool = true, logger: Logger,
                                        _ work: @escaping @Sendable (any SubscriptionStore) async throws -> T) async throws -> T {
+        if !migrating, (try? location.postgres()) == nil, access(location.text, F_OK) != 0 {
+            throw StoreOpenError(location: location, reason: "no such file")
+        }
         let store: any SubscriptionStore
         do {
             store = try await makeSubscriptionStore(location: location, logger: logger)
@@ -43,13 +51,33 @@ extension ReceiptServer {
             defer { tasks.cancelAll() }
             return try await store.closing {
                 do {
-                    try await Deadline.within(seconds: 15) { try await store.migrate() }
+                    if migrating {
+                        try await Deadline.within(seconds: 15) { try await store.migrate() }
+                    } else {
+                        try await checkVersion(of: store)
+                    }
                 } catch {
                     throw StoreOpenError(location: location, reason: "\(error)")
                 }
                 return try await work(store)
             }
         }
+    }
+
+    /// Throws unless the store holds this build's schema version.
+    private static func checkVersion(of store: any SubscriptionStore) async throws {
+        let found = try? await store.withStatements(transaction: false) {
+            try await $0.run("SELECT max(version) FROM schema_version", []).first?.first?.integer
+        }
+        guard let found else { throw UnusableStore(description: "it holds no receipt serve store (no schema_version)") }
+        guard found == Int64(StoreSchema.version) else {
+            throw UnusableStore(description: "it is at schema version \(found), and this receipt's is \(StoreSchema.version): "
+                                + "start this receipt serve on it once (it upgrades the store), then audit it")
+        }
+    }
+
+    private struct UnusableStore: Error, CustomStringConvertible {
+        let description: String
     }
 
     /// The saved position: "SINCE UNTIL TOKEN" while the history is being read ("-": first page), "SINCE UNTIL done" after.

@@ -23,6 +23,23 @@ enum StoreDialect: Sendable {
             + "DO UPDATE SET " + counts.map { "\($0) = \(table).\($0) + excluded.\($0)" }.joined(separator: ", ")
     }
     /// An auto-numbered key column.
+    /// The column a table is paged in (`page`): SQLite's rowid, on which a key's value has no bearing
+    /// (SQLite lets a text key be NULL, empty or not UTF-8, and sqlite-nio reads text back only up to a
+    /// NUL, so a page that went on from a key read back could skip rows or never end); PostgreSQL's key,
+    /// in its own collation so that its primary key's index gives the order (its keys are never NULL and
+    /// always valid text).
+    func pagePosition(key: String) -> String { self == .sqlite ? "rowid" : key }
+
+    /// One page of `table`'s rows: the position to give as `after` for the next page (nil: the first
+    /// page), then `columns`; each row once, in one order, however many pages.
+    func page(of table: String, key: String, columns: [String], after: StoreValue?, limit: Int) -> (sql: String, binds: [StoreValue]) {
+        // Qualified: an output column may bear the key's name too (PostgreSQL names `CASE … ELSE key END` so).
+        let position = "\(table).\(pagePosition(key: key))"
+        let from = after == nil ? "" : " WHERE \(position) > \(placeholder(1))"
+        return ("SELECT \(position), \(columns.joined(separator: ", ")) FROM \(table)\(from) ORDER BY \(position) LIMIT \(limit)",
+                after.map { [$0] } ?? [])
+    }
+
     var sequenceColumn: String {
         self == .sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
     }
@@ -64,6 +81,17 @@ enum StoreValue: Sendable, Hashable {
         case .text(let value): .text(value)
         case .integer(let value): .integer(Int(value))
         case .null: .null
+        }
+    }
+}
+
+extension StoredFact {
+    /// A value read from a store, as the core compares it (`receipt audit`).
+    init(_ value: StoreValue) {
+        switch value {
+        case .text(let text): self = .text(text)
+        case .integer(let integer): self = .integer(integer)
+        case .null: self = .null
         }
     }
 }

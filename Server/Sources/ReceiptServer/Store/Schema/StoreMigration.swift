@@ -49,7 +49,7 @@ enum StoreMigration {
     static let page = 500
 
     /// Writes the fact columns of every stored transaction and renewal info from its JWS
-    /// (StoredFacts, the one derivation), a page at a time in key order. A row whose JWS no
+    /// (StoredFacts, the one derivation), a page at a time (StoreDialect.page). A row whose JWS no
     /// longer decodes (a store edited by hand) keeps NULLs; their number is returned.
     @discardableResult
     static func deriveFacts(on statements: some StoreStatements) async throws -> Int {
@@ -57,19 +57,17 @@ enum StoreMigration {
         var unreadable = 0
         for table in FactTable.all {
             let assignments = table.columns.enumerated().map { "\($1.name) = \(d.placeholder($0 + 2))" }.joined(separator: ", ")
-            var after = ""
+            let position = d.pagePosition(key: table.key)
+            var after: StoreValue?
             while true {
                 try Task.checkCancellation()
-                let rows = try await statements.run("""
-                    SELECT \(table.key), jws FROM \(table.name) WHERE \(table.key)\(d.collate) > \(d.placeholder(1))\(d.collate)
-                    ORDER BY \(table.key)\(d.collate) LIMIT \(page)
-                    """, [.text(after)])
+                let query = d.page(of: table.name, key: table.key, columns: ["jws"], after: after, limit: page)
+                let rows = try await statements.run(query.sql, query.binds)
                 for row in rows {
-                    guard let key = row[0].text, let jws = row[1].text else { continue }
-                    after = key
-                    guard let facts = table.facts(jws) else { unreadable += 1; continue }
-                    _ = try await statements.run("UPDATE \(table.name) SET \(assignments) WHERE \(table.key) = \(d.placeholder(1))",
-                                                 [.text(key)] + facts.map(StoreValue.init))
+                    after = row[0]
+                    guard let jws = row[1].text, let facts = table.facts(jws) else { unreadable += 1; continue }
+                    _ = try await statements.run("UPDATE \(table.name) SET \(assignments) WHERE \(position) = \(d.placeholder(1))",
+                                                 [row[0]] + facts.map(StoreValue.init))
                 }
                 if rows.count < page { break }
             }
