@@ -170,3 +170,11 @@ def test_what_cannot_be_audited_is_refused_and_the_store_is_not_changed(tmp_path
     status, lines, stderr = audit(empty, news_ca, test_ca, "--bundle-id", "com.example.minted", "--environment", "sandbox")
     assert (status, lines) == (2, []) and f"schema version {int(version) - 1}" in stderr, stderr
     assert table(empty, "SELECT max(version) FROM schema_version") == [(str(int(version) - 1),)]
+    table(empty, f"INSERT INTO schema_version (version) VALUES ({version}), ({int(version) + 1})")
+    status, _, stderr = audit(empty, news_ca, test_ca, "--bundle-id", "com.example.minted", "--environment", "sandbox")
+    assert status == 2 and f"schema version {int(version) + 1}, newer than this receipt's {version}" in stderr, stderr
+    # A file that is no store at all.
+    other = tmp_path / "other.db"
+    table(other, "CREATE TABLE t (x)")
+    status, _, stderr = audit(other, news_ca, test_ca, "--bundle-id", "com.example.minted", "--environment", "sandbox")
+    assert status == 2 and "holds no receipt serve store" in stderr, stderr

@@ -66,7 +66,8 @@ extension ReceiptServer {
         policy.bundleID = first
         policy.otherBundleIDs = Array(claim.bundleIDs.sorted().dropFirst())
         policy.environment = environment
-        progress("every JWS must name \(claim.bundleIDs.sorted().joined(separator: " or ")) in \(claim.environment): the "
+        let named = claim.bundleIDs.sorted().map(StoredRowCheck.printable).joined(separator: " or ")
+        progress("every JWS must name \(named) in \(StoredRowCheck.printable(claim.environment)): the "
                  + "store's own claim, which whoever could change its rows could change too; give --bundle-id and "
                  + "--environment to check against yours")
         return verifier.with(policy: policy)

@@ -64,15 +64,26 @@ extension ReceiptServer {
         }
     }
 
-    /// Throws unless the store holds this build's schema version.
+    /// Throws unless the store holds this build's schema version (within 15 s, as a migration's start).
     private static func checkVersion(of store: any SubscriptionStore) async throws {
-        let found = try? await store.withStatements(transaction: false) {
-            try await $0.run("SELECT max(version) FROM schema_version", []).first?.first?.integer
+        let found = try await Deadline.within(seconds: 15) {
+            try await store.withStatements(transaction: false) { statements -> Int64? in
+                let exists = statements.dialect == .sqlite
+                    ? "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+                    : "SELECT count(*) FROM pg_catalog.pg_tables WHERE tablename = 'schema_version' AND schemaname = current_schema()"
+                guard try await statements.run(exists, []).first?.first?.integer == 1 else { return nil }
+                return try await statements.run("SELECT coalesce(max(version), 0) FROM schema_version", []).first?.first?.integer ?? 0
+            }
         }
-        guard let found else { throw UnusableStore(description: "it holds no receipt serve store (no schema_version)") }
-        guard found == Int64(StoreSchema.version) else {
-            throw UnusableStore(description: "it is at schema version \(found), and this receipt's is \(StoreSchema.version): "
-                                + "start this receipt serve on it once (it upgrades the store), then audit it")
+        guard let found else { throw UnusableStore(description: "it holds no receipt serve store (no schema_version table)") }
+        let mine = Int64(StoreSchema.version)
+        guard found <= mine else {
+            throw UnusableStore(description: "it is at schema version \(found), newer than this receipt's \(mine): audit it with "
+                                + "the receipt that upgraded it")
+        }
+        guard found == mine else {
+            throw UnusableStore(description: "it is at schema version \(found), and this receipt's is \(mine): start this "
+                                + "receipt serve on it once (it upgrades the store), then audit it")
         }
     }
 

@@ -22,7 +22,6 @@ enum StoreDialect: Sendable {
             + "ON CONFLICT (\(key.joined(separator: ", "))) "
             + "DO UPDATE SET " + counts.map { "\($0) = \(table).\($0) + excluded.\($0)" }.joined(separator: ", ")
     }
-    /// An auto-numbered key column.
     /// The column a table is paged in (`page`): SQLite's rowid, on which a key's value has no bearing
     /// (SQLite lets a text key be NULL, empty or not UTF-8, and sqlite-nio reads text back only up to a
     /// NUL, so a page that went on from a key read back could skip rows or never end); PostgreSQL's key,
@@ -40,6 +39,7 @@ enum StoreDialect: Sendable {
                 after.map { [$0] } ?? [])
     }
 
+    /// An auto-numbered key column.
     var sequenceColumn: String {
         self == .sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
     }
