@@ -59,8 +59,11 @@ def test_an_untouched_store_passes_and_each_change_by_hand_is_named(tmp_path, ne
         "change its rows could change too; give --bundle-id and --environment to check against yours",
         "receipt audit: every row checked; the figures' tables made from the JWS and every figure computed twice"]
     transactions, renewal_infos, consents, figures, count = map(int, SUMMARY.match(lines[-1]).groups())
-    # Two figures judged at an instant, seven over a range each by month and by day.
-    assert (transactions, renewal_infos, consents, figures, count) == (held, renewals, 1, 16, 0)
+    # Two figures judged at an instant, seven over a range each by month and by day; all of them but the
+    # MRR movement (over all products only) again for each product.
+    products = table(location, "SELECT DISTINCT product_id FROM transactions")
+    assert len(products) == 3
+    assert (transactions, renewal_infos, consents, figures, count) == (held, renewals, 1, 16 + 14 * 3, 0)
 
     # A withdrawn consent moved to another app transaction by hand: named, with what its JWS says.
     assert audit_changed(location, news_ca, test_ca, "UPDATE consent_rescissions SET app_transaction_id = '704289572399'",
@@ -93,6 +96,15 @@ def test_an_untouched_store_passes_and_each_change_by_hand_is_named(tmp_path, ne
     recomputed = [line for line in found if ": the JWS alone give " in line]
     assert held_lines and len(held_lines) == len(recomputed)
     assert audit(location, news_ca, test_ca)[0] == 0
+
+    # A day's counts moved to another product by hand: the totals stay, each product's figures differ.
+    status, found = audit_changed(location, news_ca, test_ca,
+                                  f"UPDATE subscription_flow_days SET product_id = 'com.example.moved' {where}",
+                                  f"UPDATE subscription_flow_days SET product_id = '{product}' "
+                                  f"WHERE day = {day} AND product_id = 'com.example.moved'")
+    assert status == 1
+    assert found and all(line.startswith("figure ") and "&product=" in line for line in found), found
+    assert any("&product=com.example.moved:" in line for line in found) and any(f"&product={product}:" in line for line in found)
 
     # A JWS changed by hand (its payload edited, its signature kept): it does not verify, and the
     # figures recomputed without it differ from the store's.
@@ -162,7 +174,7 @@ def test_what_cannot_be_audited_is_refused_and_the_store_is_not_changed(tmp_path
     assert status == 2 and "go together" in stderr
     status, lines, stderr = audit(empty, news_ca, test_ca, "--bundle-id", "com.example.minted", "--environment", "sandbox")
     assert status == 0, stderr
-    assert SUMMARY.match(lines[-1]).groups() == ("0", "0", "0", "16", "0")
+    assert SUMMARY.match(lines[-1]).groups() == ("0", "0", "0", "16", "0")  # no product: the figures over all of them
     assert stderr.splitlines()[0] == "receipt audit: every JWS must name com.example.minted in Sandbox (--bundle-id, --environment)"
     # A store of another schema version is refused, not upgraded.
     version = table(empty, "SELECT max(version) FROM schema_version")[0][0]

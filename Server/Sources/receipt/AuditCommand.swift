@@ -18,7 +18,7 @@ struct AuditCommand: AsyncParsableCommand {
             then computes every figure of GET /v1/stats/FIGURE twice, from the store as it is and from a scratch \
             store made from the verified JWS alone, and compares the answers (CSV) line by line: at now for the \
             figures judged at an instant, by month from 2008 to five years ahead and by day over the last year for \
-            the others. Each difference is printed on a line of its own as it is found, then a summary; progress \
+            the others, over all products and for each. Each difference is printed on a line of its own as it is found, then a summary; progress \
             goes to stderr. It writes no row and no schema: a store missing or of another schema version is refused. Run it \
             on a store no server is writing to (or a copy of one): a notification stored during the audit can show \
             as a difference. Exit status: 0 no difference; 1 a difference; 2 unusable arguments or store (missing, \

@@ -31,6 +31,12 @@ struct FigureQuery: Sendable {
         let description: String
     }
 
+    /// Whether a figure can be asked for `product`: 1 to maxProductBytes bytes, no control characters.
+    static func takes(product: String) -> Bool {
+        !product.isEmpty && product.utf8.count <= maxProductBytes
+            && !product.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+    }
+
     /// The parameters only a figure over a range reads.
     static let rangeParameters = ["from", "to", "by"]
 
@@ -77,7 +83,7 @@ struct FigureQuery: Sendable {
             throw Refusal(description: "product is for a figure per product; this one is over all of them (an upgrade moves "
                                        + "MRR from one product to another)")
         }
-        if let product, product.utf8.count > Self.maxProductBytes || product.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+        if let product, !Self.takes(product: product) {
             throw Refusal(description: "product is a product id (1 to \(Self.maxProductBytes) bytes, no control characters)")
         }
         guard let format = Format(rawValue: values["format"] ?? Format.json.rawValue) else {

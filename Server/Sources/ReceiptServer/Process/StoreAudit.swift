@@ -195,7 +195,17 @@ struct StoreAudit: Sendable {
         }
         progress("every row checked; the figures' tables made from the JWS and every figure computed twice")
         try await scratch.derive()
-        for (name, parameters) in figureQueries() {
+        var products = try await Self.products(in: store).union(try await Self.products(in: scratch.store))
+        let refused = products.filter { !FigureQuery.takes(product: $0) }
+        for product in refused.sorted() {
+            note("figures per product: the store names a product no figure takes (\(StoredRowCheck.printable(product)))", &summary)
+        }
+        products.subtract(refused)
+        if products.count > Self.maxProducts {
+            note("figures per product: the stores name more than \(Self.maxProducts) products; the first \(Self.maxProducts) "
+                 + "compared", &summary)
+        }
+        for (name, parameters) in figureQueries(products: Array(products.sorted().prefix(Self.maxProducts))) {
             let figure = try StatsController.query(name, parameters.map { (key: Substring($0), value: Substring($1)) }, now: now)
             async let held = StatsController.answer(name, figure, csv: true, on: store)
             async let recomputed = StatsController.answer(name, figure, csv: true, on: scratch.store)
@@ -242,21 +252,40 @@ struct StoreAudit: Sendable {
         }
     }
 
+    /// The most products whose figures are compared one by one (each product's are as many as all products').
+    static let maxProducts = 1000
+
+    /// The products a store's rows and figure tables name (at most one more than `maxProducts`): per
+    /// product, so that counts moved from one product to another, which leave the totals alone, show.
+    private static func products(in store: any SubscriptionStore) async throws -> Set<String> {
+        let tables = ["transactions", SubscriptionSummaries.table, FlowDays.table, ExpiryDays.table, ActiveDays.table]
+        let names = tables.map { "SELECT product_id FROM \($0) WHERE product_id IS NOT NULL" }.joined(separator: " UNION ")
+        return try await store.withStatements(transaction: false) {
+            Set(try await $0.run("SELECT product_id FROM (\(names)) AS named LIMIT \(maxProducts + 1)", []).compactMap { $0.first?.text })
+        }
+    }
+
     /// How far ahead of now the figures by month are compared: counts kept for days to come (a
     /// period's end, a subscription's expiry) stand in the figures of those days.
     static let monthsAhead: Int64 = 60
 
     /// The figures compared: each one judged at an instant at `now`; each one over a range by
     /// month from 2008 (before the App Store: the first date a figure takes) to five years ahead, and
-    /// by day over the last year, so that a count moved to another day of its month shows too.
-    private func figureQueries() -> [(String, [(String, String)])] {
+    /// by day over the last year, so that a count moved to another day of its month shows too; all
+    /// of them over all products, then again for each of `products` (those that take one).
+    private func figureQueries(products: [String]) -> [(String, [(String, String)])] {
         let day = FigureInterval.dayMilliseconds
         let tomorrow = min(FigureInterval.instants.upperBound, (now / day + 1) * day)
         let ahead = min(FigureInterval.instants.upperBound, tomorrow + Self.monthsAhead * 31 * day)
-        return StatsController.figures.flatMap { name -> [(String, [(String, String)])] in
-            guard StatsController.rangedFigures.contains(name) else { return [(name, [("at", "\(now)")])] }
-            return [(name, [("from", "\(FigureInterval.instants.lowerBound)"), ("to", "\(ahead)"), ("by", "month")]),
-                    (name, [("from", "\(tomorrow - 365 * day)"), ("to", "\(tomorrow)"), ("by", "day")])]
+        let ranges: [[(String, String)]] = [[("from", "\(FigureInterval.instants.lowerBound)"), ("to", "\(ahead)"), ("by", "month")],
+                                            [("from", "\(tomorrow - 365 * day)"), ("to", "\(tomorrow)"), ("by", "day")]]
+        return ([nil] + products.map(Optional.some)).flatMap { product in
+            StatsController.figures.flatMap { name -> [(String, [(String, String)])] in
+                if product != nil, StatsController.allProductFigures.contains(name) { return [] }
+                let only = product.map { [("product", $0)] } ?? []
+                guard StatsController.rangedFigures.contains(name) else { return [(name, [("at", "\(now)")] + only)] }
+                return ranges.map { (name, $0 + only) }
+            }
         }
     }
 }
