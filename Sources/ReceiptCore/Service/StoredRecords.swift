@@ -154,6 +154,11 @@ public struct StoredConsentRescission: Sendable, Equatable {
         self.init(notificationUUID: notificationUUID, signedDate: signedDate, appTransaction: payload)
     }
 
+    /// As StoredTransaction.columnNames.
+    public static let columnNames = ["app_transaction_id", "notification_uuid", "signed_date", "jws"]
+
+    public var columnValues: [StoredFact] { [.text(appTransactionID), .text(notificationUUID), .integer(signedDate), .text(jws)] }
+
     public func supersedes(_ other: StoredConsentRescission) -> Bool {
         StoredOrder.supersedes((signedDate, jws), (other.signedDate, other.jws))
     }

@@ -30,7 +30,7 @@ extension ReceiptServer {
                              report: @escaping @Sendable (String) -> Void,
                              progress: @escaping @Sendable (String) -> Void) async throws -> AuditSummary {
         do {
-            return try await withStore(storeLocation, migrating: false, logger: logger) { store in
+            return try await withStore(storeLocation, preparing: .checkVersion, logger: logger) { store in
                 let checked = try await auditVerifier(verifier, claim: try await store.setting(StoreIdentity.settingKey),
                                                       progress: progress)
                 return try await ScratchStore.with(logger: logger) { scratch in
@@ -116,7 +116,7 @@ struct AuditedTable: Sendable {
                      signed: { StoredRenewalInfo(verified: $0)?.columnValues }),
         // The notification's UUID and signing date come from the notification, which the store does not keep.
         AuditedTable(name: "consent_rescissions", key: "app_transaction_id",
-                     columns: ["app_transaction_id", "notification_uuid", "signed_date", "jws"], integerColumns: ["signed_date"],
+                     columns: StoredConsentRescission.columnNames, integerColumns: ["signed_date"],
                      kind: .appTransaction, signed: { payload in
                          payload.string("appTransactionId").map { [.text($0), nil, nil, .text(payload.compactSerialization)] }
                      }),
@@ -314,14 +314,9 @@ struct ScratchStore: Sendable {
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
             rmdir(directory)
         }
-        let store = try await SQLiteSubscriptionStore.open(path: path, logger: logger)
-        return try await withThrowingTaskGroup(of: T?.self) { tasks in
-            tasks.addTask { await store.run(); return nil }
-            defer { tasks.cancelAll() }
-            return try await store.closing {
-                try await store.withStatements(transaction: true) { try await StoreMigration.migrate(on: $0, through: rowsVersion) }
-                return try await work(ScratchStore(store: store))
-            }
+        return try await ReceiptServer.withStore(try StoreLocation(path, password: nil, passFile: nil),
+                                                 preparing: .migrateThrough(rowsVersion), logger: logger) { store in
+            try await work(ScratchStore(store: store))
         }
     }
 

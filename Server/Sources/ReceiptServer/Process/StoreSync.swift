@@ -31,13 +31,24 @@ extension ReceiptServer {
         }
     }
 
-    /// Opens and migrates the store at `location` (within 15 s), runs `work` with it, and
-    /// closes it: the command-line tools' way to a store. StoreOpenError when it cannot be used.
-    /// `migrating` false (`receipt audit`, which must not change what it checks): the store must
-    /// exist and be of this build's schema version already.
-    static func withStore<T: Sendable>(_ location: StoreLocation, migrating: Bool = true, logger: Logger,
+    /// How `withStore` readies a store before the work.
+    enum StorePreparation: Sendable {
+        /// Brought to this build's schema version (within 15 s, as a server's start).
+        case migrate
+        /// Left as it is (`receipt audit`, which must not change what it checks): it must exist and
+        /// be at this build's schema version already.
+        case checkVersion
+        /// Brought to `version` in one transaction, with no deadline: the audit's scratch store, made
+        /// empty and filled afterwards.
+        case migrateThrough(Int)
+    }
+
+    /// Opens the store at `location`, readies it (`preparing`), runs `work` with it, and closes
+    /// it: the command-line tools' way to a store. StoreOpenError when it cannot be used.
+    static func withStore<T: Sendable>(_ location: StoreLocation, preparing preparation: StorePreparation = .migrate,
+                                       logger: Logger,
                                        _ work: @escaping @Sendable (any SubscriptionStore) async throws -> T) async throws -> T {
-        if !migrating, (try? location.postgres()) == nil, access(location.text, F_OK) != 0 {
+        if case .checkVersion = preparation, (try? location.postgres()) == nil, access(location.text, F_OK) != 0 {
             throw StoreOpenError(location: location, reason: "no such file")
         }
         let store: any SubscriptionStore
@@ -51,10 +62,11 @@ extension ReceiptServer {
             defer { tasks.cancelAll() }
             return try await store.closing {
                 do {
-                    if migrating {
-                        try await Deadline.within(seconds: 15) { try await store.migrate() }
-                    } else {
-                        try await checkVersion(of: store)
+                    switch preparation {
+                    case .migrate: try await Deadline.within(seconds: 15) { try await store.migrate() }
+                    case .checkVersion: try await checkVersion(of: store)
+                    case .migrateThrough(let version):
+                        try await store.withStatements(transaction: true) { try await StoreMigration.migrate(on: $0, through: version) }
                     }
                 } catch {
                     throw StoreOpenError(location: location, reason: "\(error)")

@@ -22,10 +22,7 @@ enum StoreWrites {
         let renewalInfos = notification.renewalInfo.map { [$0] } ?? []
         _ = try await write(transactions, renewalInfos, on: statements)
         if let rescission = notification.consentRescission {
-            _ = try await statements.run(StoreSchema.upsertConsentRescission(placeholders: p, collate: d.collate), [
-                .text(rescission.appTransactionID), .text(rescission.notificationUUID), .integer(rescission.signedDate),
-                .text(rescission.jws),
-            ])
+            _ = try await statements.run(StoreSchema.upsertConsentRescission(d), rescission.columnValues.map(StoreValue.init))
         }
         if notification.notificationType == ConsumptionOutbox.requestType, let transaction = notification.transaction {
             try await ConsumptionOutbox.requested(transaction, at: notification.signedDate, on: statements)

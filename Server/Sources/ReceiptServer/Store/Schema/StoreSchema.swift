@@ -146,14 +146,8 @@ enum StoreSchema {
         """
     }
 
-    static func upsertConsentRescission(placeholders p: [String], collate: String = "") -> String {
-        """
-        INSERT INTO consent_rescissions (app_transaction_id, notification_uuid, signed_date, jws)
-        VALUES (\(p[0]), \(p[1]), \(p[2]), \(p[3]))
-        ON CONFLICT (app_transaction_id) DO UPDATE SET notification_uuid = excluded.notification_uuid,
-          signed_date = excluded.signed_date, jws = excluded.jws
-        WHERE (excluded.signed_date, excluded.jws\(collate)) > (consent_rescissions.signed_date, consent_rescissions.jws\(collate))
-        """
+    static func upsertConsentRescission(_ d: StoreDialect) -> String {
+        upsert(into: "consent_rescissions", key: "app_transaction_id", columns: StoredConsentRescission.columnNames, d)
     }
 
     static let consentRescissionQuery = "SELECT notification_uuid, signed_date, jws FROM consent_rescissions WHERE app_transaction_id = "
