@@ -287,9 +287,51 @@ def assert_cards_sum_the_range_and_the_one_before(shown, server, given):
     assert any(exact(card, "change") for card in expected)  # the ranges differ somewhere
 
 
+def assert_counts_link_their_subscriptions(server, dom, states=None):
+    """Each count of the page's table of statuses, and its active subscriptions card, links the page of
+    the subscriptions it counts: followed page by page (3 a page), they are as many as the count, none
+    twice, each linking its customer page; /v1/subscriptions (2 a page) gives the same ids in the same
+    order. With `states` (each subscription's /v1/subscriptions/{id}, judged at the page's instant), each
+    one listed is in the status its count names."""
+    links = re.findall(r'<td data-figure="(\w+)" data-value="(\d+)"><a href="([^"]+)">\2</a></td>', dom)
+    card = re.search(r'data-card="active_subscriptions">.*?data-value="(\d+)"><a href="([^"]+)">\1</a>', dom, re.S)
+    assert len(links) % 6 == 0 and links and card, dom[:3000]
+    entitled = {"active", "grace_period"}
+    for name, count, href in links + [("active", card.group(1), card.group(2))]:
+        href = html.unescape(href)
+        asked = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(href).query))
+        assert asked["status"] == name and urllib.parse.urlsplit(href).path == "/dashboard/subscriptions"
+        listed, url = [], href + "&limit=3"
+        while url:
+            status, body, _ = server.request("GET", url)
+            assert status == 200, body
+            page = html.unescape(body.decode())
+            assert f'data-figure="count" data-value="{count}"' in page, (href, page[:1500])
+            rows = re.findall(r'<tr data-original="(\d+)"><td><a href="/dashboard/customer\?id=(\d+)">\d+</a></td>', page)
+            assert all(row == link for row, link in rows) and len(rows) <= 3
+            listed += [row for row, _ in rows]
+            following = re.search(r'<a id="next-page" href="([^"]+)"', page)
+            url = following and following.group(1)
+        assert len(listed) == len(set(listed)) == int(count), (href, listed)
+        if states is not None:
+            assert all(states[original]["status_name"] in (entitled if name == "entitled" else {name})
+                       for original in listed), (name, listed)
+        answered, cursor = [], None
+        while True:
+            status, answer = server.json("GET", "/v1/subscriptions?" + urllib.parse.urlencode(
+                dict(asked, limit=2, **({"cursor": cursor} if cursor else {}))))
+            assert status == 200 and answer["status"] == name and answer["at_ms"] == int(asked["at"]), answer
+            answered += [subscription["original_transaction_id"] for subscription in answer["subscriptions"]]
+            cursor = answer.get("next_cursor")
+            if cursor is None:
+                break
+        assert answered == listed
+    assert sum(int(count) for _, count, _ in links) > 0
+
+
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (scripts/install-deps.sh test installs it)")
 def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, test_ca, mint_jws, now, new_store):
-    server, _ = shaped_server(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
+    server, states = shaped_server(tmp_path, news_ca, test_ca, mint_jws, now, new_store)
     try:
         query = urllib.parse.urlencode({"from": now - 200 * DAY, "to": now + DAY, "by": "month", "at": now, "cohorts": 1})
         status, _, answer = server.request("GET", "/dashboard", token=None)
@@ -305,6 +347,7 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         assert any(shown[key] for key in shown if key[0] == "rates" and key[2] == "refund_rate")  # a refund among them
         assert any(shown[key] for key in shown if key[0] == "cohorts" and key[2] == "retention_1")  # some renewed
         assert_csv_links_give_the_apis_csv(server, dom)
+        assert_counts_link_their_subscriptions(server, dom, states)
         assert shown[(None, None, "at_ms")] == now
         charts = dict(re.findall(r'<svg id="([\w-]+)"(.*?)</svg>', dom, re.S))
         active = server.json("GET", "/v1/stats/active?" + urllib.parse.urlencode(
@@ -354,11 +397,19 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         assert {key[1] for key in shown if key[0] == "subscriptions"} == {"com.example.minted.yearly", ""}
         assert assert_page_shows_api(shown, server, f"{query}&{product}")["product_id"] == "com.example.minted.yearly"
         assert_csv_links_give_the_apis_csv(server, dom, "com.example.minted.yearly")
+        assert_counts_link_their_subscriptions(server, dom, states)
         # A past instant, periods bought since: the page's figures are judged as they stood then, as the API's are.
         past = urllib.parse.urlencode({"from": now - 200 * DAY, "to": now + DAY, "by": "month", "at": now - 40 * DAY})
         page = PageFigures()
         page.feed(server.request("GET", f"/dashboard?{past}")[1].decode())
         assert_page_shows_api(page.figures, server, past)
+        assert_counts_link_their_subscriptions(server, server.request("GET", f"/dashboard?{past}")[1].decode())
+        for refused in ("", "status=paying", "status=active&limit=0", "status=active&limit=1001", "status=active&cursor=%20",
+                        "status=active&from=0", "status=active&status=expired", "status=active&at=yesterday"):
+            assert server.request("GET", f"/v1/subscriptions?{refused}")[0] == 400, refused
+            assert server.request("GET", f"/dashboard/subscriptions?{refused}")[0] == 400, refused
+        assert server.request("GET", "/v1/subscriptions?status=active", token=None)[0] == 401
+        assert server.request("GET", "/dashboard/subscriptions?status=active", token=None)[0] == 401
         # Without cohorts=1 the page links them instead of reading them; another value is refused.
         plain = html.unescape(server.request("GET", f"/dashboard?{past}")[1].decode())
         link = re.search(r'<a id="show-cohorts" href="([^"]*)"', plain).group(1)

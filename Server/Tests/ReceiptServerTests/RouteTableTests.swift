@@ -30,7 +30,9 @@ import Testing
         #expect(routes.route(for: Self.notifications)?.route.name == .notifications)
         #expect(routes.route(for: Self.retention)?.route.name == .retention)
         #expect(routes.route(for: "/v1/subscriptions/2000000000000001")?.rest == "2000000000000001")
-        #expect(routes.route(for: "/v1/subscriptions") == nil)
+        // A prefix's path without the slash is another route's, or none.
+        #expect(routes.route(for: "/v1/subscriptions")?.route.name == .subscriptionList)
+        #expect(routes.route(for: "/v1/stats") == nil)
         // Escaped unreserved characters are the characters; a reserved one stays escaped.
         #expect(routes.route(for: "/v1/%73ubscriptions/%32%30%30%30")?.rest == "2000")
         #expect(routes.route(for: "/v1/events/evt_0%2Freplay")?.rest == "evt_0%2Freplay")

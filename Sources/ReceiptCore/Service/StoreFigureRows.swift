@@ -16,14 +16,24 @@ public struct SubscriptionCount: Sendable, Equatable {
     /// The statuses figures list, in this order.
     public static let statuses: [SubscriptionState.Status] = [.active, .gracePeriod, .billingRetry, .expired, .revoked]
 
-    /// How many of `counts` are in `status` (nil: entitled, active plus grace period).
+    /// The statuses `entitled` counts: active, or in a grace period.
+    public static let entitledStatuses: [SubscriptionState.Status] = [.active, .gracePeriod]
+
+    /// How many of `counts` are in `status` (nil: entitled, entitledStatuses).
     public static func total(_ counts: [SubscriptionCount], _ status: SubscriptionState.Status?) -> Int64 {
-        counts.filter { count in status.map { count.status == $0 } ?? (count.status == .active || count.status == .gracePeriod) }
-            .reduce(0) { $0.clampedAdding($1.count) }
+        total(counts, in: status.map { [$0] } ?? entitledStatuses)
     }
 
+    /// How many of `counts` are in one of `statuses`.
+    public static func total(_ counts: [SubscriptionCount], in statuses: [SubscriptionState.Status]) -> Int64 {
+        counts.filter { statuses.contains($0.status) }.reduce(0) { $0.clampedAdding($1.count) }
+    }
+
+    /// The name of the entitled total among figureNames.
+    public static let entitledName = "entitled"
+
     /// The names the answers give the totals of `counts`: every status, then `entitled`.
-    public static let figureNames = statuses.map(\.name) + ["entitled"]
+    public static let figureNames = statuses.map(\.name) + [entitledName]
 
     /// The totals of `counts` by figureNames' order.
     public static func figures(_ counts: [SubscriptionCount]) -> [Int64] {

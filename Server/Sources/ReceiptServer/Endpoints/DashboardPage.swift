@@ -89,9 +89,14 @@ struct DashboardPage {
         let products = Set(counts.map(\.productID)).sorted()
         for (label, rows) in products.map({ product in (product, counts.filter { $0.productID == product }) }) + [("All", counts)] {
             let product = label == "All" && !products.contains("All") ? "" : label
+            // Each count links the subscriptions it counts (SubscriptionListController).
+            let link = { (name: String, count: Int64) in
+                let href = SubscriptionListController.pageLink(status: name, at: figure.at,
+                                                               product: product.isEmpty ? figure.product : product)
+                return Self.cell(name, count, shown: "<a href=\"\(Self.escape(href))\">\(count)</a>")
+            }
             table += "<tr data-product=\"\(Self.escape(product))\"><td>\(Self.escape(label))</td>"
-                + statuses.map { Self.cell($0.name, SubscriptionCount.total(rows, $0)) }.joined()
-                + Self.cell("entitled", SubscriptionCount.total(rows, nil)) + "</tr>\n"
+                + zip(SubscriptionCount.figureNames, SubscriptionCount.figures(rows)).map(link).joined() + "</tr>\n"
         }
         return table + "</table>\n"
     }

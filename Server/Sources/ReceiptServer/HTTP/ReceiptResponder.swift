@@ -101,7 +101,8 @@ struct ReceiptResponder: HTTPResponder {
         case .subscriptions: try await subscription(String(rest), request, context: context)
         case .entitlements: try await entitlements(request, context: context)
         case .consent: try await consent(String(rest), request, context: context)
-        case .consumption, .events, .event, .stats, .dashboard, .dashboardCSV, .customerPage:
+        case .consumption, .events, .event, .stats, .subscriptionList, .dashboard, .dashboardCSV, .subscriptionListPage,
+             .customerPage:
             try await storeArea(name, rest, request, context: context)
         case .healthz: (ServerAnswer.text(.ok, "ok\n"), "200")
         case .readyz: await readiness(context: context)
@@ -121,7 +122,9 @@ struct ReceiptResponder: HTTPResponder {
         case .events: return try await EventsController(stored: stored).events(request, context: context)
         case .event: return try await EventsController(stored: stored).event(rest, request, context: context)
         case .stats: return try await StatsController(stored: stored).stats(String(rest), request, context: context)
+        case .subscriptionList: return try await SubscriptionListController(stored: stored).list(request, context: context)
         case .dashboard: return try await DashboardController(stored: stored).dashboard(request, context: context)
+        case .subscriptionListPage: return try await SubscriptionListController(stored: stored).page(request, context: context)
         case .dashboardCSV: return try await StatsController(stored: stored).stats(String(rest), request, context: context, as: .csv)
         case .customerPage: return try await CustomerPageController(stored: stored).customerPage(request, context: context)
         default: return ServerAnswer.failure(.notFound, "NOT_FOUND", "no such path")

@@ -11,7 +11,8 @@ import HTTPTypes
 struct ServerRoute: Sendable {
     enum Name: Sendable {
         case verifyReceipt, sandboxVerifyReceipt, verify, notifications, retention, subscriptions, entitlements, consent,
-             consumption, events, event, stats, dashboard, dashboardCSV, customerPage, healthz, readyz, metrics, openAPI
+             consumption, events, event, stats, subscriptionList, dashboard, dashboardCSV, subscriptionListPage, customerPage,
+             healthz, readyz, metrics, openAPI
     }
 
     enum Path: Sendable, Equatable {
@@ -97,11 +98,16 @@ struct ServerRoute: Sendable {
                     access: .customerData, query: ["force"],
                     methodsUnder: { $0 == "replay-failed" || $0.hasSuffix("/replay") ? [.post] : [.get] }),
         ServerRoute(.stats, .prefix("/v1/stats/"), methods: [.get], store: true, access: .customerData, query: statsQuery),
+        // The subscriptions behind a count of /v1/stats/subscriptions.
+        ServerRoute(.subscriptionList, .exact(SubscriptionListController.path), methods: [.get], store: true,
+                    access: .customerData, query: SubscriptionListController.parameters),
         ServerRoute(.dashboard, .exact(DashboardController.path), methods: [.get, .head], store: true, access: .page,
                     query: figureQuery.union([DashboardController.cohortsParameter])),
         // A figure's CSV as the page links it: what /v1/stats/FIGURE?format=csv answers, the token as a page takes it.
         ServerRoute(.dashboardCSV, .prefix(DashboardController.csvPath), methods: [.get], store: true, access: .page,
                     query: figureQuery),
+        ServerRoute(.subscriptionListPage, .exact(SubscriptionListController.pagePath), methods: [.get, .head], store: true,
+                    access: .page, query: SubscriptionListController.parameters),
         ServerRoute(.customerPage, .exact(CustomerPageController.path), methods: [.get, .head], store: true, access: .page,
                     query: ["id"]),
         ServerRoute(.healthz, .exact("/healthz"), methods: [.get, .head]),

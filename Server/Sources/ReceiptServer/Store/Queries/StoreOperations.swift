@@ -27,6 +27,15 @@ extension SubscriptionStore {
         try await withStatements(transaction: false) { try await StoreFigures.activeSubscriptions(at: instant, product: product, on: $0) }
     }
 
+    /// A page of the subscriptions behind a count of the subscriptions figure (StoreFigures.members).
+    func subscriptionList(in statuses: [SubscriptionState.Status], at instant: Int64, product: String?, after cursor: String?,
+                          limit: Int) async throws -> (members: [SubscriptionList.Member], nextCursor: String?) {
+        let rows = try await withStatements(transaction: false) {
+            try await StoreFigures.members(in: statuses, at: instant, product: product, after: cursor, limit: limit, on: $0)
+        }
+        return SubscriptionList.page(rows, limit: limit)
+    }
+
     func activePrices(at instant: Int64, product: String?) async throws -> [PriceGroup] {
         try await withStatements(transaction: false) { try await StoreFigures.activePrices(at: instant, product: product, on: $0) }
     }
