@@ -19,23 +19,47 @@ struct SubscriptionListTests {
                 && SubscriptionCount.total(counts, in: SubscriptionList.statuses(named: "entitled")!) == 5)
     }
 
-    @Test func aPageKeepsTheLimitAndNamesTheNextOnlyWhenMoreFollow() {
+    @Test func aPageKeepsTheLimitAndNamesTheNextOnlyWhenMoreFollowAtItsInstant() {
         let rows = (1...4).map { SubscriptionList.Member(originalTransactionID: "\($0)", productID: "p") }
-        let full = SubscriptionList.page(rows, limit: 3)
-        #expect(full.members.map(\.originalTransactionID) == ["1", "2", "3"] && full.nextCursor == "3")
-        let last = SubscriptionList.page(Array(rows.prefix(3)), limit: 3)
+        let at: Int64 = 1_796_636_986_000
+        let full = SubscriptionList.page(rows, limit: 3, at: at)
+        #expect(full.members.map(\.originalTransactionID) == ["1", "2", "3"] && full.nextCursor == .init(at: at, after: "3"))
+        #expect(full.nextCursor?.text == "1796636986000-3")
+        let last = SubscriptionList.page(Array(rows.prefix(3)), limit: 3, at: at)
         #expect(last.members.count == 3 && last.nextCursor == nil)
-        #expect(SubscriptionList.page([], limit: 3).nextCursor == nil)
-        #expect(SubscriptionList.takes(cursor: "2000000000000003") && !SubscriptionList.takes(cursor: "")
-                && !SubscriptionList.takes(cursor: "a b") && !SubscriptionList.takes(cursor: String(repeating: "1", count: 65)))
+        #expect(SubscriptionList.page([], limit: 3, at: at).nextCursor == nil)
+        // A cursor reads back as written; its instant within the figures' instants, its id visible ASCII.
+        #expect(SubscriptionList.Cursor("1796636986000-2000000000000003") == .init(at: at, after: "2000000000000003"))
+        #expect(SubscriptionList.Cursor("1796636986000-a-b") == .init(at: at, after: "a-b"))
+        for refused in ["", "2000000000000003", "-1", "1796636986000-", "1796636986000-a b", "+1796636986000-1", "5-1",
+                        "1796636986000-" + String(repeating: "1", count: 65), "99999999999999999999-1"] {
+            #expect(SubscriptionList.Cursor(refused) == nil, "\(refused)")
+        }
     }
 
     @Test func theAnswerNamesWhatWasAskedAndEachSubscription() {
         let members = [SubscriptionList.Member(originalTransactionID: "7", productID: "com.example.\"q\"")]
-        let json = String(decoding: SubscriptionList.json(members, status: "grace_period", at: 5, product: "p", nextCursor: "7"),
-                          as: UTF8.self)
-        #expect(json == #"{"at_ms":5,"status":"grace_period","product_id":"p","subscriptions":[{"original_transaction_id":"7","product_id":"com.example.\"q\""}],"next_cursor":"7"}"#)
+        let json = String(decoding: SubscriptionList.json(members, status: "grace_period", at: 5, product: "p",
+                                                          nextCursor: .init(at: 5, after: "7")), as: UTF8.self)
+        #expect(json == #"{"at_ms":5,"status":"grace_period","product_id":"p","subscriptions":[{"original_transaction_id":"7","product_id":"com.example.\"q\""}],"next_cursor":"5-7"}"#)
+        let churned = String(decoding: SubscriptionList.json([], status: "expired", at: 9, product: nil,
+                                                             churn: .init(reason: .billing, from: 1, to: 2), nextCursor: nil),
+                             as: UTF8.self)
+        #expect(churned == #"{"at_ms":9,"status":"expired","churned":"billing","from_ms":1,"to_ms":2,"subscriptions":[]}"#)
         let bare = String(decoding: SubscriptionList.json([], status: "active", at: 0, product: nil, nextCursor: nil), as: UTF8.self)
         #expect(bare == #"{"at_ms":0,"status":"active","subscriptions":[]}"#)
+    }
+}
+
+/// ChurnReason: the one rule that sorts an expirationIntent into the churned counts.
+struct ChurnReasonTests {
+    @Test func intentsOneAndTwoAreVoluntaryAndBillingAndAnyOtherIsOther() {
+        #expect(ChurnReason(intent: 1) == .voluntary && ChurnReason(intent: 2) == .billing)
+        #expect([0, 3, 4, 5, -1].allSatisfy { ChurnReason(intent: $0) == .other })
+        #expect(ChurnReason.voluntary.intent == 1 && ChurnReason.billing.intent == 2 && ChurnReason.other.intent == nil)
+        #expect(IntervalFlows.churnedNames == ["voluntary", "billing", "other"])
+        var day = DayFlows(day: 3)
+        day.churned = [(1, 2), (2, 5), (0, 7), (4, 1)]
+        #expect(IntervalFlows.churned(on: [day]) == [2, 5, 8])
     }
 }

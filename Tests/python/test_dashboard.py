@@ -288,19 +288,29 @@ def assert_cards_sum_the_range_and_the_one_before(shown, server, given):
 
 
 def assert_counts_link_their_subscriptions(server, dom, states=None):
-    """Each count of the page's table of statuses, and its active subscriptions card, links the page of
-    the subscriptions it counts: followed page by page (3 a page), they are as many as the count, none
-    twice, each linking its customer page; /v1/subscriptions (2 a page) gives the same ids in the same
-    order. With `states` (each subscription's /v1/subscriptions/{id}, judged at the page's instant), each
-    one listed is in the status its count names."""
+    """Each count of the page's table of statuses, its active subscriptions card, and each churned count
+    of its flows and churn tables links the page of the subscriptions it counts: followed page by page (3
+    a page), they are as many as the count, none twice, each linking its customer page; /v1/subscriptions
+    (2 a page) gives the same ids in the same order. With `states` (each subscription's
+    /v1/subscriptions/{id}, judged at the page's instant), each one listed is in the status its count
+    names. Returns the counts followed: by status, and churned."""
     links = re.findall(r'<td data-figure="(\w+)" data-value="(\d+)"><a href="([^"]+)">\2</a></td>', dom)
     card = re.search(r'data-card="active_subscriptions">.*?data-value="(\d+)"><a href="([^"]+)">\1</a>', dom, re.S)
-    assert len(links) % 6 == 0 and links and card, dom[:3000]
+    by_status = [link for link in links if not link[0].startswith("churned_")]
+    churned = [link for link in links if link[0].startswith("churned_")]
+    assert len(by_status) % 6 == 0 and by_status and card, dom[:3000]
+    assert {name for name, _, _ in churned} == {"churned_voluntary", "churned_billing", "churned_other"}, churned
     entitled = {"active", "grace_period"}
     for name, count, href in links + [("active", card.group(1), card.group(2))]:
         href = html.unescape(href)
         asked = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(href).query))
-        assert asked["status"] == name and urllib.parse.urlsplit(href).path == "/dashboard/subscriptions"
+        assert urllib.parse.urlsplit(href).path == "/dashboard/subscriptions"
+        if name.startswith("churned_"):
+            assert (asked["status"], asked["churned"]) == ("expired", name.removeprefix("churned_")), href
+            assert int(asked["from"]) < int(asked["to"])
+            name = "expired"
+        else:
+            assert asked["status"] == name and "churned" not in asked
         listed, url = [], href + "&limit=3"
         while url:
             status, body, _ = server.request("GET", url)
@@ -320,13 +330,14 @@ def assert_counts_link_their_subscriptions(server, dom, states=None):
         while True:
             status, answer = server.json("GET", "/v1/subscriptions?" + urllib.parse.urlencode(
                 dict(asked, limit=2, **({"cursor": cursor} if cursor else {}))))
-            assert status == 200 and answer["status"] == name and answer["at_ms"] == int(asked["at"]), answer
+            assert status == 200 and answer["status"] == name and answer.get("churned") == asked.get("churned"), answer
+            assert "at" not in asked or answer["at_ms"] == int(asked["at"])
             answered += [subscription["original_transaction_id"] for subscription in answer["subscriptions"]]
             cursor = answer.get("next_cursor")
             if cursor is None:
                 break
         assert answered == listed
-    assert sum(int(count) for _, count, _ in links) > 0
+    return sum(int(count) for _, count, _ in by_status), sum(int(count) for _, count, _ in churned)
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (scripts/install-deps.sh test installs it)")
@@ -347,7 +358,7 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         assert any(shown[key] for key in shown if key[0] == "rates" and key[2] == "refund_rate")  # a refund among them
         assert any(shown[key] for key in shown if key[0] == "cohorts" and key[2] == "retention_1")  # some renewed
         assert_csv_links_give_the_apis_csv(server, dom)
-        assert_counts_link_their_subscriptions(server, dom, states)
+        assert all(assert_counts_link_their_subscriptions(server, dom, states))  # some counted, some churned
         assert shown[(None, None, "at_ms")] == now
         charts = dict(re.findall(r'<svg id="([\w-]+)"(.*?)</svg>', dom, re.S))
         active = server.json("GET", "/v1/stats/active?" + urllib.parse.urlencode(

@@ -241,7 +241,7 @@ extension IntervalFlows {
     /// The names the answers give the periods that began, in order.
     public static let beganNames = ["new", "trial_starts", "renewals", "trial_conversions", "recoveries", "reactivations"]
     /// The names the answers give the reasons of churn, in order.
-    public static let churnedNames = ["voluntary", "billing", "other"]
+    public static let churnedNames = ChurnReason.allCases.map(\.rawValue)
 
     /// The periods that began, by the names the answers give them, in order.
     public var beganFigures: [(name: String, value: Int64)] {

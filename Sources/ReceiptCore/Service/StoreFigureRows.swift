@@ -153,11 +153,27 @@ public struct IntervalFlows: Sendable {
         }
     }
 
-    /// The subscriptions churned on `days`, by reason (`churnedNames`' order: Apple's
-    /// expirationIntent 1, 2, and any other or none).
+    /// The subscriptions churned on `days`, by reason (`churnedNames`' order, ChurnReason's).
     public static func churned(on days: [DayFlows]) -> [Int64] {
         let churned = days.flatMap(\.churned)
-        func churn(_ include: (Int64) -> Bool) -> Int64 { churned.filter { include($0.intent) }.reduce(0) { $0.clampedAdding($1.count) } }
-        return [churn { $0 == 1 }, churn { $0 == 2 }, churn { $0 != 1 && $0 != 2 }]
+        return ChurnReason.allCases.map { reason in
+            churned.filter { ChurnReason(intent: $0.intent) == reason }.reduce(0) { $0.clampedAdding($1.count) }
+        }
     }
+}
+
+/// Why a subscription churned, as the figures tell it apart: Apple's expirationIntent 1 (the
+/// customer cancelled), 2 (a billing error), and any other or none.
+public enum ChurnReason: String, CaseIterable, Sendable {
+    case voluntary, billing, other
+
+    /// The expirationIntent each reason but `other` stands for.
+    public static let intents: [(reason: ChurnReason, intent: Int64)] = [(.voluntary, 1), (.billing, 2)]
+
+    public init(intent: Int64) {
+        self = Self.intents.first { $0.intent == intent }?.reason ?? .other
+    }
+
+    /// The expirationIntent it stands for; nil for `other` (any but those of `intents`).
+    public var intent: Int64? { Self.intents.first { $0.reason == self }?.intent }
 }

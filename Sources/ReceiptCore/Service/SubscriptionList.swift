@@ -17,32 +17,64 @@ public enum SubscriptionList {
         }
     }
 
+    /// The churned of the flows (`/v1/stats/flows`, `/v1/stats/churn`): subscriptions expired at the
+    /// instant whose standing period ended in [from, to), for `reason`.
+    public struct Churn: Sendable, Equatable {
+        public let reason: ChurnReason
+        public let from: Int64
+        public let to: Int64
+
+        public init(reason: ChurnReason, from: Int64, to: Int64) { (self.reason, self.from, self.to) = (reason, from, to) }
+    }
+
     /// The statuses a count's name (SubscriptionCount.figureNames) stands for; nil for another name.
     public static func statuses(named name: String) -> [SubscriptionState.Status]? {
         if name == SubscriptionCount.entitledName { return SubscriptionCount.entitledStatuses }
         return SubscriptionCount.statuses.first { $0.name == name }.map { [$0] }
     }
 
-    /// A cursor as `nextCursor` gives it: an original transaction id, 1 to 64 visible ASCII characters.
-    public static func takes(cursor: String) -> Bool {
-        (1...64).contains(cursor.utf8.count) && cursor.utf8.allSatisfy { (0x21...0x7E).contains($0) }
+    /// Where a page starts (`AT-ID`): the instant the first page was judged at, so that every page
+    /// of a list is judged at it (a default instant is now, which moves between pages), and the
+    /// last original transaction id of the page before.
+    public struct Cursor: Sendable, Equatable {
+        public let at: Int64
+        public let after: String
+
+        public init(at: Int64, after: String) { (self.at, self.after) = (at, after) }
+
+        /// As `text` writes it: an instant within FigureInterval.instants, then an id of 1 to 64 visible ASCII characters.
+        public init?(_ text: String) {
+            guard let dash = text.utf8.firstIndex(of: UInt8(ascii: "-")) else { return nil }
+            let (instant, id) = (text[..<dash], text[text.utf8.index(after: dash)...])
+            guard instant.utf8.count <= 19, instant.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let at = Int64(instant),
+                  FigureInterval.instants.contains(at), (1...64).contains(id.utf8.count),
+                  id.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
+            (self.at, after) = (at, String(id))
+        }
+
+        public var text: String { "\(at)-\(after)" }
     }
 
-    /// The page of `rows` (read with one more than `limit`, so that the one more says whether
-    /// another page follows) and the cursor of the next page, when one follows.
-    public static func page(_ rows: [Member], limit: Int) -> (members: [Member], nextCursor: String?) {
+    /// The page of `rows` judged at `instant` (read with one more than `limit`, so that the one
+    /// more says whether another page follows) and the cursor of the next page, when one follows.
+    public static func page(_ rows: [Member], limit: Int, at instant: Int64) -> (members: [Member], nextCursor: Cursor?) {
         let kept = Array(rows.prefix(max(1, limit)))
-        return (kept, rows.count > kept.count ? kept.last?.originalTransactionID : nil)
+        return (kept, rows.count > kept.count ? kept.last.map { Cursor(at: instant, after: $0.originalTransactionID) } : nil)
     }
 
     /// The answer of `GET /v1/subscriptions`: what was asked, the page's subscriptions, each with
     /// the path of its state, and `next_cursor` when another page follows.
-    public static func json(_ members: [Member], status: String, at instant: Int64, product: String?,
-                            nextCursor: String?) -> [UInt8] {
+    public static func json(_ members: [Member], status: String, at instant: Int64, product: String?, churn: Churn? = nil,
+                            nextCursor: Cursor?) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.number("at_ms", instant)
         writer.string("status", status)
+        if let churn {
+            writer.string("churned", churn.reason.rawValue)
+            writer.number("from_ms", churn.from)
+            writer.number("to_ms", churn.to)
+        }
         if let product { writer.string("product_id", product) }
         writer.beginArray("subscriptions")
         for member in members {
@@ -52,7 +84,7 @@ public enum SubscriptionList {
             writer.endObject()
         }
         writer.endArray()
-        if let nextCursor { writer.string("next_cursor", nextCursor) }
+        if let nextCursor { writer.string("next_cursor", nextCursor.text) }
         writer.endObject()
         return writer.bytes
     }

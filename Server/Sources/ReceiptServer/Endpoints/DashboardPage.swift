@@ -66,6 +66,13 @@ struct DashboardPage {
         return "<p class=\"csv\"><a href=\"\(Self.escape(href))\" download>\(name).csv</a></p>\n"
     }
 
+    /// The page of the subscriptions behind a count of `status` (SubscriptionListController), at the
+    /// page's instant when it was asked for one (else now, where the kept counts answer), of `product`
+    /// (nil: all), and only those that churned as `churn` says when given.
+    func subscriptionsLink(_ status: String, product: String?, churn: SubscriptionList.Churn? = nil) -> String {
+        SubscriptionListController.pageLink(status: status, at: figure.atGiven ? figure.at : nil, product: product, churn: churn)
+    }
+
     /// The page's range, grouping, instant and product as query parameters, for links from it.
     var pageQuery: [String] {
         ["from=\(figure.from)", "to=\(figure.to)", "by=\(figure.interval.rawValue)", "at=\(figure.at)"]
@@ -87,15 +94,17 @@ struct DashboardPage {
             + statuses.map { "<th>\(Self.escape($0.name.replacingOccurrences(of: "_", with: " ")))</th>" }.joined()
             + "<th>entitled</th></tr>\n"
         let products = Set(counts.map(\.productID)).sorted()
-        for (label, rows) in products.map({ product in (product, counts.filter { $0.productID == product }) }) + [("All", counts)] {
-            let product = label == "All" && !products.contains("All") ? "" : label
-            // Each count links the subscriptions it counts (SubscriptionListController).
+        // A row per product, then the totals' (nil: the page's product, or all).
+        let rows = products.map { product in (product, Optional(product), counts.filter { $0.productID == product }) }
+            + [("All", nil, counts)]
+        for (label, product, rows) in rows {
+            // Each count links the subscriptions it counts (SubscriptionListController); a product
+            // without an id cannot be asked for, so its counts link nothing.
             let link = { (name: String, count: Int64) in
-                let href = SubscriptionListController.pageLink(status: name, at: figure.at,
-                                                               product: product.isEmpty ? figure.product : product)
-                return Self.cell(name, count, shown: "<a href=\"\(Self.escape(href))\">\(count)</a>")
+                guard product != "" else { return Self.cell(name, count) }
+                return Self.cell(name, count, shown: "<a href=\"\(Self.escape(subscriptionsLink(name, product: product ?? figure.product)))\">\(count)</a>")
             }
-            table += "<tr data-product=\"\(Self.escape(product))\"><td>\(Self.escape(label))</td>"
+            table += "<tr data-product=\"\(Self.escape(product ?? ""))\"><td>\(Self.escape(label))</td>"
                 + zip(SubscriptionCount.figureNames, SubscriptionCount.figures(rows)).map(link).joined() + "</tr>\n"
         }
         return table + "</table>\n"
@@ -134,7 +143,8 @@ struct DashboardPage {
             table += "<tr data-start=\"\(flow.startMilliseconds)\"><td>\(Self.date(flow.startMilliseconds))</td>"
                 + flow.beganFigures.map { Self.cell($0.name, $0.value) }.joined()
                 + Self.cell("refunds", flow.refundCount)
-                + flow.churnedFigures.map { Self.cell("churned_" + $0.name, $0.value) }.joined() + "</tr>\n"
+                + flow.churnedFigures.map { churnedCell($0.name, $0.value, intervalStart: flow.startMilliseconds) }.joined()
+                + "</tr>\n"
         }
         return heading + table + "</table>\n"
     }
@@ -180,7 +190,11 @@ struct DashboardPage {
             }.joined() + "</tr>\n"
         for interval in churn {
             table += "<tr data-start=\"\(interval.startMilliseconds)\"><td>\(Self.date(interval.startMilliseconds))</td>"
-                + zip(IntervalChurn.countNames, interval.counts).map { Self.cell($0, $1) }.joined()
+                + zip(IntervalChurn.countNames, interval.counts).map { name, count in
+                    name.hasPrefix(Self.churnedPrefix)
+                        ? churnedCell(String(name.dropFirst(Self.churnedPrefix.count)), count, intervalStart: interval.startMilliseconds)
+                        : Self.cell(name, count)
+                }.joined()
             for (rate, (name, value)) in zip(IntervalChurn.rates, interval.rateFigures) {
                 table += Self.rateCell(name, value, interval.churned(rate.churned), of: interval.counts[0])
             }
@@ -247,6 +261,19 @@ struct DashboardPage {
             }
         }
         return table + "</table>\n"
+    }
+
+    /// What the churned counts' names begin with, before the reason (IntervalChurn.countNames).
+    private static let churnedPrefix = "churned_"
+
+    /// A churned count of the interval that starts at `start`, linking the subscriptions it counts:
+    /// those expired whose period ended in the interval, within the page's range (as the flows read them).
+    private func churnedCell(_ reasonName: String, _ count: Int64, intervalStart start: Int64) -> String {
+        guard let reason = ChurnReason(rawValue: reasonName) else { return Self.cell(Self.churnedPrefix + reasonName, count) }
+        let end = figure.interval.nextFirstDay(after: FigureInterval.day(of: start)) * FigureInterval.dayMilliseconds
+        let churn = SubscriptionList.Churn(reason: reason, from: max(figure.from, start), to: min(figure.to, end))
+        let href = subscriptionsLink(SubscriptionState.Status.expired.name, product: figure.product, churn: churn)
+        return Self.cell(Self.churnedPrefix + reasonName, count, shown: "<a href=\"\(Self.escape(href))\">\(count)</a>")
     }
 
     /// A rate as a percentage (a dash for none), its counts in its title (`1 of 12`).

@@ -6,6 +6,8 @@ import ReceiptCore
 /// FigureInterval.instants; absent or empty, the defaults.
 struct FigureQuery: Sendable {
     let at: Int64
+    /// Whether `at` was asked for (else it is now, which links from a page leave to the page they lead to).
+    let atGiven: Bool
     let from: Int64
     let to: Int64
     let interval: FigureInterval
@@ -99,6 +101,7 @@ struct FigureQuery: Sendable {
             return periods
         } ?? IntervalCohort.defaultPeriods
         (self.at, self.from, self.to, self.interval, self.firstDays, self.product) = (at, from, to, interval, firstDays, product)
+        atGiven = values["at"] != nil
         (self.format, self.periods) = (format, periods)
     }
 }

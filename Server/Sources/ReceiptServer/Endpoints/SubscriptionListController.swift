@@ -2,10 +2,12 @@ import HTTPTypes
 import Hummingbird
 import ReceiptCore
 
-/// The subscriptions behind a count of `/v1/stats/subscriptions` (SubscriptionList), a page at a
-/// time: `GET /v1/subscriptions?status=…[&product=…][&at=…][&limit=N][&cursor=C]` as JSON, and
+/// The subscriptions behind a count of `/v1/stats/subscriptions`, or behind a churned count of
+/// the flows (`status=expired&churned=REASON&from=…&to=…`) (SubscriptionList), a page at a time:
+/// `GET /v1/subscriptions?status=…[&product=…][&at=…][&limit=N][&cursor=C]` as JSON, and
 /// `GET /dashboard/subscriptions?…` as a page of the dashboard, which each count of the
-/// dashboard's table of statuses links, each subscription linking its customer page.
+/// dashboard's table of statuses and each churned count of its flows and churn tables link, each
+/// subscription linking its customer page.
 struct SubscriptionListController {
     typealias Context = ServerRequestContext
     let stored: StoreResponder
@@ -13,7 +15,7 @@ struct SubscriptionListController {
     static let path = "/v1/subscriptions"
     static let pagePath = "/dashboard/subscriptions"
     /// The query parameters both take.
-    static let parameters: Set<String> = ["status", "product", "at", "limit", "cursor"]
+    static let parameters: Set<String> = ["status", "product", "at", "limit", "cursor", "churned", "from", "to"]
 
     /// What a request asks for: a count (its name, the statuses it stands for), at an instant
     /// and of a product (as the figure takes them), and which page.
@@ -22,9 +24,12 @@ struct SubscriptionListController {
         let statuses: [SubscriptionState.Status]
         let figure: FigureQuery
         let limit: Int
-        let cursor: String?
+        let cursor: SubscriptionList.Cursor?
+        /// The churned count asked for (`churned`, `from`, `to`), when one is.
+        let churn: SubscriptionList.Churn?
 
-        /// The route's entry refused unknown and repeated parameters already.
+        /// The route's entry refused unknown and repeated parameters already. A cursor's instant
+        /// stands for now, so that a list's defaults (`at`, `to`) are its first page's.
         init(_ parameters: some Sequence<(key: Substring, value: Substring)>, now: Int64) throws(FigureQuery.Refusal) {
             var values: [String: String] = [:]
             for (key, value) in parameters where !value.isEmpty { values[String(key)] = String(value) }
@@ -35,11 +40,25 @@ struct SubscriptionListController {
             guard limitText.utf8.count <= 4, let limit = Int(limitText), (1...SubscriptionList.maxLimit).contains(limit) else {
                 throw FigureQuery.Refusal(description: "limit is a whole number from 1 to \(SubscriptionList.maxLimit)")
             }
-            if let cursor = values["cursor"], !SubscriptionList.takes(cursor: cursor) {
+            let cursor = values["cursor"].flatMap(SubscriptionList.Cursor.init)
+            guard values["cursor"] == nil || cursor != nil else {
                 throw FigureQuery.Refusal(description: "cursor is the next_cursor of an earlier page")
             }
-            figure = try FigureQuery(parameters, now: now, lookBackDays: 30, by: .day, ranged: false)
-            (statusName, self.statuses, self.limit, cursor) = (name, statuses, limit, values["cursor"])
+            // A churned count is over a range (the flows'), and of expired subscriptions; the rest at one instant.
+            let reason = try values["churned"].map { (text) throws(FigureQuery.Refusal) in
+                guard let reason = ChurnReason(rawValue: text), name == SubscriptionState.Status.expired.name else {
+                    throw FigureQuery.Refusal(description: "churned is one of " + IntervalFlows.churnedNames.joined(separator: ", ")
+                                                           + ", with status=expired")
+                }
+                return reason
+            }
+            let figure = try FigureQuery(parameters, now: cursor?.at ?? now, lookBackDays: 30, by: .month, ranged: reason != nil)
+            if let cursor, cursor.at != figure.at {
+                throw FigureQuery.Refusal(description: "cursor is the next_cursor of a page judged at another instant: ask with "
+                                                       + "that page's at (at_ms), or none")
+            }
+            churn = reason.map { SubscriptionList.Churn(reason: $0, from: figure.from, to: figure.to) }
+            (statusName, self.statuses, self.figure, self.limit, self.cursor) = (name, statuses, figure, limit, cursor)
         }
     }
 
@@ -47,22 +66,34 @@ struct SubscriptionListController {
     func list(_ request: Request, context: Context) async throws -> (Response, String) {
         try await answer(request, context: context) { asked, page in
             (ServerAnswer.json(.ok, SubscriptionList.json(page.members, status: asked.statusName, at: asked.figure.at,
-                                                          product: asked.figure.product, nextCursor: page.nextCursor)), "200")
+                                                          product: asked.figure.product, churn: asked.churn,
+                                                          nextCursor: page.nextCursor)), "200")
         }
     }
 
     /// `GET /dashboard/subscriptions`: a page of them, with the count they make (as the dashboard's table shows it).
     func page(_ request: Request, context: Context) async throws -> (Response, String) {
         try await answer(request, context: context) { asked, page in
-            let counts = try await stored.store.activeSubscriptions(at: asked.figure.at, product: asked.figure.product)
-            return ServerAnswer.page(.ok, SubscriptionListPage(asked: asked, count: SubscriptionCount.total(counts, in: asked.statuses),
-                                                               members: page.members, nextCursor: page.nextCursor).html)
+            ServerAnswer.page(.ok, SubscriptionListPage(asked: asked, count: try await count(asked), members: page.members,
+                                                        nextCursor: page.nextCursor).html)
         }
+    }
+
+    /// The count the subscriptions asked for make, as its figure gives it: the subscriptions figure's,
+    /// or the flows' churned for the reason over the range.
+    private func count(_ asked: Asked) async throws -> Int64 {
+        let (at, product) = (asked.figure.at, asked.figure.product)
+        guard let churn = asked.churn else {
+            return SubscriptionCount.total(try await stored.store.activeSubscriptions(at: at, product: product), in: asked.statuses)
+        }
+        let days = try await stored.store.flows(from: churn.from, to: churn.to, at: at, product: product)
+        return IntervalFlows.churned(on: days)[ChurnReason.allCases.firstIndex(of: churn.reason)!]
     }
 
     /// The page asked for, read and given to `make`; 400 for what cannot be asked, 503 when the store cannot answer.
     private func answer(_ request: Request, context: Context,
-                        _ make: (Asked, (members: [SubscriptionList.Member], nextCursor: String?)) async throws -> (Response, String))
+                        _ make: (Asked, (members: [SubscriptionList.Member], nextCursor: SubscriptionList.Cursor?)) async throws
+                            -> (Response, String))
         async throws -> (Response, String) {
         let asked: Asked
         do throws(FigureQuery.Refusal) {
@@ -72,16 +103,17 @@ struct SubscriptionListController {
         }
         do {
             let page = try await stored.store.subscriptionList(in: asked.statuses, at: asked.figure.at, product: asked.figure.product,
-                                                               after: asked.cursor, limit: asked.limit)
+                                                               churn: asked.churn, after: asked.cursor?.after, limit: asked.limit)
             return try await make(asked, page)
         } catch {
             return ServerAnswer.storeUnavailable(error, context.logger)
         }
     }
 
-    /// The page of the subscriptions behind a count, as the dashboard links it.
-    static func pageLink(status: String, at instant: Int64, product: String?) -> String {
-        pagePath + "?" + (["status=" + status, "at=\(instant)"] + (product.map { ["product=" + PercentEncoding.encoded($0)] } ?? []))
-            .joined(separator: "&")
+    /// The page of the subscriptions behind a count, as the dashboard links it; judged now without `instant`.
+    static func pageLink(status: String, at instant: Int64?, product: String?, churn: SubscriptionList.Churn? = nil) -> String {
+        let churned = churn.map { ["churned=" + $0.reason.rawValue, "from=\($0.from)", "to=\($0.to)"] } ?? []
+        return pagePath + "?" + (["status=" + status] + churned + (instant.map { ["at=\($0)"] } ?? [])
+                                 + (product.map { ["product=" + PercentEncoding.encoded($0)] } ?? [])).joined(separator: "&")
     }
 }

@@ -1,24 +1,35 @@
 import ReceiptCore
 
-/// The subscriptions behind a count of the subscriptions figure (SubscriptionList): read from the
-/// summaries the figure reads (the table when it answers for the instant, else the same made from
-/// the rows as of it) and judged by the same status rule at the instant, so that the pages of a
-/// count hold as many subscriptions as the count.
+/// The subscriptions behind a count of the subscriptions figure, or a churned count of the flows
+/// (SubscriptionList): read from the summaries the figure reads and judged by the same rule at the
+/// instant, so that the pages of a count hold as many subscriptions as the count.
 extension StoreFigures {
     /// At most `limit` + 1 (the one more says another page follows) subscriptions in `statuses` at
-    /// `instant`, `product`'s only when given, after the original transaction id `cursor`, in the
-    /// order of their original transaction ids (the database's own text order, the same for the
-    /// cursor's comparison and the sort, so the primary key serves both).
-    static func members(in statuses: [SubscriptionState.Status], at instant: Int64, product: String?, after cursor: String?,
-                        limit: Int, on statements: some StoreStatements) async throws -> [SubscriptionList.Member] {
+    /// `instant`, only those `churn` names when given, `product`'s only when given, after the
+    /// original transaction id `cursor`, in the order of their original transaction ids (the
+    /// database's own text order, the same for the cursor's comparison and the sort, so the primary
+    /// key serves both). The summaries are the subscriptions figure's (the table when it answers for
+    /// the instant, else the same made from the rows as of it), the table for a churn, as the flows read it.
+    static func members(in statuses: [SubscriptionState.Status], at instant: Int64, product: String?,
+                        churn: SubscriptionList.Churn? = nil, after cursor: String?, limit: Int,
+                        on statements: some StoreStatements) async throws -> [SubscriptionList.Member] {
         let d = statements.dialect
-        let source: Source = try await tableAnswers(at: instant, on: statements) ? .table : .rows
+        var source = Source.table
+        if churn == nil, try await !tableAnswers(at: instant, on: statements) { source = .rows }
         var binds: [StoreValue] = [.integer(instant)]
         var conditions = ["(\(status(d))) IN (\(statuses.map { String($0.rawValue) }.joined(separator: ", ")))"]
-        for (column, value) in [("product_id = ", product), ("original_transaction_id > ", cursor)] {
-            guard let value else { continue }
-            binds.append(.text(value))
-            conditions.append(column + d.placeholder(binds.count))
+        if let churn {
+            binds += [.integer(churn.from), .integer(churn.to)]
+            let intent = "coalesce(expiration_intent, 0)"
+            conditions += ["standing_expires_date >= \(d.placeholder(2)) AND standing_expires_date < \(d.placeholder(3))",
+                           churn.reason.intent.map { "\(intent) = \($0)" }
+                               ?? "\(intent) NOT IN (\(ChurnReason.intents.map { String($0.intent) }.joined(separator: ", ")))"]
+        }
+        conditions.append(only(product, placeholder: binds.count + 1, d))
+        binds += values(product)
+        if let cursor {
+            binds.append(.text(cursor))
+            conditions.append("original_transaction_id > \(d.placeholder(binds.count))")
         }
         let rows = try await statements.run("""
             \(source.prefix(d))SELECT original_transaction_id, coalesce(product_id, '') FROM \(SubscriptionSummaries.table)

@@ -28,12 +28,14 @@ extension SubscriptionStore {
     }
 
     /// A page of the subscriptions behind a count of the subscriptions figure (StoreFigures.members).
-    func subscriptionList(in statuses: [SubscriptionState.Status], at instant: Int64, product: String?, after cursor: String?,
-                          limit: Int) async throws -> (members: [SubscriptionList.Member], nextCursor: String?) {
+    func subscriptionList(in statuses: [SubscriptionState.Status], at instant: Int64, product: String?,
+                          churn: SubscriptionList.Churn?, after cursor: String?,
+                          limit: Int) async throws -> (members: [SubscriptionList.Member], nextCursor: SubscriptionList.Cursor?) {
         let rows = try await withStatements(transaction: false) {
-            try await StoreFigures.members(in: statuses, at: instant, product: product, after: cursor, limit: limit, on: $0)
+            try await StoreFigures.members(in: statuses, at: instant, product: product, churn: churn, after: cursor, limit: limit,
+                                           on: $0)
         }
-        return SubscriptionList.page(rows, limit: limit)
+        return SubscriptionList.page(rows, limit: limit, at: instant)
     }
 
     func activePrices(at instant: Int64, product: String?) async throws -> [PriceGroup] {
