@@ -22,15 +22,15 @@ struct SubscriptionListTests {
     @Test func aPageKeepsTheLimitAndNamesTheNextOnlyWhenMoreFollowAtItsInstant() {
         let rows = (1...4).map { SubscriptionList.Member(originalTransactionID: "\($0)", productID: "p") }
         let at: Int64 = 1_796_636_986_000
-        let full = SubscriptionList.page(rows, limit: 3, at: at)
-        #expect(full.members.map(\.originalTransactionID) == ["1", "2", "3"] && full.nextCursor == .init(at: at, after: "3"))
+        let full = SubscriptionList.page(rows, limit: 3, now: at)
+        #expect(full.members.map(\.originalTransactionID) == ["1", "2", "3"] && full.nextCursor == .init(now: at, after: "3"))
         #expect(full.nextCursor?.text == "1796636986000-3")
-        let last = SubscriptionList.page(Array(rows.prefix(3)), limit: 3, at: at)
+        let last = SubscriptionList.page(Array(rows.prefix(3)), limit: 3, now: at)
         #expect(last.members.count == 3 && last.nextCursor == nil)
-        #expect(SubscriptionList.page([], limit: 3, at: at).nextCursor == nil)
+        #expect(SubscriptionList.page([], limit: 3, now: at).nextCursor == nil)
         // A cursor reads back as written; its instant within the figures' instants, its id visible ASCII.
-        #expect(SubscriptionList.Cursor("1796636986000-2000000000000003") == .init(at: at, after: "2000000000000003"))
-        #expect(SubscriptionList.Cursor("1796636986000-a-b") == .init(at: at, after: "a-b"))
+        #expect(SubscriptionList.Cursor("1796636986000-2000000000000003") == .init(now: at, after: "2000000000000003"))
+        #expect(SubscriptionList.Cursor("1796636986000-a-b") == .init(now: at, after: "a-b"))
         for refused in ["", "2000000000000003", "-1", "1796636986000-", "1796636986000-a b", "+1796636986000-1", "5-1",
                         "1796636986000-" + String(repeating: "1", count: 65), "99999999999999999999-1"] {
             #expect(SubscriptionList.Cursor(refused) == nil, "\(refused)")
@@ -40,7 +40,7 @@ struct SubscriptionListTests {
     @Test func theAnswerNamesWhatWasAskedAndEachSubscription() {
         let members = [SubscriptionList.Member(originalTransactionID: "7", productID: "com.example.\"q\"")]
         let json = String(decoding: SubscriptionList.json(members, status: "grace_period", at: 5, product: "p",
-                                                          nextCursor: .init(at: 5, after: "7")), as: UTF8.self)
+                                                          nextCursor: .init(now: 5, after: "7")), as: UTF8.self)
         #expect(json == #"{"at_ms":5,"status":"grace_period","product_id":"p","subscriptions":[{"original_transaction_id":"7","product_id":"com.example.\"q\""}],"next_cursor":"5-7"}"#)
         let churned = String(decoding: SubscriptionList.json([], status: "expired", at: 9, product: nil,
                                                              churn: .init(reason: .billing, from: 1, to: 2), nextCursor: nil),

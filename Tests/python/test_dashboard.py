@@ -287,6 +287,23 @@ def assert_cards_sum_the_range_and_the_one_before(shown, server, given):
     assert any(exact(card, "change") for card in expected)  # the ranges differ somewhere
 
 
+def list_all(server, query):
+    """Every page of GET /v1/subscriptions?query, cursor after cursor: the ids in order, and what every page
+    said it was (the same on each: `at_ms`, `status`, and a churned list's `churned`, `from_ms` and `to_ms`)."""
+    ids, said, cursor = [], set(), None
+    while True:
+        status, answer = server.json("GET", "/v1/subscriptions?" + urllib.parse.urlencode(
+            dict(query, **({"cursor": cursor} if cursor else {}))))
+        assert status == 200, answer
+        ids += [subscription["original_transaction_id"] for subscription in answer.pop("subscriptions")]
+        cursor = answer.pop("next_cursor", None)
+        said.add(tuple(sorted(answer.items())))
+        if cursor is None:
+            break
+    assert len(said) == 1, said
+    return dict(next(iter(said)), ids=ids)
+
+
 def assert_counts_link_their_subscriptions(server, dom, states=None):
     """Each count of the page's table of statuses, its active subscriptions card, and each churned count
     of its flows and churn tables links the page of the subscriptions it counts: followed page by page (3
@@ -296,6 +313,11 @@ def assert_counts_link_their_subscriptions(server, dom, states=None):
     names. Returns the counts followed: by status, and churned."""
     links = re.findall(r'<td data-figure="(\w+)" data-value="(\d+)"><a href="([^"]+)">\2</a></td>', dom)
     card = re.search(r'data-card="active_subscriptions">.*?data-value="(\d+)"><a href="([^"]+)">\1</a>', dom, re.S)
+    # Every count of the table of statuses and every churned count of the flows and the churn is linked.
+    tables = dict(re.findall(r'<table id="([\w-]+)">(.*?)</table>', dom, re.S))
+    for table, counted in (("subscriptions", r"\w+"), ("flows", r"churned_\w+"), ("churn", r"churned_\w+")):
+        cells = re.findall(r'<td data-figure="(' + counted + r')" data-value="\d+">(<a )?', tables[table])
+        assert cells and all(linked for _, linked in cells), (table, cells)
     by_status = [link for link in links if not link[0].startswith("churned_")]
     churned = [link for link in links if link[0].startswith("churned_")]
     assert len(by_status) % 6 == 0 and by_status and card, dom[:3000]
@@ -326,17 +348,11 @@ def assert_counts_link_their_subscriptions(server, dom, states=None):
         if states is not None:
             assert all(states[original]["status_name"] in (entitled if name == "entitled" else {name})
                        for original in listed), (name, listed)
-        answered, cursor = [], None
-        while True:
-            status, answer = server.json("GET", "/v1/subscriptions?" + urllib.parse.urlencode(
-                dict(asked, limit=2, **({"cursor": cursor} if cursor else {}))))
-            assert status == 200 and answer["status"] == name and answer.get("churned") == asked.get("churned"), answer
-            assert "at" not in asked or answer["at_ms"] == int(asked["at"])
-            answered += [subscription["original_transaction_id"] for subscription in answer["subscriptions"]]
-            cursor = answer.get("next_cursor")
-            if cursor is None:
-                break
-        assert answered == listed
+        answered = list_all(server, dict(asked, limit=2))
+        assert answered["ids"] == listed
+        assert answered["status"] == name and answered.get("churned") == asked.get("churned"), answered
+        assert "at" not in asked or answered["at_ms"] == int(asked["at"])
+        assert "from" not in asked or (answered["from_ms"], answered["to_ms"]) == (int(asked["from"]), int(asked["to"]))
     return sum(int(count) for _, count, _ in by_status), sum(int(count) for _, count, _ in churned)
 
 
@@ -420,6 +436,12 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
             assert server.request("GET", f"/v1/subscriptions?{refused}")[0] == 400, refused
             assert server.request("GET", f"/dashboard/subscriptions?{refused}")[0] == 400, refused
         assert server.request("GET", "/v1/subscriptions?status=active", token=None)[0] == 401
+        # Left to its defaults, a list's pages are judged at its first page's instant, a churned one over one range.
+        figures = server.json("GET", "/v1/stats/subscriptions")[1]
+        entitled = list_all(server, {"status": "entitled", "limit": 1})
+        assert len(entitled["ids"]) == figures["total"]["entitled"] > 1
+        churned = list_all(server, {"status": "expired", "churned": "other", "at": now, "from": now - 200 * DAY, "limit": 1})
+        assert churned["to_ms"] > now and len(churned["ids"]) > 1
         assert server.request("GET", "/dashboard/subscriptions?status=active", token=None)[0] == 401
         # Without cohorts=1 the page links them instead of reading them; another value is refused.
         plain = html.unescape(server.request("GET", f"/dashboard?{past}")[1].decode())

@@ -33,33 +33,34 @@ public enum SubscriptionList {
         return SubscriptionCount.statuses.first { $0.name == name }.map { [$0] }
     }
 
-    /// Where a page starts (`AT-ID`): the instant the first page was judged at, so that every page
-    /// of a list is judged at it (a default instant is now, which moves between pages), and the
-    /// last original transaction id of the page before.
+    /// Where a page starts (`NOW-ID`): the instant the first page was asked at, which every later
+    /// page takes its defaults from (`at`, and a churned list's `to`), so that the pages of a list
+    /// are of one list even though now moves between them; and the last original transaction id of
+    /// the page before.
     public struct Cursor: Sendable, Equatable {
-        public let at: Int64
+        public let now: Int64
         public let after: String
 
-        public init(at: Int64, after: String) { (self.at, self.after) = (at, after) }
+        public init(now: Int64, after: String) { (self.now, self.after) = (now, after) }
 
         /// As `text` writes it: an instant within FigureInterval.instants, then an id of 1 to 64 visible ASCII characters.
         public init?(_ text: String) {
             guard let dash = text.utf8.firstIndex(of: UInt8(ascii: "-")) else { return nil }
             let (instant, id) = (text[..<dash], text[text.utf8.index(after: dash)...])
-            guard instant.utf8.count <= 19, instant.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let at = Int64(instant),
-                  FigureInterval.instants.contains(at), (1...64).contains(id.utf8.count),
+            guard instant.utf8.count <= 19, instant.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let now = Int64(instant),
+                  FigureInterval.instants.contains(now), (1...64).contains(id.utf8.count),
                   id.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
-            (self.at, after) = (at, String(id))
+            (self.now, after) = (now, String(id))
         }
 
-        public var text: String { "\(at)-\(after)" }
+        public var text: String { "\(now)-\(after)" }
     }
 
-    /// The page of `rows` judged at `instant` (read with one more than `limit`, so that the one
-    /// more says whether another page follows) and the cursor of the next page, when one follows.
-    public static func page(_ rows: [Member], limit: Int, at instant: Int64) -> (members: [Member], nextCursor: Cursor?) {
+    /// The page of `rows` of a list first asked at `now` (read with one more than `limit`, so that
+    /// the one more says whether another page follows) and the cursor of the next page, when one follows.
+    public static func page(_ rows: [Member], limit: Int, now: Int64) -> (members: [Member], nextCursor: Cursor?) {
         let kept = Array(rows.prefix(max(1, limit)))
-        return (kept, rows.count > kept.count ? kept.last.map { Cursor(at: instant, after: $0.originalTransactionID) } : nil)
+        return (kept, rows.count > kept.count ? kept.last.map { Cursor(now: now, after: $0.originalTransactionID) } : nil)
     }
 
     /// The answer of `GET /v1/subscriptions`: what was asked, the page's subscriptions, each with

@@ -67,10 +67,10 @@ struct DashboardPage {
     }
 
     /// The page of the subscriptions behind a count of `status` (SubscriptionListController), at the
-    /// page's instant when it was asked for one (else now, where the kept counts answer), of `product`
-    /// (nil: all), and only those that churned as `churn` says when given.
-    func subscriptionsLink(_ status: String, product: String?, churn: SubscriptionList.Churn? = nil) -> String {
-        SubscriptionListController.pageLink(status: status, at: figure.atGiven ? figure.at : nil, product: product, churn: churn)
+    /// page's instant when it was asked for one (else now, where the kept counts answer it, where an
+    /// instant some period was bought after reads every row as of it), of `product` (nil: all).
+    func subscriptionsLink(_ status: String, product: String?) -> String {
+        SubscriptionListController.pageLink(status: status, at: figure.atGiven ? figure.at : nil, product: product)
     }
 
     /// The page's range, grouping, instant and product as query parameters, for links from it.
@@ -272,7 +272,9 @@ struct DashboardPage {
         guard let reason = ChurnReason(rawValue: reasonName) else { return Self.cell(Self.churnedPrefix + reasonName, count) }
         let end = figure.interval.nextFirstDay(after: FigureInterval.day(of: start)) * FigureInterval.dayMilliseconds
         let churn = SubscriptionList.Churn(reason: reason, from: max(figure.from, start), to: min(figure.to, end))
-        let href = subscriptionsLink(SubscriptionState.Status.expired.name, product: figure.product, churn: churn)
+        // At the page's instant, as the flows judged them (a churned list reads the table at any instant).
+        let href = SubscriptionListController.pageLink(status: SubscriptionState.Status.expired.name, at: figure.at,
+                                                       product: figure.product, churn: churn)
         return Self.cell(Self.churnedPrefix + reasonName, count, shown: "<a href=\"\(Self.escape(href))\">\(count)</a>")
     }
 

@@ -25,6 +25,8 @@ struct SubscriptionListController {
         let figure: FigureQuery
         let limit: Int
         let cursor: SubscriptionList.Cursor?
+        /// The instant the list was first asked at (the cursor's), which its defaults are taken from.
+        let now: Int64
         /// The churned count asked for (`churned`, `from`, `to`), when one is.
         let churn: SubscriptionList.Churn?
 
@@ -52,13 +54,10 @@ struct SubscriptionListController {
                 }
                 return reason
             }
-            let figure = try FigureQuery(parameters, now: cursor?.at ?? now, lookBackDays: 30, by: .month, ranged: reason != nil)
-            if let cursor, cursor.at != figure.at {
-                throw FigureQuery.Refusal(description: "cursor is the next_cursor of a page judged at another instant: ask with "
-                                                       + "that page's at (at_ms), or none")
-            }
+            let listNow = cursor?.now ?? now
+            let figure = try FigureQuery(parameters, now: listNow, lookBackDays: 30, by: .month, ranged: reason != nil)
             churn = reason.map { SubscriptionList.Churn(reason: $0, from: figure.from, to: figure.to) }
-            (statusName, self.statuses, self.figure, self.limit, self.cursor) = (name, statuses, figure, limit, cursor)
+            (statusName, self.statuses, self.figure, self.limit, self.cursor, self.now) = (name, statuses, figure, limit, cursor, listNow)
         }
     }
 
@@ -103,7 +102,8 @@ struct SubscriptionListController {
         }
         do {
             let page = try await stored.store.subscriptionList(in: asked.statuses, at: asked.figure.at, product: asked.figure.product,
-                                                               churn: asked.churn, after: asked.cursor?.after, limit: asked.limit)
+                                                               churn: asked.churn, after: asked.cursor?.after, limit: asked.limit,
+                                                               now: asked.now)
             return try await make(asked, page)
         } catch {
             return ServerAnswer.storeUnavailable(error, context.logger)

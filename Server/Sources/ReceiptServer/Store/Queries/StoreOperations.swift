@@ -28,14 +28,15 @@ extension SubscriptionStore {
     }
 
     /// A page of the subscriptions behind a count of the subscriptions figure (StoreFigures.members).
+    /// `now`: the instant the list was first asked at, which its cursors keep.
     func subscriptionList(in statuses: [SubscriptionState.Status], at instant: Int64, product: String?,
-                          churn: SubscriptionList.Churn?, after cursor: String?,
-                          limit: Int) async throws -> (members: [SubscriptionList.Member], nextCursor: SubscriptionList.Cursor?) {
+                          churn: SubscriptionList.Churn?, after cursor: String?, limit: Int,
+                          now: Int64) async throws -> (members: [SubscriptionList.Member], nextCursor: SubscriptionList.Cursor?) {
         let rows = try await withStatements(transaction: false) {
             try await StoreFigures.members(in: statuses, at: instant, product: product, churn: churn, after: cursor, limit: limit,
                                            on: $0)
         }
-        return SubscriptionList.page(rows, limit: limit, at: instant)
+        return SubscriptionList.page(rows, limit: limit, now: now)
     }
 
     func activePrices(at instant: Int64, product: String?) async throws -> [PriceGroup] {
