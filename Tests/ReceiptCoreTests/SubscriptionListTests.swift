@@ -63,3 +63,24 @@ struct ChurnReasonTests {
         #expect(IntervalFlows.churned(on: [day]) == [2, 5, 8])
     }
 }
+
+/// SubscriptionList.Began: a list of the periods behind a count of the flows' periods that began.
+struct BeganListTests {
+    @Test func aListOfPeriodsIsKeyedByEachPeriodsIdAndCountedAsTheFlowsCountIt() {
+        #expect(SubscriptionList.Began(name: "renewals", from: 1, to: 2)?.kind == 2)
+        #expect(SubscriptionList.Began(name: "expired", from: 1, to: 2) == nil)
+        let period = SubscriptionList.Member(originalTransactionID: "10", productID: "p", transactionID: "12")
+        #expect(period.key == "12" && SubscriptionList.Member(originalTransactionID: "10", productID: "p").key == "10")
+        let page = SubscriptionList.page([period, SubscriptionList.Member(originalTransactionID: "10", productID: "p",
+                                                                          transactionID: "13")], limit: 1, now: 7)
+        #expect(page.nextCursor == .init(now: 7, after: "12"))
+        let json = String(decoding: SubscriptionList.json([period], status: nil, at: 7, product: nil,
+                                                          began: SubscriptionList.Began(name: "renewals", from: 1, to: 2),
+                                                          nextCursor: nil), as: UTF8.self)
+        #expect(json == #"{"at_ms":7,"began":"renewals","from_ms":1,"to_ms":2,"subscriptions":[{"original_transaction_id":"10","transaction_id":"12","product_id":"p"}]}"#)
+        var first = DayFlows(day: 1), second = DayFlows(day: 2)
+        (first.began.new, first.began.renewals, second.began.renewals) = (1, 2, 3)
+        #expect(IntervalFlows.began("renewals", on: [first, second]) == 5 && IntervalFlows.began("new", on: [first, second]) == 1)
+        #expect(IntervalFlows.began("churned", on: [first]) == nil)
+    }
+}

@@ -295,7 +295,8 @@ def list_all(server, query):
         status, answer = server.json("GET", "/v1/subscriptions?" + urllib.parse.urlencode(
             dict(query, **({"cursor": cursor} if cursor else {}))))
         assert status == 200, answer
-        ids += [subscription["original_transaction_id"] for subscription in answer.pop("subscriptions")]
+        # A list of periods (began) names each period's transaction id beside its subscription's.
+        ids += [item.get("transaction_id", item["original_transaction_id"]) for item in answer.pop("subscriptions")]
         cursor = answer.pop("next_cursor", None)
         said.add(tuple(sorted(answer.items())))
         if cursor is None:
@@ -305,23 +306,28 @@ def list_all(server, query):
 
 
 def assert_counts_link_their_subscriptions(server, dom, states=None):
-    """Each count of the page's table of statuses, its active subscriptions card, and each churned count
-    of its flows and churn tables links the page of the subscriptions it counts: followed page by page (3
-    a page), they are as many as the count, none twice, each linking its customer page; /v1/subscriptions
-    (2 a page) gives the same ids in the same order. With `states` (each subscription's
+    """Each count of the page's table of statuses, its active subscriptions card, each count of periods
+    that began in its flows table and each churned count of its flows and churn tables links the page of
+    the subscriptions (or periods) it counts: followed page by page (3 a page), they are as many as the
+    count, none twice, each linking its customer page; /v1/subscriptions (2 a page) gives the same ids in
+    the same order, and says the same on every page. With `states` (each subscription's
     /v1/subscriptions/{id}, judged at the page's instant), each one listed is in the status its count
-    names. Returns the counts followed: by status, and churned."""
+    names. Returns the counts followed: by status, churned, and began."""
+    began_names = {"new", "trial_starts", "renewals", "trial_conversions", "recoveries", "reactivations"}
     links = re.findall(r'<td data-figure="(\w+)" data-value="(\d+)"><a href="([^"]+)">\2</a></td>', dom)
     card = re.search(r'data-card="active_subscriptions">.*?data-value="(\d+)"><a href="([^"]+)">\1</a>', dom, re.S)
     # Every count of the table of statuses and every churned count of the flows and the churn is linked.
     tables = dict(re.findall(r'<table id="([\w-]+)">(.*?)</table>', dom, re.S))
-    for table, counted in (("subscriptions", r"\w+"), ("flows", r"churned_\w+"), ("churn", r"churned_\w+")):
+    for table, counted in (("subscriptions", r"\w+"), ("flows", r"churned_\w+|" + "|".join(began_names)),
+                           ("churn", r"churned_\w+")):
         cells = re.findall(r'<td data-figure="(' + counted + r')" data-value="\d+">(<a )?', tables[table])
         assert cells and all(linked for _, linked in cells), (table, cells)
-    by_status = [link for link in links if not link[0].startswith("churned_")]
+    by_status = [link for link in links if not link[0].startswith("churned_") and link[0] not in began_names]
     churned = [link for link in links if link[0].startswith("churned_")]
+    began = [link for link in links if link[0] in began_names]
     assert len(by_status) % 6 == 0 and by_status and card, dom[:3000]
     assert {name for name, _, _ in churned} == {"churned_voluntary", "churned_billing", "churned_other"}, churned
+    assert {name for name, _, _ in began} == began_names, began
     entitled = {"active", "grace_period"}
     for name, count, href in links + [("active", card.group(1), card.group(2))]:
         href = html.unescape(href)
@@ -331,6 +337,9 @@ def assert_counts_link_their_subscriptions(server, dom, states=None):
             assert (asked["status"], asked["churned"]) == ("expired", name.removeprefix("churned_")), href
             assert int(asked["from"]) < int(asked["to"])
             name = "expired"
+        elif name in began_names:
+            assert asked["began"] == name and "status" not in asked and int(asked["from"]) < int(asked["to"]), href
+            name = None
         else:
             assert asked["status"] == name and "churned" not in asked
         listed, url = [], href + "&limit=3"
@@ -339,21 +348,25 @@ def assert_counts_link_their_subscriptions(server, dom, states=None):
             assert status == 200, body
             page = html.unescape(body.decode())
             assert f'data-figure="count" data-value="{count}"' in page, (href, page[:1500])
-            rows = re.findall(r'<tr data-original="(\d+)"><td><a href="/dashboard/customer\?id=(\d+)">\d+</a></td>', page)
-            assert all(row == link for row, link in rows) and len(rows) <= 3
-            listed += [row for row, _ in rows]
+            rows = re.findall(r'<tr data-original="(\d+)" data-key="(\d+)"><td><a href="/dashboard/customer\?id=(\d+)">\d+</a>',
+                              page)
+            assert all(original == link for original, _, link in rows) and len(rows) <= 3
+            assert name is None or all(key == original for original, key, _ in rows), rows  # a period is keyed by its own id
+            listed += [key for _, key, _ in rows]
             following = re.search(r'<a id="next-page" href="([^"]+)"', page)
             url = following and following.group(1)
         assert len(listed) == len(set(listed)) == int(count), (href, listed)
-        if states is not None:
+        if states is not None and name is not None:
             assert all(states[original]["status_name"] in (entitled if name == "entitled" else {name})
                        for original in listed), (name, listed)
         answered = list_all(server, dict(asked, limit=2))
         assert answered["ids"] == listed
-        assert answered["status"] == name and answered.get("churned") == asked.get("churned"), answered
+        assert answered.get("status") == name and answered.get("churned") == asked.get("churned"), answered
+        assert answered.get("began") == asked.get("began"), answered
         assert "at" not in asked or answered["at_ms"] == int(asked["at"])
         assert "from" not in asked or (answered["from_ms"], answered["to_ms"]) == (int(asked["from"]), int(asked["to"]))
-    return sum(int(count) for _, count, _ in by_status), sum(int(count) for _, count, _ in churned)
+    return (sum(int(count) for _, count, _ in by_status), sum(int(count) for _, count, _ in churned),
+            sum(int(count) for _, count, _ in began))
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (scripts/install-deps.sh test installs it)")
@@ -374,7 +387,7 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         assert any(shown[key] for key in shown if key[0] == "rates" and key[2] == "refund_rate")  # a refund among them
         assert any(shown[key] for key in shown if key[0] == "cohorts" and key[2] == "retention_1")  # some renewed
         assert_csv_links_give_the_apis_csv(server, dom)
-        assert all(assert_counts_link_their_subscriptions(server, dom, states))  # some counted, some churned
+        assert all(assert_counts_link_their_subscriptions(server, dom, states))  # some counted, churned, and began
         assert shown[(None, None, "at_ms")] == now
         charts = dict(re.findall(r'<svg id="([\w-]+)"(.*?)</svg>', dom, re.S))
         active = server.json("GET", "/v1/stats/active?" + urllib.parse.urlencode(

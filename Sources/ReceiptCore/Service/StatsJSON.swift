@@ -245,8 +245,7 @@ extension IntervalFlows {
 
     /// The periods that began, by the names the answers give them, in order.
     public var beganFigures: [(name: String, value: Int64)] {
-        Array(zip(Self.beganNames, [began.new, began.trialStarts, began.renewals, began.trialConversions, began.recoveries,
-                                    began.reactivations]))
+        Array(zip(Self.beganNames, began.counts))
     }
 
     /// The churned subscriptions by reason, by the names the answers give them.

@@ -102,6 +102,9 @@ public struct DayFlows: Sendable {
 
         public init() {}
 
+        /// The counts in the order of IntervalFlows.beganNames.
+        public var counts: [Int64] { [new, trialStarts, renewals, trialConversions, recoveries, reactivations] }
+
         static func + (a: Began, b: Began) -> Began {
             var sum = a
             sum.new = sum.new.clampedAdding(b.new)
@@ -151,6 +154,12 @@ public struct IntervalFlows: Sendable {
                 },
                 churnedVoluntary: churned[0], churnedBilling: churned[1], churnedOther: churned[2])
         }
+    }
+
+    /// The periods of `days` that began as `name` says (one of beganNames); nil for another name.
+    public static func began(_ name: String, on days: [DayFlows]) -> Int64? {
+        guard let place = beganNames.firstIndex(of: name) else { return nil }
+        return days.reduce(DayFlows.Began()) { $0 + $1.began }.counts[place]
     }
 
     /// The subscriptions churned on `days`, by reason (`churnedNames`' order, ChurnReason's).

@@ -1,20 +1,45 @@
 /// The subscriptions behind one count of the subscriptions figure (`/v1/stats/subscriptions`):
 /// those of a product (or all) in a status (or `entitled`) at an instant, as the figure judges
-/// them, a page at a time in the order of their original transaction ids. The store reads
-/// them; the names, the bounds and the answer are here, for the API and the dashboard alike.
+/// them, a page at a time in the order of their original transaction ids; or behind a churned
+/// count of the flows (Churn); or the periods behind a count of the flows' periods that began
+/// (Began), in the order of their transaction ids. The store reads them; the names, the bounds
+/// and the answer are here, for the API and the dashboard alike.
 public enum SubscriptionList {
     public static let defaultLimit = 100
     public static let maxLimit = 1000
 
     /// One subscription: its original transaction id, and the product its status is read under
-    /// (the standing period's, else the last purchased; as the figure counts it).
+    /// (the standing period's, else the last purchased; as the figure counts it); in a list of
+    /// periods (Began), one period: its transaction id too, and its own product.
     public struct Member: Sendable, Equatable {
         public let originalTransactionID: String
         public let productID: String
+        public let transactionID: String?
 
-        public init(originalTransactionID: String, productID: String) {
-            (self.originalTransactionID, self.productID) = (originalTransactionID, productID)
+        public init(originalTransactionID: String, productID: String, transactionID: String? = nil) {
+            (self.originalTransactionID, self.productID, self.transactionID) = (originalTransactionID, productID, transactionID)
         }
+
+        /// What its list is ordered by, and a cursor names: the period's id, else the subscription's.
+        public var key: String { transactionID ?? originalTransactionID }
+    }
+
+    /// The periods behind a count of the flows' periods that began (`/v1/stats/flows`' `new`,
+    /// `renewals`, …: IntervalFlows.beganNames): those of `name`'s kind bought in [from, to). A
+    /// list of periods, not of subscriptions: a subscription can renew twice in a range.
+    public struct Began: Sendable, Equatable {
+        public let name: String
+        public let from: Int64
+        public let to: Int64
+
+        /// Nil for a name that is none of IntervalFlows.beganNames.
+        public init?(name: String, from: Int64, to: Int64) {
+            guard IntervalFlows.beganNames.contains(name) else { return nil }
+            (self.name, self.from, self.to) = (name, from, to)
+        }
+
+        /// Its place among IntervalFlows.beganNames, the order the store's kinds of period are listed in.
+        public var kind: Int { IntervalFlows.beganNames.firstIndex(of: name)! }
     }
 
     /// The churned of the flows (`/v1/stats/flows`, `/v1/stats/churn`): subscriptions expired at the
@@ -60,27 +85,29 @@ public enum SubscriptionList {
     /// the one more says whether another page follows) and the cursor of the next page, when one follows.
     public static func page(_ rows: [Member], limit: Int, now: Int64) -> (members: [Member], nextCursor: Cursor?) {
         let kept = Array(rows.prefix(max(1, limit)))
-        return (kept, rows.count > kept.count ? kept.last.map { Cursor(now: now, after: $0.originalTransactionID) } : nil)
+        return (kept, rows.count > kept.count ? kept.last.map { Cursor(now: now, after: $0.key) } : nil)
     }
 
-    /// The answer of `GET /v1/subscriptions`: what was asked, the page's subscriptions, each with
-    /// the path of its state, and `next_cursor` when another page follows.
-    public static func json(_ members: [Member], status: String, at instant: Int64, product: String?, churn: Churn? = nil,
-                            nextCursor: Cursor?) -> [UInt8] {
+    /// The answer of `GET /v1/subscriptions`: what was asked (a status and a churn, or the periods
+    /// that began), the page's subscriptions (or periods), and `next_cursor` when another page follows.
+    public static func json(_ members: [Member], status: String?, at instant: Int64, product: String?, churn: Churn? = nil,
+                            began: Began? = nil, nextCursor: Cursor?) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.number("at_ms", instant)
-        writer.string("status", status)
-        if let churn {
-            writer.string("churned", churn.reason.rawValue)
-            writer.number("from_ms", churn.from)
-            writer.number("to_ms", churn.to)
+        if let status { writer.string("status", status) }
+        for (key, value, from, to) in [churn.map { ("churned", $0.reason.rawValue, $0.from, $0.to) },
+                                       began.map { ("began", $0.name, $0.from, $0.to) }].compactMap({ $0 }) {
+            writer.string(key, value)
+            writer.number("from_ms", from)
+            writer.number("to_ms", to)
         }
         if let product { writer.string("product_id", product) }
         writer.beginArray("subscriptions")
         for member in members {
             writer.beginObject()
             writer.string("original_transaction_id", member.originalTransactionID)
+            if let transactionID = member.transactionID { writer.string("transaction_id", transactionID) }
             writer.string("product_id", member.productID)
             writer.endObject()
         }

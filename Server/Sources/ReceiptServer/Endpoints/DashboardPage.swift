@@ -141,7 +141,7 @@ struct DashboardPage {
             + "<th>refunds</th>" + (flows.first?.churnedFigures ?? []).map { "<th>churned, \($0.name)</th>" }.joined() + "</tr>\n"
         for flow in flows {
             table += "<tr data-start=\"\(flow.startMilliseconds)\"><td>\(Self.date(flow.startMilliseconds))</td>"
-                + flow.beganFigures.map { Self.cell($0.name, $0.value) }.joined()
+                + flow.beganFigures.map { beganCell($0.name, $0.value, intervalStart: flow.startMilliseconds) }.joined()
                 + Self.cell("refunds", flow.refundCount)
                 + flow.churnedFigures.map { churnedCell($0.name, $0.value, intervalStart: flow.startMilliseconds) }.joined()
                 + "</tr>\n"
@@ -266,16 +266,31 @@ struct DashboardPage {
     /// What the churned counts' names begin with, before the reason (IntervalChurn.countNames).
     private static let churnedPrefix = "churned_"
 
+    /// What the flows of the interval that starts at `start` count: the part of the page's range in it.
+    private func flowsRange(intervalStart start: Int64) -> (from: Int64, to: Int64) {
+        let end = figure.interval.nextFirstDay(after: FigureInterval.day(of: start)) * FigureInterval.dayMilliseconds
+        return (max(figure.from, start), min(figure.to, end))
+    }
+
     /// A churned count of the interval that starts at `start`, linking the subscriptions it counts:
     /// those expired whose period ended in the interval, within the page's range (as the flows read them).
     private func churnedCell(_ reasonName: String, _ count: Int64, intervalStart start: Int64) -> String {
         guard let reason = ChurnReason(rawValue: reasonName) else { return Self.cell(Self.churnedPrefix + reasonName, count) }
-        let end = figure.interval.nextFirstDay(after: FigureInterval.day(of: start)) * FigureInterval.dayMilliseconds
-        let churn = SubscriptionList.Churn(reason: reason, from: max(figure.from, start), to: min(figure.to, end))
+        let range = flowsRange(intervalStart: start)
+        let churn = SubscriptionList.Churn(reason: reason, from: range.from, to: range.to)
         // At the page's instant, as the flows judged them (a churned list reads the table at any instant).
         let href = SubscriptionListController.pageLink(status: SubscriptionState.Status.expired.name, at: figure.at,
                                                        product: figure.product, churn: churn)
         return Self.cell(Self.churnedPrefix + reasonName, count, shown: "<a href=\"\(Self.escape(href))\">\(count)</a>")
+    }
+
+    /// A count of the periods that began as `name` says in the interval that starts at `start`,
+    /// linking the periods it counts (no instant judges them).
+    private func beganCell(_ name: String, _ count: Int64, intervalStart start: Int64) -> String {
+        let range = flowsRange(intervalStart: start)
+        guard let began = SubscriptionList.Began(name: name, from: range.from, to: range.to) else { return Self.cell(name, count) }
+        let href = SubscriptionListController.pageLink(status: nil, at: nil, product: figure.product, began: began)
+        return Self.cell(name, count, shown: "<a href=\"\(Self.escape(href))\">\(count)</a>")
     }
 
     /// A rate as a percentage (a dash for none), its counts in its title (`1 of 12`).

@@ -15,12 +15,13 @@ struct SubscriptionListController {
     static let path = "/v1/subscriptions"
     static let pagePath = "/dashboard/subscriptions"
     /// The query parameters both take.
-    static let parameters: Set<String> = ["status", "product", "at", "limit", "cursor", "churned", "from", "to"]
+    static let parameters: Set<String> = ["status", "product", "at", "limit", "cursor", "churned", "began", "from", "to"]
 
     /// What a request asks for: a count (its name, the statuses it stands for), at an instant
     /// and of a product (as the figure takes them), and which page.
     struct Asked {
-        let statusName: String
+        /// The count of the subscriptions figure asked for (nil: the periods that began, `began`).
+        let statusName: String?
         let statuses: [SubscriptionState.Status]
         let figure: FigureQuery
         let limit: Int
@@ -29,15 +30,33 @@ struct SubscriptionListController {
         let now: Int64
         /// The churned count asked for (`churned`, `from`, `to`), when one is.
         let churn: SubscriptionList.Churn?
+        /// The count of periods that began asked for (`began`, `from`, `to`), when one is.
+        let began: SubscriptionList.Began?
 
         /// The route's entry refused unknown and repeated parameters already. A cursor's instant
         /// stands for now, so that a list's defaults (`at`, `to`) are its first page's.
         init(_ parameters: some Sequence<(key: Substring, value: Substring)>, now: Int64) throws(FigureQuery.Refusal) {
             var values: [String: String] = [:]
             for (key, value) in parameters where !value.isEmpty { values[String(key)] = String(value) }
-            guard let name = values["status"], let statuses = SubscriptionList.statuses(named: name) else {
-                throw FigureQuery.Refusal(description: "status is one of " + SubscriptionCount.figureNames.joined(separator: ", "))
+            // A count of periods that began names no status; every other count names one.
+            let beganName = values["began"]
+            if let beganName {
+                guard IntervalFlows.beganNames.contains(beganName), values["status"] == nil, values["churned"] == nil else {
+                    throw FigureQuery.Refusal(description: "began is one of " + IntervalFlows.beganNames.joined(separator: ", ")
+                                                           + ", without status or churned")
+                }
             }
+            let name = values["status"]
+            guard beganName != nil || name != nil else {
+                throw FigureQuery.Refusal(description: "status is one of " + SubscriptionCount.figureNames.joined(separator: ", ")
+                                                       + " (or began is given)")
+            }
+            let statuses: [SubscriptionState.Status] = try name.map { (text) throws(FigureQuery.Refusal) in
+                guard let statuses = SubscriptionList.statuses(named: text) else {
+                    throw FigureQuery.Refusal(description: "status is one of " + SubscriptionCount.figureNames.joined(separator: ", "))
+                }
+                return statuses
+            } ?? []
             let limitText = values["limit"] ?? String(SubscriptionList.defaultLimit)
             guard limitText.utf8.count <= 4, let limit = Int(limitText), (1...SubscriptionList.maxLimit).contains(limit) else {
                 throw FigureQuery.Refusal(description: "limit is a whole number from 1 to \(SubscriptionList.maxLimit)")
@@ -55,8 +74,10 @@ struct SubscriptionListController {
                 return reason
             }
             let listNow = cursor?.now ?? now
-            let figure = try FigureQuery(parameters, now: listNow, lookBackDays: 30, by: .month, ranged: reason != nil)
+            let figure = try FigureQuery(parameters, now: listNow, lookBackDays: 30, by: .month,
+                                         ranged: reason != nil || beganName != nil)
             churn = reason.map { SubscriptionList.Churn(reason: $0, from: figure.from, to: figure.to) }
+            began = beganName.flatMap { SubscriptionList.Began(name: $0, from: figure.from, to: figure.to) }
             (statusName, self.statuses, self.figure, self.limit, self.cursor, self.now) = (name, statuses, figure, limit, cursor, listNow)
         }
     }
@@ -65,7 +86,7 @@ struct SubscriptionListController {
     func list(_ request: Request, context: Context) async throws -> (Response, String) {
         try await answer(request, context: context) { asked, page in
             (ServerAnswer.json(.ok, SubscriptionList.json(page.members, status: asked.statusName, at: asked.figure.at,
-                                                          product: asked.figure.product, churn: asked.churn,
+                                                          product: asked.figure.product, churn: asked.churn, began: asked.began,
                                                           nextCursor: page.nextCursor)), "200")
         }
     }
@@ -79,9 +100,13 @@ struct SubscriptionListController {
     }
 
     /// The count the subscriptions asked for make, as its figure gives it: the subscriptions figure's,
-    /// or the flows' churned for the reason over the range.
+    /// or the flows' churned for the reason over the range, or the flows' periods that began.
     private func count(_ asked: Asked) async throws -> Int64 {
         let (at, product) = (asked.figure.at, asked.figure.product)
+        if let began = asked.began {
+            let days = try await stored.store.flows(from: began.from, to: began.to, at: at, product: product)
+            return IntervalFlows.began(began.name, on: days) ?? 0
+        }
         guard let churn = asked.churn else {
             return SubscriptionCount.total(try await stored.store.activeSubscriptions(at: at, product: product), in: asked.statuses)
         }
@@ -102,8 +127,8 @@ struct SubscriptionListController {
         }
         do {
             let page = try await stored.store.subscriptionList(in: asked.statuses, at: asked.figure.at, product: asked.figure.product,
-                                                               churn: asked.churn, after: asked.cursor?.after, limit: asked.limit,
-                                                               now: asked.now)
+                                                               churn: asked.churn, began: asked.began, after: asked.cursor?.after,
+                                                               limit: asked.limit, now: asked.now)
             return try await make(asked, page)
         } catch {
             return ServerAnswer.storeUnavailable(error, context.logger)
@@ -111,9 +136,12 @@ struct SubscriptionListController {
     }
 
     /// The page of the subscriptions behind a count, as the dashboard links it; judged now without `instant`.
-    static func pageLink(status: String, at instant: Int64?, product: String?, churn: SubscriptionList.Churn? = nil) -> String {
-        let churned = churn.map { ["churned=" + $0.reason.rawValue, "from=\($0.from)", "to=\($0.to)"] } ?? []
-        return pagePath + "?" + (["status=" + status] + churned + (instant.map { ["at=\($0)"] } ?? [])
+    static func pageLink(status: String?, at instant: Int64?, product: String?, churn: SubscriptionList.Churn? = nil,
+                         began: SubscriptionList.Began? = nil) -> String {
+        let counted = (status.map { ["status=" + $0] } ?? [])
+            + (churn.map { ["churned=" + $0.reason.rawValue, "from=\($0.from)", "to=\($0.to)"] } ?? [])
+            + (began.map { ["began=" + $0.name, "from=\($0.from)", "to=\($0.to)"] } ?? [])
+        return pagePath + "?" + (counted + (instant.map { ["at=\($0)"] } ?? [])
                                  + (product.map { ["product=" + PercentEncoding.encoded($0)] } ?? [])).joined(separator: "&")
     }
 }

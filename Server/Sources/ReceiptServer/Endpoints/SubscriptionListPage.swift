@@ -1,40 +1,52 @@
 import ReceiptCore
 
 /// A page of the subscriptions behind a count (SubscriptionListController.page): the count, then
-/// each subscription linking its customer page (where its signed JWS are), then the next page.
+/// each subscription (or period) linking its customer page (where its signed JWS are), then the next page.
 struct SubscriptionListPage {
     let asked: SubscriptionListController.Asked
     let count: Int64
     let members: [SubscriptionList.Member]
     let nextCursor: SubscriptionList.Cursor?
 
+    /// What the count counts, and over which range: a status; a churned count (subscriptions expired at
+    /// the instant whose period ended in the range); or periods that began in the range.
+    private var counted: (what: String, range: String) {
+        let range = { (from: Int64, to: Int64) in "from \(DashboardPage.date(from)) to \(DashboardPage.date(to))" }
+        if let began = asked.began {
+            return ("periods that began as " + began.name.replacingOccurrences(of: "_", with: " "), " " + range(began.from, began.to))
+        }
+        if let churn = asked.churn {
+            return ("subscriptions that churned, \(churn.reason.rawValue)", " whose period ended " + range(churn.from, churn.to))
+        }
+        return ("subscriptions " + (asked.statusName ?? "").replacingOccurrences(of: "_", with: " "), "")
+    }
+
     var html: String {
         let escape = DashboardPage.escape
-        // A churned count names its reason and its range (the subscriptions are expired at the instant).
-        let status = asked.churn.map { "churned, \($0.reason.rawValue)" } ?? asked.statusName.replacingOccurrences(of: "_", with: " ")
-        let range = asked.churn.map { " whose period ended from \(DashboardPage.date($0.from)) to \(DashboardPage.date($0.to))" } ?? ""
+        let periods = asked.began != nil
         var page = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>receipt serve: subscriptions</title>
             <style>
             \(DashboardPage.style)
             </style></head><body>
-            <h1>Subscriptions: \(escape(status))</h1>
-            <p><span data-figure="count" data-value="\(count)">\(count)</span> subscriptions \(escape(status))\(range)\(asked.figure.product.map { " of <span id=\"product\">\(escape($0))</span>" } ?? "")
+            <h1>\(escape(counted.what.prefix(1).uppercased() + counted.what.dropFirst()))</h1>
+            <p><span data-figure="count" data-value="\(count)">\(count)</span> \(escape(counted.what))\(escape(counted.range))\(asked.figure.product.map { " of <span id=\"product\">\(escape($0))</span>" } ?? "")
             at <time data-figure="at_ms" data-value="\(asked.figure.at)">\(DashboardPage.date(asked.figure.at))</time> (UTC), as the
-            <a href="\(DashboardController.path)">dashboard</a> counts them; each links what the store holds of it, with the JWS Apple signed.</p>
-            <table id="subscription-list"><tr><th>Original transaction id</th><th>Product</th></tr>
+            <a href="\(DashboardController.path)">dashboard</a> counts them; each links what the store holds of its subscription, with the JWS Apple signed.</p>
+            <table id="subscription-list"><tr><th>Original transaction id</th>\(periods ? "<th>Transaction id</th>" : "")<th>Product</th></tr>
 
             """
         for member in members {
             let customer = CustomerPageController.path + "?id=" + PercentEncoding.encoded(member.originalTransactionID)
-            page += "<tr data-original=\"\(escape(member.originalTransactionID))\"><td><a href=\"\(escape(customer))\">"
-                + "\(escape(member.originalTransactionID))</a></td><td>\(escape(member.productID))</td></tr>\n"
+            page += "<tr data-original=\"\(escape(member.originalTransactionID))\" data-key=\"\(escape(member.key))\">"
+                + "<td><a href=\"\(escape(customer))\">\(escape(member.originalTransactionID))</a></td>"
+                + (member.transactionID.map { "<td>\(escape($0))</td>" } ?? "") + "<td>\(escape(member.productID))</td></tr>\n"
         }
         page += "</table>\n"
         if let nextCursor {
             let next = SubscriptionListController.pageLink(status: asked.statusName, at: asked.figure.at, product: asked.figure.product,
-                                                           churn: asked.churn)
+                                                           churn: asked.churn, began: asked.began)
                 + "&limit=\(asked.limit)&cursor=" + PercentEncoding.encoded(nextCursor.text)
             page += "<p><a id=\"next-page\" href=\"\(escape(next))\">next \(asked.limit)</a></p>\n"
         }

@@ -28,13 +28,15 @@ extension SubscriptionStore {
     }
 
     /// A page of the subscriptions behind a count of the subscriptions figure (StoreFigures.members).
-    /// `now`: the instant the list was first asked at, which its cursors keep.
+    /// Or, with `began`, a page of the periods behind a count of the flows' periods that began
+    /// (FlowDays.periods). `now`: the instant the list was first asked at, which its cursors keep.
     func subscriptionList(in statuses: [SubscriptionState.Status], at instant: Int64, product: String?,
-                          churn: SubscriptionList.Churn?, after cursor: String?, limit: Int,
+                          churn: SubscriptionList.Churn?, began: SubscriptionList.Began?, after cursor: String?, limit: Int,
                           now: Int64) async throws -> (members: [SubscriptionList.Member], nextCursor: SubscriptionList.Cursor?) {
-        let rows = try await withStatements(transaction: false) {
-            try await StoreFigures.members(in: statuses, at: instant, product: product, churn: churn, after: cursor, limit: limit,
-                                           on: $0)
+        let rows = try await withStatements(transaction: false) { statements in
+            if let began { return try await FlowDays.periods(began, product: product, after: cursor, limit: limit, on: statements) }
+            return try await StoreFigures.members(in: statuses, at: instant, product: product, churn: churn, after: cursor,
+                                                  limit: limit, on: statements)
         }
         return SubscriptionList.page(rows, limit: limit, now: now)
     }
