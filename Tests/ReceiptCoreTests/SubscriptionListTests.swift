@@ -69,15 +69,19 @@ struct BeganListTests {
     @Test func aListOfPeriodsIsKeyedByEachPeriodsIdAndCountedAsTheFlowsCountIt() {
         #expect(SubscriptionList.Began(name: "renewals", from: 1, to: 2)?.kind == 2)
         #expect(SubscriptionList.Began(name: "expired", from: 1, to: 2) == nil)
-        let period = SubscriptionList.Member(originalTransactionID: "10", productID: "p", transactionID: "12")
-        #expect(period.key == "12" && SubscriptionList.Member(originalTransactionID: "10", productID: "p").key == "10")
-        let page = SubscriptionList.page([period, SubscriptionList.Member(originalTransactionID: "10", productID: "p",
-                                                                          transactionID: "13")], limit: 1, now: 7)
-        #expect(page.nextCursor == .init(now: 7, after: "12"))
-        let json = String(decoding: SubscriptionList.json([period], status: nil, at: 7, product: nil,
+        let period = SubscriptionList.Member(originalTransactionID: "10", productID: "p",
+                                             period: .init(purchaseDate: 1_700_000_000_000, transactionID: "12"))
+        #expect(period.listedID == "12" && period.position == "1700000000000-12")
+        let subscription = SubscriptionList.Member(originalTransactionID: "10", productID: "p")
+        #expect(subscription.listedID == "10" && subscription.position == "10")
+        let page = SubscriptionList.page([period, subscription], limit: 1, now: 7)
+        #expect(page.nextCursor == .init(now: 7, after: "1700000000000-12"))
+        #expect(SubscriptionList.PeriodPosition("1700000000000-12-3") == .init(purchaseDate: 1_700_000_000_000, transactionID: "12-3"))
+        #expect(["12", "-12", "x-12", "1700000000000-", "99999999999999999999-1"].allSatisfy { SubscriptionList.PeriodPosition($0) == nil })
+        let json = String(decoding: SubscriptionList.json([period], status: nil, at: nil, product: nil,
                                                           began: SubscriptionList.Began(name: "renewals", from: 1, to: 2),
                                                           nextCursor: nil), as: UTF8.self)
-        #expect(json == #"{"at_ms":7,"began":"renewals","from_ms":1,"to_ms":2,"subscriptions":[{"original_transaction_id":"10","transaction_id":"12","product_id":"p"}]}"#)
+        #expect(json == #"{"began":"renewals","from_ms":1,"to_ms":2,"subscriptions":[{"original_transaction_id":"10","transaction_id":"12","product_id":"p"}]}"#)
         var first = DayFlows(day: 1), second = DayFlows(day: 2)
         (first.began.new, first.began.renewals, second.began.renewals) = (1, 2, 3)
         #expect(IntervalFlows.began("renewals", on: [first, second]) == 5 && IntervalFlows.began("new", on: [first, second]) == 1)

@@ -305,14 +305,15 @@ def list_all(server, query):
     return dict(next(iter(said)), ids=ids)
 
 
-def assert_counts_link_their_subscriptions(server, dom, states=None):
+def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=False):
     """Each count of the page's table of statuses, its active subscriptions card, each count of periods
     that began in its flows table and each churned count of its flows and churn tables links the page of
     the subscriptions (or periods) it counts: followed page by page (3 a page), they are as many as the
     count, none twice, each linking its customer page; /v1/subscriptions (2 a page) gives the same ids in
     the same order, and says the same on every page. With `states` (each subscription's
     /v1/subscriptions/{id}, judged at the page's instant), each one listed is in the status its count
-    names. Returns the counts followed: by status, churned, and began."""
+    names. With `every_kind`, some period of each kind began. Returns the counts followed: by status,
+    churned, and began."""
     began_names = {"new", "trial_starts", "renewals", "trial_conversions", "recoveries", "reactivations"}
     links = re.findall(r'<td data-figure="(\w+)" data-value="(\d+)"><a href="([^"]+)">\2</a></td>', dom)
     card = re.search(r'data-card="active_subscriptions">.*?data-value="(\d+)"><a href="([^"]+)">\1</a>', dom, re.S)
@@ -328,6 +329,7 @@ def assert_counts_link_their_subscriptions(server, dom, states=None):
     assert len(by_status) % 6 == 0 and by_status and card, dom[:3000]
     assert {name for name, _, _ in churned} == {"churned_voluntary", "churned_billing", "churned_other"}, churned
     assert {name for name, _, _ in began} == began_names, began
+    assert not every_kind or {name for name, count, _ in began if int(count)} == began_names, began
     entitled = {"active", "grace_period"}
     for name, count, href in links + [("active", card.group(1), card.group(2))]:
         href = html.unescape(href)
@@ -387,7 +389,7 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         assert any(shown[key] for key in shown if key[0] == "rates" and key[2] == "refund_rate")  # a refund among them
         assert any(shown[key] for key in shown if key[0] == "cohorts" and key[2] == "retention_1")  # some renewed
         assert_csv_links_give_the_apis_csv(server, dom)
-        assert all(assert_counts_link_their_subscriptions(server, dom, states))  # some counted, churned, and began
+        assert all(assert_counts_link_their_subscriptions(server, dom, states, every_kind=True))  # some of each
         assert shown[(None, None, "at_ms")] == now
         charts = dict(re.findall(r'<svg id="([\w-]+)"(.*?)</svg>', dom, re.S))
         active = server.json("GET", "/v1/stats/active?" + urllib.parse.urlencode(
@@ -445,7 +447,9 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         assert_page_shows_api(page.figures, server, past)
         assert_counts_link_their_subscriptions(server, server.request("GET", f"/dashboard?{past}")[1].decode())
         for refused in ("", "status=paying", "status=active&limit=0", "status=active&limit=1001", "status=active&cursor=%20",
-                        "status=active&from=0", "status=active&status=expired", "status=active&at=yesterday"):
+                        "status=active&from=0", "status=active&status=expired", "status=active&at=yesterday",
+                        "began=new&status=active", "began=nothing", "began=new&churned=other", "began=new&at=2026-11-27",
+                        "began=new&cursor=1796636986000-2000000000000003"):
             assert server.request("GET", f"/v1/subscriptions?{refused}")[0] == 400, refused
             assert server.request("GET", f"/dashboard/subscriptions?{refused}")[0] == 400, refused
         assert server.request("GET", "/v1/subscriptions?status=active", token=None)[0] == 401

@@ -11,8 +11,8 @@ import Testing
         #expect(columns.count == IntervalFlows.beganNames.count)
         // The table names the first `new_subscriptions`; the others alike.
         #expect(IntervalFlows.beganNames.map { $0 == "new" ? "new_subscriptions" : $0 } == columns)
-        for name in IntervalFlows.beganNames {
-            #expect(SubscriptionList.Began(name: name, from: 0, to: 1).map { columns[$0.kind] } != nil)
+        for (place, name) in IntervalFlows.beganNames.enumerated() {
+            #expect(SubscriptionList.Began(name: name, from: 0, to: 1)?.kind == place)
         }
         #expect(SubscriptionList.Began(name: "churned", from: 0, to: 1) == nil)
     }

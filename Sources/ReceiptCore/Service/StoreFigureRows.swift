@@ -102,6 +102,13 @@ public struct DayFlows: Sendable {
 
         public init() {}
 
+        /// From counts in the order of IntervalFlows.beganNames (a missing one is 0).
+        public init(counts: [Int64]) {
+            let count = { (place: Int) in place < counts.count ? counts[place] : 0 }
+            (new, trialStarts, renewals) = (count(0), count(1), count(2))
+            (trialConversions, recoveries, reactivations) = (count(3), count(4), count(5))
+        }
+
         /// The counts in the order of IntervalFlows.beganNames.
         public var counts: [Int64] { [new, trialStarts, renewals, trialConversions, recoveries, reactivations] }
 

@@ -10,18 +10,38 @@ public enum SubscriptionList {
 
     /// One subscription: its original transaction id, and the product its status is read under
     /// (the standing period's, else the last purchased; as the figure counts it); in a list of
-    /// periods (Began), one period: its transaction id too, and its own product.
+    /// periods (Began), one period: its own product, and its transaction id and purchase date too.
     public struct Member: Sendable, Equatable {
         public let originalTransactionID: String
         public let productID: String
-        public let transactionID: String?
+        public let period: PeriodPosition?
 
-        public init(originalTransactionID: String, productID: String, transactionID: String? = nil) {
-            (self.originalTransactionID, self.productID, self.transactionID) = (originalTransactionID, productID, transactionID)
+        public init(originalTransactionID: String, productID: String, period: PeriodPosition? = nil) {
+            (self.originalTransactionID, self.productID, self.period) = (originalTransactionID, productID, period)
         }
 
-        /// What its list is ordered by, and a cursor names: the period's id, else the subscription's.
-        public var key: String { transactionID ?? originalTransactionID }
+        /// The id it is listed by: the period's, else the subscription's.
+        public var listedID: String { period?.transactionID ?? originalTransactionID }
+
+        /// Where it stands in its list, as a cursor names it: the subscription's id, or the period's position.
+        public var position: String { period?.text ?? originalTransactionID }
+    }
+
+    /// Where a period stands in a list of periods (`PURCHASE-ID`): ordered by purchase date, then
+    /// by transaction id, so that the store's index of purchases reads a page without sorting the range.
+    public struct PeriodPosition: Sendable, Equatable {
+        public let purchaseDate: Int64
+        public let transactionID: String
+
+        public init(purchaseDate: Int64, transactionID: String) { (self.purchaseDate, self.transactionID) = (purchaseDate, transactionID) }
+
+        /// As `text` writes it; nil for another text.
+        public init?(_ text: String) {
+            guard let (purchaseDate, id) = SubscriptionList.numberAndRest(text) else { return nil }
+            (self.purchaseDate, transactionID) = (purchaseDate, String(id))
+        }
+
+        public var text: String { "\(purchaseDate)-\(transactionID)" }
     }
 
     /// The periods behind a count of the flows' periods that began (`/v1/stats/flows`' `new`,
@@ -70,10 +90,7 @@ public enum SubscriptionList {
 
         /// As `text` writes it: an instant within FigureInterval.instants, then an id of 1 to 64 visible ASCII characters.
         public init?(_ text: String) {
-            guard let dash = text.utf8.firstIndex(of: UInt8(ascii: "-")) else { return nil }
-            let (instant, id) = (text[..<dash], text[text.utf8.index(after: dash)...])
-            guard instant.utf8.count <= 19, instant.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let now = Int64(instant),
-                  FigureInterval.instants.contains(now), (1...64).contains(id.utf8.count),
+            guard let (now, id) = SubscriptionList.numberAndRest(text), FigureInterval.instants.contains(now), id.utf8.count <= 64,
                   id.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
             (self.now, after) = (now, String(id))
         }
@@ -81,20 +98,30 @@ public enum SubscriptionList {
         public var text: String { "\(now)-\(after)" }
     }
 
+    /// `DIGITS-REST`'s number (at most 19 digits, within 64 bits) and its rest (not empty); nil for another text.
+    static func numberAndRest(_ text: String) -> (Int64, Substring)? {
+        guard let dash = text.utf8.firstIndex(of: UInt8(ascii: "-")) else { return nil }
+        let (digits, rest) = (text[..<dash], text[text.utf8.index(after: dash)...])
+        guard digits.utf8.count <= 19, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let number = Int64(digits),
+              !rest.isEmpty else { return nil }
+        return (number, rest)
+    }
+
     /// The page of `rows` of a list first asked at `now` (read with one more than `limit`, so that
     /// the one more says whether another page follows) and the cursor of the next page, when one follows.
     public static func page(_ rows: [Member], limit: Int, now: Int64) -> (members: [Member], nextCursor: Cursor?) {
         let kept = Array(rows.prefix(max(1, limit)))
-        return (kept, rows.count > kept.count ? kept.last.map { Cursor(now: now, after: $0.key) } : nil)
+        return (kept, rows.count > kept.count ? kept.last.map { Cursor(now: now, after: $0.position) } : nil)
     }
 
     /// The answer of `GET /v1/subscriptions`: what was asked (a status and a churn, or the periods
     /// that began), the page's subscriptions (or periods), and `next_cursor` when another page follows.
-    public static func json(_ members: [Member], status: String?, at instant: Int64, product: String?, churn: Churn? = nil,
+    /// A list of periods is judged at no instant (`instant` nil).
+    public static func json(_ members: [Member], status: String?, at instant: Int64?, product: String?, churn: Churn? = nil,
                             began: Began? = nil, nextCursor: Cursor?) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
-        writer.number("at_ms", instant)
+        if let instant { writer.number("at_ms", instant) }
         if let status { writer.string("status", status) }
         for (key, value, from, to) in [churn.map { ("churned", $0.reason.rawValue, $0.from, $0.to) },
                                        began.map { ("began", $0.name, $0.from, $0.to) }].compactMap({ $0 }) {
@@ -107,7 +134,7 @@ public enum SubscriptionList {
         for member in members {
             writer.beginObject()
             writer.string("original_transaction_id", member.originalTransactionID)
-            if let transactionID = member.transactionID { writer.string("transaction_id", transactionID) }
+            if let period = member.period { writer.string("transaction_id", period.transactionID) }
             writer.string("product_id", member.productID)
             writer.endObject()
         }

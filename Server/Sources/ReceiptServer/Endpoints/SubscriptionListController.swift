@@ -38,7 +38,7 @@ struct SubscriptionListController {
         init(_ parameters: some Sequence<(key: Substring, value: Substring)>, now: Int64) throws(FigureQuery.Refusal) {
             var values: [String: String] = [:]
             for (key, value) in parameters where !value.isEmpty { values[String(key)] = String(value) }
-            // A count of periods that began names no status; every other count names one.
+            // A count of periods that began names no status and no instant; every other count names a status.
             let beganName = values["began"]
             if let beganName {
                 guard IntervalFlows.beganNames.contains(beganName), values["status"] == nil, values["churned"] == nil else {
@@ -62,7 +62,8 @@ struct SubscriptionListController {
                 throw FigureQuery.Refusal(description: "limit is a whole number from 1 to \(SubscriptionList.maxLimit)")
             }
             let cursor = values["cursor"].flatMap(SubscriptionList.Cursor.init)
-            guard values["cursor"] == nil || cursor != nil else {
+            // A list of periods goes on from a period's position (SubscriptionList.PeriodPosition).
+            guard values["cursor"] == nil || cursor.map({ beganName == nil || SubscriptionList.PeriodPosition($0.after) != nil }) == true else {
                 throw FigureQuery.Refusal(description: "cursor is the next_cursor of an earlier page")
             }
             // A churned count is over a range (the flows'), and of expired subscriptions; the rest at one instant.
@@ -75,8 +76,9 @@ struct SubscriptionListController {
             }
             let listNow = cursor?.now ?? now
             let figure = try FigureQuery(parameters, now: listNow, lookBackDays: 30, by: .month,
-                                         ranged: reason != nil || beganName != nil)
+                                         ranged: reason != nil || beganName != nil, judged: beganName == nil)
             churn = reason.map { SubscriptionList.Churn(reason: $0, from: figure.from, to: figure.to) }
+            // The name was checked above.
             began = beganName.flatMap { SubscriptionList.Began(name: $0, from: figure.from, to: figure.to) }
             (statusName, self.statuses, self.figure, self.limit, self.cursor, self.now) = (name, statuses, figure, limit, cursor, listNow)
         }
@@ -85,7 +87,8 @@ struct SubscriptionListController {
     /// `GET /v1/subscriptions`: a page of them as JSON.
     func list(_ request: Request, context: Context) async throws -> (Response, String) {
         try await answer(request, context: context) { asked, page in
-            (ServerAnswer.json(.ok, SubscriptionList.json(page.members, status: asked.statusName, at: asked.figure.at,
+            (ServerAnswer.json(.ok, SubscriptionList.json(page.members, status: asked.statusName,
+                                                          at: asked.began == nil ? asked.figure.at : nil,
                                                           product: asked.figure.product, churn: asked.churn, began: asked.began,
                                                           nextCursor: page.nextCursor)), "200")
         }

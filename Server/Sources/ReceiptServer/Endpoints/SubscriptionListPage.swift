@@ -24,6 +24,8 @@ struct SubscriptionListPage {
     var html: String {
         let escape = DashboardPage.escape
         let periods = asked.began != nil
+        // Periods that began are judged at no instant.
+        let instant = periods ? "" : " at <time data-figure=\"at_ms\" data-value=\"\(asked.figure.at)\">\(DashboardPage.date(asked.figure.at))</time>"
         var page = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>receipt serve: subscriptions</title>
@@ -32,20 +34,21 @@ struct SubscriptionListPage {
             </style></head><body>
             <h1>\(escape(counted.what.prefix(1).uppercased() + counted.what.dropFirst()))</h1>
             <p><span data-figure="count" data-value="\(count)">\(count)</span> \(escape(counted.what))\(escape(counted.range))\(asked.figure.product.map { " of <span id=\"product\">\(escape($0))</span>" } ?? "")
-            at <time data-figure="at_ms" data-value="\(asked.figure.at)">\(DashboardPage.date(asked.figure.at))</time> (UTC), as the
+            \(instant) (UTC), as the
             <a href="\(DashboardController.path)">dashboard</a> counts them; each links what the store holds of its subscription, with the JWS Apple signed.</p>
             <table id="subscription-list"><tr><th>Original transaction id</th>\(periods ? "<th>Transaction id</th>" : "")<th>Product</th></tr>
 
             """
         for member in members {
             let customer = CustomerPageController.path + "?id=" + PercentEncoding.encoded(member.originalTransactionID)
-            page += "<tr data-original=\"\(escape(member.originalTransactionID))\" data-key=\"\(escape(member.key))\">"
+            page += "<tr data-original=\"\(escape(member.originalTransactionID))\" data-key=\"\(escape(member.listedID))\">"
                 + "<td><a href=\"\(escape(customer))\">\(escape(member.originalTransactionID))</a></td>"
-                + (member.transactionID.map { "<td>\(escape($0))</td>" } ?? "") + "<td>\(escape(member.productID))</td></tr>\n"
+                + (member.period.map { "<td>\(escape($0.transactionID))</td>" } ?? "") + "<td>\(escape(member.productID))</td></tr>\n"
         }
         page += "</table>\n"
         if let nextCursor {
-            let next = SubscriptionListController.pageLink(status: asked.statusName, at: asked.figure.at, product: asked.figure.product,
+            let next = SubscriptionListController.pageLink(status: asked.statusName, at: periods ? nil : asked.figure.at,
+                                                           product: asked.figure.product,
                                                            churn: asked.churn, began: asked.began)
                 + "&limit=\(asked.limit)&cursor=" + PercentEncoding.encoded(nextCursor.text)
             page += "<p><a id=\"next-page\" href=\"\(escape(next))\">next \(asked.limit)</a></p>\n"

@@ -138,10 +138,7 @@ enum StoreFigures {
             [.integer(instant), .integer(from), .integer(to)] + values(product))
         var days: [Int64: DayFlows] = [:]
         for (day, counts) in began {
-            var began = DayFlows.Began()
-            (began.new, began.trialStarts, began.renewals) = (counts[0], counts[1], counts[2])
-            (began.trialConversions, began.recoveries, began.reactivations) = (counts[3], counts[4], counts[5])
-            days[day, default: DayFlows(day: day)].began = began
+            days[day, default: DayFlows(day: day)].began = DayFlows.Began(counts: counts)
         }
         for (day, currency, count, amount) in refunded {
             days[day, default: DayFlows(day: day)].refunds.append((currency, count, amount))

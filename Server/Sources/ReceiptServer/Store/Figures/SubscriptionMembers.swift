@@ -44,27 +44,31 @@ extension StoreFigures {
 
 extension FlowDays {
     /// At most `limit` + 1 periods of `began`'s kind bought in [from, to), `product`'s only when
-    /// given, after the transaction id `cursor`, in the order of their transaction ids: the rows
-    /// the flows count (`periods` and the kind's condition; the counts kept per day are their sums).
-    /// `kinds` lists the kinds in the order of IntervalFlows.beganNames (a test holds them together).
-    static func periods(_ began: SubscriptionList.Began, product: String?, after cursor: String?, limit: Int,
-                        on statements: some StoreStatements) async throws -> [SubscriptionList.Member] {
+    /// given, after `cursor`, in the order of their purchase dates then transaction ids (the index of
+    /// purchases reads a page without sorting the range): the rows the flows count (`periods` and
+    /// the kind's condition; the counts kept per day are their sums). `kinds` lists the kinds in the
+    /// order of IntervalFlows.beganNames (a test holds them together).
+    static func periods(_ began: SubscriptionList.Began, product: String?, after cursor: SubscriptionList.PeriodPosition?,
+                        limit: Int, on statements: some StoreStatements) async throws -> [SubscriptionList.Member] {
         let d = statements.dialect
         var binds: [StoreValue] = [.integer(began.from), .integer(began.to)] + StoreFigures.values(product)
         var conditions = [periods, kinds[began.kind].condition,
                           "purchase_date >= \(d.placeholder(1)) AND purchase_date < \(d.placeholder(2))",
                           StoreFigures.only(product, placeholder: 3, d)]
         if let cursor {
-            binds.append(.text(cursor))
-            conditions.append("transaction_id > \(d.placeholder(binds.count))")
+            binds += [.integer(cursor.purchaseDate), .text(cursor.transactionID)]
+            conditions.append("(purchase_date, transaction_id) > (\(d.placeholder(binds.count - 1)), \(d.placeholder(binds.count)))")
         }
         let rows = try await statements.run("""
-            SELECT original_transaction_id, coalesce(product_id, ''), transaction_id FROM transactions
-            WHERE \(conditions.map { "(\($0))" }.joined(separator: " AND ")) ORDER BY transaction_id LIMIT \(max(1, limit) + 1)
+            SELECT original_transaction_id, coalesce(product_id, ''), transaction_id, purchase_date FROM transactions
+            WHERE \(conditions.map { "(\($0))" }.joined(separator: " AND "))
+            ORDER BY purchase_date, transaction_id LIMIT \(max(1, limit) + 1)
             """, binds)
         return rows.compactMap { row in
-            guard row.count == 3, let id = row[0].text, let product = row[1].text, let transaction = row[2].text else { return nil }
-            return SubscriptionList.Member(originalTransactionID: id, productID: product, transactionID: transaction)
+            guard row.count == 4, let id = row[0].text, let product = row[1].text, let transaction = row[2].text,
+                  let purchased = row[3].integer else { return nil }
+            return SubscriptionList.Member(originalTransactionID: id, productID: product,
+                                           period: SubscriptionList.PeriodPosition(purchaseDate: purchased, transactionID: transaction))
         }
     }
 }

@@ -34,7 +34,10 @@ extension SubscriptionStore {
                           churn: SubscriptionList.Churn?, began: SubscriptionList.Began?, after cursor: String?, limit: Int,
                           now: Int64) async throws -> (members: [SubscriptionList.Member], nextCursor: SubscriptionList.Cursor?) {
         let rows = try await withStatements(transaction: false) { statements in
-            if let began { return try await FlowDays.periods(began, product: product, after: cursor, limit: limit, on: statements) }
+            if let began {
+                return try await FlowDays.periods(began, product: product, after: cursor.flatMap(SubscriptionList.PeriodPosition.init),
+                                                  limit: limit, on: statements)
+            }
             return try await StoreFigures.members(in: statuses, at: instant, product: product, churn: churn, after: cursor,
                                                   limit: limit, on: statements)
         }
