@@ -106,15 +106,13 @@ struct SubscriptionListController {
     /// or the flows' churned for the reason over the range, or the flows' periods that began.
     private func count(_ asked: Asked) async throws -> Int64 {
         let (at, product) = (asked.figure.at, asked.figure.product)
-        if let began = asked.began {
-            let days = try await stored.store.flows(from: began.from, to: began.to, at: at, product: product)
-            return IntervalFlows.began(began.name, on: days) ?? 0
-        }
-        guard let churn = asked.churn else {
+        guard asked.began != nil || asked.churn != nil else {
             return SubscriptionCount.total(try await stored.store.activeSubscriptions(at: at, product: product), in: asked.statuses)
         }
-        let days = try await stored.store.flows(from: churn.from, to: churn.to, at: at, product: product)
-        return IntervalFlows.churned(on: days)[ChurnReason.allCases.firstIndex(of: churn.reason)!]
+        // Both are counts of the flows over the list's range.
+        let days = try await stored.store.flows(from: asked.figure.from, to: asked.figure.to, at: at, product: product)
+        if let began = asked.began { return IntervalFlows.began(began.name, on: days) ?? 0 }
+        return asked.churn.map { IntervalFlows.churned(on: days)[ChurnReason.allCases.firstIndex(of: $0.reason)!] } ?? 0
     }
 
     /// The page asked for, read and given to `make`; 400 for what cannot be asked, 503 when the store cannot answer.
