@@ -39,14 +39,15 @@ struct SubscriptionListTests {
 
     @Test func theAnswerNamesWhatWasAskedAndEachSubscription() {
         let members = [SubscriptionList.Member(originalTransactionID: "7", productID: "com.example.\"q\"")]
-        let json = String(decoding: SubscriptionList.json(members, status: "grace_period", at: 5, product: "p",
-                                                          nextCursor: .init(now: 5, after: "7")), as: UTF8.self)
+        let json = String(decoding: SubscriptionList.json(members, counted: .status(name: "grace_period", statuses: [.gracePeriod]),
+                                                          at: 5, from: 1, to: 2, product: "p", nextCursor: .init(now: 5, after: "7")),
+                          as: UTF8.self)
         #expect(json == #"{"at_ms":5,"status":"grace_period","product_id":"p","subscriptions":[{"original_transaction_id":"7","product_id":"com.example.\"q\""}],"next_cursor":"5-7"}"#)
-        let churned = String(decoding: SubscriptionList.json([], status: "expired", at: 9, product: nil,
-                                                             churn: .init(reason: .billing, from: 1, to: 2), nextCursor: nil),
-                             as: UTF8.self)
+        let churned = String(decoding: SubscriptionList.json([], counted: .churned(.billing), at: 9, from: 1, to: 2,
+                                                             product: nil, nextCursor: nil), as: UTF8.self)
         #expect(churned == #"{"at_ms":9,"status":"expired","churned":"billing","from_ms":1,"to_ms":2,"subscriptions":[]}"#)
-        let bare = String(decoding: SubscriptionList.json([], status: "active", at: 0, product: nil, nextCursor: nil), as: UTF8.self)
+        let bare = String(decoding: SubscriptionList.json([], counted: .status(name: "active", statuses: [.active]), at: 0, from: 1,
+                                                          to: 2, product: nil, nextCursor: nil), as: UTF8.self)
         #expect(bare == #"{"at_ms":0,"status":"active","subscriptions":[]}"#)
     }
 }
@@ -67,24 +68,100 @@ struct ChurnReasonTests {
 /// SubscriptionList.Began: a list of the periods behind a count of the flows' periods that began.
 struct BeganListTests {
     @Test func aListOfPeriodsIsKeyedByEachPeriodsIdAndCountedAsTheFlowsCountIt() {
-        #expect(SubscriptionList.Began(name: "renewals", from: 1, to: 2)?.kind == 2)
-        #expect(SubscriptionList.Began(name: "expired", from: 1, to: 2) == nil)
+        #expect(SubscriptionList.Began(name: "renewals")?.kind == 2)
+        #expect(SubscriptionList.Began(name: "expired") == nil)
         let period = SubscriptionList.Member(originalTransactionID: "10", productID: "p",
-                                             period: .init(purchaseDate: 1_700_000_000_000, transactionID: "12"))
+                                             period: .init(date: 1_700_000_000_000, transactionID: "12"))
         #expect(period.listedID == "12" && period.position == "1700000000000-12")
         let subscription = SubscriptionList.Member(originalTransactionID: "10", productID: "p")
         #expect(subscription.listedID == "10" && subscription.position == "10")
         let page = SubscriptionList.page([period, subscription], limit: 1, now: 7)
         #expect(page.nextCursor == .init(now: 7, after: "1700000000000-12"))
-        #expect(SubscriptionList.PeriodPosition("1700000000000-12-3") == .init(purchaseDate: 1_700_000_000_000, transactionID: "12-3"))
+        #expect(SubscriptionList.PeriodPosition("1700000000000-12-3") == .init(date: 1_700_000_000_000, transactionID: "12-3"))
         #expect(["12", "-12", "x-12", "1700000000000-", "99999999999999999999-1"].allSatisfy { SubscriptionList.PeriodPosition($0) == nil })
-        let json = String(decoding: SubscriptionList.json([period], status: nil, at: nil, product: nil,
-                                                          began: SubscriptionList.Began(name: "renewals", from: 1, to: 2),
-                                                          nextCursor: nil), as: UTF8.self)
+        // No instant judges periods: the answer names none.
+        let json = String(decoding: SubscriptionList.json([period], counted: .began(SubscriptionList.Began(name: "renewals")!),
+                                                          at: 9, from: 1, to: 2, product: nil, nextCursor: nil), as: UTF8.self)
         #expect(json == #"{"began":"renewals","from_ms":1,"to_ms":2,"subscriptions":[{"original_transaction_id":"10","transaction_id":"12","product_id":"p"}]}"#)
         var first = DayFlows(day: 1), second = DayFlows(day: 2)
         (first.began.new, first.began.renewals, second.began.renewals) = (1, 2, 3)
         #expect(IntervalFlows.began("renewals", on: [first, second]) == 5 && IntervalFlows.began("new", on: [first, second]) == 1)
         #expect(IntervalFlows.began("churned", on: [first]) == nil)
+    }
+}
+
+/// SubscriptionList.Refunds and Counted: the periods behind a count of refunds, and what each kind of list names.
+struct RefundsListTests {
+    typealias Refunds = SubscriptionList.Refunds
+    typealias Counted = SubscriptionList.Counted
+
+    @Test func refundsAreOfEveryCurrencyOfNoneOrOfOneNamedByItsCode() {
+        #expect(Refunds(name: "all")?.currency == nil && Refunds(name: "all") == Refunds.all)
+        #expect(Refunds(name: "none")?.currency == "" && Refunds(name: "EUR")?.currency == "EUR")
+        #expect(["all", "none", "EUR"].allSatisfy { Refunds(name: $0)?.name == $0 })
+        // ALL is a currency (the Albanian lek); all, every currency.
+        #expect(Refunds(name: "ALL")?.currency == "ALL")
+        for refused in ["", "eur", "EURO", "EU", "E1R", "All", "NONE ", "É€R", "US D"] {
+            #expect(Refunds(name: refused) == nil, "\(refused)")
+        }
+        // A line of the figures links by its currency as grouped ("" for none); one the API cannot name, nothing.
+        #expect(Refunds(currency: "")?.name == "none" && Refunds(currency: "USD")?.name == "USD")
+        #expect(Refunds(currency: "all") == nil && Refunds(currency: "none") == nil && Refunds(currency: "usd") == nil)
+    }
+
+    @Test func aRefundsCountIsTheFlowsRefundsOfItsCurrencyOrOfAll() {
+        var first = DayFlows(day: 1), second = DayFlows(day: 2)
+        first.refunds = [("EUR", 2, 9_990), ("USD", 1, 4_990)]
+        second.refunds = [("USD", 4, 1_000), ("", 8, 0)]
+        let counted = { (name: String) in Counted.refunds(Refunds(name: name)!) }
+        #expect(counted("all").count(on: [first, second]) == 15 && counted("none").count(on: [first, second]) == 8)
+        #expect(counted("USD").count(on: [first, second]) == 5 && counted("EUR").count(on: [first, second]) == 2)
+        #expect(counted("JPY").count(on: [first, second]) == 0)
+        #expect(IntervalFlows.make([first, second], intervals: [0], by: .month).first?.refundCount == 15)
+        // The other counts of the flows are the flows' own; a status's is the subscriptions figure's.
+        (first.began.renewals, second.began.renewals) = (3, 4)
+        first.churned = [(1, 2), (2, 5)]
+        #expect(Counted.began(SubscriptionList.Began(name: "renewals")!).count(on: [first, second]) == 7)
+        #expect(Counted.churned(.billing).count(on: [first, second]) == 5)
+        #expect(Counted.status(name: "active", statuses: [.active]).count(on: [first, second]) == nil)
+    }
+
+    @Test func aRequestNamesOneCountAndAWrongNameIsRefusedByWhatItMustBe() throws {
+        #expect(try Counted(status: "entitled", churned: nil, began: nil, refunds: nil)
+                == .status(name: "entitled", statuses: [.active, .gracePeriod]))
+        #expect(try Counted(status: "expired", churned: "billing", began: nil, refunds: nil) == .churned(.billing))
+        #expect(try Counted(status: nil, churned: nil, began: "renewals", refunds: nil) == .began(SubscriptionList.Began(name: "renewals")!))
+        #expect(try Counted(status: nil, churned: nil, began: nil, refunds: "none") == .refunds(Refunds(name: "none")!))
+        let refusals: [((String?, String?, String?, String?), String)] = [
+            ((nil, nil, nil, nil), "status is one of"), (("paying", nil, nil, nil), "status is one of"),
+            (("active", "billing", nil, nil), "with status=expired"), (("expired", "bored", nil, nil), "churned is one of"),
+            (("active", nil, "new", nil), "without status"), ((nil, "other", "new", nil), "without status"),
+            ((nil, nil, "new", "all"), "or the other"), ((nil, nil, "nothing", nil), "began is one of"),
+            ((nil, nil, nil, "All"), "ALL is the Albanian lek"),
+        ]
+        for ((status, churned, began, refunds), said) in refusals {
+            #expect(throws: SubscriptionList.Refusal.self) { try Counted(status: status, churned: churned, began: began, refunds: refunds) }
+            do throws(SubscriptionList.Refusal) {
+                _ = try Counted(status: status, churned: churned, began: began, refunds: refunds)
+            } catch {
+                #expect(error.description.contains(said), "\(error.description)")
+            }
+        }
+    }
+
+    @Test func eachListNamesItsStatusItsFlowsCountAndWhetherItListsPeriods() {
+        let refunds = Counted.refunds(Refunds(name: "USD")!)
+        #expect(refunds.listsPeriods && refunds.isRanged && refunds.statusName == nil && refunds.statuses.isEmpty)
+        #expect(refunds.flowsCount.map { [$0.key, $0.value] } == ["refunds", "USD"])
+        let churned = Counted.churned(.voluntary)
+        #expect(!churned.listsPeriods && churned.isRanged && churned.statusName == "expired" && churned.statuses == [.expired])
+        #expect(churned.flowsCount.map { [$0.key, $0.value] } == ["churned", "voluntary"])
+        let entitled = Counted.status(named: "entitled")
+        #expect(entitled == .status(name: "entitled", statuses: [.active, .gracePeriod]) && Counted.status(named: "paying") == nil)
+        #expect(entitled?.listsPeriods == false && entitled?.isRanged == false && entitled?.statusName == "entitled")
+        let period = SubscriptionList.Member(originalTransactionID: "10", productID: "p", period: .init(date: 5, transactionID: "12"))
+        let json = String(decoding: SubscriptionList.json([period], counted: refunds, at: 9, from: 3, to: 4, product: "p",
+                                                          nextCursor: .init(now: 9, after: period.position)), as: UTF8.self)
+        #expect(json == #"{"refunds":"USD","from_ms":3,"to_ms":4,"product_id":"p","subscriptions":[{"original_transaction_id":"10","transaction_id":"12","product_id":"p"}],"next_cursor":"9-5-12"}"#)
     }
 }

@@ -307,40 +307,60 @@ def list_all(server, query):
 
 def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=False):
     """Each count of the page's table of statuses, its active subscriptions card, each count of periods
-    that began in its flows table and each churned count of its flows and churn tables links the page of
-    the subscriptions (or periods) it counts: followed page by page (3 a page), they are as many as the
-    count, none twice, each linking its customer page; /v1/subscriptions (2 a page) gives the same ids in
-    the same order, and says the same on every page. With `states` (each subscription's
-    /v1/subscriptions/{id}, judged at the page's instant), each one listed is in the status its count
-    names. With `every_kind`, some period of each kind began. Returns the counts followed: by status,
-    churned, and began."""
+    that began and of refunds in its flows table, each count of refunds in its revenue table, each
+    churned count of its flows and churn tables, and each count of the active at a midnight (the active
+    table's active, the churn table's active at start) links the page of the subscriptions (or periods)
+    it counts: followed page by page (3 a page), they are as many as the count, none twice, each linking
+    its customer page; /v1/subscriptions (2 a page) gives the same ids in the same order, and says the
+    same on every page. With `states` (each subscription's /v1/subscriptions/{id}, judged at the page's
+    instant), each one listed by status at that instant is in the status its count names. With
+    `every_kind`, some period of each kind began. Returns the counts followed: by status, churned, began,
+    refunds, and active at a midnight."""
     began_names = {"new", "trial_starts", "renewals", "trial_conversions", "recoveries", "reactivations"}
-    links = re.findall(r'<td data-figure="(\w+)" data-value="(\d+)"><a href="([^"]+)">\2</a></td>', dom)
     card = re.search(r'data-card="active_subscriptions">.*?data-value="(\d+)"><a href="([^"]+)">\1</a>', dom, re.S)
-    # Every count of the table of statuses and every churned count of the flows and the churn is linked.
+    # Every count of the table of statuses, and every such count of the other tables, is linked.
     tables = dict(re.findall(r'<table id="([\w-]+)">(.*?)</table>', dom, re.S))
-    for table, counted in (("subscriptions", r"\w+"), ("flows", r"churned_\w+|" + "|".join(began_names)),
-                           ("churn", r"churned_\w+")):
+    for table, counted in (("subscriptions", r"\w+"), ("flows", r"churned_\w+|refunds|" + "|".join(began_names)),
+                           ("churn", r"churned_\w+|active_at_start"), ("revenue", "refunds"), ("active", "active")):
         cells = re.findall(r'<td data-figure="(' + counted + r')" data-value="\d+">(<a )?', tables[table])
         assert cells and all(linked for _, linked in cells), (table, cells)
-    by_status = [link for link in links if not link[0].startswith("churned_") and link[0] not in began_names]
-    churned = [link for link in links if link[0].startswith("churned_")]
-    began = [link for link in links if link[0] in began_names]
+    linked = {table: re.findall(r'<td data-figure="(\w+)" data-value="(\d+)"><a href="([^"]+)">\2</a></td>', body)
+              for table, body in tables.items()}
+    by_status = linked["subscriptions"]
+    churned = [link for table in ("flows", "churn") for link in linked[table] if link[0].startswith("churned_")]
+    began = [link for link in linked["flows"] if link[0] in began_names]
+    refunds = [link for table in ("flows", "revenue") for link in linked[table] if link[0] == "refunds"]
+    stood = [link for table in ("active", "churn") for link in linked[table] if link[0] in ("active", "active_at_start")]
+    assert len(stood) == len(re.findall(r'data-figure="(active|active_at_start)"', tables["active"] + tables["churn"]))
+    assert sum(len(links) for links in linked.values()) == len(by_status + churned + began + refunds + stood)
+    # A refunds count of the flows is of every currency; one of the revenue, of its line's currency.
+    refunds_of = [html.unescape(href).split("refunds=")[1].split("&")[0] for _, _, href in refunds]
+    assert "all" in refunds_of and (not every_kind or {"EUR", "USD"} <= set(refunds_of)), refunds_of
     assert len(by_status) % 6 == 0 and by_status and card, dom[:3000]
     assert {name for name, _, _ in churned} == {"churned_voluntary", "churned_billing", "churned_other"}, churned
     assert {name for name, _, _ in began} == began_names, began
     assert not every_kind or {name for name, count, _ in began if int(count)} == began_names, began
     entitled = {"active", "grace_period"}
-    for name, count, href in links + [("active", card.group(1), card.group(2))]:
+    followed = [(link, False) for link in stood] + [
+        (link, True) for link in by_status + churned + began + refunds + [("active", card.group(1), card.group(2))]]
+    for (name, count, href), judged_then in followed:  # judged_then: at the instant `states` were judged at
         href = html.unescape(href)
         asked = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(href).query))
         assert urllib.parse.urlsplit(href).path == "/dashboard/subscriptions"
-        if name.startswith("churned_"):
+        if not judged_then:
+            # The active at a midnight: the subscriptions figure's active then.
+            assert asked["status"] == "active" and int(asked["at"]) % DAY == 0 and "from" not in asked, href
+            name = "active"
+        elif name.startswith("churned_"):
             assert (asked["status"], asked["churned"]) == ("expired", name.removeprefix("churned_")), href
             assert int(asked["from"]) < int(asked["to"])
             name = "expired"
         elif name in began_names:
             assert asked["began"] == name and "status" not in asked and int(asked["from"]) < int(asked["to"]), href
+            name = None
+        elif name == "refunds":
+            assert asked["refunds"] in ("all", "EUR", "USD") and "status" not in asked and "at" not in asked, href
+            assert int(asked["from"]) < int(asked["to"])
             name = None
         else:
             assert asked["status"] == name and "churned" not in asked
@@ -358,17 +378,18 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
             following = re.search(r'<a id="next-page" href="([^"]+)"', page)
             url = following and following.group(1)
         assert len(listed) == len(set(listed)) == int(count), (href, listed)
-        if states is not None and name is not None:
+        if states is not None and name is not None and judged_then:
             assert all(states[original]["status_name"] in (entitled if name == "entitled" else {name})
                        for original in listed), (name, listed)
         answered = list_all(server, dict(asked, limit=2))
         assert answered["ids"] == listed
         assert answered.get("status") == name and answered.get("churned") == asked.get("churned"), answered
-        assert answered.get("began") == asked.get("began"), answered
+        assert answered.get("began") == asked.get("began") and answered.get("refunds") == asked.get("refunds"), answered
         assert "at" not in asked or answered["at_ms"] == int(asked["at"])
         assert "from" not in asked or (answered["from_ms"], answered["to_ms"]) == (int(asked["from"]), int(asked["to"]))
     return (sum(int(count) for _, count, _ in by_status), sum(int(count) for _, count, _ in churned),
-            sum(int(count) for _, count, _ in began))
+            sum(int(count) for _, count, _ in began), sum(int(count) for _, count, _ in refunds),
+            sum(int(count) for _, count, _ in stood))
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (scripts/install-deps.sh test installs it)")
@@ -449,7 +470,10 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         for refused in ("", "status=paying", "status=active&limit=0", "status=active&limit=1001", "status=active&cursor=%20",
                         "status=active&from=0", "status=active&status=expired", "status=active&at=yesterday",
                         "began=new&status=active", "began=nothing", "began=new&churned=other", "began=new&at=2026-11-27",
-                        "began=new&cursor=1796636986000-2000000000000003"):
+                        "began=new&cursor=1796636986000-2000000000000003", "refunds=eur", "refunds=EURO",
+                        "refunds=all&status=expired", "refunds=all&began=new", "refunds=all&at=2026-11-27",
+                        "refunds=all&cursor=1796636986000-2000000000000003", "status=active&currency=EUR",
+                        "refunds=All", "refunds=none&churned=other", "status=active&from=0&to=1"):
             assert server.request("GET", f"/v1/subscriptions?{refused}")[0] == 400, refused
             assert server.request("GET", f"/dashboard/subscriptions?{refused}")[0] == 400, refused
         assert server.request("GET", "/v1/subscriptions?status=active", token=None)[0] == 401
@@ -459,6 +483,18 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         assert len(entitled["ids"]) == figures["total"]["entitled"] > 1
         churned = list_all(server, {"status": "expired", "churned": "other", "at": now, "from": now - 200 * DAY, "limit": 1})
         assert churned["to_ms"] > now and len(churned["ids"]) > 1
+        # A currency's refunds are its own: over the whole range each currency's list holds as many as the
+        # revenue counts in that currency, and together they are the list of every currency's (the flows').
+        whole = {"from": now - 200 * DAY, "to": now + DAY}
+        refunded = {}
+        for interval in server.json("GET", "/v1/stats/revenue?" + urllib.parse.urlencode(whole))[1]["intervals"]:
+            for line in interval["currencies"]:
+                refunded[line["currency"]] = refunded.get(line["currency"], 0) + line["refunds"]
+        assert sorted(refunded) == ["EUR", "USD"] and sum(refunded.values())
+        by_currency = {currency: list_all(server, dict(whole, refunds=currency, limit=1))["ids"] for currency in refunded}
+        assert {currency: len(ids) for currency, ids in by_currency.items()} == refunded
+        assert sorted(sum(by_currency.values(), [])) == sorted(list_all(server, dict(whole, refunds="all"))["ids"])
+        assert list_all(server, dict(whole, refunds="JPY"))["ids"] == []
         assert server.request("GET", "/dashboard/subscriptions?status=active", token=None)[0] == 401
         # Without cohorts=1 the page links them instead of reading them; another value is refused.
         plain = html.unescape(server.request("GET", f"/dashboard?{past}")[1].decode())

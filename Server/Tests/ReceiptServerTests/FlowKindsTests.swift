@@ -12,8 +12,8 @@ import Testing
         // The table names the first `new_subscriptions`; the others alike.
         #expect(IntervalFlows.beganNames.map { $0 == "new" ? "new_subscriptions" : $0 } == columns)
         for (place, name) in IntervalFlows.beganNames.enumerated() {
-            #expect(SubscriptionList.Began(name: name, from: 0, to: 1)?.kind == place)
+            #expect(SubscriptionList.Began(name: name)?.kind == place)
         }
-        #expect(SubscriptionList.Began(name: "churned", from: 0, to: 1) == nil)
+        #expect(SubscriptionList.Began(name: "churned") == nil)
     }
 }

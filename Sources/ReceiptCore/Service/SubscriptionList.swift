@@ -1,16 +1,22 @@
 /// The subscriptions behind one count of the subscriptions figure (`/v1/stats/subscriptions`):
 /// those of a product (or all) in a status (or `entitled`) at an instant, as the figure judges
 /// them, a page at a time in the order of their original transaction ids; or behind a churned
-/// count of the flows (Churn); or the periods behind a count of the flows' periods that began
-/// (Began), in the order of their transaction ids. The store reads them; the names, the bounds
-/// and the answer are here, for the API and the dashboard alike.
+/// count of the flows; or the periods behind a count of the flows' periods that began (Began)
+/// or behind a count of refunds (Refunds), in the order of their dates then transaction ids
+/// (Counted names which). The store reads them; the names, the bounds and the answer are here,
+/// for the API and the dashboard alike.
 public enum SubscriptionList {
     public static let defaultLimit = 100
     public static let maxLimit = 1000
 
+    /// A request that names no list, or one that cannot be: what it must name instead.
+    public struct Refusal: Error, CustomStringConvertible {
+        public let description: String
+    }
+
     /// One subscription: its original transaction id, and the product its status is read under
     /// (the standing period's, else the last purchased; as the figure counts it); in a list of
-    /// periods (Began), one period: its own product, and its transaction id and purchase date too.
+    /// periods (Began, Refunds), one period: its own product, its transaction id and its position.
     public struct Member: Sendable, Equatable {
         public let originalTransactionID: String
         public let productID: String
@@ -27,49 +33,178 @@ public enum SubscriptionList {
         public var position: String { period?.text ?? originalTransactionID }
     }
 
-    /// Where a period stands in a list of periods (`PURCHASE-ID`): ordered by purchase date, then
-    /// by transaction id, so that the store's index of purchases reads a page without sorting the range.
+    /// Where a period stands in a list of periods (`DATE-ID`): ordered by the date the list is of
+    /// (the purchase date of periods that began, the revocation date of refunds), then by
+    /// transaction id.
     public struct PeriodPosition: Sendable, Equatable {
-        public let purchaseDate: Int64
+        public let date: Int64
         public let transactionID: String
 
-        public init(purchaseDate: Int64, transactionID: String) { (self.purchaseDate, self.transactionID) = (purchaseDate, transactionID) }
+        public init(date: Int64, transactionID: String) { (self.date, self.transactionID) = (date, transactionID) }
 
         /// As `text` writes it; nil for another text.
         public init?(_ text: String) {
-            guard let (purchaseDate, id) = SubscriptionList.numberAndRest(text) else { return nil }
-            (self.purchaseDate, transactionID) = (purchaseDate, String(id))
+            guard let (date, id) = SubscriptionList.numberAndRest(text) else { return nil }
+            (self.date, transactionID) = (date, String(id))
         }
 
-        public var text: String { "\(purchaseDate)-\(transactionID)" }
+        public var text: String { "\(date)-\(transactionID)" }
+    }
+
+    /// What a list counts: which count of which figure its members make. A count of the flows is
+    /// over a range, which the list is asked for beside it.
+    public enum Counted: Sendable, Equatable {
+        /// A count of the subscriptions figure: its name (SubscriptionCount.figureNames, or
+        /// `entitled`) and the statuses it stands for (`statuses(named:)`).
+        case status(name: String, statuses: [SubscriptionState.Status])
+        /// A churned count of the flows and the churn: subscriptions expired at the instant whose
+        /// standing period ended in the range, for the reason.
+        case churned(ChurnReason)
+        /// A count of the flows' periods that began.
+        case began(Began)
+        /// A refunds count of the flows, or of one currency's revenue.
+        case refunds(Refunds)
+
+        /// The count of the subscriptions figure `name` names; nil for another name.
+        public static func status(named name: String) -> Counted? {
+            SubscriptionList.statuses(named: name).map { Counted.status(name: name, statuses: $0) }
+        }
+
+        /// What a request's query names (`status`, `churned`, `began`, `refunds`; nil where absent):
+        /// a status, with `churned` for a churn; or, alone, periods that began or refunds.
+        public init(status: String?, churned: String?, began: String?, refunds: String?) throws(Refusal) {
+            if began != nil || refunds != nil {
+                guard status == nil, churned == nil, began == nil || refunds == nil else {
+                    throw Refusal(description: "began and refunds are each without status, churned or the other")
+                }
+                if let began {
+                    guard let kind = Began(name: began) else {
+                        throw Refusal(description: "began is one of " + IntervalFlows.beganNames.joined(separator: ", "))
+                    }
+                    self = .began(kind)
+                } else {
+                    guard let refunds = refunds.flatMap(Refunds.init(name:)) else {
+                        throw Refusal(description: "refunds is all (every currency), none (periods without one) or a "
+                                                   + "currency code of three capital letters (ALL is the Albanian lek)")
+                    }
+                    self = .refunds(refunds)
+                }
+                return
+            }
+            guard let status, let counted = Self.status(named: status) else {
+                throw Refusal(description: "status is one of " + SubscriptionCount.figureNames.joined(separator: ", ")
+                                           + " (or began or refunds is given)")
+            }
+            guard let churned else { self = counted; return }
+            guard let reason = ChurnReason(rawValue: churned), counted.statuses == [.expired] else {
+                throw Refusal(description: "churned is one of " + IntervalFlows.churnedNames.joined(separator: ", ")
+                                           + ", with status=expired")
+            }
+            self = .churned(reason)
+        }
+
+        /// The status its members are counted in, as the answers name it; none for periods.
+        public var statusName: String? {
+            switch self {
+            case .status(let name, _): return name
+            case .churned: return SubscriptionState.Status.expired.name
+            case .began, .refunds: return nil
+            }
+        }
+
+        /// The statuses its members are counted in at the instant (none for periods).
+        public var statuses: [SubscriptionState.Status] {
+            switch self {
+            case .status(_, let statuses): return statuses
+            case .churned: return [.expired]
+            case .began, .refunds: return []
+            }
+        }
+
+        /// Periods, each with its transaction id, which no instant judges; else subscriptions.
+        public var listsPeriods: Bool { statusName == nil }
+
+        /// Over a range (a count of the flows); else at an instant alone (a status's).
+        public var isRanged: Bool { flowsCount != nil }
+
+        /// The flows' count it is (beside `status` for a churn): its parameter and value, as the
+        /// list's query and its answer name them; nil for a status's count.
+        public var flowsCount: (key: String, value: String)? {
+            switch self {
+            case .status: return nil
+            case .churned(let reason): return ("churned", reason.rawValue)
+            case .began(let began): return ("began", began.name)
+            case .refunds(let refunds): return ("refunds", refunds.name)
+            }
+        }
+
+        /// The count its members make as the flows of its range give it (`days`, read at the list's
+        /// instant); nil for a status's count, which the subscriptions figure gives.
+        public func count(on days: [DayFlows]) -> Int64? {
+            switch self {
+            case .status: return nil
+            case .churned(let reason): return IntervalFlows.churned(on: days)[ChurnReason.allCases.firstIndex(of: reason)!]
+            case .began(let began): return IntervalFlows.began(began.name, on: days)
+            case .refunds(let refunds): return IntervalFlows.refunds(in: refunds.currency, on: days)
+            }
+        }
     }
 
     /// The periods behind a count of the flows' periods that began (`/v1/stats/flows`' `new`,
-    /// `renewals`, …: IntervalFlows.beganNames): those of `name`'s kind bought in [from, to). A
-    /// list of periods, not of subscriptions: a subscription can renew twice in a range.
+    /// `renewals`, …: IntervalFlows.beganNames): those of its kind bought in the range. A list of
+    /// periods, not of subscriptions: a subscription can renew twice in a range.
     public struct Began: Sendable, Equatable {
         public let name: String
-        public let from: Int64
-        public let to: Int64
 
         /// Nil for a name that is none of IntervalFlows.beganNames.
-        public init?(name: String, from: Int64, to: Int64) {
+        public init?(name: String) {
             guard IntervalFlows.beganNames.contains(name) else { return nil }
-            (self.name, self.from, self.to) = (name, from, to)
+            self.name = name
         }
 
         /// Its place among IntervalFlows.beganNames, the order the store's kinds of period are listed in.
         public var kind: Int { IntervalFlows.beganNames.firstIndex(of: name)! }
     }
 
-    /// The churned of the flows (`/v1/stats/flows`, `/v1/stats/churn`): subscriptions expired at the
-    /// instant whose standing period ended in [from, to), for `reason`.
-    public struct Churn: Sendable, Equatable {
-        public let reason: ChurnReason
-        public let from: Int64
-        public let to: Int64
+    /// The periods behind a count of refunds: the flows' (every currency) or one line of the
+    /// revenue (`/v1/stats/revenue`' `refunds`, of its currency, or of none): auto-renewable
+    /// periods refunded or revoked in the range, by their revocation date.
+    public struct Refunds: Sendable, Equatable {
+        /// Nil: every currency; "": periods whose row names none (the figures' line without a code).
+        public let currency: String?
 
-        public init(reason: ChurnReason, from: Int64, to: Int64) { (self.reason, self.from, self.to) = (reason, from, to) }
+        /// What stands for every currency, and for none.
+        public static let allName = "all", noneName = "none"
+
+        /// `all`, `none`, or a currency code of three capital letters (ISO 4217); nil for another name.
+        public init?(name: String) {
+            switch name {
+            case Self.allName: currency = nil
+            case Self.noneName: currency = ""
+            default:
+                guard Self.isCode(name) else { return nil }
+                currency = name
+            }
+        }
+
+        /// The refunds of a line of the figures in `currency` (as they group it: "" for none); nil
+        /// for a currency the API cannot name (not three capital letters).
+        public init?(currency: String) {
+            guard currency.isEmpty || Self.isCode(currency) else { return nil }
+            self.currency = currency
+        }
+
+        /// The refunds of every currency.
+        public static let all = Refunds(name: allName)!
+
+        private static func isCode(_ text: String) -> Bool {
+            text.utf8.count == 3 && text.utf8.allSatisfy { (0x41...0x5A).contains($0) }
+        }
+
+        public var name: String {
+            guard let currency else { return Self.allName }
+            return currency.isEmpty ? Self.noneName : currency
+        }
     }
 
     /// The statuses a count's name (SubscriptionCount.figureNames) stands for; nil for another name.
@@ -78,17 +213,17 @@ public enum SubscriptionList {
         return SubscriptionCount.statuses.first { $0.name == name }.map { [$0] }
     }
 
-    /// Where a page starts (`NOW-ID`): the instant the first page was asked at, which every later
-    /// page takes its defaults from (`at`, and a churned list's `to`), so that the pages of a list
-    /// are of one list even though now moves between them; and the last original transaction id of
-    /// the page before.
+    /// Where a page starts (`NOW-POSITION`): the instant the first page was asked at, which every
+    /// later page takes its defaults from (`at`, and a ranged list's `to`), so that the pages of a
+    /// list are of one list even though now moves between them; and the position of the last
+    /// member of the page before (Member.position: an original transaction id, or a period's position).
     public struct Cursor: Sendable, Equatable {
         public let now: Int64
         public let after: String
 
         public init(now: Int64, after: String) { (self.now, self.after) = (now, after) }
 
-        /// As `text` writes it: an instant within FigureInterval.instants, then an id of 1 to 64 visible ASCII characters.
+        /// As `text` writes it: an instant within FigureInterval.instants, then 1 to 64 visible ASCII characters.
         public init?(_ text: String) {
             guard let (now, id) = SubscriptionList.numberAndRest(text), FigureInterval.instants.contains(now), id.utf8.count <= 64,
                   id.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
@@ -114,18 +249,17 @@ public enum SubscriptionList {
         return (kept, rows.count > kept.count ? kept.last.map { Cursor(now: now, after: $0.position) } : nil)
     }
 
-    /// The answer of `GET /v1/subscriptions`: what was asked (a status and a churn, or the periods
-    /// that began), the page's subscriptions (or periods), and `next_cursor` when another page follows.
-    /// A list of periods is judged at no instant (`instant` nil).
-    public static func json(_ members: [Member], status: String?, at instant: Int64?, product: String?, churn: Churn? = nil,
-                            began: Began? = nil, nextCursor: Cursor?) -> [UInt8] {
+    /// The answer of `GET /v1/subscriptions`: what was asked (`counted`, over [from, to) when it is
+    /// a count of the flows), the page's subscriptions (or periods), and `next_cursor` when another
+    /// page follows. A list of periods is judged at no instant, so it names none.
+    public static func json(_ members: [Member], counted: Counted, at instant: Int64, from: Int64, to: Int64, product: String?,
+                            nextCursor: Cursor?) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
-        if let instant { writer.number("at_ms", instant) }
-        if let status { writer.string("status", status) }
-        for (key, value, from, to) in [churn.map { ("churned", $0.reason.rawValue, $0.from, $0.to) },
-                                       began.map { ("began", $0.name, $0.from, $0.to) }].compactMap({ $0 }) {
-            writer.string(key, value)
+        if !counted.listsPeriods { writer.number("at_ms", instant) }
+        if let status = counted.statusName { writer.string("status", status) }
+        if let flows = counted.flowsCount {
+            writer.string(flows.key, flows.value)
             writer.number("from_ms", from)
             writer.number("to_ms", to)
         }

@@ -18,10 +18,9 @@ extension DashboardPage {
         for card in cards {
             let key = card.currency.map { card.name + "/" + $0 } ?? card.name
             // The active subscriptions at the page's instant link those it counts (SubscriptionListController).
-            let shown = card.name == "active_subscriptions" && card.value != nil
-                ? "<a href=\"\(Self.escape(subscriptionsLink(SubscriptionState.Status.active.name, product: figure.product)))\">"
-                    + "\(text(card.value, card))</a>"
-                : text(card.value, card)
+            let link = card.name == "active_subscriptions" && card.value != nil
+                ? subscriptionsLink(SubscriptionState.Status.active.name, product: figure.product) : nil
+            let shown = link.map { Self.link($0, text(card.value, card)) } ?? text(card.value, card)
             section += "<div class=\"card\" data-card=\"\(Self.escape(key))\"><h3>\(titles[card.name] ?? card.name)"
                 + (card.currency.map { " (\(Self.escape($0)))" } ?? "") + "</h3>"
                 + "<p class=\"value\" data-figure=\"value\" data-value=\"\(card.value ?? "")\">\(shown)</p>"

@@ -69,8 +69,16 @@ struct DashboardPage {
     /// The page of the subscriptions behind a count of `status` (SubscriptionListController), at the
     /// page's instant when it was asked for one (else now, where the kept counts answer it, where an
     /// instant some period was bought after reads every row as of it), of `product` (nil: all).
-    func subscriptionsLink(_ status: String, product: String?) -> String {
-        SubscriptionListController.pageLink(status: status, at: figure.atGiven ? figure.at : nil, product: product)
+    func subscriptionsLink(_ status: String, product: String?) -> String? {
+        Self.statusLink(status, at: figure.atGiven ? figure.at : nil, product: product)
+    }
+
+    /// The page of the subscriptions behind a count of `status` at `instant` (nil: now), of
+    /// `product` (nil: all); nil for a name that is no count's.
+    private static func statusLink(_ status: String, at instant: Int64?, product: String?) -> String? {
+        SubscriptionList.Counted.status(named: status).map {
+            SubscriptionListController.pageLink($0, range: nil, at: instant, product: product)
+        }
     }
 
     /// The page's range, grouping, instant and product as query parameters, for links from it.
@@ -101,8 +109,10 @@ struct DashboardPage {
             // Each count links the subscriptions it counts (SubscriptionListController); a product
             // without an id cannot be asked for, so its counts link nothing.
             let link = { (name: String, count: Int64) in
-                guard product != "" else { return Self.cell(name, count) }
-                return Self.cell(name, count, shown: "<a href=\"\(Self.escape(subscriptionsLink(name, product: product ?? figure.product)))\">\(count)</a>")
+                guard product != "", let href = subscriptionsLink(name, product: product ?? figure.product) else {
+                    return Self.cell(name, count)
+                }
+                return Self.linkedCell(name, count, to: href)
             }
             table += "<tr data-product=\"\(Self.escape(product ?? ""))\"><td>\(Self.escape(label))</td>"
                 + zip(SubscriptionCount.figureNames, SubscriptionCount.figures(rows)).map(link).joined() + "</tr>\n"
@@ -142,7 +152,7 @@ struct DashboardPage {
         for flow in flows {
             table += "<tr data-start=\"\(flow.startMilliseconds)\"><td>\(Self.date(flow.startMilliseconds))</td>"
                 + flow.beganFigures.map { beganCell($0.name, $0.value, intervalStart: flow.startMilliseconds) }.joined()
-                + Self.cell("refunds", flow.refundCount)
+                + refundsCell("refunds", flow.refundCount, currency: nil, intervalStart: flow.startMilliseconds)
                 + flow.churnedFigures.map { churnedCell($0.name, $0.value, intervalStart: flow.startMilliseconds) }.joined()
                 + "</tr>\n"
         }
@@ -159,7 +169,10 @@ struct DashboardPage {
                 table += "<tr data-line=\"\(interval.startMilliseconds)/\(Self.escape(line.currency))\">"
                     + "<td>\(Self.date(interval.startMilliseconds))</td><td>\(Self.escape(line.currency))</td>"
                     + zip(IntervalRevenue.Line.figureNames, line.figures).map { name, value in
-                        Self.cell(name, value, shown: name.hasSuffix("_milliunits") ? Self.money(value, line.currency) : nil)
+                        if name == "refunds" {
+                            return refundsCell(name, value, currency: line.currency, intervalStart: interval.startMilliseconds)
+                        }
+                        return Self.cell(name, value, shown: name.hasSuffix("_milliunits") ? Self.money(value, line.currency) : nil)
                     }.joined() + "</tr>\n"
             }
         }
@@ -193,7 +206,7 @@ struct DashboardPage {
                 + zip(IntervalChurn.countNames, interval.counts).map { name, count in
                     name.hasPrefix(Self.churnedPrefix)
                         ? churnedCell(String(name.dropFirst(Self.churnedPrefix.count)), count, intervalStart: interval.startMilliseconds)
-                        : Self.cell(name, count)
+                        : activeCell(name, count, at: interval.startMilliseconds)
                 }.joined()
             for (rate, (name, value)) in zip(IntervalChurn.rates, interval.rateFigures) {
                 table += Self.rateCell(name, value, interval.churned(rate.churned), of: interval.counts[0])
@@ -219,7 +232,10 @@ struct DashboardPage {
         for interval in active {
             table += "<tr data-start=\"\(interval.startMilliseconds)\"><td>\(Self.date(interval.startMilliseconds))</td>"
                 + Self.cell("at_ms", interval.atMilliseconds, shown: Self.date(interval.atMilliseconds))
-                + zip(IntervalActive.countNames, interval.counts).map { Self.cell($0, $1) }.joined() + "</tr>\n"
+                + zip(IntervalActive.countNames, interval.counts).map { name, count in
+                    // The active at a midnight are the subscriptions figure's active then (a test holds them equal).
+                    activeCell(name, count, at: interval.atMilliseconds)
+                }.joined() + "</tr>\n"
         }
         table += "</table>\n<table id=\"active-mrr\"><tr><th>From</th><th>Currency</th><th>MRR</th><th>ARR</th><th>active</th></tr>\n"
         for interval in active {
@@ -266,7 +282,7 @@ struct DashboardPage {
     /// What the churned counts' names begin with, before the reason (IntervalChurn.countNames).
     private static let churnedPrefix = "churned_"
 
-    /// What the flows of the interval that starts at `start` count: the part of the page's range in it.
+    /// What the flows and the revenue of the interval that starts at `start` count: the part of the page's range in it.
     private func flowsRange(intervalStart start: Int64) -> (from: Int64, to: Int64) {
         let end = figure.interval.nextFirstDay(after: FigureInterval.day(of: start)) * FigureInterval.dayMilliseconds
         return (max(figure.from, start), min(figure.to, end))
@@ -276,21 +292,38 @@ struct DashboardPage {
     /// those expired whose period ended in the interval, within the page's range (as the flows read them).
     private func churnedCell(_ reasonName: String, _ count: Int64, intervalStart start: Int64) -> String {
         guard let reason = ChurnReason(rawValue: reasonName) else { return Self.cell(Self.churnedPrefix + reasonName, count) }
-        let range = flowsRange(intervalStart: start)
-        let churn = SubscriptionList.Churn(reason: reason, from: range.from, to: range.to)
         // At the page's instant, as the flows judged them (a churned list reads the table at any instant).
-        let href = SubscriptionListController.pageLink(status: SubscriptionState.Status.expired.name, at: figure.at,
-                                                       product: figure.product, churn: churn)
-        return Self.cell(Self.churnedPrefix + reasonName, count, shown: "<a href=\"\(Self.escape(href))\">\(count)</a>")
+        return Self.linkedCell(Self.churnedPrefix + reasonName, count, to: SubscriptionListController.pageLink(
+            .churned(reason), range: flowsRange(intervalStart: start), at: figure.at, product: figure.product))
+    }
+
+    /// A count of the subscriptions active at the midnight `instant` (the active table's `active`,
+    /// the churn table's `active_at_start`), linking them: the subscriptions figure's active then.
+    /// The trials and the paid among them link nothing (the summaries do not keep what their period's offer was).
+    private func activeCell(_ name: String, _ count: Int64, at instant: Int64) -> String {
+        let active = SubscriptionState.Status.active.name
+        guard ["active", "active_at_start"].contains(name), let href = Self.statusLink(active, at: instant, product: figure.product)
+        else { return Self.cell(name, count) }
+        return Self.linkedCell(name, count, to: href)
     }
 
     /// A count of the periods that began as `name` says in the interval that starts at `start`,
     /// linking the periods it counts (no instant judges them).
     private func beganCell(_ name: String, _ count: Int64, intervalStart start: Int64) -> String {
-        let range = flowsRange(intervalStart: start)
-        guard let began = SubscriptionList.Began(name: name, from: range.from, to: range.to) else { return Self.cell(name, count) }
-        let href = SubscriptionListController.pageLink(status: nil, at: nil, product: figure.product, began: began)
-        return Self.cell(name, count, shown: "<a href=\"\(Self.escape(href))\">\(count)</a>")
+        guard let began = SubscriptionList.Began(name: name) else { return Self.cell(name, count) }
+        return Self.linkedCell(name, count, to: SubscriptionListController.pageLink(
+            .began(began), range: flowsRange(intervalStart: start), at: nil, product: figure.product))
+    }
+
+    /// A count of the periods refunded or revoked in the interval that starts at `start`, in
+    /// `currency` (nil: every currency; "": none), linking the periods it counts; a currency the
+    /// API cannot name (not three capital letters) links nothing.
+    private func refundsCell(_ name: String, _ count: Int64, currency: String?, intervalStart start: Int64) -> String {
+        guard let refunds = currency.map(SubscriptionList.Refunds.init(currency:)) ?? SubscriptionList.Refunds.all else {
+            return Self.cell(name, count)
+        }
+        return Self.linkedCell(name, count, to: SubscriptionListController.pageLink(
+            .refunds(refunds), range: flowsRange(intervalStart: start), at: nil, product: figure.product))
     }
 
     /// A rate as a percentage (a dash for none), its counts in its title (`1 of 12`).
@@ -333,6 +366,14 @@ struct DashboardPage {
     static func cell(_ figure: String, _ value: Int64, shown: String? = nil) -> String {
         "<td data-figure=\"\(escape(figure))\" data-value=\"\(value)\">\(shown ?? String(value))</td>"
     }
+
+    /// A count's cell whose number links `href` (the page of what it counts).
+    static func linkedCell(_ figure: String, _ count: Int64, to href: String) -> String {
+        cell(figure, count, shown: link(href, String(count)))
+    }
+
+    /// `text` (escaped already) linking `href`.
+    static func link(_ href: String, _ text: String) -> String { "<a href=\"\(escape(href))\">\(text)</a>" }
 
     static func date(_ milliseconds: Int64) -> String { FigureInterval.date(of: milliseconds) }
 

@@ -9,22 +9,23 @@ struct SubscriptionListPage {
     let nextCursor: SubscriptionList.Cursor?
 
     /// What the count counts, and over which range: a status; a churned count (subscriptions expired at
-    /// the instant whose period ended in the range); or periods that began in the range.
+    /// the instant whose period ended in the range); periods that began in the range, or refunded in it.
     private var counted: (what: String, range: String) {
-        let range = { (from: Int64, to: Int64) in "from \(DashboardPage.date(from)) to \(DashboardPage.date(to))" }
-        if let began = asked.began {
-            return ("periods that began as " + began.name.replacingOccurrences(of: "_", with: " "), " " + range(began.from, began.to))
+        let range = "from \(DashboardPage.date(asked.figure.from)) to \(DashboardPage.date(asked.figure.to))"
+        switch asked.counted {
+        case .status(let name, _): return ("subscriptions " + name.replacingOccurrences(of: "_", with: " "), "")
+        case .churned(let reason): return ("subscriptions that churned, \(reason.rawValue)", " whose period ended " + range)
+        case .began(let began): return ("periods that began as " + began.name.replacingOccurrences(of: "_", with: " "), " " + range)
+        case .refunds(let refunds):
+            let currency = refunds.currency.map { $0.isEmpty ? ", in no currency" : ", in " + $0 } ?? ""
+            return ("periods refunded or revoked" + currency, " " + range)
         }
-        if let churn = asked.churn {
-            return ("subscriptions that churned, \(churn.reason.rawValue)", " whose period ended " + range(churn.from, churn.to))
-        }
-        return ("subscriptions " + (asked.statusName ?? "").replacingOccurrences(of: "_", with: " "), "")
     }
 
     var html: String {
         let escape = DashboardPage.escape
-        let periods = asked.began != nil
-        // Periods that began are judged at no instant.
+        let periods = asked.counted.listsPeriods
+        // Periods (that began, or were refunded) are judged at no instant.
         let instant = periods ? "" : " at <time data-figure=\"at_ms\" data-value=\"\(asked.figure.at)\">\(DashboardPage.date(asked.figure.at))</time>"
         var page = """
             <!doctype html>
@@ -47,9 +48,8 @@ struct SubscriptionListPage {
         }
         page += "</table>\n"
         if let nextCursor {
-            let next = SubscriptionListController.pageLink(status: asked.statusName, at: periods ? nil : asked.figure.at,
-                                                           product: asked.figure.product,
-                                                           churn: asked.churn, began: asked.began)
+            let next = SubscriptionListController.pageLink(asked.counted, range: (asked.figure.from, asked.figure.to),
+                                                           at: asked.figure.at, product: asked.figure.product)
                 + "&limit=\(asked.limit)&cursor=" + PercentEncoding.encoded(nextCursor.text)
             page += "<p><a id=\"next-page\" href=\"\(escape(next))\">next \(asked.limit)</a></p>\n"
         }

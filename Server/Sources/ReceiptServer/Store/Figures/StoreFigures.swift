@@ -127,14 +127,12 @@ enum StoreFigures {
     static func flows(from: Int64, to: Int64, at instant: Int64, product: String?, on statements: some StoreStatements) async throws
         -> [DayFlows] {
         let d = statements.dialect
-        let (p2, p3) = (d.placeholder(2), d.placeholder(3))
         let day = FigureInterval.dayMilliseconds
         let began = try await FlowDays.began(from: from, to: to, product: product, on: statements)
         let refunded = try await refunds(from: from, to: to, product: product, on: statements)
         let churned = try await statements.run(summaries(
-            select: "standing_expires_date / \(day), coalesce(expiration_intent, 0), count(*)",
-            where: "(\(status(d))) = \(SubscriptionState.Status.expired.rawValue) AND standing_expires_date >= \(p2) "
-                + "AND standing_expires_date < \(p3) AND " + only(product, placeholder: 4, d), groupBy: "1, 2", .table, d),
+            select: "standing_expires_date / \(day), \(expirationIntent), count(*)",
+            where: churnedInRange(d) + " AND " + only(product, placeholder: 4, d), groupBy: "1, 2", .table, d),
             [.integer(instant), .integer(from), .integer(to)] + values(product))
         var days: [Int64: DayFlows] = [:]
         for (day, counts) in began {
@@ -187,14 +185,28 @@ enum StoreFigures {
         let rows = try await statements.run("""
             SELECT revocation_date / \(FigureInterval.dayMilliseconds), coalesce(currency, ''), count(*),
               CAST(sum(\(refundedAmount)) AS BIGINT)
-            FROM transactions WHERE product_type = 'Auto-Renewable Subscription'
-              AND revocation_date >= \(d.placeholder(1)) AND revocation_date < \(d.placeholder(2)) AND \(only(product, placeholder: 3, d))
+            FROM transactions WHERE \(refundedRows(d)) AND \(only(product, placeholder: 3, d))
             GROUP BY 1, 2 ORDER BY 1, 2
             """, [.integer(from), .integer(to)] + values(product))
         return rows.compactMap { row in
             guard row.count == 4, let day = row[0].integer, let currency = row[1].text, let count = row[2].integer else { return nil }
             return (day, currency, count, row[3].integer ?? 0)
         }
+    }
+
+    /// The summaries of subscriptions churned in [placeholder 2, placeholder 3): expired at the
+    /// instant (placeholder 1), their standing period ended in the range.
+    static func churnedInRange(_ d: StoreDialect) -> String {
+        "(\(status(d))) = \(SubscriptionState.Status.expired.rawValue) AND standing_expires_date >= \(d.placeholder(2)) "
+            + "AND standing_expires_date < \(d.placeholder(3))"
+    }
+
+    /// A summary's expiration intent, 0 where its renewal info names none (ChurnReason sorts it).
+    static let expirationIntent = "coalesce(expiration_intent, 0)"
+
+    /// The transactions refunds count: auto-renewable periods refunded or revoked in [placeholder 1, placeholder 2).
+    static func refundedRows(_ d: StoreDialect) -> String {
+        "product_type = 'Auto-Renewable Subscription' AND revocation_date >= \(d.placeholder(1)) AND revocation_date < \(d.placeholder(2))"
     }
 
     /// The condition that `product_id` is `product` (at `placeholder`); TRUE when no product is asked.

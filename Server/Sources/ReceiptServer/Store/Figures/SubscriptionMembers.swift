@@ -2,16 +2,18 @@ import ReceiptCore
 
 /// The subscriptions behind a count of the subscriptions figure, or a churned count of the flows
 /// (SubscriptionList): read from the summaries the figure reads and judged by the same rule at the
-/// instant, so that the pages of a count hold as many subscriptions as the count.
+/// instant, so that the pages of a count hold as many subscriptions as the count; and the periods
+/// behind a count of periods that began or of refunds, read from the rows the flows count.
 extension StoreFigures {
     /// At most `limit` + 1 (the one more says another page follows) subscriptions in `statuses` at
-    /// `instant`, only those `churn` names when given, `product`'s only when given, after the
+    /// `instant` (with `churn`, those the flows count churned for its reason over its range:
+    /// expired), `product`'s only when given, after the
     /// original transaction id `cursor`, in the order of their original transaction ids (the
     /// database's own text order, the same for the cursor's comparison and the sort, so the primary
     /// key serves both). The summaries are the subscriptions figure's (the table when it answers for
     /// the instant, else the same made from the rows as of it), the table for a churn, as the flows read it.
     static func members(in statuses: [SubscriptionState.Status], at instant: Int64, product: String?,
-                        churn: SubscriptionList.Churn? = nil, after cursor: String?, limit: Int,
+                        churn: (reason: ChurnReason, from: Int64, to: Int64)? = nil, after cursor: String?, limit: Int,
                         on statements: some StoreStatements) async throws -> [SubscriptionList.Member] {
         let d = statements.dialect
         var source = Source.table
@@ -19,11 +21,10 @@ extension StoreFigures {
         var binds: [StoreValue] = [.integer(instant)]
         var conditions = ["(\(status(d))) IN (\(statuses.map { String($0.rawValue) }.joined(separator: ", ")))"]
         if let churn {
+            // The flows' churned, of the churn's reason (ChurnReason's intents).
             binds += [.integer(churn.from), .integer(churn.to)]
-            let intent = "coalesce(expiration_intent, 0)"
-            conditions += ["standing_expires_date >= \(d.placeholder(2)) AND standing_expires_date < \(d.placeholder(3))",
-                           churn.reason.intent.map { "\(intent) = \($0)" }
-                               ?? "\(intent) NOT IN (\(ChurnReason.intents.map { String($0.intent) }.joined(separator: ", ")))"]
+            conditions = [churnedInRange(d), churn.reason.intent.map { "\(expirationIntent) = \($0)" }
+                              ?? "\(expirationIntent) NOT IN (\(ChurnReason.intents.map { String($0.intent) }.joined(separator: ", ")))"]
         }
         conditions.append(only(product, placeholder: binds.count + 1, d))
         binds += values(product)
@@ -44,31 +45,64 @@ extension StoreFigures {
 
 extension FlowDays {
     /// At most `limit` + 1 periods of `began`'s kind bought in [from, to), `product`'s only when
-    /// given, after `cursor`, in the order of their purchase dates then transaction ids (the index of
-    /// purchases reads a page without sorting the range): the rows the flows count (`periods` and
+    /// given, after `cursor`, in the order of their purchase dates then transaction ids (read down
+    /// the index of purchases): the rows the flows count (`periods` and
     /// the kind's condition; the counts kept per day are their sums). `kinds` lists the kinds in the
     /// order of IntervalFlows.beganNames (a test holds them together).
-    static func periods(_ began: SubscriptionList.Began, product: String?, after cursor: SubscriptionList.PeriodPosition?,
-                        limit: Int, on statements: some StoreStatements) async throws -> [SubscriptionList.Member] {
+    static func periods(_ began: SubscriptionList.Began, from: Int64, to: Int64, product: String?,
+                        after cursor: SubscriptionList.PeriodPosition?, limit: Int,
+                        on statements: some StoreStatements) async throws -> [SubscriptionList.Member] {
         let d = statements.dialect
-        var binds: [StoreValue] = [.integer(began.from), .integer(began.to)] + StoreFigures.values(product)
-        var conditions = [periods, kinds[began.kind].condition,
-                          "purchase_date >= \(d.placeholder(1)) AND purchase_date < \(d.placeholder(2))",
-                          StoreFigures.only(product, placeholder: 3, d)]
+        return try await StoreFigures.periodPage(
+            where: [periods, kinds[began.kind].condition, "purchase_date >= \(d.placeholder(1)) AND purchase_date < \(d.placeholder(2))",
+                    StoreFigures.only(product, placeholder: 3, d)],
+            [.integer(from), .integer(to)] + StoreFigures.values(product),
+            by: "purchase_date", after: cursor, limit: limit, on: statements)
+    }
+}
+
+extension StoreFigures {
+    /// At most `limit` + 1 periods refunded or revoked in [from, to), `product`'s and `refunds`'
+    /// currency's only when given, after `cursor`, in the order of their revocation dates then
+    /// transaction ids: the rows the flows' and the revenue's refunds count (`refundedRows`; the
+    /// revenue's lines by `coalesce(currency, '')`, its line without a code "").
+    static func refundedPeriods(_ refunds: SubscriptionList.Refunds, from: Int64, to: Int64, product: String?,
+                                after cursor: SubscriptionList.PeriodPosition?, limit: Int,
+                                on statements: some StoreStatements) async throws -> [SubscriptionList.Member] {
+        let d = statements.dialect
+        var binds: [StoreValue] = [.integer(from), .integer(to)] + values(product)
+        var conditions = [refundedRows(d), only(product, placeholder: 3, d)]
+        if let currency = refunds.currency {
+            binds.append(.text(currency))
+            conditions.append("coalesce(currency, '') = \(d.placeholder(binds.count))")
+        }
+        return try await periodPage(where: conditions, binds, by: "revocation_date", after: cursor, limit: limit, on: statements)
+    }
+
+    /// At most `limit` + 1 transactions that meet every one of `conditions` (over `binds`), after
+    /// `cursor`, in the order of `dateColumn` then transaction id, each as a period of a list
+    /// (its subscription, product, and position by that date). The cursor's date also bounds the
+    /// date alone, which an index of `dateColumn` reads from (a row value's comparison may not).
+    static func periodPage(where conditions: [String], _ binds: [StoreValue], by dateColumn: String,
+                           after cursor: SubscriptionList.PeriodPosition?, limit: Int,
+                           on statements: some StoreStatements) async throws -> [SubscriptionList.Member] {
+        let d = statements.dialect
+        var (conditions, binds) = (conditions, binds)
         if let cursor {
-            binds += [.integer(cursor.purchaseDate), .text(cursor.transactionID)]
-            conditions.append("(purchase_date, transaction_id) > (\(d.placeholder(binds.count - 1)), \(d.placeholder(binds.count)))")
+            binds += [.integer(cursor.date), .text(cursor.transactionID)]
+            let (date, id) = (d.placeholder(binds.count - 1), d.placeholder(binds.count))
+            conditions += ["\(dateColumn) >= \(date)", "(\(dateColumn), transaction_id) > (\(date), \(id))"]
         }
         let rows = try await statements.run("""
-            SELECT original_transaction_id, coalesce(product_id, ''), transaction_id, purchase_date FROM transactions
+            SELECT original_transaction_id, coalesce(product_id, ''), transaction_id, \(dateColumn) FROM transactions
             WHERE \(conditions.map { "(\($0))" }.joined(separator: " AND "))
-            ORDER BY purchase_date, transaction_id LIMIT \(max(1, limit) + 1)
+            ORDER BY \(dateColumn), transaction_id LIMIT \(max(1, limit) + 1)
             """, binds)
         return rows.compactMap { row in
             guard row.count == 4, let id = row[0].text, let product = row[1].text, let transaction = row[2].text,
-                  let purchased = row[3].integer else { return nil }
+                  let date = row[3].integer else { return nil }
             return SubscriptionList.Member(originalTransactionID: id, productID: product,
-                                           period: SubscriptionList.PeriodPosition(purchaseDate: purchased, transactionID: transaction))
+                                           period: SubscriptionList.PeriodPosition(date: date, transactionID: transaction))
         }
     }
 }

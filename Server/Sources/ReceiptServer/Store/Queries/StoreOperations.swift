@@ -27,19 +27,29 @@ extension SubscriptionStore {
         try await withStatements(transaction: false) { try await StoreFigures.activeSubscriptions(at: instant, product: product, on: $0) }
     }
 
-    /// A page of the subscriptions behind a count of the subscriptions figure (StoreFigures.members).
-    /// Or, with `began`, a page of the periods behind a count of the flows' periods that began
-    /// (FlowDays.periods). `now`: the instant the list was first asked at, which its cursors keep.
-    func subscriptionList(in statuses: [SubscriptionState.Status], at instant: Int64, product: String?,
-                          churn: SubscriptionList.Churn?, began: SubscriptionList.Began?, after cursor: String?, limit: Int,
-                          now: Int64) async throws -> (members: [SubscriptionList.Member], nextCursor: SubscriptionList.Cursor?) {
+    /// A page of the subscriptions behind `counted`: a count of the subscriptions figure or a
+    /// churned count (StoreFigures.members), or of the periods behind a count of periods that began
+    /// (FlowDays.periods) or of refunds (StoreFigures.refundedPeriods); a count of the flows over
+    /// [from, to). `now`: the instant the list was first asked at, which its cursors keep.
+    func subscriptionList(_ counted: SubscriptionList.Counted, at instant: Int64, from: Int64, to: Int64, product: String?,
+                          after cursor: String?, limit: Int, now: Int64) async throws
+        -> (members: [SubscriptionList.Member], nextCursor: SubscriptionList.Cursor?) {
         let rows = try await withStatements(transaction: false) { statements in
-            if let began {
-                return try await FlowDays.periods(began, product: product, after: cursor.flatMap(SubscriptionList.PeriodPosition.init),
-                                                  limit: limit, on: statements)
+            let position = cursor.flatMap(SubscriptionList.PeriodPosition.init)
+            switch counted {
+            case .status(_, let statuses):
+                return try await StoreFigures.members(in: statuses, at: instant, product: product, after: cursor, limit: limit,
+                                                      on: statements)
+            case .churned(let reason):
+                return try await StoreFigures.members(in: counted.statuses, at: instant, product: product,
+                                                      churn: (reason, from, to), after: cursor, limit: limit, on: statements)
+            case .began(let began):
+                return try await FlowDays.periods(began, from: from, to: to, product: product, after: position, limit: limit,
+                                                  on: statements)
+            case .refunds(let refunds):
+                return try await StoreFigures.refundedPeriods(refunds, from: from, to: to, product: product, after: position,
+                                                              limit: limit, on: statements)
             }
-            return try await StoreFigures.members(in: statuses, at: instant, product: product, churn: churn, after: cursor,
-                                                  limit: limit, on: statements)
         }
         return SubscriptionList.page(rows, limit: limit, now: now)
     }
