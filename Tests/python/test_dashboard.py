@@ -18,6 +18,7 @@ import pytest
 
 from test_notifications import mint_jws, new_store, news_ca, now, postgres  # noqa: F401 (fixtures)
 from test_serve import READ_TOKEN
+from store_tables import table
 from test_store_facts import DAY, shaped_server
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -332,6 +333,12 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
     refunds = [link for table in ("flows", "revenue") for link in linked[table] if link[0] == "refunds"]
     stood = [link for table in ("active", "churn") for link in linked[table] if link[0] in ("active", "active_at_start")]
     assert len(stood) == len(re.findall(r'data-figure="(active|active_at_start)"', tables["active"] + tables["churn"]))
+    # Each links the midnight its row counts at: the active table's at_ms, the churn table's start.
+    for name, row_at in (("active", r'data-figure="at_ms" data-value="(\d+)"'), ("churn", r"^")):
+        for start, row in re.findall(r'<tr data-start="(\d+)">(.*?)</tr>', tables[name], re.S):
+            at = re.search(row_at, row).group(1) if name == "active" else start
+            hrefs = [href for figure, _, href in linked[name] if f'href="{href}"' in row and figure.startswith("active")]
+            assert len(hrefs) == 1 and f"at={at}&" in html.unescape(hrefs[0]) + "&", (name, start, hrefs)
     assert sum(len(links) for links in linked.values()) == len(by_status + churned + began + refunds + stood)
     # A refunds count of the flows is of every currency; one of the revenue, of its line's currency.
     refunds_of = [html.unescape(href).split("refunds=")[1].split("&")[0] for _, _, href in refunds]
@@ -495,6 +502,17 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         assert {currency: len(ids) for currency, ids in by_currency.items()} == refunded
         assert sorted(sum(by_currency.values(), [])) == sorted(list_all(server, dict(whole, refunds="all"))["ids"])
         assert list_all(server, dict(whole, refunds="JPY"))["ids"] == []
+        # So are a product's, in each currency (its revenue's refunds), some of them refunded.
+        refunded_products = []
+        for product in sorted({product["product_id"] for product in figures["by_product"]}):
+            of_product = {}
+            revenue = server.json("GET", "/v1/stats/revenue?" + urllib.parse.urlencode(dict(whole, product=product)))[1]
+            for line in (line for interval in revenue["intervals"] for line in interval["currencies"]):
+                of_product[line["currency"]] = of_product.get(line["currency"], 0) + line["refunds"]
+            assert {currency: len(list_all(server, dict(whole, refunds=currency, product=product))["ids"])
+                    for currency in of_product} == of_product, product
+            refunded_products += [product] if sum(of_product.values()) else []
+        assert refunded_products, "no product had a refund"
         assert server.request("GET", "/dashboard/subscriptions?status=active", token=None)[0] == 401
         # Without cohorts=1 the page links them instead of reading them; another value is refused.
         plain = html.unescape(server.request("GET", f"/dashboard?{past}")[1].decode())
@@ -510,6 +528,17 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         assert shown[("cards", "new", "previous")] > 0
         assert any(shown[key] not in (None, 0) for key in shown if key[0] == "cards" and key[2] == "change"
                    and key[1].endswith(("_rate", "_to_paying")))
+        # A refund whose transaction names no currency falls in the revenue's line without a code, which
+        # links refunds=none: that period alone (changed by hand here, after the figures above were checked).
+        refund = table(server.location, "SELECT transaction_id FROM transactions WHERE revocation_date IS NOT NULL "
+                                        "AND product_type = 'Auto-Renewable Subscription' ORDER BY transaction_id LIMIT 1")[0][0]
+        table(server.location, f"UPDATE transactions SET currency = NULL WHERE transaction_id = '{refund}'")
+        assert list_all(server, dict(whole, refunds="none"))["ids"] == [refund]
+        page = html.unescape(server.request("GET", "/dashboard?" + urllib.parse.urlencode(dict(whole, by="month")))[1].decode())
+        line = re.search(r'<tr data-line="\d+/">(.*?)</tr>', page, re.S).group(1)
+        href = re.search(r'data-figure="refunds" data-value="1"><a href="([^"]+)">1</a>', line).group(1)
+        status, body, _ = server.request("GET", href)
+        assert "refunds=none" in href and status == 200 and f'data-key="{refund}"' in body.decode(), href
 
         ARTEFACTS.mkdir(parents=True, exist_ok=True)
         screenshot = ARTEFACTS / "dashboard.png"

@@ -300,10 +300,12 @@ struct DashboardPage {
     /// A count of the subscriptions active at the midnight `instant` (the active table's `active`,
     /// the churn table's `active_at_start`), linking them: the subscriptions figure's active then.
     /// The trials and the paid among them link nothing (the summaries do not keep what their period's offer was).
+    /// A midnight before the earliest instant a list takes (an interval's start before the page's
+    /// `from`, which the churn's first interval can have) links nothing.
     private func activeCell(_ name: String, _ count: Int64, at instant: Int64) -> String {
         let active = SubscriptionState.Status.active.name
-        guard ["active", "active_at_start"].contains(name), let href = Self.statusLink(active, at: instant, product: figure.product)
-        else { return Self.cell(name, count) }
+        guard [IntervalActive.countNames[0], IntervalChurn.countNames[0]].contains(name), FigureInterval.instants.contains(instant),
+              let href = Self.statusLink(active, at: instant, product: figure.product) else { return Self.cell(name, count) }
         return Self.linkedCell(name, count, to: href)
     }
 
@@ -319,9 +321,12 @@ struct DashboardPage {
     /// `currency` (nil: every currency; "": none), linking the periods it counts; a currency the
     /// API cannot name (not three capital letters) links nothing.
     private func refundsCell(_ name: String, _ count: Int64, currency: String?, intervalStart start: Int64) -> String {
-        guard let refunds = currency.map(SubscriptionList.Refunds.init(currency:)) ?? SubscriptionList.Refunds.all else {
-            return Self.cell(name, count)
+        let refunds: SubscriptionList.Refunds?
+        switch currency {
+        case nil: refunds = .all
+        case let code?: refunds = SubscriptionList.Refunds(currency: code)
         }
+        guard let refunds else { return Self.cell(name, count) }
         return Self.linkedCell(name, count, to: SubscriptionListController.pageLink(
             .refunds(refunds), range: flowsRange(intervalStart: start), at: nil, product: figure.product))
     }

@@ -4,7 +4,7 @@ import ReceiptCore
 
 /// The subscriptions behind a count of `/v1/stats/subscriptions`, or behind a churned count of
 /// the flows (`status=expired&churned=REASON&from=…&to=…`), or the periods behind a count of the
-/// flows' periods that began (`began=KIND&from=…&to=…`) or of refunds (`refunds=all|CURRENCY&from=…&to=…`)
+/// flows' periods that began (`began=KIND&from=…&to=…`) or of refunds (`refunds=all|none|CURRENCY&from=…&to=…`)
 /// (SubscriptionList), a page at a time: `GET /v1/subscriptions?…[&product=…][&at=…][&limit=N][&cursor=C]`
 /// as JSON, and `GET /dashboard/subscriptions?…` as a page of the dashboard, which each such count of
 /// the dashboard links, each subscription linking its customer page.

@@ -61,6 +61,11 @@ enum FlowDays {
     static let periods = "product_type = 'Auto-Renewable Subscription' AND period_position IS NOT NULL "
         + "AND purchase_date IS NOT NULL"
 
+    /// The periods bought in [placeholder 1, placeholder 2), which the counts of a part of a day and a list of periods read.
+    static func purchasedInRange(_ d: StoreDialect) -> String {
+        "purchase_date >= \(d.placeholder(1)) AND purchase_date < \(d.placeholder(2))"
+    }
+
     /// The key's columns as a row of `countsQuery` gives them.
     private static let keyWidth = 3
 
@@ -198,7 +203,7 @@ enum FlowDays {
         var parts: [[[StoreValue]]] = []
         func fromRows(_ start: Int64, _ end: Int64) async throws {
             guard start < end else { return }
-            let condition = "purchase_date >= \(d.placeholder(1)) AND purchase_date < \(d.placeholder(2)) AND \(onlyProduct)"
+            let condition = "\(purchasedInRange(d)) AND \(onlyProduct)"
             parts.append(try await statements.run(countsQuery(where: condition), [.integer(start), .integer(end)] + productValue))
         }
         if firstWhole >= endWhole {

@@ -6,8 +6,8 @@ import ReceiptCore
 /// behind a count of periods that began or of refunds, read from the rows the flows count.
 extension StoreFigures {
     /// At most `limit` + 1 (the one more says another page follows) subscriptions in `statuses` at
-    /// `instant` (with `churn`, those the flows count churned for its reason over its range:
-    /// expired), `product`'s only when given, after the
+    /// `instant` (with `churn` instead, those the flows count churned for its reason over its
+    /// range, which are expired: `statuses` is not read), `product`'s only when given, after the
     /// original transaction id `cursor`, in the order of their original transaction ids (the
     /// database's own text order, the same for the cursor's comparison and the sort, so the primary
     /// key serves both). The summaries are the subscriptions figure's (the table when it answers for
@@ -54,8 +54,7 @@ extension FlowDays {
                         on statements: some StoreStatements) async throws -> [SubscriptionList.Member] {
         let d = statements.dialect
         return try await StoreFigures.periodPage(
-            where: [periods, kinds[began.kind].condition, "purchase_date >= \(d.placeholder(1)) AND purchase_date < \(d.placeholder(2))",
-                    StoreFigures.only(product, placeholder: 3, d)],
+            where: [periods, kinds[began.kind].condition, purchasedInRange(d), StoreFigures.only(product, placeholder: 3, d)],
             [.integer(from), .integer(to)] + StoreFigures.values(product),
             by: "purchase_date", after: cursor, limit: limit, on: statements)
     }
