@@ -26,12 +26,13 @@ OUT := build
 VENV := $(abspath $(OUT))/venv
 export PATH := $(VENV)/bin:$(PATH)
 PYTHON := $(VENV)/bin/python3
-# The pytest runs can take several tests at a time (pytest-xdist; 0: one at a time, in-process).
-# Most of a test's time is spent waiting (for a server to start, a deadline to pass, a receiver to
-# answer): on two cores, PYTEST_WORKERS=4 takes 40% of the serial time. The default stays 0 until
-# what load exposes is mended: a server with webhooks on PostgreSQL sometimes takes more than the
-# tests' 10 s to stop (test_events_older_than_the_retention_are_pruned_but_pending_deliveries_kept).
-PYTEST_WORKERS ?= 0
+# The pytest runs take two tests at a time (pytest-xdist; 0: one at a time, in-process). Most of a
+# test's time is spent waiting (for a server to start, a deadline to pass, a receiver to answer): on
+# two cores two workers take the Python suite from about 430 s to 250 s. Four were tried before and a
+# server with webhooks on PostgreSQL then twice took more than the tests' 10 s to stop; with two, the
+# longest of 193 stops took 2.5 s, and two sessions of four workers each on the webhook and security
+# files (eight on two cores) passed with none over 2.4 s (CHANGELOG).
+PYTEST_WORKERS ?= 2
 
 .PHONY: deb test-deb sanitize-server test-docs test-readme test-examples check-layers wheel test-wheel sanitize fuzz fuzz-smoke bench all deps test-deps venv build lib cli install uninstall demo test test-swift test-c memcheck test-python test-install check-embeddable examples clean help
 

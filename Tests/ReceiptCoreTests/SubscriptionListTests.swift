@@ -139,6 +139,22 @@ struct RefundsListTests {
             ((nil, nil, "new", "all"), "or the other"), ((nil, nil, "nothing", nil), "began is one of"),
             ((nil, nil, nil, "All"), "ALL is the Albanian lek"),
         ]
+        #expect(try Counted(status: nil, churned: nil, began: nil, refunds: nil, active: "paid") == .standing(trials: false))
+        // Each list's query parameters name it again, as a link writes them.
+        for counted in [Counted.status(named: "entitled")!, .churned(.other), .began(SubscriptionList.Began(name: "new")!),
+                        .refunds(Refunds(name: "none")!), .standing(trials: true)] {
+            let query = Dictionary(uniqueKeysWithValues: counted.queryParameters.map { ($0.key, $0.value) })
+            #expect(try Counted(status: query["status"], churned: query["churned"], began: query["began"], refunds: query["refunds"],
+                                active: query["active"]) == counted)
+        }
+        for (status, active, said) in [("active", "trials", "active is without"), (nil, "free", "active is one of trials, paid")] {
+            do throws(SubscriptionList.Refusal) {
+                _ = try Counted(status: status, churned: nil, began: nil, refunds: nil, active: active)
+                Issue.record("\(active) was taken")
+            } catch {
+                #expect(error.description.contains(said), "\(error.description)")
+            }
+        }
         for ((status, churned, began, refunds), said) in refusals {
             #expect(throws: SubscriptionList.Refusal.self) { try Counted(status: status, churned: churned, began: began, refunds: refunds) }
             do throws(SubscriptionList.Refusal) {
@@ -152,13 +168,28 @@ struct RefundsListTests {
     @Test func eachListNamesItsStatusItsFlowsCountAndWhetherItListsPeriods() {
         let refunds = Counted.refunds(Refunds(name: "USD")!)
         #expect(refunds.listsPeriods && refunds.isRanged && refunds.statusName == nil && refunds.statuses.isEmpty)
-        #expect(refunds.flowsCount.map { [$0.key, $0.value] } == ["refunds", "USD"])
+        #expect(refunds.parameter.map { [$0.key, $0.value] } == ["refunds", "USD"])
         let churned = Counted.churned(.voluntary)
         #expect(!churned.listsPeriods && churned.isRanged && churned.statusName == "expired" && churned.statuses == [.expired])
-        #expect(churned.flowsCount.map { [$0.key, $0.value] } == ["churned", "voluntary"])
+        #expect(churned.parameter.map { [$0.key, $0.value] } == ["churned", "voluntary"])
         let entitled = Counted.status(named: "entitled")
         #expect(entitled == .status(name: "entitled", statuses: [.active, .gracePeriod]) && Counted.status(named: "paying") == nil)
         #expect(entitled?.listsPeriods == false && entitled?.isRanged == false && entitled?.statusName == "entitled")
+        #expect(entitled?.parameter == nil)
+        // The active's trials and paid at a midnight: active subscriptions, named beside the status.
+        let trials = Counted.standing(trials: true)
+        #expect(!trials.listsPeriods && !trials.isRanged && trials.isAtMidnight && trials.statusName == "active")
+        #expect(trials.statuses == [.active] && trials.parameter.map { [$0.key, $0.value] } == ["active", "trials"])
+        #expect(Counted.standing(trials: false).parameter?.value == "paid" && !Counted.churned(.billing).isAtMidnight)
+        #expect(Counted.active(countNamed: "active") == Counted.status(named: "active")
+                && Counted.active(countNamed: "active_trials") == trials
+                && Counted.active(countNamed: "active_paid") == .standing(trials: false) && Counted.active(countNamed: "paid") == nil)
+        let stood = ActiveStanding(active: 7, trials: 2)
+        #expect(trials.count(in: stood) == 2 && Counted.standing(trials: false).count(in: stood) == 5)
+        #expect(Counted.status(named: "active")?.count(in: stood) == nil && trials.count(on: []) == nil)
+        let trialsJSON = String(decoding: SubscriptionList.json([], counted: trials, at: 86_400_000, from: 1, to: 2, product: nil,
+                                                                nextCursor: nil), as: UTF8.self)
+        #expect(trialsJSON == #"{"at_ms":86400000,"status":"active","active":"trials","subscriptions":[]}"#)
         let period = SubscriptionList.Member(originalTransactionID: "10", productID: "p", period: .init(date: 5, transactionID: "12"))
         let json = String(decoding: SubscriptionList.json([period], counted: refunds, at: 9, from: 3, to: 4, product: "p",
                                                           nextCursor: .init(now: 9, after: period.position)), as: UTF8.self)

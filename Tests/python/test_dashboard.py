@@ -322,7 +322,7 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
     # Every count of the table of statuses, and every such count of the other tables, is linked.
     tables = dict(re.findall(r'<table id="([\w-]+)">(.*?)</table>', dom, re.S))
     for table, counted in (("subscriptions", r"\w+"), ("flows", r"churned_\w+|refunds|" + "|".join(began_names)),
-                           ("churn", r"churned_\w+|active_at_start"), ("revenue", "refunds"), ("active", "active")):
+                           ("churn", r"churned_\w+|active_at_start"), ("revenue", "refunds"), ("active", "active|active_trials|active_paid")):
         cells = re.findall(r'<td data-figure="(' + counted + r')" data-value="\d+">(<a )?', tables[table])
         assert cells and all(linked for _, linked in cells), (table, cells)
     linked = {table: re.findall(r'<td data-figure="(\w+)" data-value="(\d+)"><a href="([^"]+)">\2</a></td>', body)
@@ -331,14 +331,15 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
     churned = [link for table in ("flows", "churn") for link in linked[table] if link[0].startswith("churned_")]
     began = [link for link in linked["flows"] if link[0] in began_names]
     refunds = [link for table in ("flows", "revenue") for link in linked[table] if link[0] == "refunds"]
-    stood = [link for table in ("active", "churn") for link in linked[table] if link[0] in ("active", "active_at_start")]
-    assert len(stood) == len(re.findall(r'data-figure="(active|active_at_start)"', tables["active"] + tables["churn"]))
-    # Each links the midnight its row counts at: the active table's at_ms, the churn table's start.
-    for name, row_at in (("active", r'data-figure="at_ms" data-value="(\d+)"'), ("churn", r"^")):
+    stood_names = ("active", "active_at_start", "active_trials", "active_paid")
+    stood = [link for table in ("active", "churn") for link in linked[table] if link[0] in stood_names]
+    assert len(stood) == len(re.findall(r'data-figure="(' + "|".join(stood_names) + ')"', tables["active"] + tables["churn"]))
+    # Each links the midnight its row counts at: the active table's at_ms (its three counts), the churn table's start.
+    for name, row_at, counts in (("active", r'data-figure="at_ms" data-value="(\d+)"', 3), ("churn", r"^", 1)):
         for start, row in re.findall(r'<tr data-start="(\d+)">(.*?)</tr>', tables[name], re.S):
             at = re.search(row_at, row).group(1) if name == "active" else start
-            hrefs = [href for figure, _, href in linked[name] if f'href="{href}"' in row and figure.startswith("active")]
-            assert len(hrefs) == 1 and f"at={at}&" in html.unescape(hrefs[0]) + "&", (name, start, hrefs)
+            hrefs = [href for figure, _, href in linked[name] if f'href="{href}"' in row and figure in stood_names]
+            assert len(hrefs) == counts and all(f"at={at}&" in html.unescape(href) + "&" for href in hrefs), (name, start, hrefs)
     assert sum(len(links) for links in linked.values()) == len(by_status + churned + began + refunds + stood)
     # A refunds count of the flows is of every currency; one of the revenue, of its line's currency.
     refunds_of = [html.unescape(href).split("refunds=")[1].split("&")[0] for _, _, href in refunds]
@@ -355,8 +356,11 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
         asked = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(href).query))
         assert urllib.parse.urlsplit(href).path == "/dashboard/subscriptions"
         if not judged_then:
-            # The active at a midnight: the subscriptions figure's active then.
-            assert asked["status"] == "active" and int(asked["at"]) % DAY == 0 and "from" not in asked, href
+            # What stood at a midnight: the subscriptions figure's active then, or the active's trials or paid.
+            expected = {"active_trials": {"active": "trials"}, "active_paid": {"active": "paid"}}.get(
+                name, {"status": "active"})
+            assert {key: asked[key] for key in ("status", "active") if key in asked} == expected, href
+            assert int(asked["at"]) % DAY == 0 and "from" not in asked, href
             name = "active"
         elif name.startswith("churned_"):
             assert (asked["status"], asked["churned"]) == ("expired", name.removeprefix("churned_")), href
@@ -392,6 +396,7 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
         assert answered["ids"] == listed
         assert answered.get("status") == name and answered.get("churned") == asked.get("churned"), answered
         assert answered.get("began") == asked.get("began") and answered.get("refunds") == asked.get("refunds"), answered
+        assert answered.get("active") == asked.get("active"), answered
         assert "at" not in asked or answered["at_ms"] == int(asked["at"])
         assert "from" not in asked or (answered["from_ms"], answered["to_ms"]) == (int(asked["from"]), int(asked["to"]))
     return (sum(int(count) for _, count, _ in by_status), sum(int(count) for _, count, _ in churned),
@@ -480,7 +485,8 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
                         "began=new&cursor=1796636986000-2000000000000003", "refunds=eur", "refunds=EURO",
                         "refunds=all&status=expired", "refunds=all&began=new", "refunds=all&at=2026-11-27",
                         "refunds=all&cursor=1796636986000-2000000000000003", "status=active&currency=EUR",
-                        "refunds=All", "refunds=none&churned=other", "status=active&from=0&to=1"):
+                        "refunds=All", "refunds=none&churned=other", "status=active&from=0&to=1", "active=free",
+                        "active=trials&status=active", "active=paid&at=1796636986001", "active=trials&from=0"):
             assert server.request("GET", f"/v1/subscriptions?{refused}")[0] == 400, refused
             assert server.request("GET", f"/dashboard/subscriptions?{refused}")[0] == 400, refused
         assert server.request("GET", "/v1/subscriptions?status=active", token=None)[0] == 401

@@ -55,7 +55,7 @@ public struct IntervalActive: Sendable, Equatable {
     }
 
     /// The active less the trials, within 64 bits.
-    private static func paid(_ standing: ActiveStanding) -> Int64 {
+    public static func paid(_ standing: ActiveStanding) -> Int64 {
         let (paid, overflow) = standing.active.subtractingReportingOverflow(standing.trials)
         return overflow ? (standing.trials < 0 ? .max : .min) : paid
     }

@@ -64,15 +64,43 @@ public enum SubscriptionList {
         case began(Began)
         /// A refunds count of the flows, or of one currency's revenue.
         case refunds(Refunds)
+        /// A count of what stood at a midnight (`/v1/stats/active`): the active subscriptions whose
+        /// standing period is a free trial (`active_trials`), or is not (`active_paid`).
+        case standing(trials: Bool)
+
+        /// What `active=` names: the trials, or the paid.
+        public static let standingNames = ["trials", "paid"]
 
         /// The count of the subscriptions figure `name` names; nil for another name.
         public static func status(named name: String) -> Counted? {
             SubscriptionList.statuses(named: name).map { Counted.status(name: name, statuses: $0) }
         }
 
-        /// What a request's query names (`status`, `churned`, `began`, `refunds`; nil where absent):
-        /// a status, with `churned` for a churn; or, alone, periods that began or refunds.
-        public init(status: String?, churned: String?, began: String?, refunds: String?) throws(Refusal) {
+        /// The count of `/v1/stats/active` named `name` (IntervalActive.countNames): the active (a
+        /// status's count, which the subscriptions figure gives at the midnight too), the trials or the paid.
+        public static func active(countNamed name: String) -> Counted? {
+            switch name {
+            case IntervalActive.countNames[0]: return status(named: SubscriptionState.Status.active.name)
+            case IntervalActive.countNames[1]: return .standing(trials: true)
+            case IntervalActive.countNames[2]: return .standing(trials: false)
+            default: return nil
+            }
+        }
+
+        /// What a request's query names (`status`, `churned`, `began`, `refunds`, `active`; nil where
+        /// absent): a status, with `churned` for a churn; or, alone, periods that began, refunds, or
+        /// the active trials or paid.
+        public init(status: String?, churned: String?, began: String?, refunds: String?, active: String? = nil) throws(Refusal) {
+            if let active {
+                guard status == nil, churned == nil, began == nil, refunds == nil else {
+                    throw Refusal(description: "active is without status, churned, began or refunds")
+                }
+                guard let place = Self.standingNames.firstIndex(of: active) else {
+                    throw Refusal(description: "active is one of " + Self.standingNames.joined(separator: ", "))
+                }
+                self = .standing(trials: place == 0)
+                return
+            }
             if began != nil || refunds != nil {
                 guard status == nil, churned == nil, began == nil || refunds == nil else {
                     throw Refusal(description: "began and refunds are each without status, churned or the other")
@@ -108,6 +136,7 @@ public enum SubscriptionList {
             switch self {
             case .status(let name, _): return name
             case .churned: return SubscriptionState.Status.expired.name
+            case .standing: return SubscriptionState.Status.active.name
             case .began, .refunds: return nil
             }
         }
@@ -117,6 +146,7 @@ public enum SubscriptionList {
             switch self {
             case .status(_, let statuses): return statuses
             case .churned: return [.expired]
+            case .standing: return [.active]
             case .began, .refunds: return []
             }
         }
@@ -124,17 +154,36 @@ public enum SubscriptionList {
         /// Periods, each with its transaction id, which no instant judges; else subscriptions.
         public var listsPeriods: Bool { statusName == nil }
 
-        /// Over a range (a count of the flows); else at an instant alone (a status's).
-        public var isRanged: Bool { flowsCount != nil }
+        /// Over a range (a count of the flows); else at an instant alone.
+        public var isRanged: Bool {
+            switch self {
+            case .status, .standing: return false
+            case .churned, .began, .refunds: return true
+            }
+        }
 
-        /// The flows' count it is (beside `status` for a churn): its parameter and value, as the
-        /// list's query and its answer name them; nil for a status's count.
-        public var flowsCount: (key: String, value: String)? {
+        /// The query parameters that name it (as `init(status:churned:began:refunds:active:)` reads
+        /// them), without its range or instant.
+        public var queryParameters: [(key: String, value: String)] {
+            switch self {
+            case .status(let name, _): return [("status", name)]
+            case .churned(let reason): return [("status", SubscriptionState.Status.expired.name), ("churned", reason.rawValue)]
+            case .began, .refunds, .standing: return parameter.map { [$0] } ?? []
+            }
+        }
+
+        /// Judged at a midnight (UTC) only, as `/v1/stats/active` reads what stood.
+        public var isAtMidnight: Bool { if case .standing = self { return true } else { return false } }
+
+        /// The parameter it names beside `status` (`churned`, `began`, `refunds` or `active`) and its
+        /// value, as the list's query and its answer name them; nil for a status's count.
+        public var parameter: (key: String, value: String)? {
             switch self {
             case .status: return nil
             case .churned(let reason): return ("churned", reason.rawValue)
             case .began(let began): return ("began", began.name)
             case .refunds(let refunds): return ("refunds", refunds.name)
+            case .standing(let trials): return ("active", Self.standingNames[trials ? 0 : 1])
             }
         }
 
@@ -142,11 +191,18 @@ public enum SubscriptionList {
         /// instant); nil for a status's count, which the subscriptions figure gives.
         public func count(on days: [DayFlows]) -> Int64? {
             switch self {
-            case .status: return nil
+            case .status, .standing: return nil
             case .churned(let reason): return IntervalFlows.churned(on: days)[ChurnReason.allCases.firstIndex(of: reason)!]
             case .began(let began): return IntervalFlows.began(began.name, on: days)
             case .refunds(let refunds): return IntervalFlows.refunds(in: refunds.currency, on: days)
             }
+        }
+
+        /// The count its members make as what stood at its midnight gives it (`/v1/stats/active`'s
+        /// trials or paid); nil for every other count.
+        public func count(in stood: ActiveStanding) -> Int64? {
+            guard case .standing(let trials) = self else { return nil }
+            return trials ? stood.trials : IntervalActive.paid(stood)
         }
     }
 
@@ -258,8 +314,8 @@ public enum SubscriptionList {
         writer.beginObject()
         if !counted.listsPeriods { writer.number("at_ms", instant) }
         if let status = counted.statusName { writer.string("status", status) }
-        if let flows = counted.flowsCount {
-            writer.string(flows.key, flows.value)
+        if let parameter = counted.parameter { writer.string(parameter.key, parameter.value) }
+        if counted.isRanged {
             writer.number("from_ms", from)
             writer.number("to_ms", to)
         }

@@ -69,15 +69,10 @@ struct DashboardPage {
     /// The page of the subscriptions behind a count of `status` (SubscriptionListController), at the
     /// page's instant when it was asked for one (else now, where the kept counts answer it, where an
     /// instant some period was bought after reads every row as of it), of `product` (nil: all).
+    /// Nil for a name that is no count's.
     func subscriptionsLink(_ status: String, product: String?) -> String? {
-        Self.statusLink(status, at: figure.atGiven ? figure.at : nil, product: product)
-    }
-
-    /// The page of the subscriptions behind a count of `status` at `instant` (nil: now), of
-    /// `product` (nil: all); nil for a name that is no count's.
-    private static func statusLink(_ status: String, at instant: Int64?, product: String?) -> String? {
         SubscriptionList.Counted.status(named: status).map {
-            SubscriptionListController.pageLink($0, range: nil, at: instant, product: product)
+            SubscriptionListController.pageLink($0, range: nil, at: figure.atGiven ? figure.at : nil, product: product)
         }
     }
 
@@ -297,16 +292,17 @@ struct DashboardPage {
             .churned(reason), range: flowsRange(intervalStart: start), at: figure.at, product: figure.product))
     }
 
-    /// A count of the subscriptions active at the midnight `instant` (the active table's `active`,
-    /// the churn table's `active_at_start`), linking them: the subscriptions figure's active then.
-    /// The trials and the paid among them link nothing (the summaries do not keep what their period's offer was).
-    /// A midnight before the earliest instant a list takes (an interval's start before the page's
-    /// `from`, which the churn's first interval can have) links nothing.
+    /// A count of what stood at the midnight `instant` (the active table's `active`, `active_trials`
+    /// and `active_paid`, the churn table's `active_at_start`), linking the subscriptions it counts
+    /// (SubscriptionList.Counted.active(countNamed:)). A midnight before the earliest instant a list
+    /// takes (an interval's start before the page's `from`, which the churn's first interval can have) links nothing.
     private func activeCell(_ name: String, _ count: Int64, at instant: Int64) -> String {
-        let active = SubscriptionState.Status.active.name
-        guard [IntervalActive.countNames[0], IntervalChurn.countNames[0]].contains(name), FigureInterval.instants.contains(instant),
-              let href = Self.statusLink(active, at: instant, product: figure.product) else { return Self.cell(name, count) }
-        return Self.linkedCell(name, count, to: href)
+        let countName = name == IntervalChurn.countNames[0] ? IntervalActive.countNames[0] : name
+        guard let counted = SubscriptionList.Counted.active(countNamed: countName), FigureInterval.instants.contains(instant) else {
+            return Self.cell(name, count)
+        }
+        return Self.linkedCell(name, count, to: SubscriptionListController.pageLink(counted, range: nil, at: instant,
+                                                                                    product: figure.product))
     }
 
     /// A count of the periods that began as `name` says in the interval that starts at `start`,

@@ -4,7 +4,8 @@ import ReceiptCore
 
 /// The subscriptions behind a count of `/v1/stats/subscriptions`, or behind a churned count of
 /// the flows (`status=expired&churned=REASON&from=…&to=…`), or the periods behind a count of the
-/// flows' periods that began (`began=KIND&from=…&to=…`) or of refunds (`refunds=all|none|CURRENCY&from=…&to=…`)
+/// flows' periods that began (`began=KIND&from=…&to=…`) or of refunds (`refunds=all|none|CURRENCY&from=…&to=…`),
+/// or the active trials or paid at a midnight of `/v1/stats/active` (`active=trials|paid&at=MIDNIGHT`)
 /// (SubscriptionList), a page at a time: `GET /v1/subscriptions?…[&product=…][&at=…][&limit=N][&cursor=C]`
 /// as JSON, and `GET /dashboard/subscriptions?…` as a page of the dashboard, which each such count of
 /// the dashboard links, each subscription linking its customer page.
@@ -15,13 +16,17 @@ struct SubscriptionListController {
     static let path = "/v1/subscriptions"
     static let pagePath = "/dashboard/subscriptions"
     /// The query parameters both take.
-    static let parameters: Set<String> = ["status", "product", "at", "limit", "cursor", "churned", "began", "refunds", "from", "to"]
+    static let parameters: Set<String> = ["status", "product", "at", "limit", "cursor", "churned", "began", "refunds", "active",
+                                          "from", "to"]
 
     /// What a request asks for: a count (SubscriptionList.Counted), at an instant and of a product
     /// (as the figure takes them), and which page.
     struct Asked {
         let counted: SubscriptionList.Counted
         let figure: FigureQuery
+        /// The instant the list is judged at: the figure's, or for a count read at midnights, the
+        /// last midnight at or before it when none was asked for.
+        let at: Int64
         let limit: Int
         let cursor: SubscriptionList.Cursor?
         /// The instant the list was first asked at (the cursor's), which its defaults are taken from.
@@ -35,7 +40,7 @@ struct SubscriptionListController {
             for (key, value) in parameters where !value.isEmpty { values[String(key)] = String(value) }
             do throws(SubscriptionList.Refusal) {
                 counted = try SubscriptionList.Counted(status: values["status"], churned: values["churned"], began: values["began"],
-                                                       refunds: values["refunds"])
+                                                       refunds: values["refunds"], active: values["active"])
             } catch {
                 throw FigureQuery.Refusal(description: error.description)
             }
@@ -53,6 +58,11 @@ struct SubscriptionListController {
             // A count of the flows is over a range; a status's at one instant. No instant judges periods.
             figure = try FigureQuery(parameters, now: listNow, lookBackDays: 30, by: .month, ranged: counted.isRanged,
                                      judged: !periods)
+            let day = FigureInterval.dayMilliseconds
+            if counted.isAtMidnight, figure.atGiven, figure.at % day != 0 {
+                throw FigureQuery.Refusal(description: "at is a midnight (UTC) with active, as /v1/stats/active reads what stood")
+            }
+            at = counted.isAtMidnight ? figure.at - figure.at % day : figure.at
             (self.limit, self.cursor, self.now) = (limit, cursor, listNow)
         }
     }
@@ -60,7 +70,7 @@ struct SubscriptionListController {
     /// `GET /v1/subscriptions`: a page of them as JSON.
     func list(_ request: Request, context: Context) async throws -> (Response, String) {
         try await answer(request, context: context) { asked, page in
-            (ServerAnswer.json(.ok, SubscriptionList.json(page.members, counted: asked.counted, at: asked.figure.at,
+            (ServerAnswer.json(.ok, SubscriptionList.json(page.members, counted: asked.counted, at: asked.at,
                                                           from: asked.figure.from, to: asked.figure.to,
                                                           product: asked.figure.product, nextCursor: page.nextCursor)), "200")
         }
@@ -77,9 +87,13 @@ struct SubscriptionListController {
     /// The count the subscriptions (or periods) asked for make, as its figure gives it: the
     /// subscriptions figure's, else the flows' over the list's range.
     private func count(_ asked: Asked) async throws -> Int64 {
-        let (at, product) = (asked.figure.at, asked.figure.product)
+        let (at, product) = (asked.at, asked.figure.product)
         if case .status(_, let statuses) = asked.counted {
             return SubscriptionCount.total(try await stored.store.activeSubscriptions(at: at, product: product), in: statuses)
+        }
+        if asked.counted.isAtMidnight {
+            let stood = try await stored.store.standing(atMidnightsOf: [at / FigureInterval.dayMilliseconds], product: product)
+            return stood.first.flatMap(asked.counted.count(in:)) ?? 0
         }
         let days = try await stored.store.flows(from: asked.figure.from, to: asked.figure.to, at: at, product: product)
         return asked.counted.count(on: days) ?? 0
@@ -97,7 +111,7 @@ struct SubscriptionListController {
             return ServerAnswer.badRequest(error.description)
         }
         do {
-            let page = try await stored.store.subscriptionList(asked.counted, at: asked.figure.at, from: asked.figure.from,
+            let page = try await stored.store.subscriptionList(asked.counted, at: asked.at, from: asked.figure.from,
                                                                to: asked.figure.to, product: asked.figure.product,
                                                                after: asked.cursor?.after, limit: asked.limit, now: asked.now)
             return try await make(asked, page)
@@ -111,11 +125,8 @@ struct SubscriptionListController {
     /// at `instant` (nil: now), which a list of periods never names.
     static func pageLink(_ counted: SubscriptionList.Counted, range: (from: Int64, to: Int64)?, at instant: Int64?,
                          product: String?) -> String {
-        var parameters = counted.statusName.map { ["status=" + $0] } ?? []
-        if let flows = counted.flowsCount {
-            parameters.append(flows.key + "=" + flows.value)
-            if let range { parameters += ["from=\(range.from)", "to=\(range.to)"] }
-        }
+        var parameters = counted.queryParameters.map { $0.key + "=" + $0.value }
+        if counted.isRanged, let range { parameters += ["from=\(range.from)", "to=\(range.to)"] }
         if let instant, !counted.listsPeriods { parameters.append("at=\(instant)") }
         return pagePath + "?" + (parameters + (product.map { ["product=" + PercentEncoding.encoded($0)] } ?? [])).joined(separator: "&")
     }

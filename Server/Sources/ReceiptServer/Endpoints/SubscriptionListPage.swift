@@ -14,6 +14,7 @@ struct SubscriptionListPage {
         let range = "from \(DashboardPage.date(asked.figure.from)) to \(DashboardPage.date(asked.figure.to))"
         switch asked.counted {
         case .status(let name, _): return ("subscriptions " + name.replacingOccurrences(of: "_", with: " "), "")
+        case .standing(let trials): return ("subscriptions active" + (trials ? ", in a free trial" : ", paid"), "")
         case .churned(let reason): return ("subscriptions that churned, \(reason.rawValue)", " whose period ended " + range)
         case .began(let began): return ("periods that began as " + began.name.replacingOccurrences(of: "_", with: " "), " " + range)
         case .refunds(let refunds):
@@ -26,7 +27,7 @@ struct SubscriptionListPage {
         let escape = DashboardPage.escape
         let periods = asked.counted.listsPeriods
         // Periods (that began, or were refunded) are judged at no instant.
-        let instant = periods ? "" : " at <time data-figure=\"at_ms\" data-value=\"\(asked.figure.at)\">\(DashboardPage.date(asked.figure.at))</time>"
+        let instant = periods ? "" : " at <time data-figure=\"at_ms\" data-value=\"\(asked.at)\">\(DashboardPage.date(asked.at))</time>"
         var page = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>receipt serve: subscriptions</title>
@@ -49,7 +50,7 @@ struct SubscriptionListPage {
         page += "</table>\n"
         if let nextCursor {
             let next = SubscriptionListController.pageLink(asked.counted, range: (asked.figure.from, asked.figure.to),
-                                                           at: asked.figure.at, product: asked.figure.product)
+                                                           at: asked.at, product: asked.figure.product)
                 + "&limit=\(asked.limit)&cursor=" + PercentEncoding.encoded(nextCursor.text)
             page += "<p><a id=\"next-page\" href=\"\(escape(next))\">next \(asked.limit)</a></p>\n"
         }

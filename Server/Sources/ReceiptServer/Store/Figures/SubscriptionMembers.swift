@@ -7,13 +7,16 @@ import ReceiptCore
 extension StoreFigures {
     /// At most `limit` + 1 (the one more says another page follows) subscriptions in `statuses` at
     /// `instant` (with `churn` instead, those the flows count churned for its reason over its
-    /// range, which are expired: `statuses` is not read), `product`'s only when given, after the
+    /// range, which are expired: `statuses` is not read), those whose standing period is a free trial
+    /// or is not when `standingTrial` says (as ActiveDays tells trials from the period's offer),
+    /// `product`'s only when given, after the
     /// original transaction id `cursor`, in the order of their original transaction ids (the
     /// database's own text order, the same for the cursor's comparison and the sort, so the primary
     /// key serves both). The summaries are the subscriptions figure's (the table when it answers for
     /// the instant, else the same made from the rows as of it), the table for a churn, as the flows read it.
     static func members(in statuses: [SubscriptionState.Status], at instant: Int64, product: String?,
-                        churn: (reason: ChurnReason, from: Int64, to: Int64)? = nil, after cursor: String?, limit: Int,
+                        churn: (reason: ChurnReason, from: Int64, to: Int64)? = nil, standingTrial: Bool? = nil,
+                        after cursor: String?, limit: Int,
                         on statements: some StoreStatements) async throws -> [SubscriptionList.Member] {
         let d = statements.dialect
         var source = Source.table
@@ -25,6 +28,10 @@ extension StoreFigures {
             binds += [.integer(churn.from), .integer(churn.to)]
             conditions = [churnedInRange(d), churn.reason.intent.map { "\(expirationIntent) = \($0)" }
                               ?? "\(expirationIntent) NOT IN (\(ChurnReason.intents.map { String($0.intent) }.joined(separator: ", ")))"]
+        }
+        if let standingTrial {
+            conditions.append((standingTrial ? "" : "NOT ") + "EXISTS (SELECT 1 FROM transactions AS standing WHERE "
+                + "standing.transaction_id = \(SubscriptionSummaries.table).standing_transaction_id AND \(ActiveDays.freeTrial("standing")))")
         }
         conditions.append(only(product, placeholder: binds.count + 1, d))
         binds += values(product)

@@ -46,6 +46,9 @@ extension SubscriptionStore {
             case .began(let began):
                 return try await FlowDays.periods(began, from: from, to: to, product: product, after: position, limit: limit,
                                                   on: statements)
+            case .standing(let trials):
+                return try await StoreFigures.members(in: counted.statuses, at: instant, product: product, standingTrial: trials,
+                                                      after: cursor, limit: limit, on: statements)
             case .refunds(let refunds):
                 return try await StoreFigures.refundedPeriods(refunds, from: from, to: to, product: product, after: position,
                                                               limit: limit, on: statements)
