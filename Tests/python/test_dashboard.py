@@ -486,7 +486,7 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
                         "refunds=all&status=expired", "refunds=all&began=new", "refunds=all&at=2026-11-27",
                         "refunds=all&cursor=1796636986000-2000000000000003", "status=active&currency=EUR",
                         "refunds=All", "refunds=none&churned=other", "status=active&from=0&to=1", "active=free",
-                        "active=trials&status=active", "active=paid&at=1796636986001", "active=trials&from=0"):
+                        "active=trials&status=expired", "active=paid&at=1796636986001", "active=trials&from=0"):
             assert server.request("GET", f"/v1/subscriptions?{refused}")[0] == 400, refused
             assert server.request("GET", f"/dashboard/subscriptions?{refused}")[0] == 400, refused
         assert server.request("GET", "/v1/subscriptions?status=active", token=None)[0] == 401
@@ -508,6 +508,17 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         assert {currency: len(ids) for currency, ids in by_currency.items()} == refunded
         assert sorted(sum(by_currency.values(), [])) == sorted(list_all(server, dict(whole, refunds="all"))["ids"])
         assert list_all(server, dict(whole, refunds="JPY"))["ids"] == []
+        # At a midnight within a story's free trial, the active are its trials and its paid, apart, each as many
+        # as /v1/stats/active counts; left to its default, a list of them is judged at the last midnight.
+        midnight = (now - 80 * DAY) // DAY * DAY
+        trials, paid, active = (list_all(server, dict(query, at=midnight, limit=1))["ids"]
+                                for query in ({"active": "trials"}, {"active": "paid", "status": "active"}, {"status": "active"}))
+        stood = server.json("GET", f"/v1/stats/active?from={midnight - DAY}&to={midnight}&by=day")[1]["intervals"][-1]
+        assert stood["at_ms"] == midnight and (len(trials), len(paid)) == (stood["active_trials"], stood["active_paid"])
+        assert trials and paid and not set(trials) & set(paid) and sorted(trials + paid) == sorted(active)
+        latest = list_all(server, {"active": "paid"})
+        assert latest["at_ms"] % DAY == 0 and 0 <= time.time() * 1000 - latest["at_ms"] < DAY + 60_000
+        assert latest["status"] == "active"
         # So are a product's, in each currency (its revenue's refunds), some of them refunded.
         refunded_products = []
         for product in sorted({product["product_id"] for product in figures["by_product"]}):

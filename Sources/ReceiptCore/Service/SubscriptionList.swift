@@ -88,12 +88,12 @@ public enum SubscriptionList {
         }
 
         /// What a request's query names (`status`, `churned`, `began`, `refunds`, `active`; nil where
-        /// absent): a status, with `churned` for a churn; or, alone, periods that began, refunds, or
-        /// the active trials or paid.
+        /// absent): a status, with `churned` for a churn; or, alone, periods that began or refunds; or
+        /// the active trials or paid (`active`, alone or with `status=active`, as its answer names it).
         public init(status: String?, churned: String?, began: String?, refunds: String?, active: String? = nil) throws(Refusal) {
             if let active {
-                guard status == nil, churned == nil, began == nil, refunds == nil else {
-                    throw Refusal(description: "active is without status, churned, began or refunds")
+                guard status == nil || status == SubscriptionState.Status.active.name, churned == nil, began == nil, refunds == nil else {
+                    throw Refusal(description: "active is without churned, began or refunds, and with no status but active")
                 }
                 guard let place = Self.standingNames.firstIndex(of: active) else {
                     throw Refusal(description: "active is one of " + Self.standingNames.joined(separator: ", "))
@@ -121,7 +121,7 @@ public enum SubscriptionList {
             }
             guard let status, let counted = Self.status(named: status) else {
                 throw Refusal(description: "status is one of " + SubscriptionCount.figureNames.joined(separator: ", ")
-                                           + " (or began or refunds is given)")
+                                           + " (or began, refunds or active is given)")
             }
             guard let churned else { self = counted; return }
             guard let reason = ChurnReason(rawValue: churned), counted.statuses == [.expired] else {
@@ -175,8 +175,8 @@ public enum SubscriptionList {
         /// Judged at a midnight (UTC) only, as `/v1/stats/active` reads what stood.
         public var isAtMidnight: Bool { if case .standing = self { return true } else { return false } }
 
-        /// The parameter it names beside `status` (`churned`, `began`, `refunds` or `active`) and its
-        /// value, as the list's query and its answer name them; nil for a status's count.
+        /// The parameter that names it besides a status (`churned`, `began`, `refunds` or `active`) and
+        /// its value, as the list's query and its answer name them; nil for a status's count.
         public var parameter: (key: String, value: String)? {
             switch self {
             case .status: return nil
@@ -188,7 +188,8 @@ public enum SubscriptionList {
         }
 
         /// The count its members make as the flows of its range give it (`days`, read at the list's
-        /// instant); nil for a status's count, which the subscriptions figure gives.
+        /// instant); nil for a status's count, which the subscriptions figure gives, and for the
+        /// active trials or paid (`count(in:)`).
         public func count(on days: [DayFlows]) -> Int64? {
             switch self {
             case .status, .standing: return nil

@@ -228,7 +228,7 @@ struct DashboardPage {
             table += "<tr data-start=\"\(interval.startMilliseconds)\"><td>\(Self.date(interval.startMilliseconds))</td>"
                 + Self.cell("at_ms", interval.atMilliseconds, shown: Self.date(interval.atMilliseconds))
                 + zip(IntervalActive.countNames, interval.counts).map { name, count in
-                    // The active at a midnight are the subscriptions figure's active then (a test holds them equal).
+                    // What stood at the midnight the interval is read at: its active, trials and paid.
                     activeCell(name, count, at: interval.atMilliseconds)
                 }.joined() + "</tr>\n"
         }

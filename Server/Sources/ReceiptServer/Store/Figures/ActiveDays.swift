@@ -97,13 +97,7 @@ enum ActiveDays {
         + "AND expires_date IS NOT NULL"
     /// What ActiveSpans.Period reads of a row; a free trial as the flows tell one (FlowDays).
     private static let periodColumns = "transaction_id, coalesce(product_id, ''), purchase_date, expires_date, "
-        + "coalesce(currency, ''), price, CASE WHEN \(freeTrial()) THEN 1 ELSE 0 END"
-
-    /// That a transaction's row (of `table`, when named) is a free trial's period (ActiveSpans.Period.freeTrial),
-    /// which the list of the active trials reads too.
-    static func freeTrial(_ table: String? = nil) -> String {
-        (table.map { $0 + "." } ?? "") + "offer_discount_type = 'FREE_TRIAL'"
-    }
+        + "coalesce(currency, ''), price, CASE WHEN \(FlowDays.isFreeTrial()) THEN 1 ELSE 0 END"
 
     /// The periods of one subscription (placeholder 1) that end after an instant (placeholder 2):
     /// those that can stand at a midnight from then on, read down the index of its ends; then a

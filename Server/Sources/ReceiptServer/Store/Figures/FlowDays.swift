@@ -20,12 +20,16 @@ enum FlowDays {
     /// Each kind's column and the condition on a transaction's row that makes a period of it.
     static let kinds: [(column: String, condition: String)] = [
         ("new_subscriptions", "period_position = 1"),
-        ("trial_starts", "period_position = 1 AND offer_discount_type = 'FREE_TRIAL'"),
+        ("trial_starts", "period_position = 1 AND \(isFreeTrial())"),
         ("renewals", "period_position > 1 AND purchase_date <= coalesce(previous_expires_date, purchase_date)"),
-        ("trial_conversions", "period_position > 1 AND previous_offer_discount_type = 'FREE_TRIAL'"),
+        ("trial_conversions", "period_position > 1 AND \(isFreeTrial("previous_offer_discount_type"))"),
         ("recoveries", "period_position > 1 AND purchase_date > previous_expires_date AND transaction_reason = 'RENEWAL'"),
         ("reactivations", reactivation),
     ]
+
+    /// That `column` (a row's offer, or its previous period's) names a free trial: how every figure
+    /// and list tells a trial (ActiveSpans.Period.freeTrial).
+    static func isFreeTrial(_ column: String = "offer_discount_type") -> String { "\(column) = 'FREE_TRIAL'" }
 
     /// A later period bought after the previous one ended, and not by renewal: the customer bought again.
     static let reactivation = "period_position > 1 AND purchase_date > previous_expires_date "
@@ -34,7 +38,7 @@ enum FlowDays {
     /// A subscription's first paid period: its first period when paid, or its second when paid
     /// after a free trial (the rates' `new_paying`, the cohorts' members).
     static let firstPaidPeriod = "price > 0 AND (period_position = 1 OR (period_position = 2 "
-        + "AND previous_offer_discount_type = 'FREE_TRIAL'))"
+        + "AND \(isFreeTrial("previous_offer_discount_type"))))"
 
     /// Beside the kinds, each period whatever its kind and its price: what the revenue's gross adds up.
     static let money: [(column: String, value: String)] = [("periods", "1"), ("price_sum", "coalesce(price, 0)")]
@@ -47,7 +51,7 @@ enum FlowDays {
         ("paid_periods", "CASE WHEN price > 0 THEN 1 ELSE 0 END"),
         ("refunded_paid_periods", "CASE WHEN price > 0 AND revocation_date IS NOT NULL THEN 1 ELSE 0 END"),
         ("first_paid_periods", "CASE WHEN \(firstPaidPeriod) THEN 1 ELSE 0 END"),
-        ("converted_trials", "CASE WHEN period_position = 1 AND offer_discount_type = 'FREE_TRIAL' AND EXISTS ("
+        ("converted_trials", "CASE WHEN period_position = 1 AND \(isFreeTrial()) AND EXISTS ("
             + "SELECT 1 FROM transactions AS second_period WHERE second_period.original_transaction_id = transactions.original_transaction_id "
             + "AND second_period.period_position = 2 AND second_period.purchase_date IS NOT NULL "
             + "AND second_period.product_type = 'Auto-Renewable Subscription' AND second_period.price > 0) THEN 1 ELSE 0 END"),

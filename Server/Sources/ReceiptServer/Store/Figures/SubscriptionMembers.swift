@@ -31,7 +31,7 @@ extension StoreFigures {
         }
         if let standingTrial {
             conditions.append((standingTrial ? "" : "NOT ") + "EXISTS (SELECT 1 FROM transactions AS standing WHERE "
-                + "standing.transaction_id = \(SubscriptionSummaries.table).standing_transaction_id AND \(ActiveDays.freeTrial("standing")))")
+                + "standing.transaction_id = \(SubscriptionSummaries.table).standing_transaction_id AND \(FlowDays.isFreeTrial("standing.offer_discount_type")))")
         }
         conditions.append(only(product, placeholder: binds.count + 1, d))
         binds += values(product)

@@ -27,8 +27,8 @@ extension SubscriptionStore {
         try await withStatements(transaction: false) { try await StoreFigures.activeSubscriptions(at: instant, product: product, on: $0) }
     }
 
-    /// A page of the subscriptions behind `counted`: a count of the subscriptions figure or a
-    /// churned count (StoreFigures.members), or of the periods behind a count of periods that began
+    /// A page of the subscriptions behind `counted`: a count of the subscriptions figure, a churned
+    /// count, or the active trials or paid at a midnight (StoreFigures.members), or of the periods behind a count of periods that began
     /// (FlowDays.periods) or of refunds (StoreFigures.refundedPeriods); a count of the flows over
     /// [from, to). `now`: the instant the list was first asked at, which its cursors keep.
     func subscriptionList(_ counted: SubscriptionList.Counted, at instant: Int64, from: Int64, to: Int64, product: String?,
