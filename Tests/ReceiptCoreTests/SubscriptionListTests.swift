@@ -166,7 +166,7 @@ struct RefundsListTests {
         }
     }
 
-    @Test func eachListNamesItsStatusItsFlowsCountAndWhetherItListsPeriods() {
+    @Test func eachListNamesItsStatusItsFlowsCountAndWhetherItListsPeriods() throws {
         let refunds = Counted.refunds(Refunds(name: "USD")!)
         #expect(refunds.listsPeriods && refunds.isRanged && refunds.statusName == nil && refunds.statuses.isEmpty)
         #expect(refunds.parameter.map { [$0.key, $0.value] } == ["refunds", "USD"])
@@ -185,6 +185,11 @@ struct RefundsListTests {
         #expect(Counted.active(countNamed: "active") == Counted.status(named: "active")
                 && Counted.active(countNamed: "active_trials") == trials
                 && Counted.active(countNamed: "active_paid") == .standing(trials: false) && Counted.active(countNamed: "paid") == nil)
+        // At a midnight: one asked must be one, and by default the last one is.
+        let day = FigureInterval.dayMilliseconds
+        #expect(try trials.judgedInstant(3 * day + 5, given: false) == 3 * day && (try trials.judgedInstant(3 * day, given: true)) == 3 * day)
+        #expect(throws: SubscriptionList.Refusal.self) { try trials.judgedInstant(3 * day + 5, given: true) }
+        #expect(try Counted.churned(.other).judgedInstant(3 * day + 5, given: true) == 3 * day + 5)
         let stood = ActiveStanding(active: 7, trials: 2)
         #expect(trials.count(in: stood) == 2 && Counted.standing(trials: false).count(in: stood) == 5)
         #expect(Counted.status(named: "active")?.count(in: stood) == nil && trials.count(on: []) == nil)

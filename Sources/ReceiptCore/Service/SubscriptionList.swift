@@ -175,6 +175,18 @@ public enum SubscriptionList {
         /// Judged at a midnight (UTC) only, as `/v1/stats/active` reads what stood.
         public var isAtMidnight: Bool { if case .standing = self { return true } else { return false } }
 
+        /// The instant its members are judged at, asked as `instant` (`given` false: a default, now):
+        /// that instant; for a count read at midnights, the midnight it is (refused when it is none),
+        /// or by default the last midnight at or before it.
+        public func judgedInstant(_ instant: Int64, given: Bool) throws(Refusal) -> Int64 {
+            guard isAtMidnight else { return instant }
+            let midnight = instant - instant % FigureInterval.dayMilliseconds
+            guard !given || midnight == instant else {
+                throw Refusal(description: "at is a midnight (UTC) with active, as /v1/stats/active reads what stood")
+            }
+            return midnight
+        }
+
         /// The parameter that names it besides a status (`churned`, `began`, `refunds` or `active`) and
         /// its value, as the list's query and its answer name them; nil for a status's count.
         public var parameter: (key: String, value: String)? {

@@ -38,6 +38,7 @@ struct SubscriptionListController {
         init(_ parameters: some Sequence<(key: Substring, value: Substring)>, now: Int64) throws(FigureQuery.Refusal) {
             var values: [String: String] = [:]
             for (key, value) in parameters where !value.isEmpty { values[String(key)] = String(value) }
+            let counted: SubscriptionList.Counted
             do throws(SubscriptionList.Refusal) {
                 counted = try SubscriptionList.Counted(status: values["status"], churned: values["churned"], began: values["began"],
                                                        refunds: values["refunds"], active: values["active"])
@@ -56,14 +57,14 @@ struct SubscriptionListController {
             }
             let listNow = cursor?.now ?? now
             // A count of the flows is over a range; a status's at one instant. No instant judges periods.
-            figure = try FigureQuery(parameters, now: listNow, lookBackDays: 30, by: .month, ranged: counted.isRanged,
-                                     judged: !periods)
-            let day = FigureInterval.dayMilliseconds
-            if counted.isAtMidnight, figure.atGiven, figure.at % day != 0 {
-                throw FigureQuery.Refusal(description: "at is a midnight (UTC) with active, as /v1/stats/active reads what stood")
+            let figure = try FigureQuery(parameters, now: listNow, lookBackDays: 30, by: .month, ranged: counted.isRanged,
+                                         judged: !periods)
+            do throws(SubscriptionList.Refusal) {
+                at = try counted.judgedInstant(figure.at, given: figure.atGiven)
+            } catch {
+                throw FigureQuery.Refusal(description: error.description)
             }
-            at = counted.isAtMidnight ? figure.at - figure.at % day : figure.at
-            (self.limit, self.cursor, self.now) = (limit, cursor, listNow)
+            (self.counted, self.figure, self.limit, self.cursor, self.now) = (counted, figure, limit, cursor, listNow)
         }
     }
 
@@ -85,7 +86,8 @@ struct SubscriptionListController {
     }
 
     /// The count the subscriptions (or periods) asked for make, as its figure gives it: the
-    /// subscriptions figure's, else the flows' over the list's range.
+    /// subscriptions figure's; what stood at the midnight (`/v1/stats/active`'s); else the flows'
+    /// over the list's range.
     private func count(_ asked: Asked) async throws -> Int64 {
         let (at, product) = (asked.at, asked.figure.product)
         if case .status(_, let statuses) = asked.counted {
