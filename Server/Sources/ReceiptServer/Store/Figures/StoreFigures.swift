@@ -132,7 +132,8 @@ enum StoreFigures {
         let refunded = try await refunds(from: from, to: to, product: product, on: statements)
         let churned = try await statements.run(summaries(
             select: "standing_expires_date / \(day), \(expirationIntent), count(*)",
-            where: churnedInRange(d) + " AND " + only(product, placeholder: 4, d), groupBy: "1, 2", .table, d),
+            where: "(\(status(d))) = \(SubscriptionState.Status.expired.rawValue) AND \(standingEndedInRange(d)) AND "
+                + only(product, placeholder: 4, d), groupBy: "1, 2", .table, d),
             [.integer(instant), .integer(from), .integer(to)] + values(product))
         var days: [Int64: DayFlows] = [:]
         for (day, counts) in began {
@@ -194,11 +195,10 @@ enum StoreFigures {
         }
     }
 
-    /// The summaries of subscriptions churned in [placeholder 2, placeholder 3): expired at the
-    /// instant (placeholder 1), their standing period ended in the range.
-    static func churnedInRange(_ d: StoreDialect) -> String {
-        "(\(status(d))) = \(SubscriptionState.Status.expired.rawValue) AND standing_expires_date >= \(d.placeholder(2)) "
-            + "AND standing_expires_date < \(d.placeholder(3))"
+    /// The summaries whose standing period ended in [placeholder 2, placeholder 3): those expired
+    /// at the instant among them churned in the range.
+    static func standingEndedInRange(_ d: StoreDialect) -> String {
+        "standing_expires_date >= \(d.placeholder(2)) AND standing_expires_date < \(d.placeholder(3))"
     }
 
     /// A summary's expiration intent, 0 where its renewal info names none (ChurnReason sorts it).

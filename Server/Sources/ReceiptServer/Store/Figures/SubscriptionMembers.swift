@@ -6,8 +6,8 @@ import ReceiptCore
 /// behind a count of periods that began or of refunds, read from the rows the flows count.
 extension StoreFigures {
     /// At most `limit` + 1 (the one more says another page follows) subscriptions in `statuses` at
-    /// `instant` (with `churn` instead, those the flows count churned for its reason over its
-    /// range, which are expired: `statuses` is not read), those whose standing period is a free trial
+    /// `instant` (with `churn`, of those whose standing period ended in its range for its reason: the
+    /// flows' churned when `statuses` is expired), those whose standing period is a free trial
     /// or is not when `standingTrial` says (as ActiveDays tells trials from the period's offer),
     /// `product`'s only when given, after the
     /// original transaction id `cursor`, in the order of their original transaction ids (the
@@ -26,8 +26,8 @@ extension StoreFigures {
         if let churn {
             // The flows' churned, of the churn's reason (ChurnReason's intents).
             binds += [.integer(churn.from), .integer(churn.to)]
-            conditions = [churnedInRange(d), churn.reason.intent.map { "\(expirationIntent) = \($0)" }
-                              ?? "\(expirationIntent) NOT IN (\(ChurnReason.intents.map { String($0.intent) }.joined(separator: ", ")))"]
+            conditions += [standingEndedInRange(d), churn.reason.intent.map { "\(expirationIntent) = \($0)" }
+                               ?? "\(expirationIntent) NOT IN (\(ChurnReason.intents.map { String($0.intent) }.joined(separator: ", ")))"]
         }
         if let standingTrial {
             conditions.append((standingTrial ? "" : "NOT ") + "EXISTS (SELECT 1 FROM transactions AS standing WHERE "
