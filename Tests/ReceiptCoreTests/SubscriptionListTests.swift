@@ -90,30 +90,30 @@ struct BeganListTests {
     }
 }
 
-/// SubscriptionList.Refunds and Counted: the periods behind a count of refunds, and what each kind of list names.
+/// SubscriptionList.Currencies and Counted: the periods behind a count of refunds or a revenue line's periods, and what each kind of list names.
 struct RefundsListTests {
-    typealias Refunds = SubscriptionList.Refunds
+    typealias Currencies = SubscriptionList.Currencies
     typealias Counted = SubscriptionList.Counted
 
     @Test func refundsAreOfEveryCurrencyOfNoneOrOfOneNamedByItsCode() {
-        #expect(Refunds(name: "all")?.currency == nil && Refunds(name: "all") == Refunds.all)
-        #expect(Refunds(name: "none")?.currency == "" && Refunds(name: "EUR")?.currency == "EUR")
-        #expect(["all", "none", "EUR"].allSatisfy { Refunds(name: $0)?.name == $0 })
+        #expect(Currencies(name: "all")?.currency == nil && Currencies(name: "all") == Currencies.all)
+        #expect(Currencies(name: "none")?.currency == "" && Currencies(name: "EUR")?.currency == "EUR")
+        #expect(["all", "none", "EUR"].allSatisfy { Currencies(name: $0)?.name == $0 })
         // ALL is a currency (the Albanian lek); all, every currency.
-        #expect(Refunds(name: "ALL")?.currency == "ALL")
+        #expect(Currencies(name: "ALL")?.currency == "ALL")
         for refused in ["", "eur", "EURO", "EU", "E1R", "All", "NONE ", "É€R", "US D"] {
-            #expect(Refunds(name: refused) == nil, "\(refused)")
+            #expect(Currencies(name: refused) == nil, "\(refused)")
         }
         // A line of the figures links by its currency as grouped ("" for none); one the API cannot name, nothing.
-        #expect(Refunds(currency: "")?.name == "none" && Refunds(currency: "USD")?.name == "USD")
-        #expect(Refunds(currency: "all") == nil && Refunds(currency: "none") == nil && Refunds(currency: "usd") == nil)
+        #expect(Currencies(currency: "")?.name == "none" && Currencies(currency: "USD")?.name == "USD")
+        #expect(Currencies(currency: "all") == nil && Currencies(currency: "none") == nil && Currencies(currency: "usd") == nil)
     }
 
     @Test func aRefundsCountIsTheFlowsRefundsOfItsCurrencyOrOfAll() {
         var first = DayFlows(day: 1), second = DayFlows(day: 2)
         first.refunds = [("EUR", 2, 9_990), ("USD", 1, 4_990)]
         second.refunds = [("USD", 4, 1_000), ("", 8, 0)]
-        let counted = { (name: String) in Counted.refunds(Refunds(name: name)!) }
+        let counted = { (name: String) in Counted.refunds(Currencies(name: name)!) }
         #expect(counted("all").count(on: [first, second]) == 15 && counted("none").count(on: [first, second]) == 8)
         #expect(counted("USD").count(on: [first, second]) == 5 && counted("EUR").count(on: [first, second]) == 2)
         #expect(counted("JPY").count(on: [first, second]) == 0)
@@ -126,26 +126,59 @@ struct RefundsListTests {
         #expect(Counted.status(name: "active", statuses: [.active]).count(on: [first, second]) == nil)
     }
 
+    @Test func aRevenueLinesPeriodsAreThoseThatBeganInItsCurrencyOrInAny() throws {
+        var days = [DayRevenue(day: 1, currency: "EUR"), DayRevenue(day: 1, currency: ""), DayRevenue(day: 2, currency: "EUR"),
+                    DayRevenue(day: 2, currency: "USD")]
+        (days[0].began, days[1].began, days[2].began, days[3].began) = ((2, 9_980), (1, 0), (5, 24_950), (7, 6_930))
+        days[3].refunded = (40, 1_000)
+        let counted = { (name: String) in Counted.bought(Currencies(name: name)!) }
+        #expect(counted("EUR").count(onRevenue: days) == 7 && counted("none").count(onRevenue: days) == 1)
+        #expect(counted("all").count(onRevenue: days) == 15 && counted("JPY").count(onRevenue: days) == 0)
+        // As the revenue's lines count them.
+        #expect(IntervalRevenue.Line.sums(days).map(\.periods) == [1, 7, 7])
+        // Periods are listed over a range, judged at no instant, and their count is the revenue's alone.
+        let periods = counted("USD")
+        #expect(periods.listsPeriods && periods.isRanged && periods.statusName == nil && periods.count(on: []) == nil)
+        #expect(periods.parameter.map { [$0.key, $0.value] } == ["bought", "USD"])
+        #expect(Counted.refunds(.all).count(onRevenue: days) == nil)
+        // Each figure of a line links the list it counts or adds up; the net, a difference, none.
+        let linked = IntervalRevenue.Line.figureNames.map { Counted.revenue(figureNamed: $0, currency: "EUR") }
+        let eur = Currencies(name: "EUR")!
+        #expect(linked == [.bought(eur), .refunds(eur), nil, .bought(eur), .refunds(eur)])
+        #expect(Counted.revenue(figureNamed: "periods", currency: "") == .bought(Currencies(name: "none")!))
+        #expect(Counted.revenue(figureNamed: "periods", currency: "eur") == nil && Counted.revenue(figureNamed: "new", currency: "EUR") == nil)
+        #expect(try Counted(status: nil, churned: nil, began: nil, refunds: nil, bought: "none") == .bought(Currencies(name: "none")!))
+        for (asked, said) in [((nil as String?, "new" as String?, "EUR" as String?), "another of them"),
+                              (("active", nil, "EUR"), "another of them"), ((nil, nil, "eur"), "bought is all")] {
+            do throws(SubscriptionList.Refusal) {
+                _ = try Counted(status: asked.0, churned: nil, began: asked.1, refunds: nil, bought: asked.2)
+                Issue.record("\(asked) was taken")
+            } catch {
+                #expect(error.description.contains(said), "\(error.description)")
+            }
+        }
+    }
+
     @Test func aRequestNamesOneCountAndAWrongNameIsRefusedByWhatItMustBe() throws {
         #expect(try Counted(status: "entitled", churned: nil, began: nil, refunds: nil)
                 == .status(name: "entitled", statuses: [.active, .gracePeriod]))
         #expect(try Counted(status: "expired", churned: "billing", began: nil, refunds: nil) == .churned(.billing))
         #expect(try Counted(status: nil, churned: nil, began: "renewals", refunds: nil) == .began(SubscriptionList.Began(name: "renewals")!))
-        #expect(try Counted(status: nil, churned: nil, began: nil, refunds: "none") == .refunds(Refunds(name: "none")!))
+        #expect(try Counted(status: nil, churned: nil, began: nil, refunds: "none") == .refunds(Currencies(name: "none")!))
         let refusals: [((String?, String?, String?, String?), String)] = [
             ((nil, nil, nil, nil), "status is one of"), (("paying", nil, nil, nil), "status is one of"),
             (("active", "billing", nil, nil), "with status=expired"), (("expired", "bored", nil, nil), "churned is one of"),
             (("active", nil, "new", nil), "without status"), ((nil, "other", "new", nil), "without status"),
-            ((nil, nil, "new", "all"), "or the other"), ((nil, nil, "nothing", nil), "began is one of"),
+            ((nil, nil, "new", "all"), "or another of them"), ((nil, nil, "nothing", nil), "began is one of"),
             ((nil, nil, nil, "All"), "ALL is the Albanian lek"),
         ]
         #expect(try Counted(status: nil, churned: nil, began: nil, refunds: nil, active: "paid") == .standing(trials: false))
         // Each list's query parameters name it again, as a link writes them.
         for counted in [Counted.status(named: "entitled")!, .churned(.other), .began(SubscriptionList.Began(name: "new")!),
-                        .refunds(Refunds(name: "none")!), .standing(trials: true)] {
+                        .refunds(Currencies(name: "none")!), .standing(trials: true), .bought(Currencies(name: "all")!)] {
             let query = Dictionary(uniqueKeysWithValues: counted.queryParameters.map { ($0.key, $0.value) })
             #expect(try Counted(status: query["status"], churned: query["churned"], began: query["began"], refunds: query["refunds"],
-                                active: query["active"]) == counted)
+                                active: query["active"], bought: query["bought"]) == counted)
         }
         #expect(try Counted(status: "active", churned: nil, began: nil, refunds: nil, active: "trials") == .standing(trials: true))
         for (status, active, said) in [("expired", "trials", "active is without"), (nil, "free", "active is one of trials, paid")] {
@@ -167,7 +200,7 @@ struct RefundsListTests {
     }
 
     @Test func eachListNamesItsStatusItsFlowsCountAndWhetherItListsPeriods() throws {
-        let refunds = Counted.refunds(Refunds(name: "USD")!)
+        let refunds = Counted.refunds(Currencies(name: "USD")!)
         #expect(refunds.listsPeriods && refunds.isRanged && refunds.statusName == nil && refunds.statuses.isEmpty)
         #expect(refunds.parameter.map { [$0.key, $0.value] } == ["refunds", "USD"])
         let churned = Counted.churned(.voluntary)

@@ -308,29 +308,41 @@ def list_all(server, query):
 
 def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=False):
     """Each count of the page's table of statuses, its active subscriptions card, each count of periods
-    that began and of refunds in its flows table, each count of refunds in its revenue table, each
-    churned count of its flows and churn tables, and each count of the active at a midnight (the active
+    that began and of refunds in its flows table, each count of periods and of refunds in its revenue
+    table (whose gross and refunded amounts link the same lists; the listed periods' prices add up to the
+    gross), each churned count of its flows and churn tables, and each count of the active at a midnight (the active
     table's active, the churn table's active at start) links the page of the subscriptions (or periods)
     it counts: followed page by page (3 a page), they are as many as the count, none twice, each linking
     its customer page; /v1/subscriptions (2 a page) gives the same ids in the same order, and says the
     same on every page. With `states` (each subscription's /v1/subscriptions/{id}, judged at the page's
     instant), each one listed by status at that instant is in the status its count names. With
     `every_kind`, some period of each kind began. Returns the counts followed: by status, churned, began,
-    refunds, and active at a midnight."""
+    refunds, active at a midnight, and the revenue's periods."""
     began_names = {"new", "trial_starts", "renewals", "trial_conversions", "recoveries", "reactivations"}
     card = re.search(r'data-card="active_subscriptions">.*?data-value="(\d+)"><a href="([^"]+)">\1</a>', dom, re.S)
     # Every count of the table of statuses, and every such count of the other tables, is linked.
     tables = dict(re.findall(r'<table id="([\w-]+)">(.*?)</table>', dom, re.S))
-    for table, counted in (("subscriptions", r"\w+"), ("flows", r"churned_\w+|refunds|" + "|".join(began_names)),
-                           ("churn", r"churned_\w+|active_at_start"), ("revenue", "refunds"), ("active", "active|active_trials|active_paid")):
-        cells = re.findall(r'<td data-figure="(' + counted + r')" data-value="\d+">(<a )?', tables[table])
-        assert cells and all(linked for _, linked in cells), (table, cells)
+    for table_id, counted in (("subscriptions", r"\w+"), ("flows", r"churned_\w+|refunds|" + "|".join(began_names)),
+                              ("churn", r"churned_\w+|active_at_start"), ("revenue", "refunds|periods"),
+                              ("active", "active|active_trials|active_paid")):
+        cells = re.findall(r'<td data-figure="(' + counted + r')" data-value="\d+">(<a )?', tables[table_id])
+        assert cells and all(linked for _, linked in cells), (table_id, cells)
     linked = {table: re.findall(r'<td data-figure="(\w+)" data-value="(\d+)"><a href="([^"]+)">\2</a></td>', body)
               for table, body in tables.items()}
     by_status = linked["subscriptions"]
     churned = [link for table in ("flows", "churn") for link in linked[table] if link[0].startswith("churned_")]
     began = [link for link in linked["flows"] if link[0] in began_names]
     refunds = [link for table in ("flows", "revenue") for link in linked[table] if link[0] == "refunds"]
+    periods = [link for link in linked["revenue"] if link[0] == "periods"]
+    # Each line's gross and refunded amounts link what its periods and refunds counts link; its net, nothing.
+    gross_of = {}
+    for line in re.findall(r'<tr data-line="[^"]*">(.*?)</tr>', tables["revenue"], re.S):
+        hrefs = {name: (int(value), href) for name, value, href in
+                 re.findall(r'<td data-figure="(\w+)" data-value="(-?\d+)"><a href="([^"]+)">', line)}
+        assert hrefs.keys() == {"gross_milliunits", "refunded_milliunits", "periods", "refunds"}, line
+        assert hrefs["gross_milliunits"][1] == hrefs["periods"][1] and hrefs["refunded_milliunits"][1] == hrefs["refunds"][1]
+        gross_of[html.unescape(hrefs["periods"][1])] = hrefs["gross_milliunits"][0]
+    assert len(gross_of) == len(periods) and periods
     stood_names = ("active", "active_at_start", "active_trials", "active_paid")
     stood = [link for table in ("active", "churn") for link in linked[table] if link[0] in stood_names]
     assert len(stood) == len(re.findall(r'data-figure="(' + "|".join(stood_names) + ')"', tables["active"] + tables["churn"]))
@@ -340,7 +352,7 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
             at = re.search(row_at, row).group(1) if name == "active" else start
             hrefs = [href for figure, _, href in linked[name] if f'href="{href}"' in row and figure in stood_names]
             assert len(hrefs) == counts and all(f"at={at}&" in html.unescape(href) + "&" for href in hrefs), (name, start, hrefs)
-    assert sum(len(links) for links in linked.values()) == len(by_status + churned + began + refunds + stood)
+    assert sum(len(links) for links in linked.values()) == len(by_status + churned + began + refunds + stood + periods)
     # A refunds count of the flows is of every currency; one of the revenue, of its line's currency.
     refunds_of = [html.unescape(href).split("refunds=")[1].split("&")[0] for _, _, href in refunds]
     assert "all" in refunds_of and (not every_kind or {"EUR", "USD"} <= set(refunds_of)), refunds_of
@@ -350,7 +362,7 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
     assert not every_kind or {name for name, count, _ in began if int(count)} == began_names, began
     entitled = {"active", "grace_period"}
     followed = [(link, False) for link in stood] + [
-        (link, True) for link in by_status + churned + began + refunds + [("active", card.group(1), card.group(2))]]
+        (link, True) for link in by_status + churned + began + refunds + periods + [("active", card.group(1), card.group(2))]]
     for (name, count, href), judged_then in followed:  # judged_then: at the instant `states` were judged at
         href = html.unescape(href)
         asked = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(href).query))
@@ -369,9 +381,10 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
         elif name in began_names:
             assert asked["began"] == name and "status" not in asked and int(asked["from"]) < int(asked["to"]), href
             name = None
-        elif name == "refunds":
-            assert asked["refunds"] in ("all", "EUR", "USD") and "status" not in asked and "at" not in asked, href
-            assert int(asked["from"]) < int(asked["to"])
+        elif name in ("refunds", "periods"):  # a revenue line's periods link the periods bought
+            listed_as = {"refunds": "refunds", "periods": "bought"}[name]
+            assert asked[listed_as] in ("all", "EUR", "USD") and "status" not in asked and "at" not in asked, href
+            assert int(asked["from"]) < int(asked["to"]) and len({"refunds", "bought"} & asked.keys()) == 1
             name = None
         else:
             assert asked["status"] == name and "churned" not in asked
@@ -389,6 +402,10 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
             following = re.search(r'<a id="next-page" href="([^"]+)"', page)
             url = following and following.group(1)
         assert len(listed) == len(set(listed)) == int(count), (href, listed)
+        if "bought" in asked:  # the gross is the listed periods' prices added up
+            prices = table(server.location, "SELECT coalesce(sum(coalesce(price, 0)), 0) FROM transactions "
+                                            "WHERE transaction_id IN ('" + "', '".join(listed or ["none"]) + "')")
+            assert int(prices[0][0]) == gross_of[href], (href, prices)
         if states is not None and name is not None and judged_then:
             assert all(states[original]["status_name"] in (entitled if name == "entitled" else {name})
                        for original in listed), (name, listed)
@@ -396,12 +413,13 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
         assert answered["ids"] == listed
         assert answered.get("status") == name and answered.get("churned") == asked.get("churned"), answered
         assert answered.get("began") == asked.get("began") and answered.get("refunds") == asked.get("refunds"), answered
+        assert answered.get("bought") == asked.get("bought"), answered
         assert answered.get("active") == asked.get("active"), answered
         assert "at" not in asked or answered["at_ms"] == int(asked["at"])
         assert "from" not in asked or (answered["from_ms"], answered["to_ms"]) == (int(asked["from"]), int(asked["to"]))
     return (sum(int(count) for _, count, _ in by_status), sum(int(count) for _, count, _ in churned),
             sum(int(count) for _, count, _ in began), sum(int(count) for _, count, _ in refunds),
-            sum(int(count) for _, count, _ in stood))
+            sum(int(count) for _, count, _ in stood), sum(int(count) for _, count, _ in periods))
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (scripts/install-deps.sh test installs it)")
@@ -486,7 +504,9 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
                         "refunds=all&status=expired", "refunds=all&began=new", "refunds=all&at=2026-11-27",
                         "refunds=all&cursor=1796636986000-2000000000000003", "status=active&currency=EUR",
                         "refunds=All", "refunds=none&churned=other", "status=active&from=0&to=1", "active=free",
-                        "active=trials&status=expired", "active=paid&at=1796636986001", "active=trials&from=0"):
+                        "active=trials&status=expired", "active=paid&at=1796636986001", "active=trials&from=0",
+                        "bought=eur", "bought=", "bought=all&refunds=all", "bought=EUR&began=new", "bought=all&at=2026-11-27",
+                        "bought=USD&status=active", "bought=none&active=paid", "bought=all&churned=other", "bought=EUR&periods=3"):
             assert server.request("GET", f"/v1/subscriptions?{refused}")[0] == 400, refused
             assert server.request("GET", f"/dashboard/subscriptions?{refused}")[0] == 400, refused
         assert server.request("GET", "/v1/subscriptions?status=active", token=None)[0] == 401
@@ -499,15 +519,18 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         # A currency's refunds are its own: over the whole range each currency's list holds as many as the
         # revenue counts in that currency, and together they are the list of every currency's (the flows').
         whole = {"from": now - 200 * DAY, "to": now + DAY}
-        refunded = {}
+        # So are the periods that began in each currency, as many as the revenue's periods in it.
+        refunded, bought = {}, {}
         for interval in server.json("GET", "/v1/stats/revenue?" + urllib.parse.urlencode(whole))[1]["intervals"]:
             for line in interval["currencies"]:
                 refunded[line["currency"]] = refunded.get(line["currency"], 0) + line["refunds"]
-        assert sorted(refunded) == ["EUR", "USD"] and sum(refunded.values())
-        by_currency = {currency: list_all(server, dict(whole, refunds=currency, limit=1))["ids"] for currency in refunded}
-        assert {currency: len(ids) for currency, ids in by_currency.items()} == refunded
-        assert sorted(sum(by_currency.values(), [])) == sorted(list_all(server, dict(whole, refunds="all"))["ids"])
-        assert list_all(server, dict(whole, refunds="JPY"))["ids"] == []
+                bought[line["currency"]] = bought.get(line["currency"], 0) + line["periods"]
+        assert sorted(refunded) == ["EUR", "USD"] and sum(refunded.values()) and all(bought.values())
+        for listed, counted in (("refunds", refunded), ("bought", bought)):
+            by_currency = {currency: list_all(server, dict(whole, limit=1, **{listed: currency}))["ids"] for currency in counted}
+            assert {currency: len(ids) for currency, ids in by_currency.items()} == counted, listed
+            assert sorted(sum(by_currency.values(), [])) == sorted(list_all(server, dict(whole, **{listed: "all"}))["ids"])
+            assert list_all(server, dict(whole, **{listed: "JPY"}))["ids"] == []
         # At a midnight within a story's free trial, the active are its trials and its paid, apart, each as many
         # as /v1/stats/active counts; left to its default, a list of them is judged at the last midnight.
         midnight = (now - 80 * DAY) // DAY * DAY

@@ -1,8 +1,9 @@
 /// The subscriptions behind one count of the subscriptions figure (`/v1/stats/subscriptions`):
 /// those of a product (or all) in a status (or `entitled`) at an instant, as the figure judges
 /// them, a page at a time in the order of their original transaction ids; or behind a churned
-/// count of the flows; or the periods behind a count of the flows' periods that began (Began)
-/// or behind a count of refunds (Refunds), in the order of their dates then transaction ids
+/// count of the flows; or the periods behind a count of the flows' periods that began (Began),
+/// behind a revenue line's periods (Currencies) or behind a count of refunds (Currencies), in the
+/// order of their dates then transaction ids
 /// (Counted names which). The store reads them; the names, the bounds and the answer are here,
 /// for the API and the dashboard alike.
 public enum SubscriptionList {
@@ -16,7 +17,7 @@ public enum SubscriptionList {
 
     /// One subscription: its original transaction id, and the product its status is read under
     /// (the standing period's, else the last purchased; as the figure counts it); in a list of
-    /// periods (Began, Refunds), one period: its own product, its transaction id and its position.
+    /// periods (Began, Currencies), one period: its own product, its transaction id and its position.
     public struct Member: Sendable, Equatable {
         public let originalTransactionID: String
         public let productID: String
@@ -62,8 +63,12 @@ public enum SubscriptionList {
         case churned(ChurnReason)
         /// A count of the flows' periods that began.
         case began(Began)
+        /// The periods a line of the revenue counts and adds the prices of (its `periods` and
+        /// `gross`): every auto-renewable period that began, whatever its kind or price, in its
+        /// currency (or in any).
+        case bought(Currencies)
         /// A refunds count of the flows, or of one currency's revenue.
-        case refunds(Refunds)
+        case refunds(Currencies)
         /// A count of what stood at a midnight (`/v1/stats/active`): the active subscriptions whose
         /// standing period is a free trial (`active_trials`), or is not (`active_paid`).
         case standing(trials: Bool)
@@ -87,13 +92,29 @@ public enum SubscriptionList {
             }
         }
 
-        /// What a request's query names (`status`, `churned`, `began`, `refunds`, `active`; nil where
-        /// absent): a status, with `churned` for a churn; or, alone, periods that began or refunds; or
-        /// the active trials or paid (`active`, alone or with `status=active`, as its answer names it).
-        public init(status: String?, churned: String?, began: String?, refunds: String?, active: String? = nil) throws(Refusal) {
+        /// The list behind a figure of a revenue line in `currency` ("" for the line without one;
+        /// IntervalRevenue.Line.figureNames): its `periods` and `gross_milliunits`, the periods that
+        /// began; its `refunds` and `refunded_milliunits`, those refunded or revoked. Nil for its net
+        /// (a difference of two lists), another name, and a currency the API cannot name.
+        public static func revenue(figureNamed name: String, currency: String) -> Counted? {
+            guard let currencies = Currencies(currency: currency) else { return nil }
+            switch name {
+            case "periods", "gross_milliunits": return .bought(currencies)
+            case "refunds", "refunded_milliunits": return .refunds(currencies)
+            default: return nil
+            }
+        }
+
+        /// What a request's query names (`status`, `churned`, `began`, `refunds`, `active`, `bought`;
+        /// nil where absent): a status, with `churned` for a churn; or, alone, periods that began (of a
+        /// kind, or of a currency) or refunds; or the active trials or paid (`active`, alone or with
+        /// `status=active`, as its answer names it).
+        public init(status: String?, churned: String?, began: String?, refunds: String?, active: String? = nil,
+                    bought: String? = nil) throws(Refusal) {
             if let active {
-                guard status == nil || status == SubscriptionState.Status.active.name, churned == nil, began == nil, refunds == nil else {
-                    throw Refusal(description: "active is without churned, began or refunds, and with no status but active")
+                guard status == nil || status == SubscriptionState.Status.active.name, churned == nil, began == nil, refunds == nil,
+                      bought == nil else {
+                    throw Refusal(description: "active is without churned, began, bought or refunds, and with no status but active")
                 }
                 guard let place = Self.standingNames.firstIndex(of: active) else {
                     throw Refusal(description: "active is one of " + Self.standingNames.joined(separator: ", "))
@@ -101,27 +122,29 @@ public enum SubscriptionList {
                 self = .standing(trials: place == 0)
                 return
             }
-            if began != nil || refunds != nil {
-                guard status == nil, churned == nil, began == nil || refunds == nil else {
-                    throw Refusal(description: "began and refunds are each without status, churned or the other")
+            let periodLists = [("began", began), ("bought", bought), ("refunds", refunds)].filter { $0.1 != nil }
+            if case let (key, value?)? = periodLists.first {
+                guard status == nil, churned == nil, periodLists.count == 1 else {
+                    throw Refusal(description: "began, bought and refunds are each without status, churned or another of them")
                 }
-                if let began {
-                    guard let kind = Began(name: began) else {
+                switch key {
+                case "began":
+                    guard let kind = Began(name: value) else {
                         throw Refusal(description: "began is one of " + IntervalFlows.beganNames.joined(separator: ", "))
                     }
                     self = .began(kind)
-                } else {
-                    guard let refunds = refunds.flatMap(Refunds.init(name:)) else {
-                        throw Refusal(description: "refunds is all (every currency), none (periods without one) or a "
+                default:
+                    guard let currencies = Currencies(name: value) else {
+                        throw Refusal(description: "\(key) is all (every currency), none (periods without one) or a "
                                                    + "currency code of three capital letters (ALL is the Albanian lek)")
                     }
-                    self = .refunds(refunds)
+                    self = key == "bought" ? .bought(currencies) : .refunds(currencies)
                 }
                 return
             }
             guard let status, let counted = Self.status(named: status) else {
                 throw Refusal(description: "status is one of " + SubscriptionCount.figureNames.joined(separator: ", ")
-                                           + " (or began, refunds or active is given)")
+                                           + " (or began, bought, refunds or active is given)")
             }
             guard let churned else { self = counted; return }
             guard let reason = ChurnReason(rawValue: churned), counted.statuses == [.expired] else {
@@ -137,7 +160,7 @@ public enum SubscriptionList {
             case .status(let name, _): return name
             case .churned: return SubscriptionState.Status.expired.name
             case .standing: return SubscriptionState.Status.active.name
-            case .began, .refunds: return nil
+            case .began, .bought, .refunds: return nil
             }
         }
 
@@ -147,7 +170,7 @@ public enum SubscriptionList {
             case .status(_, let statuses): return statuses
             case .churned: return [.expired]
             case .standing: return [.active]
-            case .began, .refunds: return []
+            case .began, .bought, .refunds: return []
             }
         }
 
@@ -158,17 +181,17 @@ public enum SubscriptionList {
         public var isRanged: Bool {
             switch self {
             case .status, .standing: return false
-            case .churned, .began, .refunds: return true
+            case .churned, .began, .bought, .refunds: return true
             }
         }
 
-        /// The query parameters that name it (as `init(status:churned:began:refunds:active:)` reads
+        /// The query parameters that name it (as `init(status:churned:began:refunds:active:bought:)` reads
         /// them), without its range or instant.
         public var queryParameters: [(key: String, value: String)] {
             switch self {
             case .status(let name, _): return [("status", name)]
             case .churned(let reason): return [("status", SubscriptionState.Status.expired.name), ("churned", reason.rawValue)]
-            case .began, .refunds, .standing: return parameter.map { [$0] } ?? []
+            case .began, .bought, .refunds, .standing: return parameter.map { [$0] } ?? []
             }
         }
 
@@ -187,28 +210,36 @@ public enum SubscriptionList {
             return midnight
         }
 
-        /// The parameter that names it besides a status (`churned`, `began`, `refunds` or `active`) and
+        /// The parameter that names it besides a status (`churned`, `began`, `bought`, `refunds` or `active`) and
         /// its value, as the list's query and its answer name them; nil for a status's count.
         public var parameter: (key: String, value: String)? {
             switch self {
             case .status: return nil
             case .churned(let reason): return ("churned", reason.rawValue)
             case .began(let began): return ("began", began.name)
+            case .bought(let currencies): return ("bought", currencies.name)
             case .refunds(let refunds): return ("refunds", refunds.name)
             case .standing(let trials): return ("active", Self.standingNames[trials ? 0 : 1])
             }
         }
 
         /// The count its members make as the flows of its range give it (`days`, read at the list's
-        /// instant); nil for a status's count, which the subscriptions figure gives, and for the
-        /// active trials or paid (`count(in:)`).
+        /// instant); nil for a status's count, which the subscriptions figure gives, for the
+        /// active trials or paid (`count(in:)`) and for a revenue line's periods (`count(onRevenue:)`).
         public func count(on days: [DayFlows]) -> Int64? {
             switch self {
-            case .status, .standing: return nil
+            case .status, .standing, .bought: return nil
             case .churned(let reason): return IntervalFlows.churned(on: days)[ChurnReason.allCases.firstIndex(of: reason)!]
             case .began(let began): return IntervalFlows.began(began.name, on: days)
             case .refunds(let refunds): return IntervalFlows.refunds(in: refunds.currency, on: days)
             }
+        }
+
+        /// The count its members make as the revenue of its range gives it (`days`): a line's
+        /// periods, or all lines' added up; nil for every other count.
+        public func count(onRevenue days: [DayRevenue]) -> Int64? {
+            guard case .bought(let currencies) = self else { return nil }
+            return days.filter { currencies.holds($0.currency) }.reduce(0) { $0.clampedAdding($1.began.periods) }
         }
 
         /// The count its members make as what stood at its midnight gives it (`/v1/stats/active`'s
@@ -235,10 +266,11 @@ public enum SubscriptionList {
         public var kind: Int { IntervalFlows.beganNames.firstIndex(of: name)! }
     }
 
-    /// The periods behind a count of refunds: the flows' (every currency) or one line of the
-    /// revenue (`/v1/stats/revenue`' `refunds`, of its currency, or of none): auto-renewable
-    /// periods refunded or revoked in the range, by their revocation date.
-    public struct Refunds: Sendable, Equatable {
+    /// Which currencies' periods a list of periods holds: every currency (the flows' refunds, all
+    /// the revenue's lines), or one line of the revenue (`/v1/stats/revenue`, of its currency, or
+    /// of none): the periods behind its `periods` (those that began, by their purchase date) or
+    /// its `refunds` (those refunded or revoked, by their revocation date).
+    public struct Currencies: Sendable, Equatable {
         /// Nil: every currency; "": periods whose row names none (the figures' line without a code).
         public let currency: String?
 
@@ -256,15 +288,18 @@ public enum SubscriptionList {
             }
         }
 
-        /// The refunds of a line of the figures in `currency` (as they group it: "" for none); nil
+        /// A line of the figures in `currency` (as they group it: "" for none); nil
         /// for a currency the API cannot name (not three capital letters).
         public init?(currency: String) {
             guard currency.isEmpty || Self.isCode(currency) else { return nil }
             self.currency = currency
         }
 
-        /// The refunds of every currency.
-        public static let all = Refunds(name: allName)!
+        /// Every currency.
+        public static let all = Currencies(name: allName)!
+
+        /// Whether a line of the figures in `currency` ("" for none) is among them.
+        public func holds(_ currency: String) -> Bool { self.currency == nil || self.currency == currency }
 
         private static func isCode(_ text: String) -> Bool {
             text.utf8.count == 3 && text.utf8.allSatisfy { (0x41...0x5A).contains($0) }

@@ -147,7 +147,7 @@ struct DashboardPage {
         for flow in flows {
             table += "<tr data-start=\"\(flow.startMilliseconds)\"><td>\(Self.date(flow.startMilliseconds))</td>"
                 + flow.beganFigures.map { beganCell($0.name, $0.value, intervalStart: flow.startMilliseconds) }.joined()
-                + refundsCell("refunds", flow.refundCount, currency: nil, intervalStart: flow.startMilliseconds)
+                + periodsCell("refunds", flow.refundCount, listing: .refunds(.all), intervalStart: flow.startMilliseconds)
                 + flow.churnedFigures.map { churnedCell($0.name, $0.value, intervalStart: flow.startMilliseconds) }.joined()
                 + "</tr>\n"
         }
@@ -155,7 +155,8 @@ struct DashboardPage {
     }
 
     /// Each interval's money per currency (`GET /v1/stats/revenue`): a row per interval and
-    /// currency something happened in, keyed `start_ms/currency`.
+    /// currency something happened in, keyed `start_ms/currency`, each figure but the net linking
+    /// the periods it counts or adds the money of (SubscriptionList.Counted.revenue).
     private var revenueTable: String {
         var table = "<h2>Revenue</h2>\n<table id=\"revenue\"><tr><th>From</th><th>Currency</th><th>gross</th>"
             + "<th>refunded</th><th>net</th><th>periods</th><th>refunds</th></tr>\n"
@@ -164,10 +165,9 @@ struct DashboardPage {
                 table += "<tr data-line=\"\(interval.startMilliseconds)/\(Self.escape(line.currency))\">"
                     + "<td>\(Self.date(interval.startMilliseconds))</td><td>\(Self.escape(line.currency))</td>"
                     + zip(IntervalRevenue.Line.figureNames, line.figures).map { name, value in
-                        if name == "refunds" {
-                            return refundsCell(name, value, currency: line.currency, intervalStart: interval.startMilliseconds)
-                        }
-                        return Self.cell(name, value, shown: name.hasSuffix("_milliunits") ? Self.money(value, line.currency) : nil)
+                        periodsCell(name, value, shown: name.hasSuffix("_milliunits") ? Self.money(value, line.currency) : nil,
+                                    listing: SubscriptionList.Counted.revenue(figureNamed: name, currency: line.currency),
+                                    intervalStart: interval.startMilliseconds)
                     }.joined() + "</tr>\n"
             }
         }
@@ -306,25 +306,20 @@ struct DashboardPage {
     }
 
     /// A count of the periods that began as `name` says in the interval that starts at `start`,
-    /// linking the periods it counts (no instant judges them).
+    /// linking the periods it counts.
     private func beganCell(_ name: String, _ count: Int64, intervalStart start: Int64) -> String {
-        guard let began = SubscriptionList.Began(name: name) else { return Self.cell(name, count) }
-        return Self.linkedCell(name, count, to: SubscriptionListController.pageLink(
-            .began(began), range: flowsRange(intervalStart: start), at: nil, product: figure.product))
+        periodsCell(name, count, listing: SubscriptionList.Began(name: name).map { .began($0) }, intervalStart: start)
     }
 
-    /// A count of the periods refunded or revoked in the interval that starts at `start`, in
-    /// `currency` (nil: every currency; "": none), linking the periods it counts; a currency the
-    /// API cannot name (not three capital letters) links nothing.
-    private func refundsCell(_ name: String, _ count: Int64, currency: String?, intervalStart start: Int64) -> String {
-        let refunds: SubscriptionList.Refunds?
-        switch currency {
-        case nil: refunds = .all
-        case let code?: refunds = SubscriptionList.Refunds(currency: code)
-        }
-        guard let refunds else { return Self.cell(name, count) }
-        return Self.linkedCell(name, count, to: SubscriptionListController.pageLink(
-            .refunds(refunds), range: flowsRange(intervalStart: start), at: nil, product: figure.product))
+    /// A figure of periods (a count, or their money `shown` so) of the interval that starts at
+    /// `start`, linking the periods `counted` lists over the part of the page's range in it (no
+    /// instant judges periods); nil links nothing.
+    private func periodsCell(_ name: String, _ value: Int64, shown: String? = nil, listing counted: SubscriptionList.Counted?,
+                             intervalStart start: Int64) -> String {
+        let shown = shown ?? String(value)
+        guard let counted else { return Self.cell(name, value, shown: shown) }
+        return Self.cell(name, value, shown: Self.link(SubscriptionListController.pageLink(
+            counted, range: flowsRange(intervalStart: start), at: nil, product: figure.product), shown))
     }
 
     /// A rate as a percentage (a dash for none), its counts in its title (`1 of 12`).

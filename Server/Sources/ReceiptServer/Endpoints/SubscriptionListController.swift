@@ -4,7 +4,8 @@ import ReceiptCore
 
 /// The subscriptions behind a count of `/v1/stats/subscriptions`, or behind a churned count of
 /// the flows (`status=expired&churned=REASON&from=…&to=…`), or the periods behind a count of the
-/// flows' periods that began (`began=KIND&from=…&to=…`) or of refunds (`refunds=all|none|CURRENCY&from=…&to=…`),
+/// flows' periods that began (`began=KIND&from=…&to=…`), of a revenue line's periods (`bought=all|none|CURRENCY&from=…&to=…`)
+/// or of refunds (`refunds=all|none|CURRENCY&from=…&to=…`),
 /// or the active trials or paid at a midnight of `/v1/stats/active` (`active=trials|paid&at=MIDNIGHT`)
 /// (SubscriptionList), a page at a time: `GET /v1/subscriptions?…[&product=…][&at=…][&limit=N][&cursor=C]`
 /// as JSON, and `GET /dashboard/subscriptions?…` as a page of the dashboard, which each such count of
@@ -17,7 +18,7 @@ struct SubscriptionListController {
     static let pagePath = "/dashboard/subscriptions"
     /// The query parameters both take.
     static let parameters: Set<String> = ["status", "product", "at", "limit", "cursor", "churned", "began", "refunds", "active",
-                                          "from", "to"]
+                                          "bought", "from", "to"]
 
     /// What a request asks for: a count (SubscriptionList.Counted), at an instant and of a product
     /// (as the figure takes them), and which page.
@@ -41,7 +42,8 @@ struct SubscriptionListController {
             let counted: SubscriptionList.Counted
             do throws(SubscriptionList.Refusal) {
                 counted = try SubscriptionList.Counted(status: values["status"], churned: values["churned"], began: values["began"],
-                                                       refunds: values["refunds"], active: values["active"])
+                                                       refunds: values["refunds"], active: values["active"],
+                                                       bought: values["bought"])
             } catch {
                 throw FigureQuery.Refusal(description: error.description)
             }
@@ -86,8 +88,8 @@ struct SubscriptionListController {
     }
 
     /// The count the subscriptions (or periods) asked for make, as its figure gives it: the
-    /// subscriptions figure's; what stood at the midnight (`/v1/stats/active`'s); else the flows'
-    /// over the list's range.
+    /// subscriptions figure's; what stood at the midnight (`/v1/stats/active`'s); a revenue line's
+    /// periods over the list's range; else the flows' over it.
     private func count(_ asked: Asked) async throws -> Int64 {
         let (at, product) = (asked.at, asked.figure.product)
         if case .status(_, let statuses) = asked.counted {
@@ -96,6 +98,10 @@ struct SubscriptionListController {
         if asked.counted.isAtMidnight {
             let stood = try await stored.store.standing(atMidnightsOf: [at / FigureInterval.dayMilliseconds], product: product)
             return stood.first.flatMap(asked.counted.count(in:)) ?? 0
+        }
+        if case .bought = asked.counted {
+            let days = try await stored.store.revenue(from: asked.figure.from, to: asked.figure.to, product: product)
+            return asked.counted.count(onRevenue: days) ?? 0
         }
         let days = try await stored.store.flows(from: asked.figure.from, to: asked.figure.to, at: at, product: product)
         return asked.counted.count(on: days) ?? 0

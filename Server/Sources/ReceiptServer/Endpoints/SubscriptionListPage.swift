@@ -9,7 +9,8 @@ struct SubscriptionListPage {
     let nextCursor: SubscriptionList.Cursor?
 
     /// What the count counts, and over which range: a status; a churned count (subscriptions expired at
-    /// the instant whose period ended in the range); periods that began in the range, or refunded in it.
+    /// the instant whose period ended in the range); periods that began in the range (of a kind, or
+    /// in a currency), or refunded in it.
     private var counted: (what: String, range: String) {
         let range = "from \(DashboardPage.date(asked.figure.from)) to \(DashboardPage.date(asked.figure.to))"
         switch asked.counted {
@@ -17,10 +18,14 @@ struct SubscriptionListPage {
         case .standing(let trials): return ("subscriptions active" + (trials ? ", in a free trial" : ", paid"), "")
         case .churned(let reason): return ("subscriptions that churned, \(reason.rawValue)", " whose period ended " + range)
         case .began(let began): return ("periods that began as " + began.name.replacingOccurrences(of: "_", with: " "), " " + range)
-        case .refunds(let refunds):
-            let currency = refunds.currency.map { $0.isEmpty ? ", in no currency" : ", in " + $0 } ?? ""
-            return ("periods refunded or revoked" + currency, " " + range)
+        case .bought(let currencies): return ("periods that began" + Self.inCurrency(currencies), " " + range)
+        case .refunds(let refunds): return ("periods refunded or revoked" + Self.inCurrency(refunds), " " + range)
         }
+    }
+
+    /// Which currency's periods a list holds, as its heading says it (nothing for every currency).
+    private static func inCurrency(_ currencies: SubscriptionList.Currencies) -> String {
+        currencies.currency.map { $0.isEmpty ? ", in no currency" : ", in " + $0 } ?? ""
     }
 
     var html: String {

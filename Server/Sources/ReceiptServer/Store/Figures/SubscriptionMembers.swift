@@ -3,7 +3,8 @@ import ReceiptCore
 /// The subscriptions behind a count of the subscriptions figure, or a churned count of the flows
 /// (SubscriptionList): read from the summaries the figure reads and judged by the same rule at the
 /// instant, so that the pages of a count hold as many subscriptions as the count; and the periods
-/// behind a count of periods that began or of refunds, read from the rows the flows count.
+/// behind a count of periods that began, of a revenue line's periods or of refunds, read from the
+/// rows the flows and the revenue count.
 extension StoreFigures {
     /// At most `limit` + 1 (the one more says another page follows) subscriptions in `statuses` at
     /// `instant` (with `churn`, of those whose standing period ended in its range for its reason: the
@@ -65,6 +66,21 @@ extension FlowDays {
             [.integer(from), .integer(to)] + StoreFigures.values(product),
             by: "purchase_date", after: cursor, limit: limit, on: statements)
     }
+
+    /// At most `limit` + 1 periods bought in [from, to) in `currencies`, `product`'s only when
+    /// given, after `cursor`, in the order of their purchase dates then transaction ids: the rows
+    /// a revenue line counts as its `periods` and adds the prices of as its `gross` (`periods`
+    /// whatever their kind or price; the lines by `coalesce(currency, '')`, as `countsQuery` groups them).
+    static func periods(in currencies: SubscriptionList.Currencies, from: Int64, to: Int64, product: String?,
+                        after cursor: SubscriptionList.PeriodPosition?, limit: Int,
+                        on statements: some StoreStatements) async throws -> [SubscriptionList.Member] {
+        let d = statements.dialect
+        var binds: [StoreValue] = [.integer(from), .integer(to)] + StoreFigures.values(product)
+        let conditions = [periods, purchasedInRange(d), StoreFigures.only(product, placeholder: 3, d)]
+            + StoreFigures.inCurrencies(currencies, binds: &binds, d)
+        return try await StoreFigures.periodPage(where: conditions, binds, by: "purchase_date", after: cursor, limit: limit,
+                                                 on: statements)
+    }
 }
 
 extension StoreFigures {
@@ -72,17 +88,21 @@ extension StoreFigures {
     /// currency's only when given, after `cursor`, in the order of their revocation dates then
     /// transaction ids: the rows the flows' and the revenue's refunds count (`refundedRows`; the
     /// revenue's lines by `coalesce(currency, '')`, its line without a code "").
-    static func refundedPeriods(_ refunds: SubscriptionList.Refunds, from: Int64, to: Int64, product: String?,
+    static func refundedPeriods(_ refunds: SubscriptionList.Currencies, from: Int64, to: Int64, product: String?,
                                 after cursor: SubscriptionList.PeriodPosition?, limit: Int,
                                 on statements: some StoreStatements) async throws -> [SubscriptionList.Member] {
         let d = statements.dialect
         var binds: [StoreValue] = [.integer(from), .integer(to)] + values(product)
-        var conditions = [refundedRows(d), only(product, placeholder: 3, d)]
-        if let currency = refunds.currency {
-            binds.append(.text(currency))
-            conditions.append("coalesce(currency, '') = \(d.placeholder(binds.count))")
-        }
+        let conditions = [refundedRows(d), only(product, placeholder: 3, d)] + inCurrencies(refunds, binds: &binds, d)
         return try await periodPage(where: conditions, binds, by: "revocation_date", after: cursor, limit: limit, on: statements)
+    }
+
+    /// The condition that a row is of `currencies`, as the figures group a row's currency
+    /// (`coalesce(currency, '')`), its code bound after `binds`; none for every currency.
+    static func inCurrencies(_ currencies: SubscriptionList.Currencies, binds: inout [StoreValue], _ d: StoreDialect) -> [String] {
+        guard let currency = currencies.currency else { return [] }
+        binds.append(.text(currency))
+        return ["coalesce(currency, '') = \(d.placeholder(binds.count))"]
     }
 
     /// At most `limit` + 1 transactions that meet every one of `conditions` (over `binds`), after

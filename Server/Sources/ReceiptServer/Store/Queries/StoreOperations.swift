@@ -29,7 +29,8 @@ extension SubscriptionStore {
 
     /// A page of the subscriptions behind `counted`: a count of the subscriptions figure, a churned
     /// count, or the active trials or paid at a midnight (StoreFigures.members), or of the periods behind a count of periods that began
-    /// (FlowDays.periods) or of refunds (StoreFigures.refundedPeriods); a count of the flows over
+    /// (FlowDays.periods), of a revenue line's periods (FlowDays.periods(in:)) or of refunds
+    /// (StoreFigures.refundedPeriods); a count of the flows or the revenue over
     /// [from, to). `now`: the instant the list was first asked at, which its cursors keep.
     func subscriptionList(_ counted: SubscriptionList.Counted, at instant: Int64, from: Int64, to: Int64, product: String?,
                           after cursor: String?, limit: Int, now: Int64) async throws
@@ -49,6 +50,9 @@ extension SubscriptionStore {
             case .standing(let trials):
                 return try await StoreFigures.members(in: counted.statuses, at: instant, product: product, standingTrial: trials,
                                                       after: cursor, limit: limit, on: statements)
+            case .bought(let currencies):
+                return try await FlowDays.periods(in: currencies, from: from, to: to, product: product, after: position,
+                                                  limit: limit, on: statements)
             case .refunds(let refunds):
                 return try await StoreFigures.refundedPeriods(refunds, from: from, to: to, product: product, after: position,
                                                               limit: limit, on: statements)
