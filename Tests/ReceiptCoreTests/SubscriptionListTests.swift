@@ -126,6 +126,42 @@ struct RefundsListTests {
         #expect(Counted.status(name: "active", statuses: [.active]).count(on: [first, second]) == nil)
     }
 
+    @Test func anMRRLinesSubscriptionsAreTheActiveOfItsCurrencyOrOfAny() throws {
+        let lines = MRRLine.lines([PriceGroup(currency: "EUR", periodMilliseconds: 30 * 86_400_000, subscriptions: 3, priceSum: 2_970),
+                                   PriceGroup(currency: "USD", periodMilliseconds: 365 * 86_400_000, subscriptions: 2, priceSum: 99_980),
+                                   PriceGroup(currency: "", periodMilliseconds: 7 * 86_400_000, subscriptions: 4, priceSum: 0),
+                                   PriceGroup(currency: "EUR", periodMilliseconds: 3 * 60_000, subscriptions: 6, priceSum: 990)]).lines
+        let counted = { (name: String) in Counted.mrr(Currencies(name: name)!) }
+        // A period of no plan's length (the 6 of 3 minutes) counts in no line.
+        #expect(counted("EUR").count(onMRR: lines) == 3 && counted("none").count(onMRR: lines) == 4)
+        #expect(counted("all").count(onMRR: lines) == 9 && counted("JPY").count(onMRR: lines) == 0)
+        let mrr = counted("USD")
+        #expect(!mrr.listsPeriods && !mrr.isRanged && !mrr.isAtMidnight && mrr.statusName == "active" && mrr.statuses == [.active])
+        #expect(mrr.parameter.map { [$0.key, $0.value] } == ["mrr", "USD"] && mrr.count(on: []) == nil && mrr.count(onRevenue: []) == nil)
+        #expect(Counted.bought(.all).count(onMRR: lines) == nil)
+        #expect(try Counted(status: nil, churned: nil, began: nil, refunds: nil, mrr: "EUR") == counted("EUR"))
+        #expect(try Counted(status: "active", churned: nil, began: nil, refunds: nil, mrr: "none") == counted("none"))
+        for (status, active, bought, mrr, said) in [("expired", nil, nil, "EUR", "with no status but active"),
+                                                    (nil, "paid", nil, "EUR", "or the other"), (nil, nil, "EUR", "EUR", "or the other"),
+                                                    (nil, nil, nil, "Eur", "mrr is all")] {
+            do throws(SubscriptionList.Refusal) {
+                _ = try Counted(status: status, churned: nil, began: nil, refunds: nil, active: active, bought: bought, mrr: mrr)
+                Issue.record("\(mrr) was taken")
+            } catch {
+                #expect(error.description.contains(said), "\(error.description)")
+            }
+        }
+        // The condition of a plan's length in SQL holds the same lengths as BillingPeriod.of: here, at each bound.
+        let condition = BillingPeriod.sqlCondition(length: "L")
+        let bounds = condition.split(separator: " ").compactMap { Int64($0.trimmingCharacters(in: ["(", ")"])) }
+        #expect(bounds.count == 2 * BillingPeriod.allCases.count)
+        for (low, high) in stride(from: 0, to: bounds.count, by: 2).map({ (bounds[$0], bounds[$0 + 1]) }) {
+            #expect(BillingPeriod.of(milliseconds: low) != nil && BillingPeriod.of(milliseconds: high) != nil)
+            #expect(BillingPeriod.of(milliseconds: low - 1) == nil && BillingPeriod.of(milliseconds: high + 1) == nil)
+            #expect(BillingPeriod.of(milliseconds: low) == BillingPeriod.of(milliseconds: high))
+        }
+    }
+
     @Test func aRevenueLinesPeriodsAreThoseThatBeganInItsCurrencyOrInAny() throws {
         var days = [DayRevenue(day: 1, currency: "EUR"), DayRevenue(day: 1, currency: ""), DayRevenue(day: 2, currency: "EUR"),
                     DayRevenue(day: 2, currency: "USD")]
@@ -175,13 +211,14 @@ struct RefundsListTests {
         #expect(try Counted(status: nil, churned: nil, began: nil, refunds: nil, active: "paid") == .standing(trials: false))
         // Each list's query parameters name it again, as a link writes them.
         for counted in [Counted.status(named: "entitled")!, .churned(.other), .began(SubscriptionList.Began(name: "new")!),
-                        .refunds(Currencies(name: "none")!), .standing(trials: true), .bought(Currencies(name: "all")!)] {
+                        .refunds(Currencies(name: "none")!), .standing(trials: true), .bought(Currencies(name: "all")!),
+                        .mrr(Currencies(name: "EUR")!)] {
             let query = Dictionary(uniqueKeysWithValues: counted.queryParameters.map { ($0.key, $0.value) })
             #expect(try Counted(status: query["status"], churned: query["churned"], began: query["began"], refunds: query["refunds"],
-                                active: query["active"], bought: query["bought"]) == counted)
+                                active: query["active"], bought: query["bought"], mrr: query["mrr"]) == counted)
         }
         #expect(try Counted(status: "active", churned: nil, began: nil, refunds: nil, active: "trials") == .standing(trials: true))
-        for (status, active, said) in [("expired", "trials", "active is without"), (nil, "free", "active is one of trials, paid")] {
+        for (status, active, said) in [("expired", "trials", "active and mrr are each without"), (nil, "free", "active is one of trials, paid")] {
             do throws(SubscriptionList.Refusal) {
                 _ = try Counted(status: status, churned: nil, began: nil, refunds: nil, active: active)
                 Issue.record("\(active) was taken")
@@ -229,9 +266,13 @@ struct RefundsListTests {
         let trialsJSON = String(decoding: SubscriptionList.json([], counted: trials, at: 86_400_000, from: 1, to: 2, product: nil,
                                                                 nextCursor: nil), as: UTF8.self)
         #expect(trialsJSON == #"{"at_ms":86400000,"status":"active","active":"trials","subscriptions":[]}"#)
-        let period = SubscriptionList.Member(originalTransactionID: "10", productID: "p", period: .init(date: 5, transactionID: "12"))
-        let json = String(decoding: SubscriptionList.json([period], counted: refunds, at: 9, from: 3, to: 4, product: "p",
-                                                          nextCursor: .init(now: 9, after: period.position)), as: UTF8.self)
-        #expect(json == #"{"refunds":"USD","from_ms":3,"to_ms":4,"product_id":"p","subscriptions":[{"original_transaction_id":"10","transaction_id":"12","product_id":"p"}],"next_cursor":"9-5-12"}"#)
+        let period = SubscriptionList.Member(originalTransactionID: "10", productID: "p", period: .init(date: 5, transactionID: "12"),
+                                             amount: .init(milliunits: 4_990, currency: "USD"))
+        // A period without a currency names none beside its amount.
+        let bare = SubscriptionList.Member(originalTransactionID: "11", productID: "p", period: .init(date: 6, transactionID: "13"),
+                                           amount: .init(milliunits: 0, currency: ""))
+        let json = String(decoding: SubscriptionList.json([period, bare], counted: refunds, at: 9, from: 3, to: 4, product: "p",
+                                                          nextCursor: .init(now: 9, after: bare.position)), as: UTF8.self)
+        #expect(json == #"{"refunds":"USD","from_ms":3,"to_ms":4,"product_id":"p","subscriptions":[{"original_transaction_id":"10","transaction_id":"12","product_id":"p","amount_milliunits":4990,"currency":"USD"},{"original_transaction_id":"11","transaction_id":"13","product_id":"p","amount_milliunits":0}],"next_cursor":"9-6-13"}"#)
     }
 }

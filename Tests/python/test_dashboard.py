@@ -5,6 +5,7 @@ test artefact (build/test-artefacts/dashboard.png; README's docs/dashboard.png i
 import base64
 import decimal
 import html
+import json
 import html.parser
 import os
 import pathlib
@@ -291,19 +292,23 @@ def assert_cards_sum_the_range_and_the_one_before(shown, server, given):
 def list_all(server, query):
     """Every page of GET /v1/subscriptions?query, cursor after cursor: the ids in order, and what every page
     said it was (the same on each: `at_ms`, `status`, and a churned list's `churned`, `from_ms` and `to_ms`)."""
-    ids, said, cursor = [], set(), None
+    ids, amounts, said, cursor = [], [], set(), None
     while True:
         status, answer = server.json("GET", "/v1/subscriptions?" + urllib.parse.urlencode(
             dict(query, **({"cursor": cursor} if cursor else {}))))
         assert status == 200, answer
         # A list of periods (began) names each period's transaction id beside its subscription's.
-        ids += [item.get("transaction_id", item["original_transaction_id"]) for item in answer.pop("subscriptions")]
+        listed = answer.pop("subscriptions")
+        ids += [item.get("transaction_id", item["original_transaction_id"]) for item in listed]
+        # A period names what its figure adds up for it (its price, or the amount refunded), in its currency.
+        amounts += [(item["amount_milliunits"], item.get("currency", "")) for item in listed if "transaction_id" in item]
+        assert all(("amount_milliunits" in item) == ("transaction_id" in item) for item in listed), listed
         cursor = answer.pop("next_cursor", None)
         said.add(tuple(sorted(answer.items())))
         if cursor is None:
             break
     assert len(said) == 1, said
-    return dict(next(iter(said)), ids=ids)
+    return dict(next(iter(said)), ids=ids, amounts=amounts)
 
 
 def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=False):
@@ -311,13 +316,13 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
     that began and of refunds in its flows table, each count of periods and of refunds in its revenue
     table (whose gross and refunded amounts link the same lists; the listed periods' prices add up to the
     gross), each churned count of its flows and churn tables, and each count of the active at a midnight (the active
-    table's active, the churn table's active at start) links the page of the subscriptions (or periods)
-    it counts: followed page by page (3 a page), they are as many as the count, none twice, each linking
+    table's active, the churn table's active at start), and each count of an MRR line (whose MRR and ARR link
+    the same list) links the page of the subscriptions (or periods) it counts: followed page by page (3 a page), they are as many as the count, none twice, each linking
     its customer page; /v1/subscriptions (2 a page) gives the same ids in the same order, and says the
     same on every page. With `states` (each subscription's /v1/subscriptions/{id}, judged at the page's
     instant), each one listed by status at that instant is in the status its count names. With
     `every_kind`, some period of each kind began. Returns the counts followed: by status, churned, began,
-    refunds, active at a midnight, and the revenue's periods."""
+    refunds, active at a midnight, the revenue's periods, and the MRR lines' subscriptions."""
     began_names = {"new", "trial_starts", "renewals", "trial_conversions", "recoveries", "reactivations"}
     card = re.search(r'data-card="active_subscriptions">.*?data-value="(\d+)"><a href="([^"]+)">\1</a>', dom, re.S)
     # Every count of the table of statuses, and every such count of the other tables, is linked.
@@ -335,14 +340,24 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
     refunds = [link for table in ("flows", "revenue") for link in linked[table] if link[0] == "refunds"]
     periods = [link for link in linked["revenue"] if link[0] == "periods"]
     # Each line's gross and refunded amounts link what its periods and refunds counts link; its net, nothing.
-    gross_of = {}
+    gross_of, refunded_of = {}, {}
     for line in re.findall(r'<tr data-line="[^"]*">(.*?)</tr>', tables["revenue"], re.S):
         hrefs = {name: (int(value), href) for name, value, href in
                  re.findall(r'<td data-figure="(\w+)" data-value="(-?\d+)"><a href="([^"]+)">', line)}
         assert hrefs.keys() == {"gross_milliunits", "refunded_milliunits", "periods", "refunds"}, line
         assert hrefs["gross_milliunits"][1] == hrefs["periods"][1] and hrefs["refunded_milliunits"][1] == hrefs["refunds"][1]
         gross_of[html.unescape(hrefs["periods"][1])] = hrefs["gross_milliunits"][0]
+        refunded_of[html.unescape(hrefs["refunds"][1])] = hrefs["refunded_milliunits"][0]
     assert len(gross_of) == len(periods) and periods
+    # Each MRR line's MRR (ARR) and count link the subscriptions it counts and makes its MRR of: now (or at the
+    # page's instant) in the MRR table, at each interval's end in the active table's.
+    for table_id, names in (("mrr", {"mrr_milliunits", "subscriptions"}),
+                            ("active-mrr", {"mrr_milliunits", "arr_milliunits", "subscriptions"})):
+        for row in re.findall(r'<tr data-(?:currency|line)="[^"]*">(.*?)</tr>', tables[table_id], re.S):
+            hrefs = dict(re.findall(r'<td data-figure="(\w+)" data-value="-?\d+"><a href="([^"]+)">', row))
+            assert hrefs.keys() == names and len(set(hrefs.values())) == 1 and "mrr=" in next(iter(hrefs.values())), row
+    mrr_now, mrr_then = ([link for link in linked[table_id] if link[0] == "subscriptions"] for table_id in ("mrr", "active-mrr"))
+    assert mrr_now and mrr_then
     stood_names = ("active", "active_at_start", "active_trials", "active_paid")
     stood = [link for table in ("active", "churn") for link in linked[table] if link[0] in stood_names]
     assert len(stood) == len(re.findall(r'data-figure="(' + "|".join(stood_names) + ')"', tables["active"] + tables["churn"]))
@@ -352,7 +367,8 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
             at = re.search(row_at, row).group(1) if name == "active" else start
             hrefs = [href for figure, _, href in linked[name] if f'href="{href}"' in row and figure in stood_names]
             assert len(hrefs) == counts and all(f"at={at}&" in html.unescape(href) + "&" for href in hrefs), (name, start, hrefs)
-    assert sum(len(links) for links in linked.values()) == len(by_status + churned + began + refunds + stood + periods)
+    assert sum(len(links) for links in linked.values()) == len(by_status + churned + began + refunds + stood + periods
+                                                               + mrr_now + mrr_then)
     # A refunds count of the flows is of every currency; one of the revenue, of its line's currency.
     refunds_of = [html.unescape(href).split("refunds=")[1].split("&")[0] for _, _, href in refunds]
     assert "all" in refunds_of and (not every_kind or {"EUR", "USD"} <= set(refunds_of)), refunds_of
@@ -361,13 +377,18 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
     assert {name for name, _, _ in began} == began_names, began
     assert not every_kind or {name for name, count, _ in began if int(count)} == began_names, began
     entitled = {"active", "grace_period"}
-    followed = [(link, False) for link in stood] + [
-        (link, True) for link in by_status + churned + began + refunds + periods + [("active", card.group(1), card.group(2))]]
+    followed = [(link, False) for link in stood + mrr_then] + [
+        (link, True) for link in by_status + churned + began + refunds + periods + mrr_now
+        + [("active", card.group(1), card.group(2))]]
     for (name, count, href), judged_then in followed:  # judged_then: at the instant `states` were judged at
         href = html.unescape(href)
         asked = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(href).query))
         assert urllib.parse.urlsplit(href).path == "/dashboard/subscriptions"
-        if not judged_then:
+        if "mrr" in asked:  # an MRR line's subscriptions, active at its instant
+            assert asked["mrr"] in ("EUR", "USD") and asked.get("status", "active") == "active" and "from" not in asked, href
+            assert judged_then or int(asked["at"]) % DAY == 0, href
+            name = "active"
+        elif not judged_then:
             # What stood at a midnight: the subscriptions figure's active then, or the active's trials or paid.
             expected = {"active_trials": {"active": "trials"}, "active_paid": {"active": "paid"}}.get(
                 name, {"status": "active"})
@@ -411,15 +432,23 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
                        for original in listed), (name, listed)
         answered = list_all(server, dict(asked, limit=2))
         assert answered["ids"] == listed
+        # A revenue line's gross and refunded amounts are its periods' amounts added up, each in its currency.
+        for money_of in (gross_of, refunded_of):
+            if href in money_of:
+                chosen = asked.get("bought") or asked["refunds"]
+                line_currency = "" if chosen == "none" else chosen
+                assert sum(amount for amount, _ in answered["amounts"]) == money_of[href], (href, answered["amounts"])
+                assert all(currency == line_currency for _, currency in answered["amounts"]), answered["amounts"]
         assert answered.get("status") == name and answered.get("churned") == asked.get("churned"), answered
         assert answered.get("began") == asked.get("began") and answered.get("refunds") == asked.get("refunds"), answered
-        assert answered.get("bought") == asked.get("bought"), answered
+        assert answered.get("bought") == asked.get("bought") and answered.get("mrr") == asked.get("mrr"), answered
         assert answered.get("active") == asked.get("active"), answered
         assert "at" not in asked or answered["at_ms"] == int(asked["at"])
         assert "from" not in asked or (answered["from_ms"], answered["to_ms"]) == (int(asked["from"]), int(asked["to"]))
     return (sum(int(count) for _, count, _ in by_status), sum(int(count) for _, count, _ in churned),
             sum(int(count) for _, count, _ in began), sum(int(count) for _, count, _ in refunds),
-            sum(int(count) for _, count, _ in stood), sum(int(count) for _, count, _ in periods))
+            sum(int(count) for _, count, _ in stood), sum(int(count) for _, count, _ in periods),
+            sum(int(count) for _, count, _ in mrr_now + mrr_then))
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (scripts/install-deps.sh test installs it)")
@@ -506,9 +535,21 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
                         "refunds=All", "refunds=none&churned=other", "status=active&from=0&to=1", "active=free",
                         "active=trials&status=expired", "active=paid&at=1796636986001", "active=trials&from=0",
                         "bought=eur", "bought=", "bought=all&refunds=all", "bought=EUR&began=new", "bought=all&at=2026-11-27",
-                        "bought=USD&status=active", "bought=none&active=paid", "bought=all&churned=other", "bought=EUR&periods=3"):
+                        "bought=USD&status=active", "bought=none&active=paid", "bought=all&churned=other", "bought=EUR&periods=3",
+                        "mrr=eur", "mrr=EUR&status=expired", "mrr=EUR&active=paid", "mrr=EUR&bought=EUR", "mrr=all&from=0",
+                        "mrr=USD&churned=other"):
             assert server.request("GET", f"/v1/subscriptions?{refused}")[0] == 400, refused
             assert server.request("GET", f"/dashboard/subscriptions?{refused}")[0] == 400, refused
+        # Each says what is wrong with it.
+        for refused, said in (("bought=eur", "bought is all (every currency)"), ("bought=all&refunds=all", "another of them"),
+                              ("bought=EUR&began=new", "another of them"), ("bought=USD&status=active", "without status"),
+                              ("bought=all&at=2026-11-27", "no instant judges periods"),
+                              ("bought=none&active=paid", "active and mrr are each without"), ("mrr=eur", "mrr is all"),
+                              ("mrr=EUR&status=expired", "no status but active"), ("mrr=EUR&active=paid", "or the other"),
+                              ("mrr=all&from=0", "from is for a list over a range"),
+                              ("bought=EUR&periods=3", "unknown"), ("bought=", "status is one of")):
+            status, body, _ = server.request("GET", f"/v1/subscriptions?{refused}")
+            assert status == 400 and said in json.loads(body)["detail"], (refused, body)
         assert server.request("GET", "/v1/subscriptions?status=active", token=None)[0] == 401
         # Left to its defaults, a list's pages are judged at its first page's instant, a churned one over one range.
         figures = server.json("GET", "/v1/stats/subscriptions")[1]
@@ -579,6 +620,10 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         href = re.search(r'data-figure="refunds" data-value="1"><a href="([^"]+)">1</a>', line).group(1)
         status, body, _ = server.request("GET", href)
         assert "refunds=none" in href and status == 200 and f'data-key="{refund}"' in body.decode(), href
+        # The periods bought without a currency are that one, its price named without one (read from the rows,
+        # as the list of a day's part is; the counts kept per whole day were made before the change by hand).
+        bare = list_all(server, dict(whole, bought="none"))
+        assert bare["ids"] == [refund] and len(bare["amounts"]) == 1 and bare["amounts"][0][1] == "", bare
 
         ARTEFACTS.mkdir(parents=True, exist_ok=True)
         screenshot = ARTEFACTS / "dashboard.png"

@@ -15,6 +15,15 @@ public enum BillingPeriod: String, Sendable, CaseIterable {
         return allCases.first { $0.days.contains(days) }
     }
 
+    /// The SQL condition that the length in milliseconds `length` (an expression) is of some plan,
+    /// as `of(milliseconds:)` tells it: its days rounded to the nearest in one of the plans' ranges,
+    /// written as bounds on the length itself so that nothing is added to it (no overflow in SQL).
+    public static func sqlCondition(length: String) -> String {
+        let half = day / 2
+        return "(" + allCases.map { "\(length) BETWEEN \($0.days.lowerBound * day - half) AND \($0.days.upperBound * day + half - 1)" }
+            .joined(separator: " OR ") + ")"
+    }
+
     /// A length `of(milliseconds:)` tells `plan` from again (its shortest), and 0 for none, which it tells no plan from.
     public static func milliseconds(of plan: BillingPeriod?) -> Int64 { plan.map { $0.days.lowerBound * day } ?? 0 }
 

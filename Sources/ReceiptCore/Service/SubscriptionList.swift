@@ -17,14 +17,16 @@ public enum SubscriptionList {
 
     /// One subscription: its original transaction id, and the product its status is read under
     /// (the standing period's, else the last purchased; as the figure counts it); in a list of
-    /// periods (Began, Currencies), one period: its own product, its transaction id and its position.
+    /// periods (Began, Currencies), one period: its own product, its transaction id and its position,
+    /// and the money a figure adds up for it (its price; in a list of refunds, the amount refunded).
     public struct Member: Sendable, Equatable {
         public let originalTransactionID: String
         public let productID: String
         public let period: PeriodPosition?
+        public let amount: Amount?
 
-        public init(originalTransactionID: String, productID: String, period: PeriodPosition? = nil) {
-            (self.originalTransactionID, self.productID, self.period) = (originalTransactionID, productID, period)
+        public init(originalTransactionID: String, productID: String, period: PeriodPosition? = nil, amount: Amount? = nil) {
+            (self.originalTransactionID, self.productID, self.period, self.amount) = (originalTransactionID, productID, period, amount)
         }
 
         /// The id it is listed by: the period's, else the subscription's.
@@ -32,6 +34,14 @@ public enum SubscriptionList {
 
         /// Where it stands in its list, as a cursor names it: the subscription's id, or the period's position.
         public var position: String { period?.text ?? originalTransactionID }
+    }
+
+    /// An amount of money: milliunits of a currency ("" where the row names none, as the figures group it).
+    public struct Amount: Sendable, Equatable {
+        public let milliunits: Int64
+        public let currency: String
+
+        public init(milliunits: Int64, currency: String) { (self.milliunits, self.currency) = (milliunits, currency) }
     }
 
     /// Where a period stands in a list of periods (`DATE-ID`): ordered by the date the list is of
@@ -52,8 +62,8 @@ public enum SubscriptionList {
         public var text: String { "\(date)-\(transactionID)" }
     }
 
-    /// What a list counts: which count of which figure its members make. A count of the flows is
-    /// over a range, which the list is asked for beside it.
+    /// What a list counts: which count of which figure its members make. A count of the flows or
+    /// the revenue is over a range, which the list is asked for beside it.
     public enum Counted: Sendable, Equatable {
         /// A count of the subscriptions figure: its name (SubscriptionCount.figureNames, or
         /// `entitled`) and the statuses it stands for (`statuses(named:)`).
@@ -72,6 +82,10 @@ public enum SubscriptionList {
         /// A count of what stood at a midnight (`/v1/stats/active`): the active subscriptions whose
         /// standing period is a free trial (`active_trials`), or is not (`active_paid`).
         case standing(trials: Bool)
+        /// The active subscriptions a line of `/v1/stats/mrr` counts (its `subscriptions`) and makes
+        /// its MRR of: those whose standing period is in its currency (or in any) and of a plan's
+        /// length (BillingPeriod).
+        case mrr(Currencies)
 
         /// What `active=` names: the trials, or the paid.
         public static let standingNames = ["trials", "paid"]
@@ -105,18 +119,25 @@ public enum SubscriptionList {
             }
         }
 
-        /// What a request's query names (`status`, `churned`, `began`, `refunds`, `active`, `bought`;
-        /// nil where absent): a status, with `churned` for a churn; or, alone, periods that began (of a
-        /// kind, or of a currency) or refunds; or the active trials or paid (`active`, alone or with
-        /// `status=active`, as its answer names it).
+        /// What a request's query names (`status`, `churned`, `began`, `refunds`, `active`, `bought`,
+        /// `mrr`; nil where absent): a status, with `churned` for a churn; or, alone, periods that began
+        /// (of a kind, or of a currency) or refunds; or the active trials or paid (`active`), or an MRR
+        /// line's subscriptions (`mrr`), each alone or with `status=active`, as its answer names it.
         public init(status: String?, churned: String?, began: String?, refunds: String?, active: String? = nil,
-                    bought: String? = nil) throws(Refusal) {
-            if let active {
+                    bought: String? = nil, mrr: String? = nil) throws(Refusal) {
+            let activeLists = [("active", active), ("mrr", mrr)].filter { $0.1 != nil }
+            if case let (key, value?)? = activeLists.first {
                 guard status == nil || status == SubscriptionState.Status.active.name, churned == nil, began == nil, refunds == nil,
-                      bought == nil else {
-                    throw Refusal(description: "active is without churned, began, bought or refunds, and with no status but active")
+                      bought == nil, activeLists.count == 1 else {
+                    throw Refusal(description: "active and mrr are each without churned, began, bought, refunds or the other, "
+                                               + "and with no status but active")
                 }
-                guard let place = Self.standingNames.firstIndex(of: active) else {
+                if key == "mrr" {
+                    guard let currencies = Currencies(name: value) else { throw Currencies.refusal(of: key) }
+                    self = .mrr(currencies)
+                    return
+                }
+                guard let place = Self.standingNames.firstIndex(of: value) else {
                     throw Refusal(description: "active is one of " + Self.standingNames.joined(separator: ", "))
                 }
                 self = .standing(trials: place == 0)
@@ -134,17 +155,14 @@ public enum SubscriptionList {
                     }
                     self = .began(kind)
                 default:
-                    guard let currencies = Currencies(name: value) else {
-                        throw Refusal(description: "\(key) is all (every currency), none (periods without one) or a "
-                                                   + "currency code of three capital letters (ALL is the Albanian lek)")
-                    }
+                    guard let currencies = Currencies(name: value) else { throw Currencies.refusal(of: key) }
                     self = key == "bought" ? .bought(currencies) : .refunds(currencies)
                 }
                 return
             }
             guard let status, let counted = Self.status(named: status) else {
                 throw Refusal(description: "status is one of " + SubscriptionCount.figureNames.joined(separator: ", ")
-                                           + " (or began, bought, refunds or active is given)")
+                                           + " (or began, bought, refunds, active or mrr is given)")
             }
             guard let churned else { self = counted; return }
             guard let reason = ChurnReason(rawValue: churned), counted.statuses == [.expired] else {
@@ -159,7 +177,7 @@ public enum SubscriptionList {
             switch self {
             case .status(let name, _): return name
             case .churned: return SubscriptionState.Status.expired.name
-            case .standing: return SubscriptionState.Status.active.name
+            case .standing, .mrr: return SubscriptionState.Status.active.name
             case .began, .bought, .refunds: return nil
             }
         }
@@ -169,7 +187,7 @@ public enum SubscriptionList {
             switch self {
             case .status(_, let statuses): return statuses
             case .churned: return [.expired]
-            case .standing: return [.active]
+            case .standing, .mrr: return [.active]
             case .began, .bought, .refunds: return []
             }
         }
@@ -177,10 +195,10 @@ public enum SubscriptionList {
         /// Periods, each with its transaction id, which no instant judges; else subscriptions.
         public var listsPeriods: Bool { statusName == nil }
 
-        /// Over a range (a count of the flows); else at an instant alone.
+        /// Over a range (a count of the flows or the revenue); else at an instant alone.
         public var isRanged: Bool {
             switch self {
-            case .status, .standing: return false
+            case .status, .standing, .mrr: return false
             case .churned, .began, .bought, .refunds: return true
             }
         }
@@ -191,7 +209,7 @@ public enum SubscriptionList {
             switch self {
             case .status(let name, _): return [("status", name)]
             case .churned(let reason): return [("status", SubscriptionState.Status.expired.name), ("churned", reason.rawValue)]
-            case .began, .bought, .refunds, .standing: return parameter.map { [$0] } ?? []
+            case .began, .bought, .refunds, .standing, .mrr: return parameter.map { [$0] } ?? []
             }
         }
 
@@ -210,7 +228,7 @@ public enum SubscriptionList {
             return midnight
         }
 
-        /// The parameter that names it besides a status (`churned`, `began`, `bought`, `refunds` or `active`) and
+        /// The parameter that names it besides a status (`churned`, `began`, `bought`, `refunds`, `active` or `mrr`) and
         /// its value, as the list's query and its answer name them; nil for a status's count.
         public var parameter: (key: String, value: String)? {
             switch self {
@@ -220,15 +238,17 @@ public enum SubscriptionList {
             case .bought(let currencies): return ("bought", currencies.name)
             case .refunds(let refunds): return ("refunds", refunds.name)
             case .standing(let trials): return ("active", Self.standingNames[trials ? 0 : 1])
+            case .mrr(let currencies): return ("mrr", currencies.name)
             }
         }
 
         /// The count its members make as the flows of its range give it (`days`, read at the list's
         /// instant); nil for a status's count, which the subscriptions figure gives, for the
-        /// active trials or paid (`count(in:)`) and for a revenue line's periods (`count(onRevenue:)`).
+        /// active trials or paid (`count(in:)`), a revenue line's periods (`count(onRevenue:)`) and an
+        /// MRR line's subscriptions (`count(onMRR:)`).
         public func count(on days: [DayFlows]) -> Int64? {
             switch self {
-            case .status, .standing, .bought: return nil
+            case .status, .standing, .bought, .mrr: return nil
             case .churned(let reason): return IntervalFlows.churned(on: days)[ChurnReason.allCases.firstIndex(of: reason)!]
             case .began(let began): return IntervalFlows.began(began.name, on: days)
             case .refunds(let refunds): return IntervalFlows.refunds(in: refunds.currency, on: days)
@@ -240,6 +260,13 @@ public enum SubscriptionList {
         public func count(onRevenue days: [DayRevenue]) -> Int64? {
             guard case .bought(let currencies) = self else { return nil }
             return days.filter { currencies.holds($0.currency) }.reduce(0) { $0.clampedAdding($1.began.periods) }
+        }
+
+        /// The count its members make as the MRR figure at its instant gives it (`lines`, MRRLine.lines):
+        /// a line's subscriptions, or all lines' added up; nil for every other count.
+        public func count(onMRR lines: [MRRLine]) -> Int64? {
+            guard case .mrr(let currencies) = self else { return nil }
+            return lines.filter { currencies.holds($0.currency) }.reduce(0) { $0.clampedAdding($1.subscriptions) }
         }
 
         /// The count its members make as what stood at its midnight gives it (`/v1/stats/active`'s
@@ -266,10 +293,11 @@ public enum SubscriptionList {
         public var kind: Int { IntervalFlows.beganNames.firstIndex(of: name)! }
     }
 
-    /// Which currencies' periods a list of periods holds: every currency (the flows' refunds, all
-    /// the revenue's lines), or one line of the revenue (`/v1/stats/revenue`, of its currency, or
-    /// of none): the periods behind its `periods` (those that began, by their purchase date) or
-    /// its `refunds` (those refunded or revoked, by their revocation date).
+    /// Which currencies a list is of: every currency (the flows' refunds, all the revenue's or the
+    /// MRR's lines), or one line of a figure by currency (of its currency, or of none): the periods
+    /// behind a line of `/v1/stats/revenue`'s `periods` (those that began, by their purchase date)
+    /// or its `refunds` (those refunded or revoked, by their revocation date), or the subscriptions
+    /// behind a line of `/v1/stats/mrr` (by their standing period's currency).
     public struct Currencies: Sendable, Equatable {
         /// Nil: every currency; "": periods whose row names none (the figures' line without a code).
         public let currency: String?
@@ -297,6 +325,12 @@ public enum SubscriptionList {
 
         /// Every currency.
         public static let all = Currencies(name: allName)!
+
+        /// What a request is told when `key` names no currencies.
+        static func refusal(of key: String) -> Refusal {
+            Refusal(description: "\(key) is all (every currency), none (without one) or a "
+                                 + "currency code of three capital letters (ALL is the Albanian lek)")
+        }
 
         /// Whether a line of the figures in `currency` ("" for none) is among them.
         public func holds(_ currency: String) -> Bool { self.currency == nil || self.currency == currency }
@@ -374,6 +408,10 @@ public enum SubscriptionList {
             writer.string("original_transaction_id", member.originalTransactionID)
             if let period = member.period { writer.string("transaction_id", period.transactionID) }
             writer.string("product_id", member.productID)
+            if let amount = member.amount {
+                writer.number("amount_milliunits", amount.milliunits)
+                if !amount.currency.isEmpty { writer.string("currency", amount.currency) }
+            }
             writer.endObject()
         }
         writer.endArray()

@@ -117,10 +117,11 @@ struct DashboardPage {
 
     private var mrrTable: String {
         var table = "<h2>Monthly recurring revenue</h2>\n<table id=\"mrr\"><tr><th>Currency</th><th>MRR</th><th>active</th></tr>\n"
+        // At the page's instant when it was asked for one, else now (as the table of statuses links).
+        let at = figure.atGiven ? figure.at : nil
         for line in mrr.lines {
             table += "<tr data-currency=\"\(Self.escape(line.currency))\"><td>\(Self.escape(line.currency))</td>"
-                + Self.cell("mrr_milliunits", line.milliunits, shown: Self.money(line.milliunits, line.currency))
-                + Self.cell("subscriptions", line.subscriptions) + "</tr>\n"
+                + mrrCells(line, at: at) + "</tr>\n"
         }
         table += "</table>\n"
         if mrr.unclassified > 0 {
@@ -237,9 +238,7 @@ struct DashboardPage {
             for line in interval.mrr {
                 table += "<tr data-line=\"\(interval.startMilliseconds)/\(Self.escape(line.currency))\">"
                     + "<td>\(Self.date(interval.startMilliseconds))</td><td>\(Self.escape(line.currency))</td>"
-                    + Self.cell("mrr_milliunits", line.milliunits, shown: Self.money(line.milliunits, line.currency))
-                    + Self.cell("arr_milliunits", IntervalActive.arr(line), shown: Self.money(IntervalActive.arr(line), line.currency))
-                    + Self.cell("subscriptions", line.subscriptions) + "</tr>\n"
+                    + mrrCells(line, arr: true, at: interval.atMilliseconds) + "</tr>\n"
             }
         }
         table += "</table>\n"
@@ -272,6 +271,20 @@ struct DashboardPage {
             }
         }
         return table + "</table>\n"
+    }
+
+    /// An MRR line's cells (its MRR, with `arr` its ARR, and its subscriptions), each linking the
+    /// subscriptions the line counts and makes its MRR of (`mrr=CURRENCY`) at `instant` (nil: now);
+    /// a currency the API cannot name, or an instant no list takes, links nothing.
+    private func mrrCells(_ line: MRRLine, arr: Bool = false, at instant: Int64?) -> String {
+        let amounts = [("mrr_milliunits", line.milliunits)] + (arr ? [("arr_milliunits", IntervalActive.arr(line))] : [])
+        let cells = amounts.map { ($0.0, $0.1, Self.money($0.1, line.currency)) } + [("subscriptions", line.subscriptions, String(line.subscriptions))]
+        guard let currencies = SubscriptionList.Currencies(currency: line.currency),
+              instant.map(FigureInterval.instants.contains) ?? true else {
+            return cells.map { Self.cell($0.0, $0.1, shown: $0.2) }.joined()
+        }
+        let href = SubscriptionListController.pageLink(.mrr(currencies), range: nil, at: instant, product: figure.product)
+        return cells.map { Self.cell($0.0, $0.1, shown: Self.link(href, $0.2)) }.joined()
     }
 
     /// What the churned counts' names begin with, before the reason (IntervalChurn.countNames).

@@ -6,7 +6,8 @@ import ReceiptCore
 /// the flows (`status=expired&churned=REASON&from=…&to=…`), or the periods behind a count of the
 /// flows' periods that began (`began=KIND&from=…&to=…`), of a revenue line's periods (`bought=all|none|CURRENCY&from=…&to=…`)
 /// or of refunds (`refunds=all|none|CURRENCY&from=…&to=…`),
-/// or the active trials or paid at a midnight of `/v1/stats/active` (`active=trials|paid&at=MIDNIGHT`)
+/// or the active trials or paid at a midnight of `/v1/stats/active` (`active=trials|paid&at=MIDNIGHT`), or the
+/// subscriptions of a line of `/v1/stats/mrr` (`mrr=all|none|CURRENCY`)
 /// (SubscriptionList), a page at a time: `GET /v1/subscriptions?…[&product=…][&at=…][&limit=N][&cursor=C]`
 /// as JSON, and `GET /dashboard/subscriptions?…` as a page of the dashboard, which each such count of
 /// the dashboard links, each subscription linking its customer page.
@@ -18,7 +19,7 @@ struct SubscriptionListController {
     static let pagePath = "/dashboard/subscriptions"
     /// The query parameters both take.
     static let parameters: Set<String> = ["status", "product", "at", "limit", "cursor", "churned", "began", "refunds", "active",
-                                          "bought", "from", "to"]
+                                          "bought", "mrr", "from", "to"]
 
     /// What a request asks for: a count (SubscriptionList.Counted), at an instant and of a product
     /// (as the figure takes them), and which page.
@@ -43,7 +44,7 @@ struct SubscriptionListController {
             do throws(SubscriptionList.Refusal) {
                 counted = try SubscriptionList.Counted(status: values["status"], churned: values["churned"], began: values["began"],
                                                        refunds: values["refunds"], active: values["active"],
-                                                       bought: values["bought"])
+                                                       bought: values["bought"], mrr: values["mrr"])
             } catch {
                 throw FigureQuery.Refusal(description: error.description)
             }
@@ -58,6 +59,15 @@ struct SubscriptionListController {
                 throw FigureQuery.Refusal(description: "cursor is the next_cursor of an earlier page")
             }
             let listNow = cursor?.now ?? now
+            // What a list does not take, in a list's words (FigureQuery would speak of figures).
+            if periods, values["at"] != nil {
+                throw FigureQuery.Refusal(description: "at is for a list judged at an instant; no instant judges periods "
+                                                       + "(began, bought, refunds): such a list takes from, to, product, limit and cursor")
+            }
+            if !counted.isRanged, let given = FigureQuery.rangeParameters.first(where: { values[$0] != nil }) {
+                throw FigureQuery.Refusal(description: "\(given) is for a list over a range (churned, began, bought, refunds); "
+                                                       + "this one is judged at one instant: it takes at, product, limit and cursor")
+            }
             // A count of the flows is over a range; a status's at one instant. No instant judges periods.
             let figure = try FigureQuery(parameters, now: listNow, lookBackDays: 30, by: .month, ranged: counted.isRanged,
                                          judged: !periods)
@@ -88,12 +98,15 @@ struct SubscriptionListController {
     }
 
     /// The count the subscriptions (or periods) asked for make, as its figure gives it: the
-    /// subscriptions figure's; what stood at the midnight (`/v1/stats/active`'s); a revenue line's
-    /// periods over the list's range; else the flows' over it.
+    /// subscriptions figure's; an MRR line's subscriptions (`/v1/stats/mrr`'s); what stood at the
+    /// midnight (`/v1/stats/active`'s); a revenue line's periods over the list's range; else the flows' over it.
     private func count(_ asked: Asked) async throws -> Int64 {
         let (at, product) = (asked.at, asked.figure.product)
         if case .status(_, let statuses) = asked.counted {
             return SubscriptionCount.total(try await stored.store.activeSubscriptions(at: at, product: product), in: statuses)
+        }
+        if case .mrr = asked.counted {
+            return asked.counted.count(onMRR: MRRLine.lines(try await stored.store.activePrices(at: at, product: product)).lines) ?? 0
         }
         if asked.counted.isAtMidnight {
             let stood = try await stored.store.standing(atMidnightsOf: [at / FigureInterval.dayMilliseconds], product: product)

@@ -16,11 +16,18 @@ struct SubscriptionListPage {
         switch asked.counted {
         case .status(let name, _): return ("subscriptions " + name.replacingOccurrences(of: "_", with: " "), "")
         case .standing(let trials): return ("subscriptions active" + (trials ? ", in a free trial" : ", paid"), "")
+        case .mrr(let currencies): return ("subscriptions active on a plan" + Self.inCurrency(currencies) + ", which the MRR is made of", "")
         case .churned(let reason): return ("subscriptions that churned, \(reason.rawValue)", " whose period ended " + range)
         case .began(let began): return ("periods that began as " + began.name.replacingOccurrences(of: "_", with: " "), " " + range)
         case .bought(let currencies): return ("periods that began" + Self.inCurrency(currencies), " " + range)
         case .refunds(let refunds): return ("periods refunded or revoked" + Self.inCurrency(refunds), " " + range)
         }
+    }
+
+    /// What a period's amount is: what the figure behind the list adds up for it.
+    private var amountHeading: String {
+        if case .refunds = asked.counted { return "Refunded" }
+        return "Price"
     }
 
     /// Which currency's periods a list holds, as its heading says it (nothing for every currency).
@@ -43,14 +50,16 @@ struct SubscriptionListPage {
             <p><span data-figure="count" data-value="\(count)">\(count)</span> \(escape(counted.what))\(escape(counted.range))\(asked.figure.product.map { " of <span id=\"product\">\(escape($0))</span>" } ?? "")
             \(instant) (UTC), as the
             <a href="\(DashboardController.path)">dashboard</a> counts them; each links what the store holds of its subscription, with the JWS Apple signed.</p>
-            <table id="subscription-list"><tr><th>Original transaction id</th>\(periods ? "<th>Transaction id</th>" : "")<th>Product</th></tr>
+            <table id="subscription-list"><tr><th>Original transaction id</th>\(periods ? "<th>Transaction id</th>" : "")<th>Product</th>\(periods ? "<th>\(amountHeading)</th>" : "")</tr>
 
             """
         for member in members {
             let customer = CustomerPageController.path + "?id=" + PercentEncoding.encoded(member.originalTransactionID)
             page += "<tr data-original=\"\(escape(member.originalTransactionID))\" data-key=\"\(escape(member.listedID))\">"
                 + "<td><a href=\"\(escape(customer))\">\(escape(member.originalTransactionID))</a></td>"
-                + (member.period.map { "<td>\(escape($0.transactionID))</td>" } ?? "") + "<td>\(escape(member.productID))</td></tr>\n"
+                + (member.period.map { "<td>\(escape($0.transactionID))</td>" } ?? "") + "<td>\(escape(member.productID))</td>"
+                + (member.amount.map { DashboardPage.cell("amount_milliunits", $0.milliunits, shown: DashboardPage.money($0.milliunits, $0.currency)) } ?? "")
+                + "</tr>\n"
         }
         page += "</table>\n"
         if let nextCursor {

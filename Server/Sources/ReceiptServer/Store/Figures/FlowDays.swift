@@ -41,7 +41,10 @@ enum FlowDays {
         + "AND \(isFreeTrial("previous_offer_discount_type"))))"
 
     /// Beside the kinds, each period whatever its kind and its price: what the revenue's gross adds up.
-    static let money: [(column: String, value: String)] = [("periods", "1"), ("price_sum", "coalesce(price, 0)")]
+    static let money: [(column: String, value: String)] = [("periods", "1"), ("price_sum", price)]
+
+    /// What a period adds to the gross: its price (0 where the row names none).
+    static let price = "coalesce(price, 0)"
 
     /// Beside them, what the rates (IntervalRates) count that the kinds do not: paid periods,
     /// those of them refunded, first paid periods, and free trials whose subscription's second

@@ -67,8 +67,11 @@ enum StoreFigures {
     /// Active subscriptions' prices grouped by currency and standing period length: the
     /// currency, the length, how many, and their prices' sum. PostgreSQL adds bigints up as
     /// numeric: back to BIGINT, which both read as an integer.
-    private static let priceColumns = "coalesce(standing_currency, ''), standing_expires_date - coalesce(standing_purchase_date, 0), "
+    private static let priceColumns = "coalesce(standing_currency, ''), \(standingLength), "
         + "count(*), CAST(sum(coalesce(standing_price, 0)) AS BIGINT)"
+
+    /// A summary's standing period's length, which tells its plan (BillingPeriod).
+    static let standingLength = "standing_expires_date - coalesce(standing_purchase_date, 0)"
 
     /// Every product's subscriptions by status and active prices at `instant`, in one reading
     /// (the dashboard's subscriptions and MRR; `counts` and `priceGroups` read it): from the

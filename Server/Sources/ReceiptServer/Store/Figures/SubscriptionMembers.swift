@@ -10,14 +10,15 @@ extension StoreFigures {
     /// `instant` (with `churn`, of those whose standing period ended in its range for its reason: the
     /// flows' churned when `statuses` is expired), those whose standing period is a free trial
     /// or is not when `standingTrial` says (as ActiveDays tells trials from the period's offer),
-    /// `product`'s only when given, after the
+    /// those an MRR line of `mrr`'s currencies counts (the standing period's currency, and a plan's
+    /// length: BillingPeriod) when given, `product`'s only when given, after the
     /// original transaction id `cursor`, in the order of their original transaction ids (the
     /// database's own text order, the same for the cursor's comparison and the sort, so the primary
     /// key serves both). The summaries are the subscriptions figure's (the table when it answers for
     /// the instant, else the same made from the rows as of it), the table for a churn, as the flows read it.
     static func members(in statuses: [SubscriptionState.Status], at instant: Int64, product: String?,
                         churn: (reason: ChurnReason, from: Int64, to: Int64)? = nil, standingTrial: Bool? = nil,
-                        after cursor: String?, limit: Int,
+                        mrr: SubscriptionList.Currencies? = nil, after cursor: String?, limit: Int,
                         on statements: some StoreStatements) async throws -> [SubscriptionList.Member] {
         let d = statements.dialect
         var source = Source.table
@@ -33,6 +34,10 @@ extension StoreFigures {
         if let standingTrial {
             conditions.append((standingTrial ? "" : "NOT ") + "EXISTS (SELECT 1 FROM transactions AS standing WHERE "
                 + "standing.transaction_id = \(SubscriptionSummaries.table).standing_transaction_id AND \(FlowDays.isFreeTrial("standing.offer_discount_type")))")
+        }
+        if let mrr {
+            conditions += [BillingPeriod.sqlCondition(length: standingLength)]
+                + inCurrencies(mrr, column: "standing_currency", binds: &binds, d)
         }
         conditions.append(only(product, placeholder: binds.count + 1, d))
         binds += values(product)
@@ -64,7 +69,7 @@ extension FlowDays {
         return try await StoreFigures.periodPage(
             where: [periods, kinds[began.kind].condition, purchasedInRange(d), StoreFigures.only(product, placeholder: 3, d)],
             [.integer(from), .integer(to)] + StoreFigures.values(product),
-            by: "purchase_date", after: cursor, limit: limit, on: statements)
+            by: "purchase_date", amount: price, after: cursor, limit: limit, on: statements)
     }
 
     /// At most `limit` + 1 periods bought in [from, to) in `currencies`, `product`'s only when
@@ -77,9 +82,9 @@ extension FlowDays {
         let d = statements.dialect
         var binds: [StoreValue] = [.integer(from), .integer(to)] + StoreFigures.values(product)
         let conditions = [periods, purchasedInRange(d), StoreFigures.only(product, placeholder: 3, d)]
-            + StoreFigures.inCurrencies(currencies, binds: &binds, d)
-        return try await StoreFigures.periodPage(where: conditions, binds, by: "purchase_date", after: cursor, limit: limit,
-                                                 on: statements)
+            + StoreFigures.inCurrencies(currencies, column: "currency", binds: &binds, d)
+        return try await StoreFigures.periodPage(where: conditions, binds, by: "purchase_date", amount: price, after: cursor,
+                                                 limit: limit, on: statements)
     }
 }
 
@@ -93,23 +98,26 @@ extension StoreFigures {
                                 on statements: some StoreStatements) async throws -> [SubscriptionList.Member] {
         let d = statements.dialect
         var binds: [StoreValue] = [.integer(from), .integer(to)] + values(product)
-        let conditions = [refundedRows(d), only(product, placeholder: 3, d)] + inCurrencies(refunds, binds: &binds, d)
-        return try await periodPage(where: conditions, binds, by: "revocation_date", after: cursor, limit: limit, on: statements)
+        let conditions = [refundedRows(d), only(product, placeholder: 3, d)] + inCurrencies(refunds, column: "currency", binds: &binds, d)
+        return try await periodPage(where: conditions, binds, by: "revocation_date", amount: refundedAmount, after: cursor,
+                                    limit: limit, on: statements)
     }
 
-    /// The condition that a row is of `currencies`, as the figures group a row's currency
-    /// (`coalesce(currency, '')`), its code bound after `binds`; none for every currency.
-    static func inCurrencies(_ currencies: SubscriptionList.Currencies, binds: inout [StoreValue], _ d: StoreDialect) -> [String] {
+    /// The condition that a row's currency (`column`) is of `currencies`, as the figures group it
+    /// (`coalesce(column, '')`), its code bound after `binds`; none for every currency.
+    static func inCurrencies(_ currencies: SubscriptionList.Currencies, column: String, binds: inout [StoreValue],
+                             _ d: StoreDialect) -> [String] {
         guard let currency = currencies.currency else { return [] }
         binds.append(.text(currency))
-        return ["coalesce(currency, '') = \(d.placeholder(binds.count))"]
+        return ["coalesce(\(column), '') = \(d.placeholder(binds.count))"]
     }
 
     /// At most `limit` + 1 transactions that meet every one of `conditions` (over `binds`), after
     /// `cursor`, in the order of `dateColumn` then transaction id, each as a period of a list
-    /// (its subscription, product, and position by that date). The cursor's date also bounds the
-    /// date alone, which an index of `dateColumn` reads from (a row value's comparison may not).
-    static func periodPage(where conditions: [String], _ binds: [StoreValue], by dateColumn: String,
+    /// (its subscription, product, position by that date, and `amount`, what its figure adds up for
+    /// it, in its currency). The cursor's date also bounds the date alone, which an index of
+    /// `dateColumn` reads from (a row value's comparison may not).
+    static func periodPage(where conditions: [String], _ binds: [StoreValue], by dateColumn: String, amount: String,
                            after cursor: SubscriptionList.PeriodPosition?, limit: Int,
                            on statements: some StoreStatements) async throws -> [SubscriptionList.Member] {
         let d = statements.dialect
@@ -120,15 +128,17 @@ extension StoreFigures {
             conditions += ["\(dateColumn) >= \(date)", "(\(dateColumn), transaction_id) > (\(date), \(id))"]
         }
         let rows = try await statements.run("""
-            SELECT original_transaction_id, coalesce(product_id, ''), transaction_id, \(dateColumn) FROM transactions
+            SELECT original_transaction_id, coalesce(product_id, ''), transaction_id, \(dateColumn), \(amount),
+              coalesce(currency, '') FROM transactions
             WHERE \(conditions.map { "(\($0))" }.joined(separator: " AND "))
             ORDER BY \(dateColumn), transaction_id LIMIT \(max(1, limit) + 1)
             """, binds)
         return rows.compactMap { row in
-            guard row.count == 4, let id = row[0].text, let product = row[1].text, let transaction = row[2].text,
-                  let date = row[3].integer else { return nil }
+            guard row.count == 6, let id = row[0].text, let product = row[1].text, let transaction = row[2].text,
+                  let date = row[3].integer, let amount = row[4].integer, let currency = row[5].text else { return nil }
             return SubscriptionList.Member(originalTransactionID: id, productID: product,
-                                           period: SubscriptionList.PeriodPosition(date: date, transactionID: transaction))
+                                           period: SubscriptionList.PeriodPosition(date: date, transactionID: transaction),
+                                           amount: SubscriptionList.Amount(milliunits: amount, currency: currency))
         }
     }
 }

@@ -28,7 +28,8 @@ extension SubscriptionStore {
     }
 
     /// A page of the subscriptions behind `counted`: a count of the subscriptions figure, a churned
-    /// count, or the active trials or paid at a midnight (StoreFigures.members), or of the periods behind a count of periods that began
+    /// count, the active trials or paid at a midnight, or an MRR line's subscriptions (StoreFigures.members), or of
+    /// the periods behind a count of periods that began
     /// (FlowDays.periods), of a revenue line's periods (FlowDays.periods(in:)) or of refunds
     /// (StoreFigures.refundedPeriods); a count of the flows or the revenue over
     /// [from, to). `now`: the instant the list was first asked at, which its cursors keep.
@@ -49,6 +50,9 @@ extension SubscriptionStore {
                                                   on: statements)
             case .standing(let trials):
                 return try await StoreFigures.members(in: counted.statuses, at: instant, product: product, standingTrial: trials,
+                                                      after: cursor, limit: limit, on: statements)
+            case .mrr(let currencies):
+                return try await StoreFigures.members(in: counted.statuses, at: instant, product: product, mrr: currencies,
                                                       after: cursor, limit: limit, on: statements)
             case .bought(let currencies):
                 return try await FlowDays.periods(in: currencies, from: from, to: to, product: product, after: position,
