@@ -68,8 +68,16 @@ struct ChurnReasonTests {
 /// SubscriptionList.Began: a list of the periods behind a count of the flows' periods that began.
 struct BeganListTests {
     @Test func aListOfPeriodsIsKeyedByEachPeriodsIdAndCountedAsTheFlowsCountIt() {
-        #expect(SubscriptionList.Began(name: "renewals")?.kind == 2)
-        #expect(SubscriptionList.Began(name: "expired") == nil)
+        #expect(SubscriptionList.Began(name: "renewals")?.isFlowsCount == true && SubscriptionList.Began(name: "expired") == nil)
+        // The rates' counts the flows lack are periods that began too, counted by the rates alone.
+        #expect(SubscriptionList.Began.names == IntervalFlows.beganNames
+                + ["paid_periods", "refunded_paid_periods", "new_paying", "converted_trials"])
+        let converted = SubscriptionList.Counted.began(SubscriptionList.Began(name: "converted_trials")!)
+        #expect(SubscriptionList.Began(name: "converted_trials")?.isFlowsCount == false && converted.count(on: []) == nil)
+        let days: [(day: Int64, counts: [Int64])] = [(1, [9, 1, 4, 3, 2, 1]), (2, [5, 0, 2, 2, 1, 1]), (3, [1])]
+        #expect(converted.count(onRates: days) == 2)
+        #expect(SubscriptionList.Counted.began(SubscriptionList.Began(name: "new")!).count(onRates: days) == 6)
+        #expect(SubscriptionList.Counted.began(SubscriptionList.Began(name: "renewals")!).count(onRates: days) == nil)
         let period = SubscriptionList.Member(originalTransactionID: "10", productID: "p",
                                              period: .init(date: 1_700_000_000_000, transactionID: "12"))
         #expect(period.listedID == "12" && period.position == "1700000000000-12")
@@ -155,7 +163,9 @@ struct RefundsListTests {
         let condition = BillingPeriod.sqlCondition(length: "L")
         let bounds = condition.split(separator: " ").compactMap { Int64($0.trimmingCharacters(in: ["(", ")"])) }
         #expect(bounds.count == 2 * BillingPeriod.allCases.count)
-        for (low, high) in stride(from: 0, to: bounds.count, by: 2).map({ (bounds[$0], bounds[$0 + 1]) }) {
+        let pairs = stride(from: 0, to: bounds.count, by: 2).map { (bounds[$0], bounds[$0 + 1]) }
+        #expect(Set(pairs.compactMap { BillingPeriod.of(milliseconds: $0.0) }) == Set(BillingPeriod.allCases))
+        for (low, high) in pairs {
             #expect(BillingPeriod.of(milliseconds: low) != nil && BillingPeriod.of(milliseconds: high) != nil)
             #expect(BillingPeriod.of(milliseconds: low - 1) == nil && BillingPeriod.of(milliseconds: high + 1) == nil)
             #expect(BillingPeriod.of(milliseconds: low) == BillingPeriod.of(milliseconds: high))

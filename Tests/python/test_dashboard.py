@@ -20,7 +20,7 @@ import pytest
 from test_notifications import mint_jws, new_store, news_ca, now, postgres  # noqa: F401 (fixtures)
 from test_serve import READ_TOKEN
 from store_tables import table
-from test_store_facts import DAY, shaped_server
+from test_store_facts import DAY, list_all, shaped_server
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ARTEFACTS = ROOT / "build" / "test-artefacts"
@@ -289,41 +289,21 @@ def assert_cards_sum_the_range_and_the_one_before(shown, server, given):
     assert any(exact(card, "change") for card in expected)  # the ranges differ somewhere
 
 
-def list_all(server, query):
-    """Every page of GET /v1/subscriptions?query, cursor after cursor: the ids in order, and what every page
-    said it was (the same on each: `at_ms`, `status`, and a churned list's `churned`, `from_ms` and `to_ms`)."""
-    ids, amounts, said, cursor = [], [], set(), None
-    while True:
-        status, answer = server.json("GET", "/v1/subscriptions?" + urllib.parse.urlencode(
-            dict(query, **({"cursor": cursor} if cursor else {}))))
-        assert status == 200, answer
-        # A list of periods (began) names each period's transaction id beside its subscription's.
-        listed = answer.pop("subscriptions")
-        ids += [item.get("transaction_id", item["original_transaction_id"]) for item in listed]
-        # A period names what its figure adds up for it (its price, or the amount refunded), in its currency.
-        amounts += [(item["amount_milliunits"], item.get("currency", "")) for item in listed if "transaction_id" in item]
-        assert all(("amount_milliunits" in item) == ("transaction_id" in item) for item in listed), listed
-        cursor = answer.pop("next_cursor", None)
-        said.add(tuple(sorted(answer.items())))
-        if cursor is None:
-            break
-    assert len(said) == 1, said
-    return dict(next(iter(said)), ids=ids, amounts=amounts)
-
-
 def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=False):
     """Each count of the page's table of statuses, its active subscriptions card, each count of periods
     that began and of refunds in its flows table, each count of periods and of refunds in its revenue
     table (whose gross and refunded amounts link the same lists; the listed periods' prices add up to the
     gross), each churned count of its flows and churn tables, and each count of the active at a midnight (the active
     table's active, the churn table's active at start), and each count of an MRR line (whose MRR and ARR link
-    the same list) links the page of the subscriptions (or periods) it counts: followed page by page (3 a page), they are as many as the count, none twice, each linking
+    the same list), and each count of a rate (beside it in the rates table) links the page of the subscriptions
+    (or periods) it counts: followed page by page (3 a page), they are as many as the count, none twice, each linking
     its customer page; /v1/subscriptions (2 a page) gives the same ids in the same order, and says the
     same on every page. With `states` (each subscription's /v1/subscriptions/{id}, judged at the page's
     instant), each one listed by status at that instant is in the status its count names. With
     `every_kind`, some period of each kind began. Returns the counts followed: by status, churned, began,
-    refunds, active at a midnight, the revenue's periods, and the MRR lines' subscriptions."""
+    refunds, active at a midnight, the revenue's periods, the MRR lines' subscriptions, and the rates' own counts."""
     began_names = {"new", "trial_starts", "renewals", "trial_conversions", "recoveries", "reactivations"}
+    rate_counts = {"paid_periods", "refunded_paid_periods", "new_paying", "converted_trials"}  # the rates' own
     card = re.search(r'data-card="active_subscriptions">.*?data-value="(\d+)"><a href="([^"]+)">\1</a>', dom, re.S)
     # Every count of the table of statuses, and every such count of the other tables, is linked.
     tables = dict(re.findall(r'<table id="([\w-]+)">(.*?)</table>', dom, re.S))
@@ -358,6 +338,18 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
             assert hrefs.keys() == names and len(set(hrefs.values())) == 1 and "mrr=" in next(iter(hrefs.values())), row
     mrr_now, mrr_then = ([link for link in linked[table_id] if link[0] == "subscriptions"] for table_id in ("mrr", "active-mrr"))
     assert mrr_now and mrr_then
+    # Each rate stands beside its two counts, each linking the periods it counts (periods that began, by the
+    # rates' names; those the flows' table links already are followed once).
+    rated, flows_hrefs = [], {href for _, _, href in began}
+    for row in re.findall(r'<tr data-start="\d+">(.*?)</tr>', tables["rates"], re.S):
+        cells = re.findall(r'<td title="(\d+) of (\d+)"><span data-figure="\w+" data-value="[\d.]*">[^<]*</span> '
+                           r'\(<a href="([^"]+)">(\d+)</a> of <a href="([^"]+)">(\d+)</a>\)</td>', row)
+        assert len(cells) == 3, row
+        for numerator, denominator, top_href, top, bottom_href, bottom in cells:
+            assert (top, bottom) == (numerator, denominator), row
+            rated += [(html.unescape(href).split("began=")[1].split("&")[0], count, href)
+                      for href, count in ((top_href, top), (bottom_href, bottom)) if href not in flows_hrefs]
+    assert {name for name, _, _ in rated} == rate_counts, rated
     stood_names = ("active", "active_at_start", "active_trials", "active_paid")
     stood = [link for table in ("active", "churn") for link in linked[table] if link[0] in stood_names]
     assert len(stood) == len(re.findall(r'data-figure="(' + "|".join(stood_names) + ')"', tables["active"] + tables["churn"]))
@@ -378,7 +370,7 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
     assert not every_kind or {name for name, count, _ in began if int(count)} == began_names, began
     entitled = {"active", "grace_period"}
     followed = [(link, False) for link in stood + mrr_then] + [
-        (link, True) for link in by_status + churned + began + refunds + periods + mrr_now
+        (link, True) for link in by_status + churned + began + refunds + periods + mrr_now + rated
         + [("active", card.group(1), card.group(2))]]
     for (name, count, href), judged_then in followed:  # judged_then: at the instant `states` were judged at
         href = html.unescape(href)
@@ -399,7 +391,7 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
             assert (asked["status"], asked["churned"]) == ("expired", name.removeprefix("churned_")), href
             assert int(asked["from"]) < int(asked["to"])
             name = "expired"
-        elif name in began_names:
+        elif name in began_names | rate_counts:
             assert asked["began"] == name and "status" not in asked and int(asked["from"]) < int(asked["to"]), href
             name = None
         elif name in ("refunds", "periods"):  # a revenue line's periods link the periods bought
@@ -448,7 +440,7 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
     return (sum(int(count) for _, count, _ in by_status), sum(int(count) for _, count, _ in churned),
             sum(int(count) for _, count, _ in began), sum(int(count) for _, count, _ in refunds),
             sum(int(count) for _, count, _ in stood), sum(int(count) for _, count, _ in periods),
-            sum(int(count) for _, count, _ in mrr_now + mrr_then))
+            sum(int(count) for _, count, _ in mrr_now + mrr_then), sum(int(count) for _, count, _ in rated))
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (scripts/install-deps.sh test installs it)")

@@ -12,6 +12,7 @@ import random
 import sqlite3
 import subprocess
 import time
+import urllib.parse
 
 from store_tables import SCHEMA_6_COLUMNS, SCHEMA_VERSION, downgrade_to_schema_5, downgrade_to_schema_13, \
     downgrade_to_schema_14
@@ -931,6 +932,7 @@ def test_churn_by_month_equals_a_reference_from_the_same_notifications(tmp_path,
         status, answer = post(server, refused)
         assert (status, answer["status"]) == (400, "STORE_REFUSED"), answer
         assert table(server.location, "SELECT count(*) FROM transactions") == kept
+        unclassified_seen = 0
         for start in (since, now - 100 * DAY, now):
             midnight = start - start % DAY
             churn = server.json("GET", f"/v1/stats/churn?from={midnight}&to={midnight + DAY}&by=day")[1]["intervals"]
@@ -943,6 +945,16 @@ def test_churn_by_month_equals_a_reference_from_the_same_notifications(tmp_path,
                 midnight, total["active"], mrr["unclassified"]["subscriptions"]), midnight
             assert [(line["currency"], line["mrr_milliunits"]) for line in active["currencies"]] == [
                 (line["currency"], line["mrr_milliunits"]) for line in mrr["currencies"]], midnight
+            # The MRR's lines list the subscriptions they count; the active of no plan's length are in none.
+            lines = {line["currency"]: line["subscriptions"] for line in mrr["currencies"]}
+            assert {currency: len(list_all(server, {"mrr": currency or "none", "at": midnight})["ids"])
+                    for currency in lines} == lines, midnight
+            on_plans = list_all(server, {"mrr": "all", "at": midnight})["ids"]
+            active_ids = list_all(server, {"status": "active", "at": midnight})["ids"]
+            assert len(on_plans) == sum(lines.values()) and set(on_plans) <= set(active_ids), midnight
+            assert len(active_ids) - len(on_plans) == mrr["unclassified"]["subscriptions"], midnight
+            unclassified_seen += mrr["unclassified"]["subscriptions"]
+        assert unclassified_seen, "no subscription of no plan's length was active at a midnight asked"
     finally:
         server.stop()
     # Schema 15 made again from the rows, from a store of schema 14 and one of 13: what the writes
@@ -954,6 +966,28 @@ def test_churn_by_month_equals_a_reference_from_the_same_notifications(tmp_path,
         assert table(server.location, "SELECT max(version) FROM schema_version") == [(SCHEMA_VERSION,)]
         assert active_days(server.location) == kept, downgrade.__name__
         assert mrr_moves(server.location) == kept_moves, downgrade.__name__
+
+
+def list_all(server, query):
+    """Every page of GET /v1/subscriptions?query, cursor after cursor: the ids in order, and what every page
+    said it was (the same on each: `at_ms`, `status`, and a churned list's `churned`, `from_ms` and `to_ms`)."""
+    ids, amounts, said, cursor = [], [], set(), None
+    while True:
+        status, answer = server.json("GET", "/v1/subscriptions?" + urllib.parse.urlencode(
+            dict(query, **({"cursor": cursor} if cursor else {}))))
+        assert status == 200, answer
+        # A list of periods (began) names each period's transaction id beside its subscription's.
+        listed = answer.pop("subscriptions")
+        ids += [item.get("transaction_id", item["original_transaction_id"]) for item in listed]
+        # A period names its amount (its price, or the amount refunded), in its currency.
+        amounts += [(item["amount_milliunits"], item.get("currency", "")) for item in listed if "transaction_id" in item]
+        assert all(("amount_milliunits" in item) == ("transaction_id" in item) for item in listed), listed
+        cursor = answer.pop("next_cursor", None)
+        said.add(tuple(sorted(answer.items())))
+        if cursor is None:
+            break
+    assert len(said) == 1, said
+    return dict(next(iter(said)), ids=ids, amounts=amounts)
 
 
 def reference_active(stories, since, until, product=None):

@@ -151,7 +151,7 @@ public enum SubscriptionList {
                 switch key {
                 case "began":
                     guard let kind = Began(name: value) else {
-                        throw Refusal(description: "began is one of " + IntervalFlows.beganNames.joined(separator: ", "))
+                        throw Refusal(description: "began is one of " + Began.names.joined(separator: ", "))
                     }
                     self = .began(kind)
                 default:
@@ -255,6 +255,13 @@ public enum SubscriptionList {
             }
         }
 
+        /// The count its members make as the rates of its range give it (`days`: each day's counts by
+        /// IntervalRates.countNames): a count of periods that began the rates count; nil for every other.
+        public func count(onRates days: [(day: Int64, counts: [Int64])]) -> Int64? {
+            guard case .began(let began) = self, let place = IntervalRates.countNames.firstIndex(of: began.name) else { return nil }
+            return days.reduce(0) { $0.clampedAdding(place < $1.counts.count ? $1.counts[place] : 0) }
+        }
+
         /// The count its members make as the revenue of its range gives it (`days`): a line's
         /// periods, or all lines' added up; nil for every other count.
         public func count(onRevenue days: [DayRevenue]) -> Int64? {
@@ -278,19 +285,24 @@ public enum SubscriptionList {
     }
 
     /// The periods behind a count of the flows' periods that began (`/v1/stats/flows`' `new`,
-    /// `renewals`, …: IntervalFlows.beganNames): those of its kind bought in the range. A list of
-    /// periods, not of subscriptions: a subscription can renew twice in a range.
+    /// `renewals`, …: IntervalFlows.beganNames) or of the rates' (`/v1/stats/rates`' `paid_periods`,
+    /// `converted_trials`, …: IntervalRates.countNames, which are counted by the date their period
+    /// was bought too): those of its kind bought in the range. A list of periods, not of
+    /// subscriptions: a subscription can renew twice in a range.
     public struct Began: Sendable, Equatable {
         public let name: String
 
-        /// Nil for a name that is none of IntervalFlows.beganNames.
+        /// The names it takes: the flows', then those of the rates' the flows lack.
+        public static let names = IntervalFlows.beganNames + IntervalRates.countNames.filter { !IntervalFlows.beganNames.contains($0) }
+
+        /// Nil for a name that is none of `names`.
         public init?(name: String) {
-            guard IntervalFlows.beganNames.contains(name) else { return nil }
+            guard Self.names.contains(name) else { return nil }
             self.name = name
         }
 
-        /// Its place among IntervalFlows.beganNames, the order the store's kinds of period are listed in.
-        public var kind: Int { IntervalFlows.beganNames.firstIndex(of: name)! }
+        /// Counted by the flows (else by the rates alone).
+        public var isFlowsCount: Bool { IntervalFlows.beganNames.contains(name) }
     }
 
     /// Which currencies a list is of: every currency (the flows' refunds, all the revenue's or the

@@ -175,15 +175,19 @@ struct DashboardPage {
         return table + "</table>\n"
     }
 
-    /// Each interval's rates (`GET /v1/stats/rates`) as percentages, each with its counts in its
-    /// title, `data-value` the JSON's decimal (empty, and a dash shown, where it is null).
+    /// Each interval's rates (`GET /v1/stats/rates`) as percentages, `data-value` the JSON's decimal
+    /// (empty, and a dash shown, where it is null), each beside its counts, which link the periods they count.
     private var ratesTable: String {
         var table = "<h2>Rates</h2>\n<table id=\"rates\"><tr><th>From</th>"
             + IntervalRates.rates.map { "<th>\($0.name.replacingOccurrences(of: "_", with: " "))</th>" }.joined() + "</tr>\n"
         for interval in rates {
             table += "<tr data-start=\"\(interval.startMilliseconds)\"><td>\(Self.date(interval.startMilliseconds))</td>"
             for (rate, (name, value)) in zip(IntervalRates.rates, interval.rateFigures) {
-                table += Self.rateCell(name, value, interval.counts[rate.numerator], of: interval.counts[rate.denominator])
+                let counts = [rate.numerator, rate.denominator].map { place in
+                    countLink(IntervalRates.countNames[place], interval.counts[place], intervalStart: interval.startMilliseconds)
+                }
+                table += Self.rateCell(name, value, interval.counts[rate.numerator], of: interval.counts[rate.denominator],
+                                       shown: (counts[0], counts[1]))
             }
             table += "</tr>\n"
         }
@@ -324,21 +328,38 @@ struct DashboardPage {
         periodsCell(name, count, listing: SubscriptionList.Began(name: name).map { .began($0) }, intervalStart: start)
     }
 
+    /// A count of periods that began as `name` says (SubscriptionList.Began's names) in the interval
+    /// that starts at `start`, linking the periods it counts; the count alone for another name.
+    private func countLink(_ name: String, _ count: Int64, intervalStart start: Int64) -> String {
+        guard let began = SubscriptionList.Began(name: name) else { return String(count) }
+        return Self.link(periodsLink(.began(began), intervalStart: start), String(count))
+    }
+
+    /// The page of the periods `counted` lists over the part of the page's range in the interval
+    /// that starts at `start` (no instant judges periods).
+    private func periodsLink(_ counted: SubscriptionList.Counted, intervalStart start: Int64) -> String {
+        SubscriptionListController.pageLink(counted, range: flowsRange(intervalStart: start), at: nil, product: figure.product)
+    }
+
     /// A figure of periods (a count, or their money `shown` so) of the interval that starts at
-    /// `start`, linking the periods `counted` lists over the part of the page's range in it (no
-    /// instant judges periods); nil links nothing.
+    /// `start`, linking the periods `counted` lists (`periodsLink`); nil links nothing.
     private func periodsCell(_ name: String, _ value: Int64, shown: String? = nil, listing counted: SubscriptionList.Counted?,
                              intervalStart start: Int64) -> String {
         let shown = shown ?? String(value)
         guard let counted else { return Self.cell(name, value, shown: shown) }
-        return Self.cell(name, value, shown: Self.link(SubscriptionListController.pageLink(
-            counted, range: flowsRange(intervalStart: start), at: nil, product: figure.product), shown))
+        return Self.cell(name, value, shown: Self.link(periodsLink(counted, intervalStart: start), shown))
     }
 
-    /// A rate as a percentage (a dash for none), its counts in its title (`1 of 12`).
-    private static func rateCell(_ name: String, _ value: String?, _ numerator: Int64, of denominator: Int64) -> String {
-        "<td data-figure=\"\(name)\" data-value=\"\(value ?? "")\" title=\"\(numerator) of \(denominator)\">"
-            + (value.map(IntervalRates.percent) ?? "–") + "</td>"
+    /// A rate as a percentage (a dash for none), its counts in its title (`1 of 12`), and with `shown`
+    /// beside it too (each escaped already, a link to what it counts).
+    private static func rateCell(_ name: String, _ value: String?, _ numerator: Int64, of denominator: Int64,
+                                 shown: (numerator: String, denominator: String)? = nil) -> String {
+        let rate = (value.map(IntervalRates.percent) ?? "–")
+        guard let shown else {
+            return "<td data-figure=\"\(name)\" data-value=\"\(value ?? "")\" title=\"\(numerator) of \(denominator)\">\(rate)</td>"
+        }
+        return "<td title=\"\(numerator) of \(denominator)\"><span data-figure=\"\(name)\" data-value=\"\(value ?? "")\">\(rate)</span> "
+            + "(\(shown.numerator) of \(shown.denominator))</td>"
     }
 
     /// The style the dashboard's pages share.

@@ -99,7 +99,8 @@ struct SubscriptionListController {
 
     /// The count the subscriptions (or periods) asked for make, as its figure gives it: the
     /// subscriptions figure's; an MRR line's subscriptions (`/v1/stats/mrr`'s); what stood at the
-    /// midnight (`/v1/stats/active`'s); a revenue line's periods over the list's range; else the flows' over it.
+    /// midnight (`/v1/stats/active`'s); a revenue line's periods over the list's range, or a count of the
+    /// rates' periods the flows lack; else the flows' over it.
     private func count(_ asked: Asked) async throws -> Int64 {
         let (at, product) = (asked.at, asked.figure.product)
         if case .status(_, let statuses) = asked.counted {
@@ -111,6 +112,10 @@ struct SubscriptionListController {
         if asked.counted.isAtMidnight {
             let stood = try await stored.store.standing(atMidnightsOf: [at / FigureInterval.dayMilliseconds], product: product)
             return stood.first.flatMap(asked.counted.count(in:)) ?? 0
+        }
+        if case .began(let began) = asked.counted, !began.isFlowsCount {
+            let days = try await stored.store.rates(from: asked.figure.from, to: asked.figure.to, product: product)
+            return asked.counted.count(onRates: days) ?? 0
         }
         if case .bought = asked.counted {
             let days = try await stored.store.revenue(from: asked.figure.from, to: asked.figure.to, product: product)

@@ -50,18 +50,30 @@ enum FlowDays {
     /// those of them refunded, first paid periods, and free trials whose subscription's second
     /// period is paid. The last reads another row (the second period), so a write counts its
     /// subscription's first period again with those it changed (`counts(of:on:)`).
-    static let rateCounts: [(column: String, value: String)] = [
-        ("paid_periods", "CASE WHEN price > 0 THEN 1 ELSE 0 END"),
-        ("refunded_paid_periods", "CASE WHEN price > 0 AND revocation_date IS NOT NULL THEN 1 ELSE 0 END"),
-        ("first_paid_periods", "CASE WHEN \(firstPaidPeriod) THEN 1 ELSE 0 END"),
-        ("converted_trials", "CASE WHEN period_position = 1 AND \(isFreeTrial()) AND EXISTS ("
+    static let rateCounts: [(column: String, condition: String)] = [
+        ("paid_periods", "price > 0"),
+        ("refunded_paid_periods", "price > 0 AND revocation_date IS NOT NULL"),
+        ("first_paid_periods", firstPaidPeriod),
+        ("converted_trials", "period_position = 1 AND \(isFreeTrial()) AND EXISTS ("
             + "SELECT 1 FROM transactions AS second_period WHERE second_period.original_transaction_id = transactions.original_transaction_id "
             + "AND second_period.period_position = 2 AND second_period.purchase_date IS NOT NULL "
-            + "AND second_period.product_type = 'Auto-Renewable Subscription' AND second_period.price > 0) THEN 1 ELSE 0 END"),
+            + "AND second_period.product_type = 'Auto-Renewable Subscription' AND second_period.price > 0)"),
     ]
 
     /// The counted columns, in the order every read and write of the table gives them.
-    static let counted = kinds.map(\.column) + (money + rateCounts).map(\.column)
+    static let counted = kinds.map(\.column) + money.map(\.column) + rateCounts.map(\.column)
+
+    /// The column that keeps the count the answers name `name` (IntervalFlows.beganNames,
+    /// IntervalRates.countNames): the table names two of them otherwise.
+    static func column(named name: String) -> String {
+        ["new": "new_subscriptions", "new_paying": "first_paid_periods"][name] ?? name
+    }
+
+    /// The condition on a period's row that makes it one of the count `name` names (SubscriptionList.Began's names).
+    static func condition(named name: String) -> String? {
+        let column = column(named: name)
+        return (kinds + rateCounts).first { $0.column == column }?.condition
+    }
 
     /// The rows that are periods: auto-renewable transactions numbered among their subscription's,
     /// with a purchase date (a newer copy without one keeps the number an older copy was given).
@@ -79,7 +91,8 @@ enum FlowDays {
     /// day, product, currency, then the `counted` columns, of the periods that meet `condition`.
     private static func countsQuery(where condition: String) -> String {
         let counts = kinds.map { "CAST(sum(CASE WHEN \($0.condition) THEN 1 ELSE 0 END) AS BIGINT)" }
-            + (money + rateCounts).map { "CAST(sum(\($0.value)) AS BIGINT)" }
+            + money.map { "CAST(sum(\($0.value)) AS BIGINT)" }
+            + rateCounts.map { "CAST(sum(CASE WHEN \($0.condition) THEN 1 ELSE 0 END) AS BIGINT)" }
         return "SELECT purchase_date / \(FigureInterval.dayMilliseconds), coalesce(product_id, ''), coalesce(currency, ''), "
             + counts.joined(separator: ", ") + " FROM transactions WHERE \(periods) AND \(condition) GROUP BY 1, 2, 3"
     }
@@ -168,10 +181,7 @@ enum FlowDays {
     /// day of [from, to) (from ≥ 0), `product`'s only when given, whatever their currency.
     static func rates(from: Int64, to: Int64, product: String?, on statements: some StoreStatements) async throws
         -> [(day: Int64, counts: [Int64])] {
-        // The rates' counts are named as this table's columns but for two the flows named first.
-        let columns = ["new": "new_subscriptions", "new_paying": "first_paid_periods"]
-        return try await perDay(IntervalRates.countNames.map { columns[$0] ?? $0 }, from: from, to: to, product: product,
-                                on: statements)
+        try await perDay(IntervalRates.countNames.map(column(named:)), from: from, to: to, product: product, on: statements)
     }
 
     /// Each day's sums of some `counted` columns (in the order given) over the periods bought in

@@ -59,15 +59,15 @@ extension StoreFigures {
 extension FlowDays {
     /// At most `limit` + 1 periods of `began`'s kind bought in [from, to), `product`'s only when
     /// given, after `cursor`, in the order of their purchase dates then transaction ids (read down
-    /// the index of purchases): the rows the flows count (`periods` and
-    /// the kind's condition; the counts kept per day are their sums). `kinds` lists the kinds in the
-    /// order of IntervalFlows.beganNames (a test holds them together).
+    /// the index of purchases): the rows the flows or the rates count (`periods` and the kind's
+    /// condition, `condition(named:)`; the counts kept per day are their sums). Every name Began
+    /// takes has a condition (FlowKindsTests); one without would list nothing.
     static func periods(_ began: SubscriptionList.Began, from: Int64, to: Int64, product: String?,
                         after cursor: SubscriptionList.PeriodPosition?, limit: Int,
                         on statements: some StoreStatements) async throws -> [SubscriptionList.Member] {
         let d = statements.dialect
         return try await StoreFigures.periodPage(
-            where: [periods, kinds[began.kind].condition, purchasedInRange(d), StoreFigures.only(product, placeholder: 3, d)],
+            where: [periods, condition(named: began.name) ?? "FALSE", purchasedInRange(d), StoreFigures.only(product, placeholder: 3, d)],
             [.integer(from), .integer(to)] + StoreFigures.values(product),
             by: "purchase_date", amount: price, after: cursor, limit: limit, on: statements)
     }
@@ -135,10 +135,11 @@ extension StoreFigures {
             """, binds)
         return rows.compactMap { row in
             guard row.count == 6, let id = row[0].text, let product = row[1].text, let transaction = row[2].text,
-                  let date = row[3].integer, let amount = row[4].integer, let currency = row[5].text else { return nil }
+                  let date = row[3].integer, let currency = row[5].text else { return nil }
+            // An amount past 64 bits (SQLite gives a real for an overflowing product) is not given; the period still is.
             return SubscriptionList.Member(originalTransactionID: id, productID: product,
                                            period: SubscriptionList.PeriodPosition(date: date, transactionID: transaction),
-                                           amount: SubscriptionList.Amount(milliunits: amount, currency: currency))
+                                           amount: row[4].integer.map { SubscriptionList.Amount(milliunits: $0, currency: currency) })
         }
     }
 }
