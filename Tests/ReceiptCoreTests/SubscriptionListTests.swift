@@ -65,7 +65,7 @@ struct ChurnReasonTests {
     }
 }
 
-/// SubscriptionList.Began: a list of the periods behind a count of the flows' periods that began.
+/// SubscriptionList.Began: a list of the periods behind a count of the flows' (or the rates') periods that began.
 struct BeganListTests {
     @Test func aListOfPeriodsIsKeyedByEachPeriodsIdAndCountedAsTheFlowsCountIt() {
         #expect(SubscriptionList.Began(name: "renewals")?.isFlowsCount == true && SubscriptionList.Began(name: "expired") == nil)

@@ -369,9 +369,33 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
     assert {name for name, _, _ in began} == began_names, began
     assert not every_kind or {name for name, count, _ in began if int(count)} == began_names, began
     entitled = {"active", "grace_period"}
-    followed = [(link, False) for link in stood + mrr_then] + [
+    # Each card of a count links what it counts, now and before (the active subscriptions' value is `card`
+    # above); a rate and the net revenue link nothing. An MRR card links its line's subscriptions.
+    carded, mrr_cards = [], []
+    for key, body in re.findall(r'<div class="card" data-card="([^"]+)">(.*?)</div>', dom, re.S):
+        name = key.split("/")[0]
+        for which, value, href in re.findall(r'<p class="(value|previous)" data-figure="\w+" data-value="([^"]*)">'
+                                             r'(?:before: )?(?:<a href="([^"]+)">)?', body):
+            linked_card = name in ("active_subscriptions", "new", "new_paying", "active_trials", "mrr_milliunits")
+            assert bool(href) == (linked_card and value != ""), (key, which, href)
+            if not href or (name, which) == ("active_subscriptions", "value"):
+                continue
+            if name == "mrr_milliunits":
+                mrr_cards.append((key.split("/")[1], html.unescape(href)))
+            else:
+                carded.append(({"active_subscriptions": "active"}.get(name, name), value, href))
+    assert {name for name, _, _ in carded} == {"active", "new", "new_paying", "active_trials"} and mrr_cards, carded
+    for currency, href in mrr_cards:  # as many as /v1/stats/mrr's line counts at that instant
+        asked = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(href).query))
+        assert asked["mrr"] == currency and int(asked["at"]) % DAY == 0, href
+        mrr = server.json("GET", "/v1/stats/mrr?" + urllib.parse.urlencode(
+            {key: value for key, value in asked.items() if key in ("at", "product")}))[1]
+        line = next((line for line in mrr["currencies"] if line["currency"] == currency), {"subscriptions": 0})
+        assert len(list_all(server, asked)["ids"]) == line["subscriptions"], href
+    followed = [(link, False) for link in stood + mrr_then
+                + [link for link in carded if link[0] in ("active", "active_trials")]] + [
         (link, True) for link in by_status + churned + began + refunds + periods + mrr_now + rated
-        + [("active", card.group(1), card.group(2))]]
+        + [link for link in carded if link[0] in ("new", "new_paying")] + [("active", card.group(1), card.group(2))]]
     for (name, count, href), judged_then in followed:  # judged_then: at the instant `states` were judged at
         href = html.unescape(href)
         asked = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(href).query))

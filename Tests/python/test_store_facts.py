@@ -606,11 +606,12 @@ RATES = (("refund_rate", "refunded_paid_periods", "paid_periods"), ("conversion_
          ("trial_conversion_rate", "converted_trials", "trial_starts"))
 
 
-def reference_rates(stories, since, until, product=None):
+def reference_rates(stories, since, until, product=None, members=None):
     """The rates per calendar month (UTC) of [since, until), from the stored copies of the minted
     transactions, by the periods bought in each month: paid periods and those refunded, first
     periods and first paid ones, free-trial first periods and those whose second period is paid;
-    each rate to four places (half up), None without a denominator."""
+    each rate to four places (half up), None without a denominator. `members`, when given, gets each
+    count's periods (transaction ids) by the count's name."""
     transactions, _ = latest_copies(stories)
     intervals = {start: dict.fromkeys(RATE_COUNTS, 0) for start in months(since, until)}
     by_subscription = {}
@@ -623,12 +624,13 @@ def reference_rates(stories, since, until, product=None):
             if not since <= period["purchaseDate"] < until or product not in (None, period["productId"]):
                 continue
             counts, paid = intervals[month(period["purchaseDate"])], period["price"] > 0
-            counts["paid_periods"] += paid
-            counts["refunded_paid_periods"] += paid and "revocationDate" in period
-            counts["new"] += index == 0
-            counts["new_paying"] += paid and (index == 0 or (index == 1 and trial))
-            counts["trial_starts"] += index == 0 and trial
-            counts["converted_trials"] += index == 0 and trial and len(periods) > 1 and periods[1]["price"] > 0
+            counted = {"paid_periods": paid, "refunded_paid_periods": paid and "revocationDate" in period, "new": index == 0,
+                       "new_paying": paid and (index == 0 or (index == 1 and trial)), "trial_starts": index == 0 and trial,
+                       "converted_trials": index == 0 and trial and len(periods) > 1 and periods[1]["price"] > 0}
+            for name, counts_it in counted.items():
+                counts[name] += counts_it
+                if counts_it and members is not None:
+                    members.setdefault(name, []).append(period["transactionId"])
 
     return [dict(counts, start_ms=start, **{name: rate(counts[numerator], counts[denominator])
                                             for name, numerator, denominator in RATES})
@@ -699,8 +701,13 @@ def test_rates_by_month_equal_a_reference_from_the_same_notifications(tmp_path, 
         status, rates = server.json("GET", f"/v1/stats/rates?from={since}&to={until}&by=month")
         assert status == 200
         assert (rates["from_ms"], rates["to_ms"], rates["by"]) == (since, until, "month")
-        reference = reference_rates(stories, since, until)
+        members = {}
+        reference = reference_rates(stories, since, until, members=members)
         assert rates["intervals"] == reference
+        # Each count lists its periods (began=NAME), those of the reference: the trial not converted is a trial start only.
+        for name in RATE_COUNTS:
+            listed = list_all(server, {"began": name, "from": since, "to": until})["ids"]
+            assert sorted(listed) == sorted(members.get(name, [])), name
         totals = {name: sum(interval[name] for interval in reference) for name in RATE_COUNTS}
         assert all(totals.values()), totals
         assert 0 < totals["converted_trials"] < totals["trial_starts"]  # one trial converted, one did not

@@ -27,6 +27,24 @@ import Testing
             .joined(separator: "/")
     }
 
+    /// The list of subscriptions' parameters are documented as the list takes them: every query
+    /// parameter it takes, both page operations naming them alike, and the names `began` takes.
+    @Test func theListOfSubscriptionsIsDocumentedAsItTakesItsParameters() throws {
+        let paths = try #require(try document()["paths"] as? [String: [String: Any]])
+        let components = try #require(try document()["components"] as? [String: Any])
+        let parameters = try #require(components["parameters"] as? [String: [String: Any]])
+        for (path, methods) in [(SubscriptionListController.path, ["get"]), (SubscriptionListController.pagePath, ["get", "head"])] {
+            for method in methods {
+                let operation = try #require(paths[path]?[method] as? [String: Any], "\(method) \(path)")
+                let references = try #require(operation["parameters"] as? [[String: String]])
+                let names = references.compactMap { $0["$ref"]?.split(separator: "/").last.flatMap { parameters[String($0)]?["name"] as? String } }
+                #expect(Set(names) == SubscriptionListController.parameters, "\(method) \(path)")
+            }
+        }
+        let began = try #require(parameters["SubscriptionListBegan"]?["schema"] as? [String: Any])
+        #expect(began["enum"] as? [String] == SubscriptionList.Began.names)
+    }
+
     @Test func everyDocumentedPathIsARouteTakingItsMethods() throws {
         for (path, methods) in try documentedPaths() {
             let (route, rest) = try #require(routes.route(for: Self.concrete(path)), "\(path) is no route")

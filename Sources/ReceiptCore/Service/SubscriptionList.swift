@@ -1,7 +1,7 @@
 /// The subscriptions behind one count of the subscriptions figure (`/v1/stats/subscriptions`):
 /// those of a product (or all) in a status (or `entitled`) at an instant, as the figure judges
 /// them, a page at a time in the order of their original transaction ids; or behind a churned
-/// count of the flows; or the periods behind a count of the flows' periods that began (Began),
+/// count of the flows; or the periods behind a count of the flows' or the rates' periods that began (Began),
 /// behind a revenue line's periods (Currencies) or behind a count of refunds (Currencies), in the
 /// order of their dates then transaction ids
 /// (Counted names which). The store reads them; the names, the bounds and the answer are here,
@@ -71,7 +71,7 @@ public enum SubscriptionList {
         /// A churned count of the flows and the churn: subscriptions expired at the instant whose
         /// standing period ended in the range, for the reason.
         case churned(ChurnReason)
-        /// A count of the flows' periods that began.
+        /// A count of the flows' (or the rates') periods that began.
         case began(Began)
         /// The periods a line of the revenue counts and adds the prices of (its `periods` and
         /// `gross`): every auto-renewable period that began, whatever its kind or price, in its

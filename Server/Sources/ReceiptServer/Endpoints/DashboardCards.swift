@@ -5,7 +5,9 @@ import ReceiptCore
 /// (not after its end) beside those at its first; the range's new and paying subscriptions, its conversion, trial
 /// conversion, churn and refund rates and its net revenue per currency, each beside the previous
 /// range's (as long, ending where the range begins); and the change. `data-value` holds the API's
-/// number (empty where there is none), the text shows it as the tables do.
+/// number (empty where there is none), the text shows it as the tables do. A count of subscriptions
+/// or periods, and MRR, link what they count, now and before (`links`); a rate and the net revenue
+/// link nothing (their counts are in the tables, each linked there).
 extension DashboardPage {
     var cardsSection: String {
         let titles = ["active_subscriptions": "Active subscriptions", "active_trials": "Active trials", "mrr_milliunits": "MRR",
@@ -17,18 +19,53 @@ extension DashboardPage {
             + "<div class=\"cards\">\n"
         for card in cards {
             let key = card.currency.map { card.name + "/" + $0 } ?? card.name
-            // The active subscriptions at the page's instant link those it counts (SubscriptionListController).
-            let link = card.name == "active_subscriptions" && card.value != nil
-                ? subscriptionsLink(SubscriptionState.Status.active.name, product: figure.product) : nil
-            let shown = link.map { Self.link($0, text(card.value, card)) } ?? text(card.value, card)
+            // A value of none (a dash) links nothing.
+            let (link, previousLink) = links(card)
+            let shown = link.flatMap { card.value == nil ? nil : Self.link($0, text(card.value, card)) } ?? text(card.value, card)
+            let previous = previousLink.flatMap { card.previous == nil ? nil : Self.link($0, text(card.previous, card)) }
+                ?? text(card.previous, card)
             section += "<div class=\"card\" data-card=\"\(Self.escape(key))\"><h3>\(titles[card.name] ?? card.name)"
                 + (card.currency.map { " (\(Self.escape($0)))" } ?? "") + "</h3>"
                 + "<p class=\"value\" data-figure=\"value\" data-value=\"\(card.value ?? "")\">\(shown)</p>"
                 + "<p class=\"previous\" data-figure=\"previous\" data-value=\"\(card.previous ?? "")\">before: "
-                + "\(text(card.previous, card))</p>"
+                + "\(previous)</p>"
                 + "<p class=\"change\" data-figure=\"change\" data-value=\"\(card.change ?? "")\">\(changeText(card))</p></div>\n"
         }
         return section + "</div>\n"
+    }
+
+    /// The pages of what a card's value and its previous value count (SubscriptionListController), nil
+    /// where it links nothing: the active subscriptions at the page's instant (as the table of statuses
+    /// links them) and at the range's first midnight; the new and new paying periods of the range and
+    /// of the one before; the active trials and an MRR line's subscriptions at the range's last
+    /// midnight and at its first (as the cards read them). An instant or range no list takes links nothing.
+    private func links(_ card: RangeCard) -> (value: String?, previous: String?) {
+        let day = FigureInterval.dayMilliseconds
+        let (first, last) = (ActiveSpans.firstMidnight(atOrAfter: figure.from) * day, figure.readDays.last.map { $0 * day })
+        let product = figure.product
+        func at(_ counted: SubscriptionList.Counted?, _ instant: Int64?) -> String? {
+            guard let counted, let instant, FigureInterval.instants.contains(instant) else { return nil }
+            return SubscriptionListController.pageLink(counted, range: nil, at: instant, product: product)
+        }
+        func over(_ counted: SubscriptionList.Counted?, _ from: Int64, _ to: Int64) -> String? {
+            guard let counted, FigureInterval.instants.contains(from) else { return nil }
+            return SubscriptionListController.pageLink(counted, range: (from, to), at: nil, product: product)
+        }
+        switch card.name {
+        case "active_subscriptions":
+            let active = SubscriptionList.Counted.status(named: SubscriptionState.Status.active.name)
+            return (subscriptionsLink(SubscriptionState.Status.active.name, product: product), at(active, first))
+        case "new", "new_paying":
+            let began = SubscriptionList.Began(name: card.name).map { SubscriptionList.Counted.began($0) }
+            return (over(began, figure.from, figure.to), over(began, previousFrom, figure.from))
+        case "active_trials":
+            return (at(.standing(trials: true), last), at(.standing(trials: true), first))
+        case "mrr_milliunits":
+            let mrr = card.currency.flatMap(SubscriptionList.Currencies.init(currency:)).map { SubscriptionList.Counted.mrr($0) }
+            return (at(mrr, last), at(mrr, first))
+        default:
+            return (nil, nil)
+        }
     }
 
     /// A card's value as the tables show it: a count, a percentage, money in its currency; a dash for none.

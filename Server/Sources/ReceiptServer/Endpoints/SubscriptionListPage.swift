@@ -18,7 +18,9 @@ struct SubscriptionListPage {
         case .standing(let trials): return ("subscriptions active" + (trials ? ", in a free trial" : ", paid"), "")
         case .mrr(let currencies): return ("subscriptions active on a plan" + Self.inCurrency(currencies) + ", which the MRR is made of", "")
         case .churned(let reason): return ("subscriptions that churned, \(reason.rawValue)", " whose period ended " + range)
-        case .began(let began): return ("periods that began as " + began.name.replacingOccurrences(of: "_", with: " "), " " + range)
+        case .began(let began):
+            let kind = began.name.replacingOccurrences(of: "_", with: " ")
+            return ("periods that began " + (began.isFlowsCount ? "as " + kind : "that the rates count as " + kind), " " + range)
         case .bought(let currencies): return ("periods that began" + Self.inCurrency(currencies), " " + range)
         case .refunds(let refunds): return ("periods refunded or revoked" + Self.inCurrency(refunds), " " + range)
         }
