@@ -301,7 +301,8 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
     same on every page. With `states` (each subscription's /v1/subscriptions/{id}, judged at the page's
     instant), each one listed by status at that instant is in the status its count names. With
     `every_kind`, some period of each kind began. Returns the counts followed: by status, churned, began,
-    refunds, active at a midnight, the revenue's periods, the MRR lines' subscriptions, and the rates' own counts."""
+    refunds, active at a midnight, the revenue's periods, the MRR lines' subscriptions, the rates' own counts, and
+    the cohorts' sizes (None where the page shows no cohorts)."""
     began_names = {"new", "trial_starts", "renewals", "trial_conversions", "recoveries", "reactivations"}
     rate_counts = {"paid_periods", "refunded_paid_periods", "new_paying", "converted_trials"}  # the rates' own
     card = re.search(r'data-card="active_subscriptions">.*?data-value="(\d+)"><a href="([^"]+)">\1</a>', dom, re.S)
@@ -350,6 +351,10 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
             rated += [(html.unescape(href).split("began=")[1].split("&")[0], count, href)
                       for href, count in ((top_href, top), (bottom_href, bottom)) if href not in flows_hrefs]
     assert {name for name, _, _ in rated} == rate_counts, rated
+    # Each cohort's size links its first paid periods (the rates' new_paying of its days); shown only when asked.
+    cohorts = [link for link in linked.get("cohorts", []) if link[0] == "subscriptions"]
+    assert len(cohorts) == len(re.findall(r'<tr data-start=', tables.get("cohorts", ""))), cohorts
+    assert all("began=new_paying&" in html.unescape(href) for _, _, href in cohorts), cohorts
     stood_names = ("active", "active_at_start", "active_trials", "active_paid")
     stood = [link for table in ("active", "churn") for link in linked[table] if link[0] in stood_names]
     assert len(stood) == len(re.findall(r'data-figure="(' + "|".join(stood_names) + ')"', tables["active"] + tables["churn"]))
@@ -360,7 +365,7 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
             hrefs = [href for figure, _, href in linked[name] if f'href="{href}"' in row and figure in stood_names]
             assert len(hrefs) == counts and all(f"at={at}&" in html.unescape(href) + "&" for href in hrefs), (name, start, hrefs)
     assert sum(len(links) for links in linked.values()) == len(by_status + churned + began + refunds + stood + periods
-                                                               + mrr_now + mrr_then)
+                                                               + mrr_now + mrr_then + cohorts)
     # A refunds count of the flows is of every currency; one of the revenue, of its line's currency.
     refunds_of = [html.unescape(href).split("refunds=")[1].split("&")[0] for _, _, href in refunds]
     assert "all" in refunds_of and (not every_kind or {"EUR", "USD"} <= set(refunds_of)), refunds_of
@@ -395,7 +400,8 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
     followed = [(link, False) for link in stood + mrr_then
                 + [link for link in carded if link[0] in ("active", "active_trials")]] + [
         (link, True) for link in by_status + churned + began + refunds + periods + mrr_now + rated
-        + [link for link in carded if link[0] in ("new", "new_paying")] + [("active", card.group(1), card.group(2))]]
+        + [link for link in carded if link[0] in ("new", "new_paying")] + [("active", card.group(1), card.group(2))]
+        + [("new_paying", count, href) for _, count, href in cohorts]]
     for (name, count, href), judged_then in followed:  # judged_then: at the instant `states` were judged at
         href = html.unescape(href)
         asked = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(href).query))
@@ -464,7 +470,8 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
     return (sum(int(count) for _, count, _ in by_status), sum(int(count) for _, count, _ in churned),
             sum(int(count) for _, count, _ in began), sum(int(count) for _, count, _ in refunds),
             sum(int(count) for _, count, _ in stood), sum(int(count) for _, count, _ in periods),
-            sum(int(count) for _, count, _ in mrr_now + mrr_then), sum(int(count) for _, count, _ in rated))
+            sum(int(count) for _, count, _ in mrr_now + mrr_then), sum(int(count) for _, count, _ in rated),
+            sum(int(count) for _, count, _ in cohorts) if "cohorts" in tables else None)
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (scripts/install-deps.sh test installs it)")

@@ -2,9 +2,13 @@ import ReceiptCore
 
 /// The page's cohorts (`GET /v1/stats/cohorts`): each interval's paying subscriptions with the
 /// share that continued for 1 … N periods after the first paid one (percentages, each cell's
-/// counts in its title, `data-value` the JSON's decimal, empty and a dash where it is null); then
+/// counts in its title, `data-value` the JSON's decimal, empty and a dash where it is null), each
+/// cohort's size linking its first paid periods (the rates' `new_paying` of the same days); then
 /// per interval and currency what the cohort paid, less refunds, and per paying subscription.
 extension DashboardPage {
+    /// The list of a cohort's members: its subscriptions' first paid periods (CohortRows counts them as the rates do).
+    private static let firstPaidPeriods = SubscriptionList.Began(name: "new_paying").map { SubscriptionList.Counted.began($0) }
+
     var cohortTables: String {
         let title = "<h2>Cohorts by first paid \(figure.interval.rawValue)</h2>\n"
         guard let cohorts else {
@@ -20,7 +24,8 @@ extension DashboardPage {
             + (0..<periods).map { "<th>after \($0 + 1)</th>" }.joined() + "</tr>\n"
         for cohort in cohorts {
             table += "<tr data-start=\"\(cohort.startMilliseconds)\"><td>\(Self.date(cohort.startMilliseconds))</td>"
-                + Self.cell("subscriptions", cohort.subscriptions)
+                + periodsCell("subscriptions", cohort.subscriptions, listing: Self.firstPaidPeriods,
+                              intervalStart: cohort.startMilliseconds)
             for (index, (count, share)) in zip(cohort.retained, cohort.retention).enumerated() {
                 table += "<td data-figure=\"retention_\(index + 1)\" data-value=\"\(share ?? "")\" "
                     + "title=\"\(count) of \(cohort.subscriptions)\">" + (share.map(IntervalRates.percent) ?? "–") + "</td>"

@@ -343,7 +343,7 @@ struct DashboardPage {
 
     /// A figure of periods (a count, or their money `shown` so) of the interval that starts at
     /// `start`, linking the periods `counted` lists (`periodsLink`); nil links nothing.
-    private func periodsCell(_ name: String, _ value: Int64, shown: String? = nil, listing counted: SubscriptionList.Counted?,
+    func periodsCell(_ name: String, _ value: Int64, shown: String? = nil, listing counted: SubscriptionList.Counted?,
                              intervalStart start: Int64) -> String {
         let shown = shown ?? String(value)
         guard let counted else { return Self.cell(name, value, shown: shown) }
