@@ -290,7 +290,7 @@ def assert_cards_sum_the_range_and_the_one_before(shown, server, given):
 
 
 def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=False):
-    """Each count of the page's table of statuses, its active subscriptions card, each count of periods
+    """Each count of the page's table of statuses, its cards of counts and MRR (now and before), each count of periods
     that began and of refunds in its flows table, each count of periods and of refunds in its revenue
     table (whose gross and refunded amounts link the same lists; the listed periods' prices add up to the
     gross), each churned count of its flows and churn tables, and each count of the active at a midnight (the active
@@ -376,13 +376,15 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
     entitled = {"active", "grace_period"}
     # Each card of a count links what it counts, now and before (the active subscriptions' value is `card`
     # above); a rate and the net revenue link nothing. An MRR card links its line's subscriptions.
-    carded, mrr_cards = [], []
+    carded, mrr_cards, card_links = [], [], []
     for key, body in re.findall(r'<div class="card" data-card="([^"]+)">(.*?)</div>', dom, re.S):
         name = key.split("/")[0]
         for which, value, href in re.findall(r'<p class="(value|previous)" data-figure="\w+" data-value="([^"]*)">'
                                              r'(?:before: )?(?:<a href="([^"]+)">)?', body):
             linked_card = name in ("active_subscriptions", "new", "new_paying", "active_trials", "mrr_milliunits")
             assert bool(href) == (linked_card and value != ""), (key, which, href)
+            if href:
+                card_links.append((name, which, dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(html.unescape(href)).query))))
             if not href or (name, which) == ("active_subscriptions", "value"):
                 continue
             if name == "mrr_milliunits":
@@ -390,6 +392,19 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
             else:
                 carded.append(({"active_subscriptions": "active"}.get(name, name), value, href))
     assert {name for name, _, _ in carded} == {"active", "new", "new_paying", "active_trials"} and mrr_cards, carded
+    # Each at the instant or over the range its number was read at: the page's range and the one before it (as long),
+    # the range's first midnight and its last (the active table's last); the active subscriptions now, the page's instant.
+    page = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(
+        html.unescape(re.search(r'<a href="(/dashboard/csv/flows\?[^"]*)"', dom).group(1))).query))
+    start, end = int(page["from"]), int(page["to"])
+    first, last = -(-start // DAY) * DAY, int(re.findall(r'data-figure="at_ms" data-value="(\d+)"', tables["active"])[-1])
+    read = {("new", "value"): (start, end), ("new_paying", "value"): (start, end),
+            ("new", "previous"): (max(0, start - (end - start)), start), ("new_paying", "previous"): (max(0, start - (end - start)), start)}
+    for name, which, asked in card_links:
+        if name in ("new", "new_paying"):
+            assert (int(asked["from"]), int(asked["to"])) == read[(name, which)] and "at" not in asked, (name, which, asked)
+        elif (name, which) != ("active_subscriptions", "value"):
+            assert int(asked["at"]) == (last if which == "value" else first) and "from" not in asked, (name, which, asked)
     for currency, href in mrr_cards:  # as many as /v1/stats/mrr's line counts at that instant
         asked = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(href).query))
         assert asked["mrr"] == currency and int(asked["at"]) % DAY == 0, href
@@ -563,6 +578,14 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
                         "mrr=USD&churned=other"):
             assert server.request("GET", f"/v1/subscriptions?{refused}")[0] == 400, refused
             assert server.request("GET", f"/dashboard/subscriptions?{refused}")[0] == 400, refused
+        # A page whose default range starts before 2008 (365 days before its `to`) links no list over a range or at
+        # an instant a list refuses: the first interval's counts and the cards before it link nothing.
+        status, body, _ = server.request("GET", "/dashboard?to=2008-06-01")
+        early = re.findall(r'href="(/dashboard/subscriptions\?[^"]*)"', html.unescape(body.decode()))
+        assert status == 200 and early, body[:500]
+        for href in early:
+            asked = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(href).query))
+            assert all(int(asked[key]) >= 1_199_145_600_000 for key in ("from", "at") if key in asked), href
         # Each says what is wrong with it.
         for refused, said in (("bought=eur", "bought is all (every currency)"), ("bought=all&refunds=all", "another of them"),
                               ("bought=EUR&began=new", "another of them"), ("bought=USD&status=active", "without status"),

@@ -40,24 +40,20 @@ extension DashboardPage {
     /// of the one before; the active trials and an MRR line's subscriptions at the range's last
     /// midnight and at its first (as the cards read them). An instant or range no list takes links nothing.
     private func links(_ card: RangeCard) -> (value: String?, previous: String?) {
-        let day = FigureInterval.dayMilliseconds
-        let (first, last) = (ActiveSpans.firstMidnight(atOrAfter: figure.from) * day, figure.readDays.last.map { $0 * day })
-        let product = figure.product
+        let (first, last) = cardMidnights
         func at(_ counted: SubscriptionList.Counted?, _ instant: Int64?) -> String? {
-            guard let counted, let instant, FigureInterval.instants.contains(instant) else { return nil }
-            return SubscriptionListController.pageLink(counted, range: nil, at: instant, product: product)
-        }
-        func over(_ counted: SubscriptionList.Counted?, _ from: Int64, _ to: Int64) -> String? {
-            guard let counted, FigureInterval.instants.contains(from) else { return nil }
-            return SubscriptionListController.pageLink(counted, range: (from, to), at: nil, product: product)
+            guard let counted, let instant else { return nil }
+            return midnightLink(counted, at: instant)
         }
         switch card.name {
         case "active_subscriptions":
-            let active = SubscriptionList.Counted.status(named: SubscriptionState.Status.active.name)
-            return (subscriptionsLink(SubscriptionState.Status.active.name, product: product), at(active, first))
+            let active = IntervalActive.countNames[0]
+            return (subscriptionsLink(SubscriptionState.Status.active.name, product: figure.product),
+                    at(SubscriptionList.Counted.active(countNamed: active), first))
         case "new", "new_paying":
-            let began = SubscriptionList.Began(name: card.name).map { SubscriptionList.Counted.began($0) }
-            return (over(began, figure.from, figure.to), over(began, previousFrom, figure.from))
+            guard let began = SubscriptionList.Began(name: card.name) else { return (nil, nil) }
+            return (periodsLink(.began(began), range: (figure.from, figure.to)),
+                    periodsLink(.began(began), range: (previousFrom, figure.from)))
         case "active_trials":
             return (at(.standing(trials: true), last), at(.standing(trials: true), first))
         case "mrr_milliunits":

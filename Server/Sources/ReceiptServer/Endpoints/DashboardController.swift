@@ -92,7 +92,9 @@ struct DashboardController {
                                                                 figure.product == nil || $0.productID == figure.product
                                                             }, .active),
                                                             atEnd: atIntervalEnds.last ?? ActiveStanding(), atStart: atRangeStart),
-                                     previousFrom: previousFrom)
+                                     previousFrom: previousFrom,
+                                     cardMidnights: (starts[0] * FigureInterval.dayMilliseconds,
+                                                     readDays.last.map { $0 * FigureInterval.dayMilliseconds }))
             return ServerAnswer.page(.ok, page.html)
         } catch {
             return ServerAnswer.storeUnavailable(error, context.logger)

@@ -17,9 +17,11 @@ struct DashboardPage {
     let movement: [IntervalMRRMovement]
     /// Nil unless the page was asked for them (`cohorts=1`).
     let cohorts: [IntervalCohort]?
-    /// The cards, over the range and the one before it, which begins at `previousFrom`.
+    /// The cards, over the range and the one before it, which begins at `previousFrom`; what stood
+    /// is read at the range's first midnight and its last (nil: none in the range), as their links are.
     let cards: [RangeCard]
     let previousFrom: Int64
+    let cardMidnights: (first: Int64, last: Int64?)
 
     var html: String {
         var page = """
@@ -284,10 +286,9 @@ struct DashboardPage {
         let amounts = [("mrr_milliunits", line.milliunits)] + (arr ? [("arr_milliunits", IntervalActive.arr(line))] : [])
         let cells = amounts.map { ($0.0, $0.1, Self.money($0.1, line.currency)) } + [("subscriptions", line.subscriptions, String(line.subscriptions))]
         guard let currencies = SubscriptionList.Currencies(currency: line.currency),
-              instant.map(FigureInterval.instants.contains) ?? true else {
+              let href = listLink(.mrr(currencies), range: nil, at: instant) else {
             return cells.map { Self.cell($0.0, $0.1, shown: $0.2) }.joined()
         }
-        let href = SubscriptionListController.pageLink(.mrr(currencies), range: nil, at: instant, product: figure.product)
         return cells.map { Self.cell($0.0, $0.1, shown: Self.link(href, $0.2)) }.joined()
     }
 
@@ -303,10 +304,12 @@ struct DashboardPage {
     /// A churned count of the interval that starts at `start`, linking the subscriptions it counts:
     /// those expired whose period ended in the interval, within the page's range (as the flows read them).
     private func churnedCell(_ reasonName: String, _ count: Int64, intervalStart start: Int64) -> String {
-        guard let reason = ChurnReason(rawValue: reasonName) else { return Self.cell(Self.churnedPrefix + reasonName, count) }
         // At the page's instant, as the flows judged them (a churned list reads the table at any instant).
-        return Self.linkedCell(Self.churnedPrefix + reasonName, count, to: SubscriptionListController.pageLink(
-            .churned(reason), range: flowsRange(intervalStart: start), at: figure.at, product: figure.product))
+        guard let reason = ChurnReason(rawValue: reasonName),
+              let href = listLink(.churned(reason), range: flowsRange(intervalStart: start), at: figure.at) else {
+            return Self.cell(Self.churnedPrefix + reasonName, count)
+        }
+        return Self.linkedCell(Self.churnedPrefix + reasonName, count, to: href)
     }
 
     /// A count of what stood at the midnight `instant` (the active table's `active`, `active_trials`
@@ -315,11 +318,10 @@ struct DashboardPage {
     /// takes (an interval's start before the page's `from`, which the churn's first interval can have) links nothing.
     private func activeCell(_ name: String, _ count: Int64, at instant: Int64) -> String {
         let countName = name == IntervalChurn.countNames[0] ? IntervalActive.countNames[0] : name
-        guard let counted = SubscriptionList.Counted.active(countNamed: countName), FigureInterval.instants.contains(instant) else {
+        guard let counted = SubscriptionList.Counted.active(countNamed: countName), let href = midnightLink(counted, at: instant) else {
             return Self.cell(name, count)
         }
-        return Self.linkedCell(name, count, to: SubscriptionListController.pageLink(counted, range: nil, at: instant,
-                                                                                    product: figure.product))
+        return Self.linkedCell(name, count, to: href)
     }
 
     /// A count of the periods that began as `name` says in the interval that starts at `start`,
@@ -331,23 +333,46 @@ struct DashboardPage {
     /// A count of periods that began as `name` says (SubscriptionList.Began's names) in the interval
     /// that starts at `start`, linking the periods it counts; the count alone for another name.
     private func countLink(_ name: String, _ count: Int64, intervalStart start: Int64) -> String {
-        guard let began = SubscriptionList.Began(name: name) else { return String(count) }
-        return Self.link(periodsLink(.began(began), intervalStart: start), String(count))
+        guard let began = SubscriptionList.Began(name: name), let href = periodsLink(.began(began), intervalStart: start) else {
+            return String(count)
+        }
+        return Self.link(href, String(count))
     }
 
     /// The page of the periods `counted` lists over the part of the page's range in the interval
-    /// that starts at `start` (no instant judges periods).
-    private func periodsLink(_ counted: SubscriptionList.Counted, intervalStart start: Int64) -> String {
-        SubscriptionListController.pageLink(counted, range: flowsRange(intervalStart: start), at: nil, product: figure.product)
+    /// that starts at `start` (no instant judges periods); nil for a range no list takes (its start
+    /// before FigureInterval.instants, which a page's default `from` can be).
+    private func periodsLink(_ counted: SubscriptionList.Counted, intervalStart start: Int64) -> String? {
+        periodsLink(counted, range: flowsRange(intervalStart: start))
+    }
+
+    /// The page of the periods `counted` lists over `range`; nil for a range no list takes.
+    func periodsLink(_ counted: SubscriptionList.Counted, range: (from: Int64, to: Int64)) -> String? {
+        listLink(counted, range: range, at: nil)
+    }
+
+    /// The page of the subscriptions `counted` lists at the midnight `instant`; nil for an instant no list takes.
+    func midnightLink(_ counted: SubscriptionList.Counted, at instant: Int64) -> String? {
+        listLink(counted, range: nil, at: instant)
+    }
+
+    /// The page of what `counted` lists over `range` and at `instant` (SubscriptionListController.pageLink),
+    /// of the page's product; nil where the range starts, or the instant is, before FigureInterval.instants
+    /// (a page's default `from` can be: 365 days before its `to`), which a list refuses.
+    private func listLink(_ counted: SubscriptionList.Counted, range: (from: Int64, to: Int64)?, at instant: Int64?) -> String? {
+        guard range.map({ FigureInterval.instants.contains($0.from) }) ?? true, instant.map(FigureInterval.instants.contains) ?? true else {
+            return nil
+        }
+        return SubscriptionListController.pageLink(counted, range: range, at: instant, product: figure.product)
     }
 
     /// A figure of periods (a count, or their money `shown` so) of the interval that starts at
-    /// `start`, linking the periods `counted` lists (`periodsLink`); nil links nothing.
+    /// `start`, linking the periods `counted` lists (`periodsLink`); nil, or a range no list takes, links nothing.
     func periodsCell(_ name: String, _ value: Int64, shown: String? = nil, listing counted: SubscriptionList.Counted?,
-                             intervalStart start: Int64) -> String {
+                     intervalStart start: Int64) -> String {
         let shown = shown ?? String(value)
-        guard let counted else { return Self.cell(name, value, shown: shown) }
-        return Self.cell(name, value, shown: Self.link(periodsLink(counted, intervalStart: start), shown))
+        guard let counted, let href = periodsLink(counted, intervalStart: start) else { return Self.cell(name, value, shown: shown) }
+        return Self.cell(name, value, shown: Self.link(href, shown))
     }
 
     /// A rate as a percentage (a dash for none), its counts in its title (`1 of 12`), and with `shown`

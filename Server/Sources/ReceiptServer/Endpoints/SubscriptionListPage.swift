@@ -20,7 +20,7 @@ struct SubscriptionListPage {
         case .churned(let reason): return ("subscriptions that churned, \(reason.rawValue)", " whose period ended " + range)
         case .began(let began):
             let kind = began.name.replacingOccurrences(of: "_", with: " ")
-            return ("periods that began " + (began.isFlowsCount ? "as " + kind : "that the rates count as " + kind), " " + range)
+            return ("periods that began" + (began.isFlowsCount ? " as " + kind : ", counted by the rates as " + kind), " " + range)
         case .bought(let currencies): return ("periods that began" + Self.inCurrency(currencies), " " + range)
         case .refunds(let refunds): return ("periods refunded or revoked" + Self.inCurrency(refunds), " " + range)
         }
