@@ -4,6 +4,7 @@ with `cryptography` for every way an answer can be wrong (never `good`), through
 command line. No network."""
 import datetime
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -32,12 +33,29 @@ def free_port():
         return probe.getsockname()[1]
 
 
+def responder_port():
+    """A port free now below the ephemeral range (32768 and up on Linux), for an `openssl ocsp` responder, which
+    binds it later and cannot be moved (its URL is in the certificates): a port the kernel picked for `port 0`
+    could be given to another test's server (tests run two at a time) before the responder binds it."""
+    while True:
+        port = random.randrange(20_000, 32_000)
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        return port
+
+
 class CA:
     """A JWS test CA whose leaf and intermediate name OCSP responders on loopback."""
 
     def __init__(self, directory):
         self.directory = str(directory)
-        self.urls = (f"http://127.0.0.1:{free_port()}", f"http://127.0.0.1:{free_port()}")
+        ports = {responder_port()}
+        while len(ports) < 2:
+            ports.add(responder_port())
+        self.urls = tuple(f"http://127.0.0.1:{port}" for port in sorted(ports))
         mint_jws.create_ca(self.directory, self.urls)
         self.root_pem = open(os.path.join(self.directory, "root.pem"), "rb").read()
         self.token = mint_jws.sign(mint_jws.example_payload(), mint_jws.load_ca(self.directory))
