@@ -149,8 +149,8 @@ struct RefundsListTests {
         #expect(Counted.bought(.all).count(onMRR: lines) == nil)
         #expect(try Counted(status: nil, churned: nil, began: nil, refunds: nil, mrr: "EUR") == counted("EUR"))
         #expect(try Counted(status: "active", churned: nil, began: nil, refunds: nil, mrr: "none") == counted("none"))
-        for (status, active, bought, mrr, said) in [("expired", nil, nil, "EUR", "with no status but active"),
-                                                    (nil, "paid", nil, "EUR", "or the other"), (nil, nil, "EUR", "EUR", "or the other"),
+        for (status, active, bought, mrr, said) in [("expired", nil, nil, "EUR", "no status but active"),
+                                                    (nil, "paid", nil, "EUR", "each come alone"), (nil, nil, "EUR", "EUR", "each come alone"),
                                                     (nil, nil, nil, "Eur", "mrr is all")] {
             do throws(SubscriptionList.Refusal) {
                 _ = try Counted(status: status, churned: nil, began: nil, refunds: nil, active: active, bought: bought, mrr: mrr)
@@ -194,8 +194,8 @@ struct RefundsListTests {
         #expect(Counted.revenue(figureNamed: "periods", currency: "") == .bought(Currencies(name: "none")!))
         #expect(Counted.revenue(figureNamed: "periods", currency: "eur") == nil && Counted.revenue(figureNamed: "new", currency: "EUR") == nil)
         #expect(try Counted(status: nil, churned: nil, began: nil, refunds: nil, bought: "none") == .bought(Currencies(name: "none")!))
-        for (asked, said) in [((nil as String?, "new" as String?, "EUR" as String?), "another of them"),
-                              (("active", nil, "EUR"), "another of them"), ((nil, nil, "eur"), "bought is all")] {
+        for (asked, said) in [((nil as String?, "new" as String?, "EUR" as String?), "each come alone"),
+                              (("active", nil, "EUR"), "each come alone"), ((nil, nil, "eur"), "bought is all")] {
             do throws(SubscriptionList.Refusal) {
                 _ = try Counted(status: asked.0, churned: nil, began: asked.1, refunds: nil, bought: asked.2)
                 Issue.record("\(asked) was taken")
@@ -215,7 +215,7 @@ struct RefundsListTests {
             ((nil, nil, nil, nil), "status is one of"), (("paying", nil, nil, nil), "status is one of"),
             (("active", "billing", nil, nil), "with status=expired"), (("expired", "bored", nil, nil), "churned is one of"),
             (("active", nil, "new", nil), "without status"), ((nil, "other", "new", nil), "without status"),
-            ((nil, nil, "new", "all"), "or another of them"), ((nil, nil, "nothing", nil), "began is one of"),
+            ((nil, nil, "new", "all"), "each come alone"), ((nil, nil, "nothing", nil), "began is one of"),
             ((nil, nil, nil, "All"), "ALL is the Albanian lek"),
         ]
         #expect(try Counted(status: nil, churned: nil, began: nil, refunds: nil, active: "paid") == .standing(trials: false))
@@ -228,7 +228,7 @@ struct RefundsListTests {
                                 active: query["active"], bought: query["bought"], mrr: query["mrr"]) == counted)
         }
         #expect(try Counted(status: "active", churned: nil, began: nil, refunds: nil, active: "trials") == .standing(trials: true))
-        for (status, active, said) in [("expired", "trials", "active and mrr are each without"), (nil, "free", "active is one of trials, paid")] {
+        for (status, active, said) in [("expired", "trials", "each come alone, without churned"), (nil, "free", "active is one of trials, paid")] {
             do throws(SubscriptionList.Refusal) {
                 _ = try Counted(status: status, churned: nil, began: nil, refunds: nil, active: active)
                 Issue.record("\(active) was taken")
@@ -284,5 +284,31 @@ struct RefundsListTests {
         let json = String(decoding: SubscriptionList.json([period, bare], counted: refunds, at: 9, from: 3, to: 4, product: "p",
                                                           nextCursor: .init(now: 9, after: bare.position)), as: UTF8.self)
         #expect(json == #"{"refunds":"USD","from_ms":3,"to_ms":4,"product_id":"p","subscriptions":[{"original_transaction_id":"10","transaction_id":"12","product_id":"p","amount_milliunits":4990,"currency":"USD"},{"original_transaction_id":"11","transaction_id":"13","product_id":"p","amount_milliunits":0}],"next_cursor":"9-6-13"}"#)
+    }
+
+    /// The figure a list names as its count's is the one whose count function answers for it: the
+    /// page's count comes from that figure alone (SubscriptionListController.count).
+    @Test func eachListIsCountedByTheFigureItNames() {
+        let all = Currencies.all
+        let lists: [Counted] = [Counted.status(named: "entitled")!, .churned(.voluntary), .refunds(all), .bought(all), .mrr(all),
+                                .standing(trials: true), .standing(trials: false)]
+            + SubscriptionList.Began.names.map { .began(SubscriptionList.Began(name: $0)!) }
+        for counted in lists {
+            let answers: [Counted.CountingFigure: Bool] = [
+                .flows: counted.count(on: []) != nil, .rates: counted.count(onRates: []) != nil,
+                .revenue: counted.count(onRevenue: []) != nil, .mrr: counted.count(onMRR: []) != nil,
+                .active: counted.count(in: ActiveStanding()) != nil,
+                // The subscriptions figure counts statuses, which a status's list alone names without a parameter.
+                .subscriptions: counted.parameter == nil,
+            ]
+            let figure = counted.countingFigure
+            #expect(answers[figure] == true, "\(counted) is counted by \(figure), which does not answer for it")
+            // Only a count of periods that began may be given by both the flows and the rates (a name both count).
+            let others = answers.filter { $0.value && $0.key != figure && !([.flows, .rates] as Set).isSuperset(of: [$0.key, figure]) }
+            #expect(others.isEmpty, "\(counted) is counted by \(figure), and \(others.keys) answer for it too")
+        }
+        #expect(Counted.began(SubscriptionList.Began(name: "new")!).countingFigure == .flows)
+        #expect(Counted.began(SubscriptionList.Began(name: "paid_periods")!).countingFigure == .rates)
+        #expect(Counted.churned(.billing).countingFigure == .flows && Counted.status(named: "active")?.countingFigure == .subscriptions)
     }
 }

@@ -587,11 +587,11 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
             asked = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(href).query))
             assert all(int(asked[key]) >= 1_199_145_600_000 for key in ("from", "at") if key in asked), href
         # Each says what is wrong with it.
-        for refused, said in (("bought=eur", "bought is all (every currency)"), ("bought=all&refunds=all", "another of them"),
-                              ("bought=EUR&began=new", "another of them"), ("bought=USD&status=active", "without status"),
+        for refused, said in (("bought=eur", "bought is all (every currency)"), ("bought=all&refunds=all", "each come alone"),
+                              ("bought=EUR&began=new", "each come alone"), ("bought=USD&status=active", "without status"),
                               ("bought=all&at=2026-11-27", "no instant judges periods"),
-                              ("bought=none&active=paid", "active and mrr are each without"), ("mrr=eur", "mrr is all"),
-                              ("mrr=EUR&status=expired", "no status but active"), ("mrr=EUR&active=paid", "or the other"),
+                              ("bought=none&active=paid", "each come alone, without churned"), ("mrr=eur", "mrr is all"),
+                              ("mrr=EUR&status=expired", "no status but active"), ("mrr=EUR&active=paid", "each come alone"),
                               ("mrr=all&from=0", "from is for a list over a range"),
                               ("bought=EUR&periods=3", "unknown"), ("bought=", "status is one of")):
             status, body, _ = server.request("GET", f"/v1/subscriptions?{refused}")

@@ -155,7 +155,7 @@ public struct IntervalFlows: Sendable {
             return IntervalFlows(
                 startMilliseconds: first * FigureInterval.dayMilliseconds,
                 began: days.reduce(DayFlows.Began()) { $0 + $1.began },
-                refundCount: Self.refunds(in: nil, on: days),
+                refundCount: Self.refunds(in: .all, on: days),
                 refundAmounts: Set(refunds.map(\.currency)).sorted().map { currency in
                     (currency, refunds.filter { $0.currency == currency }.reduce(0) { $0.clampedAdding($1.amount) })
                 },
@@ -163,10 +163,10 @@ public struct IntervalFlows: Sendable {
         }
     }
 
-    /// The periods of `days` refunded or revoked in `currency` (as the days group them: "" for
-    /// none), of every currency when nil.
-    public static func refunds(in currency: String?, on days: [DayFlows]) -> Int64 {
-        days.flatMap(\.refunds).filter { currency == nil || $0.currency == currency }.reduce(0) { $0.clampedAdding($1.count) }
+    /// The periods of `days` refunded or revoked in `currencies` (the days group those without a
+    /// currency under "").
+    public static func refunds(in currencies: SubscriptionList.Currencies, on days: [DayFlows]) -> Int64 {
+        days.flatMap(\.refunds).filter { currencies.holds($0.currency) }.reduce(0) { $0.clampedAdding($1.count) }
     }
 
     /// The periods of `days` that began as `name` says (one of beganNames); nil for another name.

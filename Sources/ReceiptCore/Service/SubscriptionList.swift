@@ -125,39 +125,16 @@ public enum SubscriptionList {
         /// line's subscriptions (`mrr`), each alone or with `status=active`, as its answer names it.
         public init(status: String?, churned: String?, began: String?, refunds: String?, active: String? = nil,
                     bought: String? = nil, mrr: String? = nil) throws(Refusal) {
-            let activeLists = [("active", active), ("mrr", mrr)].filter { $0.1 != nil }
-            if case let (key, value?)? = activeLists.first {
-                guard status == nil || status == SubscriptionState.Status.active.name, churned == nil, began == nil, refunds == nil,
-                      bought == nil, activeLists.count == 1 else {
-                    throw Refusal(description: "active and mrr are each without churned, began, bought, refunds or the other, "
-                                               + "and with no status but active")
+            let named = [("active", active), ("mrr", mrr), ("began", began), ("bought", bought), ("refunds", refunds)]
+                .compactMap { key, value in value.map { (key, $0) } }
+            if let (key, value) = named.first {
+                let counted = try Self.list(key, named: value)
+                guard named.count == 1, churned == nil,
+                      status == nil || (status == SubscriptionState.Status.active.name && !counted.isRanged) else {
+                    throw Refusal(description: "active, mrr, began, bought and refunds each come alone, without churned "
+                                               + "and without status (active and mrr: no status but active)")
                 }
-                if key == "mrr" {
-                    guard let currencies = Currencies(name: value) else { throw Currencies.refusal(of: key) }
-                    self = .mrr(currencies)
-                    return
-                }
-                guard let place = Self.standingNames.firstIndex(of: value) else {
-                    throw Refusal(description: "active is one of " + Self.standingNames.joined(separator: ", "))
-                }
-                self = .standing(trials: place == 0)
-                return
-            }
-            let periodLists = [("began", began), ("bought", bought), ("refunds", refunds)].filter { $0.1 != nil }
-            if case let (key, value?)? = periodLists.first {
-                guard status == nil, churned == nil, periodLists.count == 1 else {
-                    throw Refusal(description: "began, bought and refunds are each without status, churned or another of them")
-                }
-                switch key {
-                case "began":
-                    guard let kind = Began(name: value) else {
-                        throw Refusal(description: "began is one of " + Began.names.joined(separator: ", "))
-                    }
-                    self = .began(kind)
-                default:
-                    guard let currencies = Currencies(name: value) else { throw Currencies.refusal(of: key) }
-                    self = key == "bought" ? .bought(currencies) : .refunds(currencies)
-                }
+                self = counted
                 return
             }
             guard let status, let counted = Self.status(named: status) else {
@@ -170,6 +147,54 @@ public enum SubscriptionList {
                                            + ", with status=expired")
             }
             self = .churned(reason)
+        }
+
+        /// The list a parameter other than `status` and `churned` names by `value` (`parameter`'s inverse).
+        private static func list(_ key: String, named value: String) throws(Refusal) -> Counted {
+            switch key {
+            case "active":
+                guard let place = standingNames.firstIndex(of: value) else {
+                    throw Refusal(description: "active is one of " + standingNames.joined(separator: ", "))
+                }
+                return .standing(trials: place == 0)
+            case "began":
+                guard let kind = Began(name: value) else { throw Refusal(description: "began is one of " + Began.names.joined(separator: ", ")) }
+                return .began(kind)
+            default:
+                guard let currencies = Currencies(name: value) else { throw Currencies.refusal(of: key) }
+                switch key {
+                case "mrr": return .mrr(currencies)
+                case "bought": return .bought(currencies)
+                default: return .refunds(currencies)
+                }
+            }
+        }
+
+        /// The figure that gives the count its members make, which a page shows beside them.
+        public enum CountingFigure: Sendable, Hashable {
+            /// `/v1/stats/subscriptions` at the list's instant.
+            case subscriptions
+            /// `/v1/stats/mrr` at the list's instant (`count(onMRR:)`).
+            case mrr
+            /// `/v1/stats/active` at the list's midnight (`count(in:)`).
+            case active
+            /// `/v1/stats/flows` over the list's range (`count(on:)`).
+            case flows
+            /// `/v1/stats/rates` over the list's range (`count(onRates:)`), for the counts the flows lack.
+            case rates
+            /// `/v1/stats/revenue` over the list's range (`count(onRevenue:)`).
+            case revenue
+        }
+
+        public var countingFigure: CountingFigure {
+            switch self {
+            case .status: return .subscriptions
+            case .mrr: return .mrr
+            case .standing: return .active
+            case .began(let began): return began.isFlowsCount ? .flows : .rates
+            case .bought: return .revenue
+            case .churned, .refunds: return .flows
+            }
         }
 
         /// The status its members are counted in, as the answers name it; none for periods.
@@ -243,15 +268,13 @@ public enum SubscriptionList {
         }
 
         /// The count its members make as the flows of its range give it (`days`, read at the list's
-        /// instant); nil for a status's count, which the subscriptions figure gives, for the
-        /// active trials or paid (`count(in:)`), a revenue line's periods (`count(onRevenue:)`) and an
-        /// MRR line's subscriptions (`count(onMRR:)`).
+        /// instant); nil for a count another figure gives (`countingFigure`).
         public func count(on days: [DayFlows]) -> Int64? {
             switch self {
             case .status, .standing, .bought, .mrr: return nil
             case .churned(let reason): return IntervalFlows.churned(on: days)[ChurnReason.allCases.firstIndex(of: reason)!]
             case .began(let began): return IntervalFlows.began(began.name, on: days)
-            case .refunds(let refunds): return IntervalFlows.refunds(in: refunds.currency, on: days)
+            case .refunds(let refunds): return IntervalFlows.refunds(in: refunds, on: days)
             }
         }
 

@@ -97,32 +97,26 @@ struct SubscriptionListController {
         }
     }
 
-    /// The count the subscriptions (or periods) asked for make, as its figure gives it: the
-    /// subscriptions figure's; an MRR line's subscriptions (`/v1/stats/mrr`'s); what stood at the
-    /// midnight (`/v1/stats/active`'s); a revenue line's periods over the list's range, or a count of the
-    /// rates' periods the flows lack; else the flows' over it.
+    /// The count the subscriptions (or periods) asked for make, as the figure that counts them gives
+    /// it (SubscriptionList.Counted.countingFigure): at the list's instant, at its midnight, or over its range.
     private func count(_ asked: Asked) async throws -> Int64 {
-        let (at, product) = (asked.at, asked.figure.product)
-        if case .status(_, let statuses) = asked.counted {
-            return SubscriptionCount.total(try await stored.store.activeSubscriptions(at: at, product: product), in: statuses)
-        }
-        if case .mrr = asked.counted {
-            return asked.counted.count(onMRR: MRRLine.lines(try await stored.store.activePrices(at: at, product: product)).lines) ?? 0
-        }
-        if asked.counted.isAtMidnight {
+        let (counted, at, product) = (asked.counted, asked.at, asked.figure.product)
+        let (from, to) = (asked.figure.from, asked.figure.to)
+        switch counted.countingFigure {
+        case .subscriptions:
+            return SubscriptionCount.total(try await stored.store.activeSubscriptions(at: at, product: product), in: counted.statuses)
+        case .mrr:
+            return counted.count(onMRR: MRRLine.lines(try await stored.store.activePrices(at: at, product: product)).lines) ?? 0
+        case .active:
             let stood = try await stored.store.standing(atMidnightsOf: [at / FigureInterval.dayMilliseconds], product: product)
-            return stood.first.flatMap(asked.counted.count(in:)) ?? 0
+            return stood.first.flatMap(counted.count(in:)) ?? 0
+        case .rates:
+            return counted.count(onRates: try await stored.store.rates(from: from, to: to, product: product)) ?? 0
+        case .revenue:
+            return counted.count(onRevenue: try await stored.store.revenue(from: from, to: to, product: product)) ?? 0
+        case .flows:
+            return counted.count(on: try await stored.store.flows(from: from, to: to, at: at, product: product)) ?? 0
         }
-        if case .began(let began) = asked.counted, !began.isFlowsCount {
-            let days = try await stored.store.rates(from: asked.figure.from, to: asked.figure.to, product: product)
-            return asked.counted.count(onRates: days) ?? 0
-        }
-        if case .bought = asked.counted {
-            let days = try await stored.store.revenue(from: asked.figure.from, to: asked.figure.to, product: product)
-            return asked.counted.count(onRevenue: days) ?? 0
-        }
-        let days = try await stored.store.flows(from: asked.figure.from, to: asked.figure.to, at: at, product: product)
-        return asked.counted.count(on: days) ?? 0
     }
 
     /// The page asked for, read and given to `make`; 400 for what cannot be asked, 503 when the store cannot answer.
