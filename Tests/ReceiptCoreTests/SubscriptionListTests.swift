@@ -222,10 +222,10 @@ struct RefundsListTests {
         // Each list's query parameters name it again, as a link writes them.
         for counted in [Counted.status(named: "entitled")!, .churned(.other), .began(SubscriptionList.Began(name: "new")!),
                         .refunds(Currencies(name: "none")!), .standing(trials: true), .bought(Currencies(name: "all")!),
-                        .mrr(Currencies(name: "EUR")!)] {
+                        .mrr(Currencies(name: "EUR")!), .retained(periods: 12)] {
             let query = Dictionary(uniqueKeysWithValues: counted.queryParameters.map { ($0.key, $0.value) })
             #expect(try Counted(status: query["status"], churned: query["churned"], began: query["began"], refunds: query["refunds"],
-                                active: query["active"], bought: query["bought"], mrr: query["mrr"]) == counted)
+                                active: query["active"], bought: query["bought"], mrr: query["mrr"], retained: query["retained"]) == counted)
         }
         #expect(try Counted(status: "active", churned: nil, began: nil, refunds: nil, active: "trials") == .standing(trials: true))
         for (status, active, said) in [("expired", "trials", "each come alone, without churned"), (nil, "free", "active is one of trials, paid")] {
@@ -291,13 +291,13 @@ struct RefundsListTests {
     @Test func eachListIsCountedByTheFigureItNames() {
         let all = Currencies.all
         let lists: [Counted] = [Counted.status(named: "entitled")!, .churned(.voluntary), .refunds(all), .bought(all), .mrr(all),
-                                .standing(trials: true), .standing(trials: false)]
+                                .standing(trials: true), .standing(trials: false), .retained(periods: 1), .retained(periods: 120)]
             + SubscriptionList.Began.names.map { .began(SubscriptionList.Began(name: $0)!) }
         for counted in lists {
             let answers: [Counted.CountingFigure: Bool] = [
                 .flows: counted.count(on: []) != nil, .rates: counted.count(onRates: []) != nil,
                 .revenue: counted.count(onRevenue: []) != nil, .mrr: counted.count(onMRR: []) != nil,
-                .active: counted.count(in: ActiveStanding()) != nil,
+                .active: counted.count(in: ActiveStanding()) != nil, .cohorts: counted.count(onCohorts: []) != nil,
                 // The subscriptions figure counts statuses, which a status's list alone names without a parameter.
                 .subscriptions: counted.parameter == nil,
             ]
@@ -310,5 +310,32 @@ struct RefundsListTests {
         #expect(Counted.began(SubscriptionList.Began(name: "new")!).countingFigure == .flows)
         #expect(Counted.began(SubscriptionList.Began(name: "paid_periods")!).countingFigure == .rates)
         #expect(Counted.churned(.billing).countingFigure == .flows && Counted.status(named: "active")?.countingFigure == .subscriptions)
+    }
+
+    /// A cohort's `retained` (its n-th count) lists the first paid periods of the range whose subscription
+    /// continued for at least n periods after it, as IntervalCohort counts them; n is 1 ... maxPeriods.
+    @Test func aCohortsRetainedAreTheFirstPaidPeriodsThatContinuedForSoManyPeriods() throws {
+        let days = [IntervalCohort.FirstPaidDay(day: 10, currency: "EUR", continued: 0, subscriptions: 4),
+                    IntervalCohort.FirstPaidDay(day: 10, currency: "USD", continued: 2, subscriptions: 3),
+                    IntervalCohort.FirstPaidDay(day: 20, currency: "EUR", continued: 5, subscriptions: 2)]
+        let made = IntervalCohort.make(days, revenue: [], intervals: [0], by: .month, periods: 6)
+        for periods in 1...6 {
+            let counted = try Counted(status: nil, churned: nil, began: nil, refunds: nil, retained: String(periods))
+            #expect(counted == .retained(periods: periods) && counted.count(onCohorts: days) == made[0].retained[periods - 1])
+        }
+        #expect(Counted.retained(periods: 3).count(onCohorts: days) == 2 && Counted.retained(periods: 1).count(on: []) == nil)
+        let retained = Counted.retained(periods: 2)
+        #expect(retained.listsPeriods && retained.isRanged && retained.statusName == nil && retained.countingFigure == .cohorts)
+        #expect(retained.queryParameters.map { [$0.key, $0.value] } == [["retained", "2"]])
+        for (value, status, said) in [("0", nil as String?, "retained is a whole number of periods from 1 to 120"),
+                                      ("121", nil, "from 1 to 120"), ("+1", nil, "from 1 to 120"), ("0012", nil, "from 1 to 120"),
+                                      ("1", "active", "each come alone")] {
+            do throws(SubscriptionList.Refusal) {
+                _ = try Counted(status: status, churned: nil, began: nil, refunds: nil, retained: value)
+                Issue.record("retained=\(value) was taken")
+            } catch {
+                #expect(error.description.contains(said), "\(value): \(error.description)")
+            }
+        }
     }
 }

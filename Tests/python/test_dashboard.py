@@ -355,6 +355,13 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
     cohorts = [link for link in linked.get("cohorts", []) if link[0] == "subscriptions"]
     assert len(cohorts) == len(re.findall(r'<tr data-start=', tables.get("cohorts", ""))), cohorts
     assert all("began=new_paying&" in html.unescape(href) for _, _, href in cohorts), cohorts
+    # Each share of a cohort that continued links those of its first paid periods (retained=N over its days), their
+    # count in the cell's title; a cohort without a subscription shows a dash and links nothing.
+    retained = [("retained_" + n, count, href) for n, count, href in re.findall(
+        r'<td data-figure="retention_(\d+)" data-value="[\d.]+" title="(\d+) of \d+"><a href="([^"]+)">[\d.]+%</a></td>',
+        tables.get("cohorts", ""))]
+    assert len(retained) == len(re.findall(r'data-figure="retention_\d+" data-value="[\d.]', tables.get("cohorts", "")))
+    assert bool(retained) == any(int(count) for _, count, _ in cohorts), (cohorts, retained)
     stood_names = ("active", "active_at_start", "active_trials", "active_paid")
     stood = [link for table in ("active", "churn") for link in linked[table] if link[0] in stood_names]
     assert len(stood) == len(re.findall(r'data-figure="(' + "|".join(stood_names) + ')"', tables["active"] + tables["churn"]))
@@ -416,7 +423,7 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
                 + [link for link in carded if link[0] in ("active", "active_trials")]] + [
         (link, True) for link in by_status + churned + began + refunds + periods + mrr_now + rated
         + [link for link in carded if link[0] in ("new", "new_paying")] + [("active", card.group(1), card.group(2))]
-        + [("new_paying", count, href) for _, count, href in cohorts]]
+        + [("new_paying", count, href) for _, count, href in cohorts] + retained]
     for (name, count, href), judged_then in followed:  # judged_then: at the instant `states` were judged at
         href = html.unescape(href)
         asked = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(href).query))
@@ -438,6 +445,10 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
             name = "expired"
         elif name in began_names | rate_counts:
             assert asked["began"] == name and "status" not in asked and int(asked["from"]) < int(asked["to"]), href
+            name = None
+        elif name.startswith("retained_"):
+            assert asked["retained"] == name.removeprefix("retained_") and int(asked["from"]) < int(asked["to"]), href
+            assert len(asked.keys() & {"status", "began", "at"}) == 0, href
             name = None
         elif name in ("refunds", "periods"):  # a revenue line's periods link the periods bought
             listed_as = {"refunds": "refunds", "periods": "bought"}[name]
@@ -480,6 +491,7 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
         assert answered.get("began") == asked.get("began") and answered.get("refunds") == asked.get("refunds"), answered
         assert answered.get("bought") == asked.get("bought") and answered.get("mrr") == asked.get("mrr"), answered
         assert answered.get("active") == asked.get("active"), answered
+        assert answered.get("retained") == (int(asked["retained"]) if "retained" in asked else None), answered
         assert "at" not in asked or answered["at_ms"] == int(asked["at"])
         assert "from" not in asked or (answered["from_ms"], answered["to_ms"]) == (int(asked["from"]), int(asked["to"]))
     return (sum(int(count) for _, count, _ in by_status), sum(int(count) for _, count, _ in churned),
@@ -593,7 +605,8 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
                               ("bought=none&active=paid", "each come alone, without churned"), ("mrr=eur", "mrr is all"),
                               ("mrr=EUR&status=expired", "no status but active"), ("mrr=EUR&active=paid", "each come alone"),
                               ("mrr=all&from=0", "from is for a list over a range"),
-                              ("bought=EUR&periods=3", "unknown"), ("bought=", "status is one of")):
+                              ("bought=EUR&periods=3", "unknown"), ("bought=", "status is one of"),
+                              ("retained=0", "retained is a whole number"), ("retained=2&began=new", "each come alone")):
             status, body, _ = server.request("GET", f"/v1/subscriptions?{refused}")
             assert status == 400 and said in json.loads(body)["detail"], (refused, body)
         assert server.request("GET", "/v1/subscriptions?status=active", token=None)[0] == 401

@@ -806,6 +806,26 @@ def test_cohorts_by_month_equal_a_reference_from_the_same_notifications(tmp_path
         assert runs["2100000000070000"] == 2  # its third period, a recovery
         assert runs["2100000000080000"] == 0  # its second period, bought again after the first ended
         assert runs["2100000000095000"] == 1  # renewed once, then a reactivation and a renewal of it
+        # A cohort's retained (retained=N over its days) lists the first paid periods of the subscriptions whose run
+        # is that long: here over the whole range, as many as all cohorts' retained at that place, each with its price.
+        first_paid = dict(zip(*(list_all(server, {"began": "new_paying", "from": since, "to": until})[key]
+                                for key in ("ids", "amounts"))))
+        for periods in (1, 2, 3):
+            listed = list_all(server, {"retained": periods, "from": since, "to": until, "limit": 2})
+            assert (listed["retained"], listed["from_ms"], listed["to_ms"]) == (periods, since, until), listed
+            owners = table(server.location, "SELECT original_transaction_id FROM transactions WHERE transaction_id IN ('"
+                           + "', '".join(listed["ids"] or ["none"]) + "')")
+            assert sorted(owner for (owner,) in owners) == sorted(original for original, run in runs.items() if run >= periods)
+            assert len(listed["ids"]) == sum(cohort["retained"][periods - 1] for cohort in reference)
+            assert listed["ids"] or periods > 1  # some renewed (above)
+            assert [first_paid[transaction] for transaction in listed["ids"]] == listed["amounts"]
+            for cohort, following in zip(cohorts["intervals"], cohorts["intervals"][1:] + [{"start_ms": until}]):
+                days = {"retained": periods, "from": cohort["start_ms"], "to": following["start_ms"]}
+                assert len(list_all(server, days)["ids"]) == cohort["retained"][periods - 1], days
+        for refused in ("0", "121", "x", "1.5"):
+            status, answer = server.json("GET", f"/v1/subscriptions?retained={refused}&from={since}&to={until}")
+            assert status == 400 and "retained is a whole number of periods from 1 to 120" in answer["detail"], answer
+        assert "no instant judges" in server.json("GET", f"/v1/subscriptions?retained=1&at={since}")[1]["detail"]
         lines = [line for cohort in reference for line in cohort["currencies"]]
         assert {line["currency"] for line in lines} == {"USD", "EUR"}
         refunded = sum(refunded_amount(t) for t in latest_copies(stories)[0].values() if "revocationDate" in t)

@@ -2,8 +2,8 @@
 /// those of a product (or all) in a status (or `entitled`) at an instant, as the figure judges
 /// them, a page at a time in the order of their original transaction ids; or behind a churned
 /// count of the flows; or the periods behind a count of the flows' or the rates' periods that began (Began),
-/// behind a revenue line's periods (Currencies) or behind a count of refunds (Currencies), in the
-/// order of their dates then transaction ids
+/// behind a revenue line's periods (Currencies), behind a count of refunds (Currencies) or behind a
+/// cohort's count of those that continued (`retained`), in the order of their dates then transaction ids
 /// (Counted names which). The store reads them; the names, the bounds and the answer are here,
 /// for the API and the dashboard alike.
 public enum SubscriptionList {
@@ -86,6 +86,10 @@ public enum SubscriptionList {
         /// its MRR of: those whose standing period is in its currency (or in any) and of a plan's
         /// length (BillingPeriod).
         case mrr(Currencies)
+        /// A count of `/v1/stats/cohorts`' `retained` (its n-th, `periods`): the first paid periods
+        /// bought in the range whose subscription continued for at least `periods` periods after it
+        /// (IntervalCohort; 1 ... IntervalCohort.maxPeriods).
+        case retained(periods: Int)
 
         /// What `active=` names: the trials, or the paid.
         public static let standingNames = ["trials", "paid"]
@@ -120,18 +124,20 @@ public enum SubscriptionList {
         }
 
         /// What a request's query names (`status`, `churned`, `began`, `refunds`, `active`, `bought`,
-        /// `mrr`; nil where absent): a status, with `churned` for a churn; or, alone, periods that began
-        /// (of a kind, or of a currency) or refunds; or the active trials or paid (`active`), or an MRR
-        /// line's subscriptions (`mrr`), each alone or with `status=active`, as its answer names it.
+        /// `mrr`, `retained`; nil where absent): a status, with `churned` for a churn; or, alone, periods that began
+        /// (of a kind, or of a currency), refunds, or a cohort's first paid periods that continued; or the
+        /// active trials or paid (`active`), or an MRR line's subscriptions (`mrr`), each alone or with
+        /// `status=active`, as its answer names it.
         public init(status: String?, churned: String?, began: String?, refunds: String?, active: String? = nil,
-                    bought: String? = nil, mrr: String? = nil) throws(Refusal) {
-            let named = [("active", active), ("mrr", mrr), ("began", began), ("bought", bought), ("refunds", refunds)]
+                    bought: String? = nil, mrr: String? = nil, retained: String? = nil) throws(Refusal) {
+            let named = [("active", active), ("mrr", mrr), ("began", began), ("bought", bought), ("refunds", refunds),
+                         ("retained", retained)]
                 .compactMap { key, value in value.map { (key, $0) } }
             if let (key, value) = named.first {
                 let counted = try Self.list(key, named: value)
                 guard named.count == 1, churned == nil,
                       status == nil || (status == SubscriptionState.Status.active.name && !counted.isRanged) else {
-                    throw Refusal(description: "active, mrr, began, bought and refunds each come alone, without churned "
+                    throw Refusal(description: "active, mrr, began, bought, refunds and retained each come alone, without churned "
                                                + "and without status (active and mrr: no status but active)")
                 }
                 self = counted
@@ -139,7 +145,7 @@ public enum SubscriptionList {
             }
             guard let status, let counted = Self.status(named: status) else {
                 throw Refusal(description: "status is one of " + SubscriptionCount.figureNames.joined(separator: ", ")
-                                           + " (or began, bought, refunds, active or mrr is given)")
+                                           + " (or began, bought, refunds, retained, active or mrr is given)")
             }
             guard let churned else { self = counted; return }
             guard let reason = ChurnReason(rawValue: churned), counted.statuses == [.expired] else {
@@ -160,6 +166,12 @@ public enum SubscriptionList {
             case "began":
                 guard let kind = Began(name: value) else { throw Refusal(description: "began is one of " + Began.names.joined(separator: ", ")) }
                 return .began(kind)
+            case "retained":
+                guard value.utf8.count <= 3, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let periods = Int(value),
+                      (1...IntervalCohort.maxPeriods).contains(periods) else {
+                    throw Refusal(description: "retained is a whole number of periods from 1 to \(IntervalCohort.maxPeriods)")
+                }
+                return .retained(periods: periods)
             default:
                 guard let currencies = Currencies(name: value) else { throw Currencies.refusal(of: key) }
                 switch key {
@@ -184,6 +196,8 @@ public enum SubscriptionList {
             case rates
             /// `/v1/stats/revenue` over the list's range (`count(onRevenue:)`).
             case revenue
+            /// `/v1/stats/cohorts` over the list's range (`count(onCohorts:)`).
+            case cohorts
         }
 
         public var countingFigure: CountingFigure {
@@ -194,6 +208,7 @@ public enum SubscriptionList {
             case .began(let began): return began.isFlowsCount ? .flows : .rates
             case .bought: return .revenue
             case .churned, .refunds: return .flows
+            case .retained: return .cohorts
             }
         }
 
@@ -203,7 +218,7 @@ public enum SubscriptionList {
             case .status(let name, _): return name
             case .churned: return SubscriptionState.Status.expired.name
             case .standing, .mrr: return SubscriptionState.Status.active.name
-            case .began, .bought, .refunds: return nil
+            case .began, .bought, .refunds, .retained: return nil
             }
         }
 
@@ -213,7 +228,7 @@ public enum SubscriptionList {
             case .status(_, let statuses): return statuses
             case .churned: return [.expired]
             case .standing, .mrr: return [.active]
-            case .began, .bought, .refunds: return []
+            case .began, .bought, .refunds, .retained: return []
             }
         }
 
@@ -224,17 +239,17 @@ public enum SubscriptionList {
         public var isRanged: Bool {
             switch self {
             case .status, .standing, .mrr: return false
-            case .churned, .began, .bought, .refunds: return true
+            case .churned, .began, .bought, .refunds, .retained: return true
             }
         }
 
-        /// The query parameters that name it (as `init(status:churned:began:refunds:active:bought:)` reads
-        /// them), without its range or instant.
+        /// The query parameters that name it (as `init(status:churned:began:refunds:active:bought:mrr:retained:)`
+        /// reads them), without its range or instant.
         public var queryParameters: [(key: String, value: String)] {
             switch self {
             case .status(let name, _): return [("status", name)]
             case .churned(let reason): return [("status", SubscriptionState.Status.expired.name), ("churned", reason.rawValue)]
-            case .began, .bought, .refunds, .standing, .mrr: return parameter.map { [$0] } ?? []
+            case .began, .bought, .refunds, .standing, .mrr, .retained: return parameter.map { [$0] } ?? []
             }
         }
 
@@ -253,7 +268,7 @@ public enum SubscriptionList {
             return midnight
         }
 
-        /// The parameter that names it besides a status (`churned`, `began`, `bought`, `refunds`, `active` or `mrr`) and
+        /// The parameter that names it besides a status (`churned`, `began`, `bought`, `refunds`, `active`, `mrr` or `retained`) and
         /// its value, as the list's query and its answer name them; nil for a status's count.
         public var parameter: (key: String, value: String)? {
             switch self {
@@ -264,6 +279,7 @@ public enum SubscriptionList {
             case .refunds(let refunds): return ("refunds", refunds.name)
             case .standing(let trials): return ("active", Self.standingNames[trials ? 0 : 1])
             case .mrr(let currencies): return ("mrr", currencies.name)
+            case .retained(let periods): return ("retained", String(periods))
             }
         }
 
@@ -271,7 +287,7 @@ public enum SubscriptionList {
         /// instant); nil for a count another figure gives (`countingFigure`).
         public func count(on days: [DayFlows]) -> Int64? {
             switch self {
-            case .status, .standing, .bought, .mrr: return nil
+            case .status, .standing, .bought, .mrr, .retained: return nil
             case .churned(let reason): return IntervalFlows.churned(on: days)[ChurnReason.allCases.firstIndex(of: reason)!]
             case .began(let began): return IntervalFlows.began(began.name, on: days)
             case .refunds(let refunds): return IntervalFlows.refunds(in: refunds, on: days)
@@ -297,6 +313,14 @@ public enum SubscriptionList {
         public func count(onMRR lines: [MRRLine]) -> Int64? {
             guard case .mrr(let currencies) = self else { return nil }
             return lines.filter { currencies.holds($0.currency) }.reduce(0) { $0.clampedAdding($1.subscriptions) }
+        }
+
+        /// The count its members make as the cohorts of its range give it (`days`, their first paid
+        /// periods by how many periods they continued): those that continued for at least its
+        /// number, as a cohort's `retained` counts them; nil for every other count.
+        public func count(onCohorts days: [IntervalCohort.FirstPaidDay]) -> Int64? {
+            guard case .retained(let periods) = self else { return nil }
+            return days.filter { $0.continued >= periods }.reduce(0) { $0.clampedAdding($1.subscriptions) }
         }
 
         /// The count its members make as what stood at its midnight gives it (`/v1/stats/active`'s
@@ -431,7 +455,11 @@ public enum SubscriptionList {
         writer.beginObject()
         if !counted.listsPeriods { writer.number("at_ms", instant) }
         if let status = counted.statusName { writer.string("status", status) }
-        if let parameter = counted.parameter { writer.string(parameter.key, parameter.value) }
+        if case .retained(let periods) = counted {
+            writer.number("retained", Int64(periods))
+        } else if let parameter = counted.parameter {
+            writer.string(parameter.key, parameter.value)
+        }
         if counted.isRanged {
             writer.number("from_ms", from)
             writer.number("to_ms", to)

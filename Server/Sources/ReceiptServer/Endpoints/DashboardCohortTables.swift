@@ -3,7 +3,8 @@ import ReceiptCore
 /// The page's cohorts (`GET /v1/stats/cohorts`): each interval's paying subscriptions with the
 /// share that continued for 1 … N periods after the first paid one (percentages, each cell's
 /// counts in its title, `data-value` the JSON's decimal, empty and a dash where it is null), each
-/// cohort's size linking its first paid periods (the rates' `new_paying` of the same days); then
+/// cohort's size linking its first paid periods (the rates' `new_paying` of the same days) and each
+/// share those of them that continued for so many periods (`retained=N` over the same days); then
 /// per interval and currency what the cohort paid, less refunds, and per paying subscription.
 extension DashboardPage {
     /// The list of a cohort's members: its subscriptions' first paid periods (CohortRows counts them as the rates do).
@@ -27,8 +28,10 @@ extension DashboardPage {
                 + periodsCell("subscriptions", cohort.subscriptions, listing: Self.firstPaidPeriods,
                               intervalStart: cohort.startMilliseconds)
             for (index, (count, share)) in zip(cohort.retained, cohort.retention).enumerated() {
+                let shown = share.map(IntervalRates.percent) ?? "–"
+                let href = share == nil ? nil : periodsLink(.retained(periods: index + 1), intervalStart: cohort.startMilliseconds)
                 table += "<td data-figure=\"retention_\(index + 1)\" data-value=\"\(share ?? "")\" "
-                    + "title=\"\(count) of \(cohort.subscriptions)\">" + (share.map(IntervalRates.percent) ?? "–") + "</td>"
+                    + "title=\"\(count) of \(cohort.subscriptions)\">" + (href.map { Self.link($0, shown) } ?? shown) + "</td>"
             }
             table += "</tr>\n"
         }

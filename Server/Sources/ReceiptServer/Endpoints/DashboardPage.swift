@@ -342,7 +342,7 @@ struct DashboardPage {
     /// The page of the periods `counted` lists over the part of the page's range in the interval
     /// that starts at `start` (no instant judges periods); nil for a range no list takes (its start
     /// before FigureInterval.instants, which a page's default `from` can be).
-    private func periodsLink(_ counted: SubscriptionList.Counted, intervalStart start: Int64) -> String? {
+    func periodsLink(_ counted: SubscriptionList.Counted, intervalStart start: Int64) -> String? {
         periodsLink(counted, range: flowsRange(intervalStart: start))
     }
 

@@ -7,7 +7,8 @@ import ReceiptCore
 /// flows' periods that began (`began=KIND&from=…&to=…`), of a revenue line's periods (`bought=all|none|CURRENCY&from=…&to=…`)
 /// or of refunds (`refunds=all|none|CURRENCY&from=…&to=…`),
 /// or the active trials or paid at a midnight of `/v1/stats/active` (`active=trials|paid&at=MIDNIGHT`), or the
-/// subscriptions of a line of `/v1/stats/mrr` (`mrr=all|none|CURRENCY`)
+/// subscriptions of a line of `/v1/stats/mrr` (`mrr=all|none|CURRENCY`), or the first paid periods of a
+/// cohort's range that continued for at least N periods (`retained=N&from=…&to=…`)
 /// (SubscriptionList), a page at a time: `GET /v1/subscriptions?…[&product=…][&at=…][&limit=N][&cursor=C]`
 /// as JSON, and `GET /dashboard/subscriptions?…` as a page of the dashboard, which each such count of
 /// the dashboard links, each subscription linking its customer page.
@@ -19,7 +20,7 @@ struct SubscriptionListController {
     static let pagePath = "/dashboard/subscriptions"
     /// The query parameters both take.
     static let parameters: Set<String> = ["status", "product", "at", "limit", "cursor", "churned", "began", "refunds", "active",
-                                          "bought", "mrr", "from", "to"]
+                                          "bought", "mrr", "retained", "from", "to"]
 
     /// What a request asks for: a count (SubscriptionList.Counted), at an instant and of a product
     /// (as the figure takes them), and which page.
@@ -44,7 +45,7 @@ struct SubscriptionListController {
             do throws(SubscriptionList.Refusal) {
                 counted = try SubscriptionList.Counted(status: values["status"], churned: values["churned"], began: values["began"],
                                                        refunds: values["refunds"], active: values["active"],
-                                                       bought: values["bought"], mrr: values["mrr"])
+                                                       bought: values["bought"], mrr: values["mrr"], retained: values["retained"])
             } catch {
                 throw FigureQuery.Refusal(description: error.description)
             }
@@ -62,10 +63,10 @@ struct SubscriptionListController {
             // What a list does not take, in a list's words (FigureQuery would speak of figures).
             if periods, values["at"] != nil {
                 throw FigureQuery.Refusal(description: "at is for a list judged at an instant; no instant judges periods "
-                                                       + "(began, bought, refunds): such a list takes from, to, product, limit and cursor")
+                                                       + "(began, bought, refunds, retained): such a list takes from, to, product, limit and cursor")
             }
             if !counted.isRanged, let given = FigureQuery.rangeParameters.first(where: { values[$0] != nil }) {
-                throw FigureQuery.Refusal(description: "\(given) is for a list over a range (churned, began, bought, refunds); "
+                throw FigureQuery.Refusal(description: "\(given) is for a list over a range (churned, began, bought, refunds, retained); "
                                                        + "this one is judged at one instant: it takes at, product, limit and cursor")
             }
             // A count of the flows is over a range; a status's at one instant. No instant judges periods.
@@ -116,6 +117,8 @@ struct SubscriptionListController {
             return counted.count(onRevenue: try await stored.store.revenue(from: from, to: to, product: product)) ?? 0
         case .flows:
             return counted.count(on: try await stored.store.flows(from: from, to: to, at: at, product: product)) ?? 0
+        case .cohorts:
+            return counted.count(onCohorts: try await stored.store.cohorts(from: from, to: to, product: product).firstPaid) ?? 0
         }
     }
 

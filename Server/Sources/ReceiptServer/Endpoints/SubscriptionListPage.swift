@@ -10,7 +10,7 @@ struct SubscriptionListPage {
 
     /// What the count counts, and over which range: a status; a churned count (subscriptions expired at
     /// the instant whose period ended in the range); periods that began in the range (of a kind, or
-    /// in a currency), or refunded in it.
+    /// in a currency), or refunded in it; first paid periods bought in it whose subscription continued.
     private var counted: (what: String, range: String) {
         let range = "from \(DashboardPage.date(asked.figure.from)) to \(DashboardPage.date(asked.figure.to))"
         switch asked.counted {
@@ -23,6 +23,9 @@ struct SubscriptionListPage {
             return ("periods that began" + (began.isFlowsCount ? " as " + kind : ", counted by the rates as " + kind), " " + range)
         case .bought(let currencies): return ("periods that began" + Self.inCurrency(currencies), " " + range)
         case .refunds(let refunds): return ("periods refunded or revoked" + Self.inCurrency(refunds), " " + range)
+        case .retained(let periods):
+            return ("first paid periods whose subscription continued for at least \(periods) period\(periods == 1 ? "" : "s") after",
+                    ", bought " + range)
         }
     }
 

@@ -4,15 +4,29 @@ import ReceiptCore
 /// many periods its subscription continued for after it, and what those subscriptions paid.
 /// Read from the transactions' period columns (SubscriptionSummaries numbers them), with the
 /// conditions the flows and the rates count by (FlowDays), so that a cohort's size is the
-/// rates' `new_paying` of the same days.
+/// rates' `new_paying` of the same days; and the first paid periods behind a count of a cohort's
+/// `retained`, with the same rule for a run.
 enum CohortRows {
     /// The first paid periods bought in [placeholder 1, placeholder 2), `product`'s only when
-    /// given (placeholder 3): their subscription, day, currency and place, as `cohort`.
+    /// given (placeholder 3): a transaction's row that is one.
+    private static func firstPaid(_ product: String?, _ d: StoreDialect) -> String {
+        "\(FlowDays.periods) AND \(FlowDays.firstPaidPeriod) AND \(FlowDays.purchasedInRange(d)) "
+            + "AND \(StoreFigures.only(product, placeholder: 3, d))"
+    }
+
+    /// The first paid periods (`firstPaid`): their subscription, day, currency and place, as `cohort`.
     private static func cohort(_ product: String?, _ d: StoreDialect) -> String {
         "(SELECT original_transaction_id, purchase_date / \(FigureInterval.dayMilliseconds) AS day, "
             + "coalesce(currency, '') AS currency, period_position AS first_position FROM transactions WHERE "
-            + "\(FlowDays.periods) AND \(FlowDays.firstPaidPeriod) AND purchase_date >= \(d.placeholder(1)) "
-            + "AND purchase_date < \(d.placeholder(2)) AND \(StoreFigures.only(product, placeholder: 3, d))) AS cohort"
+            + "\(firstPaid(product, d))) AS cohort"
+    }
+
+    /// How many periods a subscription continued for after its first paid one, at place `first`, over
+    /// its rows of `period` (grouped by subscription): its run ends before its first reactivation
+    /// after that period, else at its last period.
+    private static func continued(after first: String) -> String {
+        "coalesce(min(CASE WHEN period.reactivation = 1 AND period.period_position > \(first) "
+            + "THEN period.period_position END) - 1, max(period.period_position)) - \(first)"
     }
 
     /// Every period with its place, currency, whether it is a reactivation, and its price less
@@ -37,9 +51,7 @@ enum CohortRows {
         let joined = "\(cohort(product, d)) JOIN \(period) ON period.original_transaction_id = cohort.original_transaction_id"
         let rows = try await statements.run("""
             SELECT 'runs', day, currency, continued, count(*) FROM (
-              SELECT cohort.day, cohort.currency,
-                coalesce(min(CASE WHEN period.reactivation = 1 AND period.period_position > cohort.first_position
-                             THEN period.period_position END) - 1, max(period.period_position)) - cohort.first_position AS continued
+              SELECT cohort.day, cohort.currency, \(continued(after: "cohort.first_position")) AS continued
               FROM \(joined)
               GROUP BY cohort.original_transaction_id, cohort.day, cohort.currency, cohort.first_position
             ) AS run GROUP BY day, currency, continued
@@ -59,5 +71,21 @@ enum CohortRows {
             }
         }
         return (firstPaid, revenue)
+    }
+
+    /// At most `limit` + 1 first paid periods bought in [from, to), `product`'s only when given,
+    /// whose subscription continued for at least `periods` periods after it (as `read` counts a
+    /// run), after `cursor`, in the order of their purchase dates then transaction ids, each with
+    /// its price: the members of a cohort's `retained` count (`periods`: a checked 1 ... maxPeriods).
+    static func members(continuedFor periods: Int, from: Int64, to: Int64, product: String?,
+                        after cursor: SubscriptionList.PeriodPosition?, limit: Int,
+                        on statements: some StoreStatements) async throws -> [SubscriptionList.Member] {
+        let d = statements.dialect
+        let run = "(SELECT \(continued(after: "transactions.period_position")) FROM \(period) "
+            + "WHERE period.original_transaction_id = transactions.original_transaction_id)"
+        return try await StoreFigures.periodPage(where: [firstPaid(product, d), "\(run) >= \(periods)"],
+                                                 [.integer(from), .integer(to)] + StoreFigures.values(product),
+                                                 by: "purchase_date", amount: FlowDays.price, after: cursor, limit: limit,
+                                                 on: statements)
     }
 }
