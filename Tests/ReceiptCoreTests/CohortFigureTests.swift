@@ -53,4 +53,10 @@ struct CohortFigureTests {
         #expect(IntervalCohort.make([], revenue: [], intervals: [november], by: .month, periods: 10_000)[0].retained.count
                     == IntervalCohort.maxPeriods)
     }
+
+    /// A query's number of periods (the cohorts' `periods`, a list's `retained`): digits alone, 1 ... maxPeriods.
+    @Test func aNumberOfPeriodsIsOneToThreeDigitsWithinTheMost() {
+        #expect(["1", "12", "120", "012"].map(IntervalCohort.periods(named:)) == [1, 12, 120, 12])
+        #expect(["", "0", "121", "+12", "-1", "1.5", " 1", "1000", "١٢"].allSatisfy { IntervalCohort.periods(named: $0) == nil })
+    }
 }

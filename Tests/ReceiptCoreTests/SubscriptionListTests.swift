@@ -222,10 +222,12 @@ struct RefundsListTests {
         // Each list's query parameters name it again, as a link writes them.
         for counted in [Counted.status(named: "entitled")!, .churned(.other), .began(SubscriptionList.Began(name: "new")!),
                         .refunds(Currencies(name: "none")!), .standing(trials: true), .bought(Currencies(name: "all")!),
-                        .mrr(Currencies(name: "EUR")!), .retained(periods: 12)] {
+                        .mrr(Currencies(name: "EUR")!), .retained(periods: 12), .paying(Currencies(name: "USD")!),
+                        .paid(Currencies(name: "all")!)] {
             let query = Dictionary(uniqueKeysWithValues: counted.queryParameters.map { ($0.key, $0.value) })
             #expect(try Counted(status: query["status"], churned: query["churned"], began: query["began"], refunds: query["refunds"],
-                                active: query["active"], bought: query["bought"], mrr: query["mrr"], retained: query["retained"]) == counted)
+                                active: query["active"], bought: query["bought"], mrr: query["mrr"], retained: query["retained"],
+                                paying: query["paying"], paid: query["paid"]) == counted)
         }
         #expect(try Counted(status: "active", churned: nil, began: nil, refunds: nil, active: "trials") == .standing(trials: true))
         for (status, active, said) in [("expired", "trials", "each come alone, without churned"), (nil, "free", "active is one of trials, paid")] {
@@ -291,13 +293,14 @@ struct RefundsListTests {
     @Test func eachListIsCountedByTheFigureItNames() {
         let all = Currencies.all
         let lists: [Counted] = [Counted.status(named: "entitled")!, .churned(.voluntary), .refunds(all), .bought(all), .mrr(all),
-                                .standing(trials: true), .standing(trials: false), .retained(periods: 1), .retained(periods: 120)]
+                                .standing(trials: true), .standing(trials: false), .retained(periods: 1), .retained(periods: 120),
+                                .paying(all), .paying(Currencies(name: "EUR")!), .paid(all), .paid(Currencies(name: "none")!)]
             + SubscriptionList.Began.names.map { .began(SubscriptionList.Began(name: $0)!) }
         for counted in lists {
             let answers: [Counted.CountingFigure: Bool] = [
                 .flows: counted.count(on: []) != nil, .rates: counted.count(onRates: []) != nil,
                 .revenue: counted.count(onRevenue: []) != nil, .mrr: counted.count(onMRR: []) != nil,
-                .active: counted.count(in: ActiveStanding()) != nil, .cohorts: counted.count(onCohorts: []) != nil,
+                .active: counted.count(in: ActiveStanding()) != nil, .cohorts: counted.count(onCohorts: [], revenue: []) != nil,
                 // The subscriptions figure counts statuses, which a status's list alone names without a parameter.
                 .subscriptions: counted.parameter == nil,
             ]
@@ -321,9 +324,9 @@ struct RefundsListTests {
         let made = IntervalCohort.make(days, revenue: [], intervals: [0], by: .month, periods: 6)
         for periods in 1...6 {
             let counted = try Counted(status: nil, churned: nil, began: nil, refunds: nil, retained: String(periods))
-            #expect(counted == .retained(periods: periods) && counted.count(onCohorts: days) == made[0].retained[periods - 1])
+            #expect(counted == .retained(periods: periods) && counted.count(onCohorts: days, revenue: []) == made[0].retained[periods - 1])
         }
-        #expect(Counted.retained(periods: 3).count(onCohorts: days) == 2 && Counted.retained(periods: 1).count(on: []) == nil)
+        #expect(Counted.retained(periods: 3).count(onCohorts: days, revenue: []) == 2 && Counted.retained(periods: 1).count(on: []) == nil)
         let retained = Counted.retained(periods: 2)
         #expect(retained.listsPeriods && retained.isRanged && retained.statusName == nil && retained.countingFigure == .cohorts)
         #expect(retained.queryParameters.map { [$0.key, $0.value] } == [["retained", "2"]])
@@ -335,6 +338,39 @@ struct RefundsListTests {
                 Issue.record("retained=\(value) was taken")
             } catch {
                 #expect(error.description.contains(said), "\(value): \(error.description)")
+            }
+        }
+    }
+
+    /// A cohort's line of a currency: its `paying` lists the first paid periods in that currency, its
+    /// `net_milliunits` the periods in that currency its subscriptions paid for, as many as the rows counted.
+    @Test func aCohortsCurrencyLineListsItsPayingAndThePeriodsItPaidFor() throws {
+        let firstPaid = [IntervalCohort.FirstPaidDay(day: 10, currency: "EUR", continued: 0, subscriptions: 4),
+                         IntervalCohort.FirstPaidDay(day: 11, currency: "USD", continued: 2, subscriptions: 3),
+                         IntervalCohort.FirstPaidDay(day: 12, currency: "", continued: 1, subscriptions: 1)]
+        let revenue = [IntervalCohort.RevenueDay(day: 10, currency: "EUR", net: 9_000, periods: 5),
+                       IntervalCohort.RevenueDay(day: 11, currency: "EUR", net: 1_000, periods: 1),
+                       IntervalCohort.RevenueDay(day: 11, currency: "USD", net: 7_000, periods: 9)]
+        let made = IntervalCohort.make(firstPaid, revenue: revenue, intervals: [0], by: .month, periods: 3)[0]
+        for line in made.currencies where !line.currency.isEmpty {
+            let currencies = Currencies(name: line.currency)!
+            #expect(Counted.paying(currencies).count(onCohorts: firstPaid, revenue: revenue) == line.paying)
+        }
+        #expect(Counted.paying(Currencies(name: "none")!).count(onCohorts: firstPaid, revenue: revenue) == 1)
+        #expect(Counted.paying(.all).count(onCohorts: firstPaid, revenue: revenue) == made.subscriptions)
+        #expect(Counted.paid(Currencies(name: "EUR")!).count(onCohorts: firstPaid, revenue: revenue) == 6)
+        #expect(Counted.paid(.all).count(onCohorts: firstPaid, revenue: revenue) == 15)
+        #expect(Counted.paid(.all).count(onCohorts: [], revenue: []) == 0 && Counted.paid(.all).count(onRevenue: []) == nil)
+        let paid = try Counted(status: nil, churned: nil, began: nil, refunds: nil, paid: "USD")
+        #expect(paid == .paid(Currencies(name: "USD")!) && paid.listsPeriods && paid.isRanged && paid.countingFigure == .cohorts)
+        #expect(try Counted(status: nil, churned: nil, began: nil, refunds: nil, paying: "none") == .paying(Currencies(name: "none")!))
+        for (paying, paid, said) in [("eur", nil as String?, "paying is all"), (nil, "EURO", "paid is all"),
+                                     ("EUR", "EUR", "each come alone")] {
+            do throws(SubscriptionList.Refusal) {
+                _ = try Counted(status: nil, churned: nil, began: nil, refunds: nil, paying: paying, paid: paid)
+                Issue.record("\(String(describing: paying)) \(String(describing: paid)) was taken")
+            } catch {
+                #expect(error.description.contains(said), "\(error.description)")
             }
         }
     }

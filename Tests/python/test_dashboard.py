@@ -362,6 +362,23 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
         tables.get("cohorts", ""))]
     assert len(retained) == len(re.findall(r'data-figure="retention_\d+" data-value="[\d.]', tables.get("cohorts", "")))
     assert bool(retained) == any(int(count) for _, count, _ in cohorts), (cohorts, retained)
+    # Each currency line of the cohorts' revenue links its paying (their first paid periods in it) and its amount paid
+    # (the periods its subscriptions paid for in it); its amount per paying, a quotient, links nothing.
+    paying, paid_of = linked.get("cohort-revenue", []), {}
+    for line in re.findall(r'<tr data-line="[^"]*">(.*?)</tr>', tables.get("cohort-revenue", ""), re.S):
+        hrefs = {name: (int(value), href) for name, value, href in
+                 re.findall(r'<td data-figure="(\w+)" data-value="(-?\d+)"><a href="([^"]+)">', line)}
+        assert hrefs.keys() == {"paying", "net_milliunits"} and "per_paying_milliunits" in line, line
+        paid_of[html.unescape(hrefs["net_milliunits"][1])] = hrefs["net_milliunits"][0]
+    assert len(paying) == len(paid_of) and bool(paying) == bool(cohorts), (paying, paid_of)
+    for href, net in paid_of.items():  # the amounts of the periods paid for add up to the line's net, in its currency
+        asked = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(href).query))
+        answered = list_all(server, dict(asked, limit=5))
+        currency = "" if asked["paid"] == "none" else asked["paid"]
+        assert sum(amount for amount, _ in answered["amounts"]) == net, (href, answered["amounts"])
+        assert all(listed == currency for _, listed in answered["amounts"]) and answered["paid"] == asked["paid"], answered
+        status, body, _ = server.request("GET", href)
+        assert status == 200 and f'data-figure="count" data-value="{len(answered["ids"])}"' in body.decode(), href
     stood_names = ("active", "active_at_start", "active_trials", "active_paid")
     stood = [link for table in ("active", "churn") for link in linked[table] if link[0] in stood_names]
     assert len(stood) == len(re.findall(r'data-figure="(' + "|".join(stood_names) + ')"', tables["active"] + tables["churn"]))
@@ -372,7 +389,7 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
             hrefs = [href for figure, _, href in linked[name] if f'href="{href}"' in row and figure in stood_names]
             assert len(hrefs) == counts and all(f"at={at}&" in html.unescape(href) + "&" for href in hrefs), (name, start, hrefs)
     assert sum(len(links) for links in linked.values()) == len(by_status + churned + began + refunds + stood + periods
-                                                               + mrr_now + mrr_then + cohorts)
+                                                               + mrr_now + mrr_then + cohorts + paying)
     # A refunds count of the flows is of every currency; one of the revenue, of its line's currency.
     refunds_of = [html.unescape(href).split("refunds=")[1].split("&")[0] for _, _, href in refunds]
     assert "all" in refunds_of and (not every_kind or {"EUR", "USD"} <= set(refunds_of)), refunds_of
@@ -423,7 +440,7 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
                 + [link for link in carded if link[0] in ("active", "active_trials")]] + [
         (link, True) for link in by_status + churned + began + refunds + periods + mrr_now + rated
         + [link for link in carded if link[0] in ("new", "new_paying")] + [("active", card.group(1), card.group(2))]
-        + [("new_paying", count, href) for _, count, href in cohorts] + retained]
+        + [("new_paying", count, href) for _, count, href in cohorts] + retained + paying]
     for (name, count, href), judged_then in followed:  # judged_then: at the instant `states` were judged at
         href = html.unescape(href)
         asked = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(href).query))
@@ -445,6 +462,9 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
             name = "expired"
         elif name in began_names | rate_counts:
             assert asked["began"] == name and "status" not in asked and int(asked["from"]) < int(asked["to"]), href
+            name = None
+        elif name == "paying":  # a cohorts' currency line's paying: its first paid periods in that currency
+            assert asked["paying"] in ("EUR", "USD", "none") and int(asked["from"]) < int(asked["to"]), href
             name = None
         elif name.startswith("retained_"):
             assert asked["retained"] == name.removeprefix("retained_") and int(asked["from"]) < int(asked["to"]), href
@@ -492,6 +512,7 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
         assert answered.get("bought") == asked.get("bought") and answered.get("mrr") == asked.get("mrr"), answered
         assert answered.get("active") == asked.get("active"), answered
         assert answered.get("retained") == (int(asked["retained"]) if "retained" in asked else None), answered
+        assert answered.get("paying") == asked.get("paying"), answered
         assert "at" not in asked or answered["at_ms"] == int(asked["at"])
         assert "from" not in asked or (answered["from_ms"], answered["to_ms"]) == (int(asked["from"]), int(asked["to"]))
     return (sum(int(count) for _, count, _ in by_status), sum(int(count) for _, count, _ in churned),

@@ -45,9 +45,10 @@ checks.unsupported_method.enabled = false
 # Schema-valid yet refused by design: a JWS or receipt needs a real signature; `from` must come
 # before `to` and span at most 1000 intervals (a rule between parameters OpenAPI cannot state);
 # a consumption answer is taken only for a transaction the App Store asked about (404 otherwise); a
-# list of subscriptions takes `status`, `began`, `bought`, `refunds`, `active` or `mrr` (one of them;
-# `status=active` may stand beside `active` or `mrr`), `churned` only with status=expired, `from` and
-# `to` only with `churned`, `began`, `bought` or `refunds`, and `at` with `active` only at a midnight.
+# list of subscriptions takes `status`, `began`, `bought`, `refunds`, `retained`, `paying`, `paid`,
+# `active` or `mrr` (one of them; `status=active` may stand beside `active` or `mrr`), `churned` only
+# with status=expired, `from` and `to` only with `churned` or a list of periods, and `at` with `active`
+# only at a midnight.
 [[operations]]
 include-path-regex = "^/(v1/verify|notifications/v2|retention/realtime|v1/stats/.*|dashboard|dashboard/csv/.*|v1/consumption/.*|v1/subscriptions|dashboard/subscriptions)$"
 checks.positive_data_acceptance.enabled = false

@@ -820,8 +820,32 @@ def test_cohorts_by_month_equal_a_reference_from_the_same_notifications(tmp_path
             assert listed["ids"] or periods > 1  # some renewed (above)
             assert [first_paid[transaction] for transaction in listed["ids"]] == listed["amounts"]
             for cohort, following in zip(cohorts["intervals"], cohorts["intervals"][1:] + [{"start_ms": until}]):
-                days = {"retained": periods, "from": cohort["start_ms"], "to": following["start_ms"]}
+                days = {"retained": periods, "from": max(cohort["start_ms"], since), "to": following["start_ms"]}
                 assert len(list_all(server, days)["ids"]) == cohort["retained"][periods - 1], days
+        # A cohort's currency line lists its paying (their first paid periods in it) and the periods its subscriptions
+        # paid for in it (before or after the first paid one), whose amounts add up to its net.
+        for cohort, following in zip(cohorts["intervals"], cohorts["intervals"][1:] + [{"start_ms": until}]):
+            for line in cohort["currencies"]:
+                days = {"from": max(cohort["start_ms"], since), "to": following["start_ms"]}
+                named = line["currency"] or "none"
+                listed = list_all(server, dict(days, paying=named, limit=2))
+                assert len(listed["ids"]) == line["paying"] and set(listed["ids"]) <= set(first_paid), (line, listed)
+                assert all(currency == line["currency"] for _, currency in listed["amounts"]), listed
+                paid = list_all(server, dict(days, paid=named, limit=2))
+                assert sum(amount for amount, _ in paid["amounts"]) == line["net_milliunits"], (line, paid)
+                assert all(currency == line["currency"] for _, currency in paid["amounts"]), paid
+        everything = list_all(server, {"paid": "all", "from": since, "to": until})
+        assert len(everything["ids"]) == sum(1 for original, periods in stored_subscriptions(stories)[0].items() if original in runs
+                                             for period in periods if period["type"] == "Auto-Renewable Subscription")
+        assert len(list_all(server, {"paying": "all", "from": since, "to": until})["ids"]) == sizes
+        # Of one product, as its cohorts count them (the product of the first paid period; the pages' cursor after it).
+        for (product,) in table(server.location, "SELECT DISTINCT product_id FROM transactions "
+                                                 "WHERE product_type = 'Auto-Renewable Subscription'"):
+            of_product = reference_cohorts(stories, since, until, product=product)
+            for query, expected in (({"retained": 1}, sum(cohort["retained"][0] for cohort in of_product)),
+                                    ({"paying": "all"}, sum(cohort["subscriptions"] for cohort in of_product))):
+                listed = list_all(server, dict(query, product=product, limit=1, **{"from": since, "to": until}))
+                assert len(listed["ids"]) == expected and listed["product_id"] == product, (product, query, listed)
         for refused in ("0", "121", "x", "1.5"):
             status, answer = server.json("GET", f"/v1/subscriptions?retained={refused}&from={since}&to={until}")
             assert status == 400 and "retained is a whole number of periods from 1 to 120" in answer["detail"], answer

@@ -26,13 +26,17 @@ public struct IntervalCohort: Sendable, Equatable {
         }
     }
 
-    /// What the subscriptions whose first paid period was bought on `day` paid in `currency`, less refunds.
+    /// What the subscriptions whose first paid period was bought on `day` paid in `currency`, less
+    /// refunds, and for how many periods (which a list of them counts).
     public struct RevenueDay: Sendable, Equatable {
         public let day: Int64
         public let currency: String
         public let net: Int64
+        public let periods: Int64
 
-        public init(day: Int64, currency: String, net: Int64) { (self.day, self.currency, self.net) = (day, currency, net) }
+        public init(day: Int64, currency: String, net: Int64, periods: Int64 = 0) {
+            (self.day, self.currency, self.net, self.periods) = (day, currency, net, periods)
+        }
     }
 
     public struct Line: Sendable, Equatable {
@@ -86,6 +90,14 @@ public struct IntervalCohort: Sendable, Equatable {
                            currencies: (lines[first] ?? [:]).map { Line(currency: $0.key, paying: $0.value.paying, net: $0.value.net) }
                                .sorted { $0.currency < $1.currency })
         }
+    }
+
+    /// A number of periods as a query names it (`periods`, a list's `retained`): 1 to 3 digits
+    /// within 1 ... maxPeriods; nil for anything else (a sign, a fraction, a larger number).
+    public static func periods(named text: String) -> Int? {
+        guard (1...3).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let periods = Int(text),
+              (1...maxPeriods).contains(periods) else { return nil }
+        return periods
     }
 
     /// How many periods an answer asked to follow `periods` follows: 1 ... maxPeriods.

@@ -3,7 +3,8 @@
 /// them, a page at a time in the order of their original transaction ids; or behind a churned
 /// count of the flows; or the periods behind a count of the flows' or the rates' periods that began (Began),
 /// behind a revenue line's periods (Currencies), behind a count of refunds (Currencies) or behind a
-/// cohort's count of those that continued (`retained`), in the order of their dates then transaction ids
+/// cohort's counts (those that continued, `retained`; a currency's paying and what they paid), in the
+/// order of their dates then transaction ids
 /// (Counted names which). The store reads them; the names, the bounds and the answer are here,
 /// for the API and the dashboard alike.
 public enum SubscriptionList {
@@ -62,8 +63,8 @@ public enum SubscriptionList {
         public var text: String { "\(date)-\(transactionID)" }
     }
 
-    /// What a list counts: which count of which figure its members make. A count of the flows or
-    /// the revenue is over a range, which the list is asked for beside it.
+    /// What a list counts: which count of which figure its members make. A count over a range (of the
+    /// flows, the rates, the revenue or the cohorts: `isRanged`) is asked for with its range beside it.
     public enum Counted: Sendable, Equatable {
         /// A count of the subscriptions figure: its name (SubscriptionCount.figureNames, or
         /// `entitled`) and the statuses it stands for (`statuses(named:)`).
@@ -90,6 +91,13 @@ public enum SubscriptionList {
         /// bought in the range whose subscription continued for at least `periods` periods after it
         /// (IntervalCohort; 1 ... IntervalCohort.maxPeriods).
         case retained(periods: Int)
+        /// A line of the cohorts' `paying`: the first paid periods bought in the range in its
+        /// currency (or in any).
+        case paying(Currencies)
+        /// The periods a line of the cohorts' `net_milliunits` adds up: those in its currency (or in
+        /// any) of the subscriptions whose first paid period was bought in the range, whenever
+        /// bought, each with its price less what was refunded of it.
+        case paid(Currencies)
 
         /// What `active=` names: the trials, or the paid.
         public static let standingNames = ["trials", "paid"]
@@ -129,15 +137,17 @@ public enum SubscriptionList {
         /// active trials or paid (`active`), or an MRR line's subscriptions (`mrr`), each alone or with
         /// `status=active`, as its answer names it.
         public init(status: String?, churned: String?, began: String?, refunds: String?, active: String? = nil,
-                    bought: String? = nil, mrr: String? = nil, retained: String? = nil) throws(Refusal) {
+                    bought: String? = nil, mrr: String? = nil, retained: String? = nil, paying: String? = nil,
+                    paid: String? = nil) throws(Refusal) {
             let named = [("active", active), ("mrr", mrr), ("began", began), ("bought", bought), ("refunds", refunds),
-                         ("retained", retained)]
+                         ("retained", retained), ("paying", paying), ("paid", paid)]
                 .compactMap { key, value in value.map { (key, $0) } }
-            if let (key, value) = named.first {
-                let counted = try Self.list(key, named: value)
-                guard named.count == 1, churned == nil,
-                      status == nil || (status == SubscriptionState.Status.active.name && !counted.isRanged) else {
-                    throw Refusal(description: "active, mrr, began, bought, refunds and retained each come alone, without churned "
+            // Every value is named before the parameters beside it: a wrong one is said first.
+            let lists = try named.map { (key, value) throws(Refusal) in try Self.list(key, named: value) }
+            if let counted = lists.first {
+                // The lists at an instant are of active subscriptions, and may say so; the lists of periods name no status.
+                guard lists.count == 1, churned == nil, status == nil || status == counted.statusName else {
+                    throw Refusal(description: "active, mrr, began, bought, refunds, retained, paying and paid each come alone, without churned "
                                                + "and without status (active and mrr: no status but active)")
                 }
                 self = counted
@@ -145,7 +155,7 @@ public enum SubscriptionList {
             }
             guard let status, let counted = Self.status(named: status) else {
                 throw Refusal(description: "status is one of " + SubscriptionCount.figureNames.joined(separator: ", ")
-                                           + " (or began, bought, refunds, retained, active or mrr is given)")
+                                           + " (or began, bought, refunds, retained, paying, paid, active or mrr is given)")
             }
             guard let churned else { self = counted; return }
             guard let reason = ChurnReason(rawValue: churned), counted.statuses == [.expired] else {
@@ -167,18 +177,21 @@ public enum SubscriptionList {
                 guard let kind = Began(name: value) else { throw Refusal(description: "began is one of " + Began.names.joined(separator: ", ")) }
                 return .began(kind)
             case "retained":
-                guard value.utf8.count <= 3, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let periods = Int(value),
-                      (1...IntervalCohort.maxPeriods).contains(periods) else {
+                guard let periods = IntervalCohort.periods(named: value) else {
                     throw Refusal(description: "retained is a whole number of periods from 1 to \(IntervalCohort.maxPeriods)")
                 }
                 return .retained(periods: periods)
-            default:
+            case "mrr", "bought", "refunds", "paying", "paid":
                 guard let currencies = Currencies(name: value) else { throw Currencies.refusal(of: key) }
                 switch key {
                 case "mrr": return .mrr(currencies)
                 case "bought": return .bought(currencies)
-                default: return .refunds(currencies)
+                case "refunds": return .refunds(currencies)
+                case "paying": return .paying(currencies)
+                default: return .paid(currencies)
                 }
+            default:
+                throw Refusal(description: "\(key) names no list")
             }
         }
 
@@ -208,7 +221,7 @@ public enum SubscriptionList {
             case .began(let began): return began.isFlowsCount ? .flows : .rates
             case .bought: return .revenue
             case .churned, .refunds: return .flows
-            case .retained: return .cohorts
+            case .retained, .paying, .paid: return .cohorts
             }
         }
 
@@ -218,7 +231,7 @@ public enum SubscriptionList {
             case .status(let name, _): return name
             case .churned: return SubscriptionState.Status.expired.name
             case .standing, .mrr: return SubscriptionState.Status.active.name
-            case .began, .bought, .refunds, .retained: return nil
+            case .began, .bought, .refunds, .retained, .paying, .paid: return nil
             }
         }
 
@@ -228,18 +241,18 @@ public enum SubscriptionList {
             case .status(_, let statuses): return statuses
             case .churned: return [.expired]
             case .standing, .mrr: return [.active]
-            case .began, .bought, .refunds, .retained: return []
+            case .began, .bought, .refunds, .retained, .paying, .paid: return []
             }
         }
 
         /// Periods, each with its transaction id, which no instant judges; else subscriptions.
         public var listsPeriods: Bool { statusName == nil }
 
-        /// Over a range (a count of the flows or the revenue); else at an instant alone.
+        /// Over a range (a count of the flows, the rates, the revenue or the cohorts); else at an instant alone.
         public var isRanged: Bool {
             switch self {
             case .status, .standing, .mrr: return false
-            case .churned, .began, .bought, .refunds, .retained: return true
+            case .churned, .began, .bought, .refunds, .retained, .paying, .paid: return true
             }
         }
 
@@ -249,7 +262,7 @@ public enum SubscriptionList {
             switch self {
             case .status(let name, _): return [("status", name)]
             case .churned(let reason): return [("status", SubscriptionState.Status.expired.name), ("churned", reason.rawValue)]
-            case .began, .bought, .refunds, .standing, .mrr, .retained: return parameter.map { [$0] } ?? []
+            case .began, .bought, .refunds, .standing, .mrr, .retained, .paying, .paid: return parameter.map { [$0] } ?? []
             }
         }
 
@@ -268,7 +281,8 @@ public enum SubscriptionList {
             return midnight
         }
 
-        /// The parameter that names it besides a status (`churned`, `began`, `bought`, `refunds`, `active`, `mrr` or `retained`) and
+        /// The parameter that names it besides a status (`churned`, `began`, `bought`, `refunds`, `active`, `mrr`,
+        /// `retained`, `paying` or `paid`) and
         /// its value, as the list's query and its answer name them; nil for a status's count.
         public var parameter: (key: String, value: String)? {
             switch self {
@@ -280,6 +294,8 @@ public enum SubscriptionList {
             case .standing(let trials): return ("active", Self.standingNames[trials ? 0 : 1])
             case .mrr(let currencies): return ("mrr", currencies.name)
             case .retained(let periods): return ("retained", String(periods))
+            case .paying(let currencies): return ("paying", currencies.name)
+            case .paid(let currencies): return ("paid", currencies.name)
             }
         }
 
@@ -287,7 +303,7 @@ public enum SubscriptionList {
         /// instant); nil for a count another figure gives (`countingFigure`).
         public func count(on days: [DayFlows]) -> Int64? {
             switch self {
-            case .status, .standing, .bought, .mrr, .retained: return nil
+            case .status, .standing, .bought, .mrr, .retained, .paying, .paid: return nil
             case .churned(let reason): return IntervalFlows.churned(on: days)[ChurnReason.allCases.firstIndex(of: reason)!]
             case .began(let began): return IntervalFlows.began(began.name, on: days)
             case .refunds(let refunds): return IntervalFlows.refunds(in: refunds, on: days)
@@ -315,12 +331,21 @@ public enum SubscriptionList {
             return lines.filter { currencies.holds($0.currency) }.reduce(0) { $0.clampedAdding($1.subscriptions) }
         }
 
-        /// The count its members make as the cohorts of its range give it (`days`, their first paid
-        /// periods by how many periods they continued): those that continued for at least its
-        /// number, as a cohort's `retained` counts them; nil for every other count.
-        public func count(onCohorts days: [IntervalCohort.FirstPaidDay]) -> Int64? {
-            guard case .retained(let periods) = self else { return nil }
-            return days.filter { $0.continued >= periods }.reduce(0) { $0.clampedAdding($1.subscriptions) }
+        /// The count its members make as the cohorts of its range give it (`firstPaid`, their first
+        /// paid periods by currency and how many periods they continued; `revenue`, what they paid
+        /// by currency): those that continued for at least its number, as a cohort's `retained`
+        /// counts them; a currency line's `paying`; the periods its `net_milliunits` adds up. Nil for every other count.
+        public func count(onCohorts firstPaid: [IntervalCohort.FirstPaidDay], revenue: [IntervalCohort.RevenueDay]) -> Int64? {
+            switch self {
+            case .retained(let periods):
+                return firstPaid.filter { $0.continued >= periods }.reduce(0) { $0.clampedAdding($1.subscriptions) }
+            case .paying(let currencies):
+                return firstPaid.filter { currencies.holds($0.currency) }.reduce(0) { $0.clampedAdding($1.subscriptions) }
+            case .paid(let currencies):
+                return revenue.filter { currencies.holds($0.currency) }.reduce(0) { $0.clampedAdding($1.periods) }
+            case .status, .churned, .began, .bought, .refunds, .standing, .mrr:
+                return nil
+            }
         }
 
         /// The count its members make as what stood at its midnight gives it (`/v1/stats/active`'s
@@ -447,7 +472,7 @@ public enum SubscriptionList {
     }
 
     /// The answer of `GET /v1/subscriptions`: what was asked (`counted`, over [from, to) when it is
-    /// a count of the flows), the page's subscriptions (or periods), and `next_cursor` when another
+    /// a count over a range), the page's subscriptions (or periods), and `next_cursor` when another
     /// page follows. A list of periods is judged at no instant, so it names none.
     public static func json(_ members: [Member], counted: Counted, at instant: Int64, from: Int64, to: Int64, product: String?,
                             nextCursor: Cursor?) -> [UInt8] {
@@ -455,6 +480,7 @@ public enum SubscriptionList {
         writer.beginObject()
         if !counted.listsPeriods { writer.number("at_ms", instant) }
         if let status = counted.statusName { writer.string("status", status) }
+        // A number of periods is a number, as the cohorts' `periods` is; every other name is text.
         if case .retained(let periods) = counted {
             writer.number("retained", Int64(periods))
         } else if let parameter = counted.parameter {

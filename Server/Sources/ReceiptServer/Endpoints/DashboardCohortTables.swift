@@ -5,7 +5,9 @@ import ReceiptCore
 /// counts in its title, `data-value` the JSON's decimal, empty and a dash where it is null), each
 /// cohort's size linking its first paid periods (the rates' `new_paying` of the same days) and each
 /// share those of them that continued for so many periods (`retained=N` over the same days); then
-/// per interval and currency what the cohort paid, less refunds, and per paying subscription.
+/// per interval and currency the cohort's paying subscriptions (linking their first paid periods in
+/// it, `paying=CURRENCY`), what the cohort paid, less refunds (linking the periods it paid for in it,
+/// `paid=CURRENCY`), and per paying subscription (a quotient, which links nothing).
 extension DashboardPage {
     /// The list of a cohort's members: its subscriptions' first paid periods (CohortRows counts them as the rates do).
     private static let firstPaidPeriods = SubscriptionList.Began(name: "new_paying").map { SubscriptionList.Counted.began($0) }
@@ -28,10 +30,8 @@ extension DashboardPage {
                 + periodsCell("subscriptions", cohort.subscriptions, listing: Self.firstPaidPeriods,
                               intervalStart: cohort.startMilliseconds)
             for (index, (count, share)) in zip(cohort.retained, cohort.retention).enumerated() {
-                let shown = share.map(IntervalRates.percent) ?? "–"
-                let href = share == nil ? nil : periodsLink(.retained(periods: index + 1), intervalStart: cohort.startMilliseconds)
-                table += "<td data-figure=\"retention_\(index + 1)\" data-value=\"\(share ?? "")\" "
-                    + "title=\"\(count) of \(cohort.subscriptions)\">" + (href.map { Self.link($0, shown) } ?? shown) + "</td>"
+                table += Self.rateCell("retention_\(index + 1)", share, count, of: cohort.subscriptions,
+                                       linking: periodsLink(.retained(periods: index + 1), intervalStart: cohort.startMilliseconds))
             }
             table += "</tr>\n"
         }
@@ -41,8 +41,11 @@ extension DashboardPage {
             for line in cohort.currencies {
                 table += "<tr data-line=\"\(cohort.startMilliseconds)/\(Self.escape(line.currency))\">"
                     + "<td>\(Self.date(cohort.startMilliseconds))</td><td>\(Self.escape(line.currency))</td>"
-                    + Self.cell("paying", line.paying)
-                    + "<td data-figure=\"net_milliunits\" data-value=\"\(line.net)\">\(Self.money(line.net, line.currency))</td>"
+                    + periodsCell("paying", line.paying, listing: SubscriptionList.Currencies(currency: line.currency).map { .paying($0) },
+                                  intervalStart: cohort.startMilliseconds)
+                    + periodsCell("net_milliunits", line.net, shown: Self.money(line.net, line.currency),
+                                  listing: SubscriptionList.Currencies(currency: line.currency).map { .paid($0) },
+                                  intervalStart: cohort.startMilliseconds)
                     + (line.perPaying.map {
                         "<td data-figure=\"per_paying_milliunits\" data-value=\"\($0)\">\(Self.money($0, line.currency))</td>"
                     } ?? "<td data-figure=\"per_paying_milliunits\" data-value=\"\">–</td>") + "</tr>\n"

@@ -375,11 +375,13 @@ struct DashboardPage {
         return Self.cell(name, value, shown: Self.link(href, shown))
     }
 
-    /// A rate as a percentage (a dash for none), its counts in its title (`1 of 12`), and with `shown`
-    /// beside it too (each escaped already, a link to what it counts).
-    private static func rateCell(_ name: String, _ value: String?, _ numerator: Int64, of denominator: Int64,
-                                 shown: (numerator: String, denominator: String)? = nil) -> String {
-        let rate = (value.map(IntervalRates.percent) ?? "–")
+    /// A rate as a percentage (a dash for none), its counts in its title (`1 of 12`), the percentage
+    /// linking `href` when there is one (what its numerator counts), and with `shown` beside it too
+    /// (each escaped already, a link to what it counts).
+    static func rateCell(_ name: String, _ value: String?, _ numerator: Int64, of denominator: Int64,
+                         linking href: String? = nil, shown: (numerator: String, denominator: String)? = nil) -> String {
+        let percent = (value.map(IntervalRates.percent) ?? "–")
+        let rate = value == nil ? percent : href.map { link($0, percent) } ?? percent
         guard let shown else {
             return "<td data-figure=\"\(name)\" data-value=\"\(value ?? "")\" title=\"\(numerator) of \(denominator)\">\(rate)</td>"
         }

@@ -95,7 +95,7 @@ struct FigureQuery: Sendable {
             throw Refusal(description: "periods is for a figure followed over periods (cohorts)")
         }
         let periods = try values["periods"].map { (text) throws(Refusal) in
-            guard text.utf8.count <= 3, let periods = Int(text), (1...IntervalCohort.maxPeriods).contains(periods) else {
+            guard let periods = IntervalCohort.periods(named: text) else {
                 throw Refusal(description: "periods is a whole number from 1 to \(IntervalCohort.maxPeriods)")
             }
             return periods

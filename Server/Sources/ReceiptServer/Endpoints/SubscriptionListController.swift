@@ -8,7 +8,9 @@ import ReceiptCore
 /// or of refunds (`refunds=all|none|CURRENCY&from=…&to=…`),
 /// or the active trials or paid at a midnight of `/v1/stats/active` (`active=trials|paid&at=MIDNIGHT`), or the
 /// subscriptions of a line of `/v1/stats/mrr` (`mrr=all|none|CURRENCY`), or the first paid periods of a
-/// cohort's range that continued for at least N periods (`retained=N&from=…&to=…`)
+/// cohort's range that continued for at least N periods (`retained=N&from=…&to=…`), or of a currency
+/// (`paying=all|none|CURRENCY&from=…&to=…`), or every period in a currency its subscriptions paid for
+/// (`paid=all|none|CURRENCY&from=…&to=…`)
 /// (SubscriptionList), a page at a time: `GET /v1/subscriptions?…[&product=…][&at=…][&limit=N][&cursor=C]`
 /// as JSON, and `GET /dashboard/subscriptions?…` as a page of the dashboard, which each such count of
 /// the dashboard links, each subscription linking its customer page.
@@ -20,7 +22,7 @@ struct SubscriptionListController {
     static let pagePath = "/dashboard/subscriptions"
     /// The query parameters both take.
     static let parameters: Set<String> = ["status", "product", "at", "limit", "cursor", "churned", "began", "refunds", "active",
-                                          "bought", "mrr", "retained", "from", "to"]
+                                          "bought", "mrr", "retained", "paying", "paid", "from", "to"]
 
     /// What a request asks for: a count (SubscriptionList.Counted), at an instant and of a product
     /// (as the figure takes them), and which page.
@@ -45,7 +47,8 @@ struct SubscriptionListController {
             do throws(SubscriptionList.Refusal) {
                 counted = try SubscriptionList.Counted(status: values["status"], churned: values["churned"], began: values["began"],
                                                        refunds: values["refunds"], active: values["active"],
-                                                       bought: values["bought"], mrr: values["mrr"], retained: values["retained"])
+                                                       bought: values["bought"], mrr: values["mrr"], retained: values["retained"],
+                                                       paying: values["paying"], paid: values["paid"])
             } catch {
                 throw FigureQuery.Refusal(description: error.description)
             }
@@ -63,13 +66,13 @@ struct SubscriptionListController {
             // What a list does not take, in a list's words (FigureQuery would speak of figures).
             if periods, values["at"] != nil {
                 throw FigureQuery.Refusal(description: "at is for a list judged at an instant; no instant judges periods "
-                                                       + "(began, bought, refunds, retained): such a list takes from, to, product, limit and cursor")
+                                                       + "(began, bought, refunds, retained, paying, paid): such a list takes from, to, product, limit and cursor")
             }
             if !counted.isRanged, let given = FigureQuery.rangeParameters.first(where: { values[$0] != nil }) {
-                throw FigureQuery.Refusal(description: "\(given) is for a list over a range (churned, began, bought, refunds, retained); "
+                throw FigureQuery.Refusal(description: "\(given) is for a list over a range (churned, began, bought, refunds, retained, paying, paid); "
                                                        + "this one is judged at one instant: it takes at, product, limit and cursor")
             }
-            // A count of the flows is over a range; a status's at one instant. No instant judges periods.
+            // A count of the flows, rates, revenue or cohorts is over a range; a status's at one instant. No instant judges periods.
             let figure = try FigureQuery(parameters, now: listNow, lookBackDays: 30, by: .month, ranged: counted.isRanged,
                                          judged: !periods)
             do throws(SubscriptionList.Refusal) {
@@ -118,7 +121,8 @@ struct SubscriptionListController {
         case .flows:
             return counted.count(on: try await stored.store.flows(from: from, to: to, at: at, product: product)) ?? 0
         case .cohorts:
-            return counted.count(onCohorts: try await stored.store.cohorts(from: from, to: to, product: product).firstPaid) ?? 0
+            let cohorts = try await stored.store.cohorts(from: from, to: to, product: product)
+            return counted.count(onCohorts: cohorts.firstPaid, revenue: cohorts.revenue) ?? 0
         }
     }
 
@@ -144,7 +148,7 @@ struct SubscriptionListController {
     }
 
     /// The page of the subscriptions behind the count `counted`, as the dashboard links it: over
-    /// `range` when it is a count of the flows (nil: the default range), of `product` (nil: all);
+    /// `range` when it is a count over a range (nil: the default range), of `product` (nil: all);
     /// at `instant` (nil: now), which a list of periods never names.
     static func pageLink(_ counted: SubscriptionList.Counted, range: (from: Int64, to: Int64)?, at instant: Int64?,
                          product: String?) -> String {

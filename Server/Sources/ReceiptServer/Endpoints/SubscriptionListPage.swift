@@ -10,7 +10,8 @@ struct SubscriptionListPage {
 
     /// What the count counts, and over which range: a status; a churned count (subscriptions expired at
     /// the instant whose period ended in the range); periods that began in the range (of a kind, or
-    /// in a currency), or refunded in it; first paid periods bought in it whose subscription continued.
+    /// in a currency), or refunded in it; first paid periods bought in it whose subscription continued,
+    /// or in a currency, and what their subscriptions paid for in one.
     private var counted: (what: String, range: String) {
         let range = "from \(DashboardPage.date(asked.figure.from)) to \(DashboardPage.date(asked.figure.to))"
         switch asked.counted {
@@ -24,15 +25,22 @@ struct SubscriptionListPage {
         case .bought(let currencies): return ("periods that began" + Self.inCurrency(currencies), " " + range)
         case .refunds(let refunds): return ("periods refunded or revoked" + Self.inCurrency(refunds), " " + range)
         case .retained(let periods):
-            return ("first paid periods whose subscription continued for at least \(periods) period\(periods == 1 ? "" : "s") after",
+            return ("first paid periods whose subscription continued for at least \(periods) period\(periods == 1 ? "" : "s") after it",
                     ", bought " + range)
+        case .paying(let currencies): return ("first paid periods" + Self.inCurrency(currencies), ", bought " + range)
+        case .paid(let currencies):
+            return ("periods" + Self.inCurrency(currencies) + " of the subscriptions whose first paid period was bought " + range,
+                    ", whenever bought")
         }
     }
 
     /// What a period's amount is: what the figure behind the list adds up for it.
     private var amountHeading: String {
-        if case .refunds = asked.counted { return "Refunded" }
-        return "Price"
+        switch asked.counted {
+        case .refunds: return "Refunded"
+        case .paid: return "Paid, less refunds"
+        default: return "Price"
+        }
     }
 
     /// Which currency's periods a list holds, as its heading says it (nothing for every currency).

@@ -29,11 +29,12 @@ enum CohortRows {
             + "THEN period.period_position END) - 1, max(period.period_position)) - \(first)"
     }
 
-    /// Every period with its place, currency, whether it is a reactivation, and its price less
-    /// what was refunded of it, as `period`.
+    /// What a period paid: its price less what was refunded of it.
+    private static let net = "\(FlowDays.price) - CASE WHEN revocation_date IS NULL THEN 0 ELSE \(StoreFigures.refundedAmount) END"
+
+    /// Every period with its place, currency, whether it is a reactivation, and what it paid, as `period`.
     private static let period = "(SELECT original_transaction_id, period_position, coalesce(currency, '') AS currency, "
-        + "CASE WHEN \(FlowDays.reactivation) THEN 1 ELSE 0 END AS reactivation, coalesce(price, 0) - "
-        + "CASE WHEN revocation_date IS NULL THEN 0 ELSE \(StoreFigures.refundedAmount) END AS net "
+        + "CASE WHEN \(FlowDays.reactivation) THEN 1 ELSE 0 END AS reactivation, \(net) AS net "
         + "FROM transactions WHERE \(FlowDays.periods)) AS period"
 
     /// In one statement, so that both parts read the same rows (one snapshot):
@@ -41,7 +42,8 @@ enum CohortRows {
     ///   subscriptions. A run ends before the subscription's first reactivation after its first
     ///   paid period, else at its last period;
     /// - per day of the first paid period and per currency, what the cohort's subscriptions paid
-    ///   for every auto-renewable period they bought (before or after it), less what was refunded.
+    ///   for every auto-renewable period they bought (before or after it), less what was refunded,
+    ///   and for how many periods.
     /// Each part joins the range's first paid periods to their subscriptions' periods and adds up:
     /// no statement per subscription (PostgreSQL ran those at about 40 µs apiece), and no common
     /// table expression, which PostgreSQL cannot estimate (it then compiled the plan, 0.5 s).
@@ -56,7 +58,7 @@ enum CohortRows {
               GROUP BY cohort.original_transaction_id, cohort.day, cohort.currency, cohort.first_position
             ) AS run GROUP BY day, currency, continued
             UNION ALL
-            SELECT 'money', cohort.day, period.currency, NULL, CAST(sum(period.net) AS BIGINT) FROM \(joined)
+            SELECT 'money', cohort.day, period.currency, count(*), CAST(sum(period.net) AS BIGINT) FROM \(joined)
             GROUP BY cohort.day, period.currency
             ORDER BY 1, 2, 3, 4
             """, [.integer(from), .integer(to)] + StoreFigures.values(product))
@@ -67,25 +69,43 @@ enum CohortRows {
                 firstPaid.append(IntervalCohort.FirstPaidDay(day: day, currency: currency, continued: row[3].integer ?? 0,
                                                              subscriptions: count))
             } else if part == "money" {
-                revenue.append(IntervalCohort.RevenueDay(day: day, currency: currency, net: row[4].integer ?? 0))
+                revenue.append(IntervalCohort.RevenueDay(day: day, currency: currency, net: row[4].integer ?? 0,
+                                                         periods: row[3].integer ?? 0))
             }
         }
         return (firstPaid, revenue)
     }
 
-    /// At most `limit` + 1 first paid periods bought in [from, to), `product`'s only when given,
-    /// whose subscription continued for at least `periods` periods after it (as `read` counts a
-    /// run), after `cursor`, in the order of their purchase dates then transaction ids, each with
-    /// its price: the members of a cohort's `retained` count (`periods`: a checked 1 ... maxPeriods).
-    static func members(continuedFor periods: Int, from: Int64, to: Int64, product: String?,
+    /// At most `limit` + 1 periods behind a count of the cohorts of [from, to), `product`'s only when
+    /// given, after `cursor`, in the order of their purchase dates then transaction ids: the first
+    /// paid periods whose subscription continued for at least so many periods after it (as `read`
+    /// counts a run: `retained`, a checked 1 ... maxPeriods) or that were bought in a currency
+    /// (`paying`), each with its price; or every period in a currency of the subscriptions whose
+    /// first paid period was bought in the range (`paid`), each with what it paid, less refunds.
+    /// None for another count.
+    static func members(_ counted: SubscriptionList.Counted, from: Int64, to: Int64, product: String?,
                         after cursor: SubscriptionList.PeriodPosition?, limit: Int,
                         on statements: some StoreStatements) async throws -> [SubscriptionList.Member] {
         let d = statements.dialect
-        let run = "(SELECT \(continued(after: "transactions.period_position")) FROM \(period) "
-            + "WHERE period.original_transaction_id = transactions.original_transaction_id)"
-        return try await StoreFigures.periodPage(where: [firstPaid(product, d), "\(run) >= \(periods)"],
-                                                 [.integer(from), .integer(to)] + StoreFigures.values(product),
-                                                 by: "purchase_date", amount: FlowDays.price, after: cursor, limit: limit,
-                                                 on: statements)
+        var binds: [StoreValue] = [.integer(from), .integer(to)] + StoreFigures.values(product)
+        let (conditions, amount): ([String], String)
+        switch counted {
+        case .retained(let periods):
+            let run = "(SELECT \(continued(after: "transactions.period_position")) FROM \(period) "
+                + "WHERE period.original_transaction_id = transactions.original_transaction_id)"
+            (conditions, amount) = ([firstPaid(product, d), "\(run) >= \(periods)"], FlowDays.price)
+        case .paying(let currencies):
+            conditions = [firstPaid(product, d)] + StoreFigures.inCurrencies(currencies, column: "currency", binds: &binds, d)
+            amount = FlowDays.price
+        case .paid(let currencies):
+            // Read down the index of subscriptions from the cohort's ids, not down every period bought since.
+            let cohort = "original_transaction_id IN (SELECT original_transaction_id FROM transactions WHERE \(firstPaid(product, d)))"
+            conditions = [FlowDays.periods, cohort] + StoreFigures.inCurrencies(currencies, column: "currency", binds: &binds, d)
+            amount = net
+        case .status, .churned, .began, .bought, .refunds, .standing, .mrr:
+            return []
+        }
+        return try await StoreFigures.periodPage(where: conditions, binds, by: "purchase_date", amount: amount, after: cursor,
+                                                 limit: limit, on: statements)
     }
 }

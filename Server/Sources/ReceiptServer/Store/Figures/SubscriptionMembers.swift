@@ -116,7 +116,8 @@ extension StoreFigures {
     /// `cursor`, in the order of `dateColumn` then transaction id, each as a period of a list
     /// (its subscription, product, position by that date, and `amount`, what its figure adds up for
     /// it, in its currency). The cursor's date also bounds the date alone, which an index of
-    /// `dateColumn` reads from (a row value's comparison may not).
+    /// `dateColumn` reads from (a row value's comparison may not). The row read is `transactions`,
+    /// unaliased, which a condition's correlated subquery names (CohortRows.members).
     static func periodPage(where conditions: [String], _ binds: [StoreValue], by dateColumn: String, amount: String,
                            after cursor: SubscriptionList.PeriodPosition?, limit: Int,
                            on statements: some StoreStatements) async throws -> [SubscriptionList.Member] {

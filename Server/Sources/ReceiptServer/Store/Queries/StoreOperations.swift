@@ -31,7 +31,7 @@ extension SubscriptionStore {
     /// count, the active trials or paid at a midnight, or an MRR line's subscriptions (StoreFigures.members), or of
     /// the periods behind a count of periods that began
     /// (FlowDays.periods), of a revenue line's periods (FlowDays.periods(in:)) or of refunds
-    /// (StoreFigures.refundedPeriods), or of a cohort's first paid periods that continued (CohortRows.members);
+    /// (StoreFigures.refundedPeriods), or behind a count of the cohorts (CohortRows.members);
     /// a count of the flows, the revenue or the cohorts over
     /// [from, to). `now`: the instant the list was first asked at, which its cursors keep.
     func subscriptionList(_ counted: SubscriptionList.Counted, at instant: Int64, from: Int64, to: Int64, product: String?,
@@ -61,9 +61,9 @@ extension SubscriptionStore {
             case .refunds(let refunds):
                 return try await StoreFigures.refundedPeriods(refunds, from: from, to: to, product: product, after: position,
                                                               limit: limit, on: statements)
-            case .retained(let periods):
-                return try await CohortRows.members(continuedFor: periods, from: from, to: to, product: product, after: position,
-                                                    limit: limit, on: statements)
+            case .retained, .paying, .paid:
+                return try await CohortRows.members(counted, from: from, to: to, product: product, after: position, limit: limit,
+                                                    on: statements)
             }
         }
         return SubscriptionList.page(rows, limit: limit, now: now)
