@@ -32,10 +32,10 @@ struct CohortFigureTests {
             IntervalCohort.FirstPaidDay(day: december, currency: "USD", continued: -1, subscriptions: 1),
         ]
         let revenue = [
-            IntervalCohort.RevenueDay(day: november, currency: "USD", net: 9_990),
-            IntervalCohort.RevenueDay(day: november + 3, currency: "USD", net: 19_980),
-            IntervalCohort.RevenueDay(day: november + 3, currency: "EUR", net: 5_000),
-            IntervalCohort.RevenueDay(day: november + 3, currency: "GBP", net: 1_000),
+            IntervalCohort.RevenueDay(day: november, currency: "USD", net: 9_990, periods: 1),
+            IntervalCohort.RevenueDay(day: november + 3, currency: "USD", net: 19_980, periods: 1),
+            IntervalCohort.RevenueDay(day: november + 3, currency: "EUR", net: 5_000, periods: 1),
+            IntervalCohort.RevenueDay(day: november + 3, currency: "GBP", net: 1_000, periods: 1),
         ]
         let cohorts = IntervalCohort.make(firstPaid, revenue: revenue, intervals: [november, december, december + 31],
                                           by: .month, periods: 3)

@@ -364,8 +364,9 @@ struct RefundsListTests {
         let paid = try Counted(status: nil, churned: nil, began: nil, refunds: nil, paid: "USD")
         #expect(paid == .paid(Currencies(name: "USD")!) && paid.listsPeriods && paid.isRanged && paid.countingFigure == .cohorts)
         #expect(try Counted(status: nil, churned: nil, began: nil, refunds: nil, paying: "none") == .paying(Currencies(name: "none")!))
+        // A wrong value is said before the parameter beside it.
         for (paying, paid, said) in [("eur", nil as String?, "paying is all"), (nil, "EURO", "paid is all"),
-                                     ("EUR", "EUR", "each come alone")] {
+                                     ("EUR", "EUR", "each come alone"), ("eur", "EUR", "paying is all")] {
             do throws(SubscriptionList.Refusal) {
                 _ = try Counted(status: nil, churned: nil, began: nil, refunds: nil, paying: paying, paid: paid)
                 Issue.record("\(String(describing: paying)) \(String(describing: paid)) was taken")
@@ -373,5 +374,12 @@ struct RefundsListTests {
                 #expect(error.description.contains(said), "\(error.description)")
             }
         }
+        do throws(SubscriptionList.Refusal) {
+            _ = try Counted(status: "expired", churned: nil, began: nil, refunds: nil, active: "free")
+            Issue.record("active=free was taken")
+        } catch {
+            #expect(error.description.contains("active is one of"), "\(error.description)")
+        }
+        #expect(Counted.listKeys == ["active", "mrr", "began", "bought", "refunds", "retained", "paying", "paid"])
     }
 }

@@ -371,6 +371,19 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
         assert hrefs.keys() == {"paying", "net_milliunits"} and "per_paying_milliunits" in line, line
         paid_of[html.unescape(hrefs["net_milliunits"][1])] = hrefs["net_milliunits"][0]
     assert len(paying) == len(paid_of) and bool(paying) == bool(cohorts), (paying, paid_of)
+
+    def days_of(href):  # the range and product a link lists over
+        asked = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(html.unescape(href)).query))
+        return asked["from"], asked["to"], asked.get("product")
+    # Every link of a cohort lists over its size's days: its retention's, and its currency lines' paying and paid.
+    sized = {start: days_of(href) for start, href in re.findall(r'<tr data-start="(\d+)"><td>[^<]*</td><td data-figure='
+                                                                r'"subscriptions" data-value="\d+"><a href="([^"]+)">',
+                                                                tables.get("cohorts", ""))}
+    assert len(sized) == len(cohorts), (sized, cohorts)
+    for start, row in re.findall(r'<tr data-start="(\d+)">(.*?)</tr>', tables.get("cohorts", ""), re.S):
+        assert all(days_of(href) == sized[start] for href in re.findall(r'<a href="([^"]+)">', row)), (start, row)
+    for start, row in re.findall(r'<tr data-line="(\d+)/[^"]*">(.*?)</tr>', tables.get("cohort-revenue", ""), re.S):
+        assert [days_of(href) for href in re.findall(r'<a href="([^"]+)">', row)] == [sized[start]] * 2, (start, row)
     for href, net in paid_of.items():  # the amounts of the periods paid for add up to the line's net, in its currency
         asked = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(href).query))
         answered = list_all(server, dict(asked, limit=5))

@@ -842,13 +842,23 @@ def test_cohorts_by_month_equal_a_reference_from_the_same_notifications(tmp_path
         for (product,) in table(server.location, "SELECT DISTINCT product_id FROM transactions "
                                                  "WHERE product_type = 'Auto-Renewable Subscription'"):
             of_product = reference_cohorts(stories, since, until, product=product)
+            runs_of_product = {}
+            reference_cohorts(stories, since, until, product=product, runs=runs_of_product)
+            # What they paid for, of every product: each period of the subscriptions whose first paid period is of it.
+            periods_paid = sum(1 for original, periods in stored_subscriptions(stories)[0].items() if original in runs_of_product
+                               for period in periods if period["type"] == "Auto-Renewable Subscription")
             for query, expected in (({"retained": 1}, sum(cohort["retained"][0] for cohort in of_product)),
-                                    ({"paying": "all"}, sum(cohort["subscriptions"] for cohort in of_product))):
+                                    ({"paying": "all"}, sum(cohort["subscriptions"] for cohort in of_product)),
+                                    ({"paid": "all"}, periods_paid)):
                 listed = list_all(server, dict(query, product=product, limit=1, **{"from": since, "to": until}))
                 assert len(listed["ids"]) == expected and listed["product_id"] == product, (product, query, listed)
-        for refused in ("0", "121", "x", "1.5"):
+        for refused in ("0", "121", "x", "1.5", "+1"):
             status, answer = server.json("GET", f"/v1/subscriptions?retained={refused}&from={since}&to={until}")
             assert status == 400 and "retained is a whole number of periods from 1 to 120" in answer["detail"], answer
+        for refused, said in (("paying=eur", "paying is all"), ("paid=EUR&at=" + str(since), "no instant judges"),
+                              ("paying=EUR&status=active", "each come alone"), ("paid=EUR&paying=EUR", "each come alone")):
+            status, answer = server.json("GET", f"/v1/subscriptions?{refused}")
+            assert status == 400 and said in answer["detail"], (refused, answer)
         assert "no instant judges" in server.json("GET", f"/v1/subscriptions?retained=1&at={since}")[1]["detail"]
         lines = [line for cohort in reference for line in cohort["currencies"]]
         assert {line["currency"] for line in lines} == {"USD", "EUR"}
@@ -876,7 +886,7 @@ def test_cohorts_by_month_equal_a_reference_from_the_same_notifications(tmp_path
             assert row["currency"] == (line["currency"] if line else "")
             if line:
                 assert int(row["net_milliunits"]) == line["net_milliunits"] and int(row["paying"]) == line["paying"]
-        for query in ("periods=0", "periods=121", "periods=x", "periods=1&periods=2"):
+        for query in ("periods=0", "periods=121", "periods=x", "periods=1&periods=2", "periods=%2B12"):
             assert server.json("GET", f"/v1/stats/cohorts?from={since}&to={until}&{query}")[0] == 400, query
         assert server.json("GET", f"/v1/stats/rates?from={since}&to={until}&periods=2")[0] == 400
         assert_per_product_and_refusals(server, "cohorts", lambda product: reference_cohorts(stories, since, until,

@@ -34,7 +34,7 @@ public struct IntervalCohort: Sendable, Equatable {
         public let net: Int64
         public let periods: Int64
 
-        public init(day: Int64, currency: String, net: Int64, periods: Int64 = 0) {
+        public init(day: Int64, currency: String, net: Int64, periods: Int64) {
             (self.day, self.currency, self.net, self.periods) = (day, currency, net, periods)
         }
     }

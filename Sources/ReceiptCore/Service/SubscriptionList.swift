@@ -18,8 +18,9 @@ public enum SubscriptionList {
 
     /// One subscription: its original transaction id, and the product its status is read under
     /// (the standing period's, else the last purchased; as the figure counts it); in a list of
-    /// periods (Began, Currencies), one period: its own product, its transaction id and its position,
-    /// and the money a figure adds up for it (its price; in a list of refunds, the amount refunded).
+    /// periods (`Counted.listsPeriods`), one period: its own product, its transaction id and its position,
+    /// and the money a figure adds up for it (its price; in a list of refunds, the amount refunded; in
+    /// a list of what a cohort paid, its price less what was refunded of it).
     public struct Member: Sendable, Equatable {
         public let originalTransactionID: String
         public let productID: String
@@ -131,31 +132,35 @@ public enum SubscriptionList {
             }
         }
 
-        /// What a request's query names (`status`, `churned`, `began`, `refunds`, `active`, `bought`,
-        /// `mrr`, `retained`; nil where absent): a status, with `churned` for a churn; or, alone, periods that began
-        /// (of a kind, or of a currency), refunds, or a cohort's first paid periods that continued; or the
-        /// active trials or paid (`active`), or an MRR line's subscriptions (`mrr`), each alone or with
-        /// `status=active`, as its answer names it.
+        /// The parameters that each name a list of their own: those judged at an instant (of active
+        /// subscriptions), then those of periods, in the order `init` reads them.
+        public static let instantListKeys = ["active", "mrr"]
+        public static let periodListKeys = ["began", "bought", "refunds", "retained", "paying", "paid"]
+        public static var listKeys: [String] { instantListKeys + periodListKeys }
+
+        /// What a request's query names (`status`, `churned`, and the `listKeys`; nil where absent): a
+        /// status, with `churned` for a churn; or, alone, a list of periods (that began, bought, refunded,
+        /// or a cohort's); or the active trials or paid (`active`), or an MRR line's subscriptions (`mrr`),
+        /// each alone or with `status=active` (the status its answer names: `statusName`).
         public init(status: String?, churned: String?, began: String?, refunds: String?, active: String? = nil,
                     bought: String? = nil, mrr: String? = nil, retained: String? = nil, paying: String? = nil,
                     paid: String? = nil) throws(Refusal) {
-            let named = [("active", active), ("mrr", mrr), ("began", began), ("bought", bought), ("refunds", refunds),
-                         ("retained", retained), ("paying", paying), ("paid", paid)]
-                .compactMap { key, value in value.map { (key, $0) } }
+            let values = [active, mrr, began, bought, refunds, retained, paying, paid]
+            let named = zip(Self.listKeys, values).compactMap { key, value in value.map { (key, $0) } }
             // Every value is named before the parameters beside it: a wrong one is said first.
             let lists = try named.map { (key, value) throws(Refusal) in try Self.list(key, named: value) }
             if let counted = lists.first {
                 // The lists at an instant are of active subscriptions, and may say so; the lists of periods name no status.
                 guard lists.count == 1, churned == nil, status == nil || status == counted.statusName else {
-                    throw Refusal(description: "active, mrr, began, bought, refunds, retained, paying and paid each come alone, without churned "
-                                               + "and without status (active and mrr: no status but active)")
+                    throw Refusal(description: Self.listKeys.dropLast().joined(separator: ", ") + " and \(Self.listKeys.last!) "
+                                               + "each come alone, without churned and without status (active and mrr: no status but active)")
                 }
                 self = counted
                 return
             }
             guard let status, let counted = Self.status(named: status) else {
                 throw Refusal(description: "status is one of " + SubscriptionCount.figureNames.joined(separator: ", ")
-                                           + " (or began, bought, refunds, retained, paying, paid, active or mrr is given)")
+                                           + " (or " + Self.listKeys.joined(separator: ", ") + " is given)")
             }
             guard let churned else { self = counted; return }
             guard let reason = ChurnReason(rawValue: churned), counted.statuses == [.expired] else {
@@ -209,7 +214,7 @@ public enum SubscriptionList {
             case rates
             /// `/v1/stats/revenue` over the list's range (`count(onRevenue:)`).
             case revenue
-            /// `/v1/stats/cohorts` over the list's range (`count(onCohorts:)`).
+            /// `/v1/stats/cohorts` over the list's range (`count(onCohorts:revenue:)`).
             case cohorts
         }
 

@@ -21,8 +21,11 @@ struct SubscriptionListController {
     static let path = "/v1/subscriptions"
     static let pagePath = "/dashboard/subscriptions"
     /// The query parameters both take.
-    static let parameters: Set<String> = ["status", "product", "at", "limit", "cursor", "churned", "began", "refunds", "active",
-                                          "bought", "mrr", "retained", "paying", "paid", "from", "to"]
+    static let parameters = Set(["status", "product", "at", "limit", "cursor", "churned", "from", "to"]
+                                + SubscriptionList.Counted.listKeys)
+
+    /// The lists of periods, as a refusal names them.
+    static let periodLists = SubscriptionList.Counted.periodListKeys.joined(separator: ", ")
 
     /// What a request asks for: a count (SubscriptionList.Counted), at an instant and of a product
     /// (as the figure takes them), and which page.
@@ -66,10 +69,10 @@ struct SubscriptionListController {
             // What a list does not take, in a list's words (FigureQuery would speak of figures).
             if periods, values["at"] != nil {
                 throw FigureQuery.Refusal(description: "at is for a list judged at an instant; no instant judges periods "
-                                                       + "(began, bought, refunds, retained, paying, paid): such a list takes from, to, product, limit and cursor")
+                                                       + "(\(SubscriptionListController.periodLists)): such a list takes from, to, product, limit and cursor")
             }
             if !counted.isRanged, let given = FigureQuery.rangeParameters.first(where: { values[$0] != nil }) {
-                throw FigureQuery.Refusal(description: "\(given) is for a list over a range (churned, began, bought, refunds, retained, paying, paid); "
+                throw FigureQuery.Refusal(description: "\(given) is for a list over a range (churned, \(SubscriptionListController.periodLists)); "
                                                        + "this one is judged at one instant: it takes at, product, limit and cursor")
             }
             // A count of the flows, rates, revenue or cohorts is over a range; a status's at one instant. No instant judges periods.

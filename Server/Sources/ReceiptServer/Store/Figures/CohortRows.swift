@@ -4,8 +4,8 @@ import ReceiptCore
 /// many periods its subscription continued for after it, and what those subscriptions paid.
 /// Read from the transactions' period columns (SubscriptionSummaries numbers them), with the
 /// conditions the flows and the rates count by (FlowDays), so that a cohort's size is the
-/// rates' `new_paying` of the same days; and the first paid periods behind a count of a cohort's
-/// `retained`, with the same rule for a run.
+/// rates' `new_paying` of the same days; and the periods behind a cohort's counts (those that
+/// continued, with the same rule for a run; a currency's paying, and the periods it paid for).
 enum CohortRows {
     /// The first paid periods bought in [placeholder 1, placeholder 2), `product`'s only when
     /// given (placeholder 3): a transaction's row that is one.
