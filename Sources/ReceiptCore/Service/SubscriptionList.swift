@@ -261,8 +261,7 @@ public enum SubscriptionList {
             }
         }
 
-        /// The query parameters that name it (as `init(status:churned:began:refunds:active:bought:mrr:retained:)`
-        /// reads them), without its range or instant.
+        /// The query parameters that name it (as `init` reads them), without its range or instant.
         public var queryParameters: [(key: String, value: String)] {
             switch self {
             case .status(let name, _): return [("status", name)]
