@@ -29,8 +29,8 @@ struct SubscriptionListPage {
                     ", bought " + range)
         case .paying(let currencies): return ("first paid periods" + Self.inCurrency(currencies), ", bought " + range)
         case .paid(let currencies):
-            return ("periods" + Self.inCurrency(currencies) + " of the subscriptions whose first paid period was bought " + range,
-                    ", whenever bought")
+            return ("periods paid for" + Self.inCurrency(currencies),
+                    " by the subscriptions whose first paid period was bought " + range + ", whenever bought")
         }
     }
 
