@@ -382,4 +382,17 @@ struct RefundsListTests {
         }
         #expect(Counted.listKeys == ["active", "mrr", "began", "bought", "refunds", "retained", "paying", "paid"])
     }
+
+    /// A query's values are read by name: the same lists as the labelled init, whatever else the query holds.
+    @Test func aQueryIsReadByNameAndALimitIsDigitsAlone() throws {
+        #expect(try Counted(query: ["paid": "EUR", "limit": "5"]) == .paid(Currencies(name: "EUR")!))
+        #expect(try Counted(query: ["status": "active", "mrr": "all"]) == .mrr(.all))
+        #expect(try Counted(query: ["status": "expired", "churned": "billing"]) == .churned(.billing))
+        #expect(throws: SubscriptionList.Refusal.self) { try Counted(query: ["retained": "2", "paying": "EUR"]) }
+        #expect(throws: SubscriptionList.Refusal.self) { try Counted(query: ["limit": "5"]) }
+        #expect(["1", "100", "1000", "0100"].map(SubscriptionList.limit(named:)) == [1, 100, 1000, 100])
+        #expect(["", "0", "1001", "+5", "-1", "5.0", "10000"].allSatisfy { SubscriptionList.limit(named: $0) == nil })
+        let day = IntervalCohort.FirstPaidDay(day: 0, currency: "EUR", continued: 2, subscriptions: 1)
+        #expect(day.continued(atLeast: 1) && day.continued(atLeast: 2) && !day.continued(atLeast: 3))
+    }
 }

@@ -610,7 +610,7 @@ def test_the_dashboard_in_a_browser_shows_the_apis_figures(tmp_path, news_ca, te
         page.feed(server.request("GET", f"/dashboard?{past}")[1].decode())
         assert_page_shows_api(page.figures, server, past)
         assert_counts_link_their_subscriptions(server, server.request("GET", f"/dashboard?{past}")[1].decode())
-        for refused in ("", "status=paying", "status=active&limit=0", "status=active&limit=1001", "status=active&cursor=%20",
+        for refused in ("", "status=paying", "status=active&limit=0", "status=active&limit=1001", "status=active&limit=%2B5", "status=active&cursor=%20",
                         "status=active&from=0", "status=active&status=expired", "status=active&at=yesterday",
                         "began=new&status=active", "began=nothing", "began=new&churned=other", "began=new&at=2026-11-27",
                         "began=new&cursor=1796636986000-2000000000000003", "refunds=eur", "refunds=EURO",

@@ -24,6 +24,9 @@ public struct IntervalCohort: Sendable, Equatable {
         public init(day: Int64, currency: String, continued: Int64, subscriptions: Int64) {
             (self.day, self.currency, self.continued, self.subscriptions) = (day, currency, continued, subscriptions)
         }
+
+        /// Retained at `periods` (`retained[periods - 1]`, a list's `retained=`): continued for at least so many.
+        public func continued(atLeast periods: Int) -> Bool { continued >= Int64(periods) }
     }
 
     /// What the subscriptions whose first paid period was bought on `day` paid in `currency`, less
@@ -72,7 +75,7 @@ public struct IntervalCohort: Sendable, Equatable {
             let first = interval.firstDay(holding: cohort.day)
             sizes[first] = (sizes[first] ?? 0).clampedAdding(cohort.subscriptions)
             var counts = retained[first] ?? Array(repeating: 0, count: periods)
-            for after in 0..<Int(min(Int64(periods), max(cohort.continued, 0))) {
+            for after in 0..<periods where cohort.continued(atLeast: after + 1) {
                 counts[after] = counts[after].clampedAdding(cohort.subscriptions)
             }
             retained[first] = counts

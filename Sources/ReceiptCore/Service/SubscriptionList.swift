@@ -145,8 +145,15 @@ public enum SubscriptionList {
         public init(status: String?, churned: String?, began: String?, refunds: String?, active: String? = nil,
                     bought: String? = nil, mrr: String? = nil, retained: String? = nil, paying: String? = nil,
                     paid: String? = nil) throws(Refusal) {
-            let values = [active, mrr, began, bought, refunds, retained, paying, paid]
-            let named = zip(Self.listKeys, values).compactMap { key, value in value.map { (key, $0) } }
+            let query = ["status": status, "churned": churned, "began": began, "refunds": refunds, "active": active, "bought": bought,
+                         "mrr": mrr, "retained": retained, "paying": paying, "paid": paid].compactMapValues { $0 }
+            try self.init(query: query)
+        }
+
+        /// What a request's query names, read by name (`status`, `churned`, and the `listKeys`), as `init` above.
+        public init(query: [String: String]) throws(Refusal) {
+            let (status, churned) = (query["status"], query["churned"])
+            let named = Self.listKeys.compactMap { key in query[key].map { (key, $0) } }
             // Every value is named before the parameters beside it: a wrong one is said first.
             let lists = try named.map { (key, value) throws(Refusal) in try Self.list(key, named: value) }
             if let counted = lists.first {
@@ -186,7 +193,7 @@ public enum SubscriptionList {
                     throw Refusal(description: "retained is a whole number of periods from 1 to \(IntervalCohort.maxPeriods)")
                 }
                 return .retained(periods: periods)
-            case "mrr", "bought", "refunds", "paying", "paid":
+            case "mrr", "bought", "refunds", "paying", "paid":  // each parameter's name, as `parameter` writes it
                 guard let currencies = Currencies(name: value) else { throw Currencies.refusal(of: key) }
                 switch key {
                 case "mrr": return .mrr(currencies)
@@ -342,7 +349,7 @@ public enum SubscriptionList {
         public func count(onCohorts firstPaid: [IntervalCohort.FirstPaidDay], revenue: [IntervalCohort.RevenueDay]) -> Int64? {
             switch self {
             case .retained(let periods):
-                return firstPaid.filter { $0.continued >= periods }.reduce(0) { $0.clampedAdding($1.subscriptions) }
+                return firstPaid.filter { $0.continued(atLeast: periods) }.reduce(0) { $0.clampedAdding($1.subscriptions) }
             case .paying(let currencies):
                 return firstPaid.filter { currencies.holds($0.currency) }.reduce(0) { $0.clampedAdding($1.subscriptions) }
             case .paid(let currencies):
@@ -384,8 +391,9 @@ public enum SubscriptionList {
     /// Which currencies a list is of: every currency (the flows' refunds, all the revenue's or the
     /// MRR's lines), or one line of a figure by currency (of its currency, or of none): the periods
     /// behind a line of `/v1/stats/revenue`'s `periods` (those that began, by their purchase date)
-    /// or its `refunds` (those refunded or revoked, by their revocation date), or the subscriptions
-    /// behind a line of `/v1/stats/mrr` (by their standing period's currency).
+    /// or its `refunds` (those refunded or revoked, by their revocation date), the subscriptions
+    /// behind a line of `/v1/stats/mrr` (by their standing period's currency), or the periods behind a
+    /// line of `/v1/stats/cohorts`' `paying` (first paid periods) or `net_milliunits` (the periods paid for).
     public struct Currencies: Sendable, Equatable {
         /// Nil: every currency; "": periods whose row names none (the figures' line without a code).
         public let currency: String?
@@ -437,6 +445,14 @@ public enum SubscriptionList {
     public static func statuses(named name: String) -> [SubscriptionState.Status]? {
         if name == SubscriptionCount.entitledName { return SubscriptionCount.entitledStatuses }
         return SubscriptionCount.statuses.first { $0.name == name }.map { [$0] }
+    }
+
+    /// A page's `limit` as a query names it: 1 to 4 digits within 1 ... maxLimit; nil for anything
+    /// else (a sign, a fraction, a larger number).
+    public static func limit(named text: String) -> Int? {
+        guard (1...4).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let limit = Int(text),
+              (1...maxLimit).contains(limit) else { return nil }
+        return limit
     }
 
     /// Where a page starts (`NOW-POSITION`): the instant the first page was asked at, which every

@@ -25,7 +25,7 @@ struct SubscriptionListController {
                                 + SubscriptionList.Counted.listKeys)
 
     /// The lists of periods, as a refusal names them.
-    static let periodLists = SubscriptionList.Counted.periodListKeys.joined(separator: ", ")
+    static let periodListNames = SubscriptionList.Counted.periodListKeys.joined(separator: ", ")
 
     /// What a request asks for: a count (SubscriptionList.Counted), at an instant and of a product
     /// (as the figure takes them), and which page.
@@ -48,15 +48,11 @@ struct SubscriptionListController {
             for (key, value) in parameters where !value.isEmpty { values[String(key)] = String(value) }
             let counted: SubscriptionList.Counted
             do throws(SubscriptionList.Refusal) {
-                counted = try SubscriptionList.Counted(status: values["status"], churned: values["churned"], began: values["began"],
-                                                       refunds: values["refunds"], active: values["active"],
-                                                       bought: values["bought"], mrr: values["mrr"], retained: values["retained"],
-                                                       paying: values["paying"], paid: values["paid"])
+                counted = try SubscriptionList.Counted(query: values)
             } catch {
                 throw FigureQuery.Refusal(description: error.description)
             }
-            let limitText = values["limit"] ?? String(SubscriptionList.defaultLimit)
-            guard limitText.utf8.count <= 4, let limit = Int(limitText), (1...SubscriptionList.maxLimit).contains(limit) else {
+            guard let limit = SubscriptionList.limit(named: values["limit"] ?? String(SubscriptionList.defaultLimit)) else {
                 throw FigureQuery.Refusal(description: "limit is a whole number from 1 to \(SubscriptionList.maxLimit)")
             }
             let cursor = values["cursor"].flatMap(SubscriptionList.Cursor.init)
@@ -69,10 +65,10 @@ struct SubscriptionListController {
             // What a list does not take, in a list's words (FigureQuery would speak of figures).
             if periods, values["at"] != nil {
                 throw FigureQuery.Refusal(description: "at is for a list judged at an instant; no instant judges periods "
-                                                       + "(\(SubscriptionListController.periodLists)): such a list takes from, to, product, limit and cursor")
+                                                       + "(\(SubscriptionListController.periodListNames)): such a list takes from, to, product, limit and cursor")
             }
             if !counted.isRanged, let given = FigureQuery.rangeParameters.first(where: { values[$0] != nil }) {
-                throw FigureQuery.Refusal(description: "\(given) is for a list over a range (churned, \(SubscriptionListController.periodLists)); "
+                throw FigureQuery.Refusal(description: "\(given) is for a list over a range (churned, \(SubscriptionListController.periodListNames)); "
                                                        + "this one is judged at one instant: it takes at, product, limit and cursor")
             }
             // A count of the flows, rates, revenue or cohorts is over a range; a status's at one instant. No instant judges periods.

@@ -34,6 +34,13 @@ struct SubscriptionListPage {
         }
     }
 
+    /// How the product asked for is said: what the list holds is of it, but a cohort's periods paid
+    /// for are of any product, their subscription's first paid period of it (as the cohorts take a product).
+    private var productOf: String {
+        if case .paid = asked.counted { return " (their first paid period of " }
+        return " of "
+    }
+
     /// What a period's amount is: what the figure behind the list adds up for it.
     private var amountHeading: String {
         switch asked.counted {
@@ -51,7 +58,7 @@ struct SubscriptionListPage {
     var html: String {
         let escape = DashboardPage.escape
         let periods = asked.counted.listsPeriods
-        // Periods (that began, or were refunded) are judged at no instant.
+        // Periods (that began, were bought or refunded, or a cohort's) are judged at no instant.
         let instant = periods ? "" : " at <time data-figure=\"at_ms\" data-value=\"\(asked.at)\">\(DashboardPage.date(asked.at))</time>"
         var page = """
             <!doctype html>
@@ -60,7 +67,7 @@ struct SubscriptionListPage {
             \(DashboardPage.style)
             </style></head><body>
             <h1>\(escape(counted.what.prefix(1).uppercased() + counted.what.dropFirst()))</h1>
-            <p><span data-figure="count" data-value="\(count)">\(count)</span> \(escape(counted.what))\(escape(counted.range))\(asked.figure.product.map { " of <span id=\"product\">\(escape($0))</span>" } ?? "")
+            <p><span data-figure="count" data-value="\(count)">\(count)</span> \(escape(counted.what))\(escape(counted.range))\(asked.figure.product.map { productOf + "<span id=\"product\">\(escape($0))</span>" + (productOf == " of " ? "" : ")") } ?? "")
             \(instant) (UTC), as the
             <a href="\(DashboardController.path)">dashboard</a> counts them; each links what the store holds of its subscription, with the JWS Apple signed.</p>
             <table id="subscription-list"><tr><th>Original transaction id</th>\(periods ? "<th>Transaction id</th>" : "")<th>Product</th>\(periods ? "<th>\(amountHeading)</th>" : "")</tr>
