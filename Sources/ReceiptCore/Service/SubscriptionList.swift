@@ -179,6 +179,10 @@ public enum SubscriptionList {
 
         /// The list a parameter other than `status` and `churned` names by `value` (`parameter`'s inverse).
         private static func list(_ key: String, named value: String) throws(Refusal) -> Counted {
+            func currencies() throws(Refusal) -> Currencies {
+                guard let currencies = Currencies(name: value) else { throw Currencies.refusal(of: key) }
+                return currencies
+            }
             switch key {
             case "active":
                 guard let place = standingNames.firstIndex(of: value) else {
@@ -193,15 +197,12 @@ public enum SubscriptionList {
                     throw Refusal(description: "retained is a whole number of periods from 1 to \(IntervalCohort.maxPeriods)")
                 }
                 return .retained(periods: periods)
-            case "mrr", "bought", "refunds", "paying", "paid":  // each parameter's name, as `parameter` writes it
-                guard let currencies = Currencies(name: value) else { throw Currencies.refusal(of: key) }
-                switch key {
-                case "mrr": return .mrr(currencies)
-                case "bought": return .bought(currencies)
-                case "refunds": return .refunds(currencies)
-                case "paying": return .paying(currencies)
-                default: return .paid(currencies)
-                }
+            // Each parameter's name, as `parameter` writes it.
+            case "mrr": return .mrr(try currencies())
+            case "bought": return .bought(try currencies())
+            case "refunds": return .refunds(try currencies())
+            case "paying": return .paying(try currencies())
+            case "paid": return .paid(try currencies())
             default:
                 throw Refusal(description: "\(key) names no list")
             }

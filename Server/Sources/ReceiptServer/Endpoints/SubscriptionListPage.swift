@@ -36,9 +36,10 @@ struct SubscriptionListPage {
 
     /// How the product asked for is said: what the list holds is of it, but a cohort's periods paid
     /// for are of any product, their subscription's first paid period of it (as the cohorts take a product).
-    private var productOf: String {
-        if case .paid = asked.counted { return " (their first paid period of " }
-        return " of "
+    private func productClause(_ product: String) -> String {
+        let named = "<span id=\"product\">\(DashboardPage.escape(product))</span>"
+        if case .paid = asked.counted { return " (their first paid period of \(named))" }
+        return " of " + named
     }
 
     /// What a period's amount is: what the figure behind the list adds up for it.
@@ -67,7 +68,7 @@ struct SubscriptionListPage {
             \(DashboardPage.style)
             </style></head><body>
             <h1>\(escape(counted.what.prefix(1).uppercased() + counted.what.dropFirst()))</h1>
-            <p><span data-figure="count" data-value="\(count)">\(count)</span> \(escape(counted.what))\(escape(counted.range))\(asked.figure.product.map { productOf + "<span id=\"product\">\(escape($0))</span>" + (productOf == " of " ? "" : ")") } ?? "")
+            <p><span data-figure="count" data-value="\(count)">\(count)</span> \(escape(counted.what))\(escape(counted.range))\(asked.figure.product.map(productClause) ?? "")
             \(instant) (UTC), as the
             <a href="\(DashboardController.path)">dashboard</a> counts them; each links what the store holds of its subscription, with the JWS Apple signed.</p>
             <table id="subscription-list"><tr><th>Original transaction id</th>\(periods ? "<th>Transaction id</th>" : "")<th>Product</th>\(periods ? "<th>\(amountHeading)</th>" : "")</tr>
