@@ -240,6 +240,9 @@ extension ActiveSpansTests {
                     expected = after.values.first! > before.values.first! ? .expansion : .contraction
                 }
                 #expect(move.move == expected, "\(periods): \(move)")
+                // Of the product it moved to; a churn, of the one it moved from.
+                let standing = Self.active(periods, at: (move.move == .churned ? move.day - 1 : move.day) * Self.day)
+                #expect(move.product == standing?.product, "\(periods): \(move)")
             }
         }
         #expect(kinds == Set(MRRMove.allCases))  // the histories made every kind

@@ -295,12 +295,13 @@ struct RefundsListTests {
         let lists: [Counted] = [Counted.status(named: "entitled")!, .churned(.voluntary), .refunds(all), .bought(all), .mrr(all),
                                 .standing(trials: true), .standing(trials: false), .retained(periods: 1), .retained(periods: 120),
                                 .paying(all), .paying(Currencies(name: "EUR")!), .paid(all), .paid(Currencies(name: "none")!)]
-            + SubscriptionList.Began.names.map { .began(SubscriptionList.Began(name: $0)!) }
+            + SubscriptionList.Began.names.map { .began(SubscriptionList.Began(name: $0)!) } + MRRMove.allCases.map { .moved($0, all) }
         for counted in lists {
             let answers: [Counted.CountingFigure: Bool] = [
                 .flows: counted.count(on: []) != nil, .rates: counted.count(onRates: []) != nil,
                 .revenue: counted.count(onRevenue: []) != nil, .mrr: counted.count(onMRR: []) != nil,
                 .active: counted.count(in: ActiveStanding()) != nil, .cohorts: counted.count(onCohorts: [], revenue: []) != nil,
+                .mrrMovement: counted.count(onMovement: []) != nil,
                 // The subscriptions figure counts statuses, which a status's list alone names without a parameter.
                 .subscriptions: counted.parameter == nil,
             ]
@@ -313,6 +314,50 @@ struct RefundsListTests {
         #expect(Counted.began(SubscriptionList.Began(name: "new")!).countingFigure == .flows)
         #expect(Counted.began(SubscriptionList.Began(name: "paid_periods")!).countingFigure == .rates)
         #expect(Counted.churned(.billing).countingFigure == .flows && Counted.status(named: "active")?.countingFigure == .subscriptions)
+    }
+
+    /// A count of the MRR movement (`mrr_new=CURRENCY`, …) lists the moves of its kind that the midnights
+    /// after its range's first day and up to its last show, over all products, as IntervalMRRMovement counts them.
+    @Test func aCountOfTheMRRMovementListsTheMovesOfItsKind() throws {
+        #expect(Counted.moveListKeys == ["mrr_new", "mrr_expansion", "mrr_contraction", "mrr_churned", "mrr_reactivation"])
+        for (place, key) in Counted.moveListKeys.enumerated() {
+            let counted = try Counted(query: [key: "EUR"])
+            #expect(counted == .moved(MRRMove.allCases[place], Currencies(name: "EUR")!))
+            #expect(counted.queryParameters.map { [$0.key, $0.value] } == [[key, "EUR"]])
+            #expect(counted.listsPeriods && counted.listsMoves && counted.isRanged && !counted.takesProduct && counted.statusName == nil)
+            #expect(counted.countingFigure == .mrrMovement)
+        }
+        #expect(Counted.paid(.all).takesProduct && !Counted.paid(.all).listsMoves && Counted.status(named: "active")!.takesProduct)
+        for (query, said) in [(["mrr_new": "usd"], "mrr_new is all"), (["mrr_churned": "all", "paid": "all"], "each come alone"),
+                              (["mrr_expansion": "all", "status": "active"], "each come alone"), (["mrr_gained": "all"], "status is one of")] {
+            do throws(SubscriptionList.Refusal) {
+                _ = try Counted(query: query)
+                Issue.record("\(query) was taken")
+            } catch {
+                #expect(error.description.contains(said), "\(error.description)")
+            }
+        }
+        // Days 10 to 12: a range from day 10's noon to day 12's noon shows the moves of the midnights of days 11 and 12.
+        let day = FigureInterval.dayMilliseconds
+        let days = Counted.moveDays(from: 10 * day + day / 2, to: 12 * day + day / 2)
+        #expect(days.after == 10 && days.through == 12)
+        let totals = [MRRDayTotal(day: 10, currency: "EUR", move: .new, subscriptions: 5, twelfths: 60),
+                      MRRDayTotal(day: 11, currency: "EUR", move: .new, subscriptions: 2, twelfths: 24),
+                      MRRDayTotal(day: 12, currency: "USD", move: .new, subscriptions: 3, twelfths: 36),
+                      MRRDayTotal(day: 12, currency: "EUR", move: .churned, subscriptions: 4, twelfths: -48),
+                      MRRDayTotal(day: 13, currency: "EUR", move: .new, subscriptions: 7, twelfths: 84)]
+        let movement = IntervalMRRMovement.make(totals, intervals: [days.after], readDays: [days.through])
+        #expect(Counted.moved(.new, Currencies(name: "EUR")!).count(onMovement: movement) == 2)
+        #expect(Counted.moved(.new, .all).count(onMovement: movement) == 5)
+        #expect(Counted.moved(.churned, .all).count(onMovement: movement) == 4)
+        #expect(Counted.moved(.reactivation, .all).count(onMovement: movement) == 0 && Counted.paid(.all).count(onMovement: movement) == nil)
+        // A move is listed at its midnight, its position that midnight then its subscription's id.
+        let move = SubscriptionList.Member(originalTransactionID: "10", productID: "p", amount: .init(milliunits: -4_990, currency: "EUR"),
+                                           movedAt: 12 * day)
+        #expect(move.position == "\(12 * day)-10" && move.listedID == "10")
+        let json = String(decoding: SubscriptionList.json([move], counted: .moved(.churned, Currencies(name: "EUR")!), at: 9, from: 3,
+                                                          to: 4, product: nil, nextCursor: nil), as: UTF8.self)
+        #expect(json == #"{"mrr_churned":"EUR","from_ms":3,"to_ms":4,"subscriptions":[{"original_transaction_id":"10","moved_at_ms":1036800000,"product_id":"p","amount_milliunits":-4990,"currency":"EUR"}]}"#)
     }
 
     /// A cohort's `retained` (its n-th count) lists the first paid periods of the range whose subscription
@@ -380,7 +425,8 @@ struct RefundsListTests {
         } catch {
             #expect(error.description.contains("active is one of"), "\(error.description)")
         }
-        #expect(Counted.listKeys == ["active", "mrr", "began", "bought", "refunds", "retained", "paying", "paid"])
+        #expect(Counted.listKeys == ["active", "mrr", "began", "bought", "refunds", "retained", "paying", "paid", "mrr_new",
+                                     "mrr_expansion", "mrr_contraction", "mrr_churned", "mrr_reactivation"])
     }
 
     /// A query's values are read by name: the same lists as the labelled init, whatever else the query holds.

@@ -18,15 +18,22 @@ def table(location, query):
 
 
 #: The schema version a server of this build makes and upgrades to.
-SCHEMA_VERSION = "15"
+SCHEMA_VERSION = "16"
 
 #: What schema 11 added to the summaries: the rows each stands on.
 SCHEMA_11_COLUMNS = ("standing_transaction_id", "last_transaction_id")
 
 
+def downgrade_to_schema_15(location):
+    """What a store of schema 15 held: no moves per subscription, version 15."""
+    for statement in ("DROP TABLE subscription_moves", "DELETE FROM schema_version WHERE version > 15"):
+        table(location, statement)
+
+
 def downgrade_to_schema_14(location):
     """What a store of schema 14 held: the subscriptions active per midnight per product alone
     (the counts of today's table added up over currency, plan and trial), no MRR moves, version 14."""
+    downgrade_to_schema_15(location)
     for statement in ("CREATE TABLE subscription_active_days_14 (day BIGINT NOT NULL, product_id TEXT NOT NULL, "
                       "change BIGINT NOT NULL, PRIMARY KEY (day, product_id))",
                       "INSERT INTO subscription_active_days_14 SELECT day, product_id, CAST(sum(change) AS BIGINT) "
@@ -39,6 +46,7 @@ def downgrade_to_schema_14(location):
 
 def downgrade_to_schema_13(location):
     """What a store of schema 13 held: no subscriptions active per midnight nor MRR moves, version 13."""
+    table(location, "DROP TABLE IF EXISTS subscription_moves")
     for statement in ("DROP TABLE subscription_active_days", "DROP TABLE IF EXISTS subscription_mrr_moves",
                       "DROP INDEX transactions_by_original_expiry",
                       "DELETE FROM schema_version WHERE version > 13"):

@@ -528,11 +528,41 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
         assert answered.get("paying") == asked.get("paying"), answered
         assert "at" not in asked or answered["at_ms"] == int(asked["at"])
         assert "from" not in asked or (answered["from_ms"], answered["to_ms"]) == (int(asked["from"]), int(asked["to"]))
+    assert assert_moves_link_their_moves(server, tables["mrr-movement"]) or not every_kind
     return (sum(int(count) for _, count, _ in by_status), sum(int(count) for _, count, _ in churned),
             sum(int(count) for _, count, _ in began), sum(int(count) for _, count, _ in refunds),
             sum(int(count) for _, count, _ in stood), sum(int(count) for _, count, _ in periods),
             sum(int(count) for _, count, _ in mrr_now + mrr_then), sum(int(count) for _, count, _ in rated),
             sum(int(count) for _, count, _ in cohorts) if "cohorts" in tables else None)
+
+
+def assert_moves_link_their_moves(server, movement_table):
+    """Each amount of a move in the MRR movement table links the moves it adds up (mrr_KIND=CURRENCY over the
+    interval's start to the midnight it is read at, of every product): as many as its title counts, on the page and
+    through /v1/subscriptions, in its currency, their amounts adding up to it within each one's rounding; the net
+    links nothing. Returns how many moves were followed."""
+    cells = re.findall(r'<td data-figure="(\w+)_milliunits" data-value="(-?\d+)"(?: title="(\d+) moves")?>(?:<a href="([^"]+)">)?',
+                       movement_table)
+    assert cells
+    followed = 0
+    for kind, amount, count, href in cells:
+        if kind == "net":
+            assert not href and not count, (kind, amount)
+            continue
+        assert href and count, (kind, amount)
+        href = html.unescape(href)
+        asked = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(href).query))
+        named = asked.pop(f"mrr_{kind}")
+        assert asked.keys() == {"from", "to"} and int(asked["from"]) % DAY == 0 == int(asked["to"]) % DAY, href
+        status, body, _ = server.request("GET", href)
+        page = html.unescape(body.decode())
+        assert status == 200 and f'data-figure="count" data-value="{count}"' in page, (href, page[:1500])
+        listed = list_all(server, dict(asked, limit=2, **{f"mrr_{kind}": named}))
+        assert len(listed["ids"]) == int(count) and listed[f"mrr_{kind}"] == named, (href, listed)
+        assert all(currency == ("" if named == "none" else named) for _, currency in listed["amounts"]), listed
+        assert abs(sum(moved for moved, _ in listed["amounts"]) - int(amount)) <= len(listed["ids"]), (href, listed)
+        followed += int(count)
+    return followed
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (scripts/install-deps.sh test installs it)")

@@ -15,7 +15,7 @@ import time
 import urllib.parse
 
 from store_tables import SCHEMA_6_COLUMNS, SCHEMA_VERSION, downgrade_to_schema_5, downgrade_to_schema_13, \
-    downgrade_to_schema_14
+    downgrade_to_schema_14, downgrade_to_schema_15
 from test_serve import CLI
 from test_notifications import (ORIGINAL, TOKEN, mint_jws, new_store, news_ca, now, post,  # noqa: F401 (fixtures)
                                 postgres, store_server, table)
@@ -1018,15 +1018,17 @@ def test_churn_by_month_equals_a_reference_from_the_same_notifications(tmp_path,
         assert unclassified_seen, "no subscription of no plan's length was active at a midnight asked"
     finally:
         server.stop()
-    # Schema 15 made again from the rows, from a store of schema 14 and one of 13: what the writes
-    # kept, undated copies and extreme dates among them.
-    kept, kept_moves = active_days(server.location), mrr_moves(server.location)
-    for downgrade in (downgrade_to_schema_14, downgrade_to_schema_13):
+    # Schema 16 made again from the rows, from a store of schema 15, one of 14 and one of 13: what the
+    # writes kept, undated copies and extreme dates among them.
+    kept, kept_moves, kept_own = active_days(server.location), mrr_moves(server.location), subscription_moves(server.location)
+    assert kept_own
+    for downgrade in (downgrade_to_schema_15, downgrade_to_schema_14, downgrade_to_schema_13):
         downgrade(server.location)
         store_server(tmp_path, news_ca, test_ca, store=server.location).stop()
         assert table(server.location, "SELECT max(version) FROM schema_version") == [(SCHEMA_VERSION,)]
         assert active_days(server.location) == kept, downgrade.__name__
         assert mrr_moves(server.location) == kept_moves, downgrade.__name__
+        assert subscription_moves(server.location) == kept_own, downgrade.__name__
 
 
 def list_all(server, query):
@@ -1040,9 +1042,9 @@ def list_all(server, query):
         # A list of periods (began) names each period's transaction id beside its subscription's.
         listed = answer.pop("subscriptions")
         ids += [item.get("transaction_id", item["original_transaction_id"]) for item in listed]
-        # A period names its amount (its price, or the amount refunded), in its currency.
-        amounts += [(item["amount_milliunits"], item.get("currency", "")) for item in listed if "transaction_id" in item]
-        assert all(("amount_milliunits" in item) == ("transaction_id" in item) for item in listed), listed
+        # A period names its amount (its price, or the amount refunded), in its currency; so does a move.
+        amounts += [(item["amount_milliunits"], item.get("currency", "")) for item in listed if "amount_milliunits" in item]
+        assert all(("amount_milliunits" in item) == ("transaction_id" in item or "moved_at_ms" in item) for item in listed), listed
         cursor = answer.pop("next_cursor", None)
         said.add(tuple(sorted(answer.items())))
         if cursor is None:
@@ -1187,6 +1189,33 @@ def test_mrr_movement_by_month_equals_a_reference_from_the_same_notifications(tm
             status, answer = server.json("GET", f"/v1/stats/mrr_movement?{query}")
             assert status == 400, query
         assert "over all of them" in server.json("GET", "/v1/stats/mrr_movement?product=x")[1]["detail"]
+        # Each line's count of a kind lists its moves (mrr_KIND=CURRENCY over the interval's start to the midnight
+        # it is read at): as many as it counts, in its currency, their amounts adding up to its amount within each
+        # one's rounding; the price changes' subscription among the expanded and the contracted, of its product.
+        listed_moves = {}
+        for interval in movement["intervals"]:
+            for line in interval["currencies"]:
+                for kind in MOVES:
+                    days = {"from": interval["start_ms"], "to": interval["at_ms"], f"mrr_{kind}": line["currency"] or "none"}
+                    listed = list_all(server, dict(days, limit=2))
+                    assert len(listed["ids"]) == line[kind] and all(currency == line["currency"] for _, currency in listed["amounts"])
+                    assert abs(sum(moved for moved, _ in listed["amounts"]) - line[f"{kind}_milliunits"]) <= len(listed["ids"])
+                    listed_moves.setdefault(kind, []).extend(listed["ids"])
+        changed, _ = price_changes(mint_jws, news_ca, now)
+        assert changed in listed_moves["expansion"] and changed in listed_moves["contraction"]
+        whole = {"from": movement["intervals"][0]["start_ms"], "to": movement["intervals"][-1]["at_ms"]}
+        for kind in MOVES:
+            assert sorted(list_all(server, dict(whole, **{f"mrr_{kind}": "all"}))["ids"]) == sorted(listed_moves[kind]), kind
+        status, page = server.json("GET", "/v1/subscriptions?" + urllib.parse.urlencode(dict(whole, mrr_expansion="all")))
+        assert {item["product_id"] for item in page["subscriptions"] if item["original_transaction_id"] == changed} == {
+            "com.example.minted.monthly"}, page
+        assert all(item["moved_at_ms"] % DAY == 0 and whole["from"] < item["moved_at_ms"] <= whole["to"]
+                   for item in page["subscriptions"]), page
+        for refused, said in (("mrr_new=all&product=com.example.minted.monthly", "product is not taken"),
+                              (f"mrr_churned=EUR&at={now}", "no instant judges"), ("mrr_new=eur", "mrr_new is all"),
+                              ("mrr_new=all&mrr_churned=all", "each come alone")):
+            status, answer = server.json("GET", f"/v1/subscriptions?{refused}")
+            assert status == 400 and said in answer["detail"], (refused, answer)
         # By day: no currency line without a move, though refunds and late periods took some back.
         by_day = f"/v1/stats/mrr_movement?from={since}&to={until}&by=day"
         lines = [line for interval in server.json("GET", by_day)[1]["intervals"] for line in interval["currencies"]]
@@ -1395,13 +1424,26 @@ def mrr_moves(location):
             if row[3:] != ("0", "0")]
 
 
+def subscription_moves(location):
+    """Each subscription's MRR moves with their twelfths (schema 16), in key order, rows that move nothing left out."""
+    return [row for row in table(location, "SELECT * FROM subscription_moves "
+                                           "ORDER BY original_transaction_id, day, currency, move, product_id")
+            if row[5:] != ("0", "0")]
+
+
 def assert_kept_tables_made_afresh_agree(location, start_server):
     """What each write kept (the summaries and the periods' numbers, made from the rows a write
     changed; the periods begun per day and the summaries per expiry day, changed by differences)
     equals what a migration (at `start_server()`) makes from all the rows held."""
     kept, kept_expiries, kept_summaries = flow_days(location), expiry_days(location), summaries_and_periods(location)
-    kept_active, kept_moves = active_days(location), mrr_moves(location)
+    kept_active, kept_moves, kept_own = active_days(location), mrr_moves(location), subscription_moves(location)
     assert any(int(row[5]) > 0 for row in kept_active) and any(int(row[3]) > 0 for row in kept_moves)
+    # Each subscription's moves add up to the day counts, kind by kind.
+    days = {}
+    for _, day, currency, move, _, moves, twelfths in kept_own:
+        sums = days.setdefault((day, currency, move), [0, 0])
+        sums[0], sums[1] = sums[0] + int(moves), sums[1] + int(twelfths)
+    assert sorted((*key, str(sums[0]), str(sums[1])) for key, sums in days.items() if sums != [0, 0]) == sorted(kept_moves)
     assert sum(int(value) for row in kept for value in row[3:]) > 0
     assert sum(int(row[6]) for row in kept_expiries) == int(table(location, "SELECT count(*) FROM subscription_summaries")[0][0])
     downgrade_to_schema_5(location)
@@ -1413,6 +1455,7 @@ def assert_kept_tables_made_afresh_agree(location, start_server):
     assert expiry_days(location) == kept_expiries
     assert active_days(location) == kept_active
     assert mrr_moves(location) == kept_moves
+    assert subscription_moves(location) == kept_own
 
 
 def assert_shuffled_arrival_agrees(server, stories, seed, paths, start_server, new_store):

@@ -26,6 +26,7 @@ import Testing
         "75416d3b2bd322c7",  // 13
         "00798fdb3965a459",  // 14
         "b7a5f4bd761f7f44",  // 15
+        "dc8364bdff60c68a",  // 16
     ]
 
     static func fingerprint(of version: Int) -> String {

@@ -21,15 +21,17 @@ public enum MRRMove: String, Sendable, CaseIterable, Comparable {
 }
 
 /// One subscription's move on one day: the midnight that first shows it, in its currency, by
-/// `twelfths` of a milliunit a month (above 0 for new, expansion and reactivation, below for the others).
+/// `twelfths` of a milliunit a month (above 0 for new, expansion and reactivation, below for the
+/// others), and the product of what it moved to (for churned, of what it moved from).
 public struct MRRDayMove: Sendable, Hashable {
     public let day: Int64
     public let currency: String
     public let move: MRRMove
     public let twelfths: Int64
+    public let product: String
 
-    public init(day: Int64, currency: String, move: MRRMove, twelfths: Int64) {
-        (self.day, self.currency, self.move, self.twelfths) = (day, currency, move, twelfths)
+    public init(day: Int64, currency: String, move: MRRMove, twelfths: Int64, product: String = "") {
+        (self.day, self.currency, self.move, self.twelfths, self.product) = (day, currency, move, twelfths, product)
     }
 }
 
@@ -51,37 +53,39 @@ public enum MRRMovement {
     /// two (the periods before stand no more), and its moves from `fromDay` on are the whole history's.
     public static func dayMoves(of periods: [ActiveSpans.Period], fromDay: Int64?, paidEndedBefore: Bool) -> [MRRDayMove] {
         // The value at each midnight, as runs of days: the spans that cover a midnight, each worth its standing's twelfths.
-        var runs: [(first: Int64, end: Int64, currency: String, worth: Int64)] = []
+        var runs: [(first: Int64, end: Int64, standing: ActiveSpans.Standing, worth: Int64)] = []
         for span in ActiveSpans.spans(of: periods) where !span.days.isEmpty {
-            runs.append((span.days.lowerBound, span.days.upperBound, span.standing.currency, twelfths(of: span.standing)))
+            runs.append((span.days.lowerBound, span.days.upperBound, span.standing, twelfths(of: span.standing)))
         }
         // A paid period had ended by a midnight when the earliest-ending one had.
         let firstPaidEnd = periods.filter { !$0.revoked && ($0.price ?? 0) > 0 }.compactMap(\.expires).min()
         var moves: [MRRDayMove] = []
-        var (currency, worth) = ("", Int64(0))
-        /// The value becomes `newWorth` in `newCurrency` at the midnight of `day`.
-        func change(on day: Int64, to newCurrency: String, _ newWorth: Int64) {
-            defer { (currency, worth) = (newCurrency, newWorth) }
+        var (currency, product, worth) = ("", "", Int64(0))
+        /// The value becomes `newWorth` in `standing`'s currency at the midnight of `day`.
+        func change(on day: Int64, to standing: ActiveSpans.Standing, _ newWorth: Int64) {
+            let newCurrency = standing.currency
+            defer { (currency, product, worth) = (newCurrency, standing.product, newWorth) }
             guard fromDay.map({ day >= $0 }) ?? true else { return }
             let paidEnded = paidEndedBefore
                 || firstPaidEnd.map { $0 <= (day - 1).clampedMultiplied(by: FigureInterval.dayMilliseconds) } ?? false
+            func moved(_ move: MRRMove, in currency: String, _ twelfths: Int64, of product: String) {
+                moves.append(MRRDayMove(day: day, currency: currency, move: move, twelfths: twelfths, product: product))
+            }
             switch (worth > 0, newWorth > 0) {
-            case (false, true):
-                moves.append(MRRDayMove(day: day, currency: newCurrency, move: paidEnded ? .reactivation : .new, twelfths: newWorth))
-            case (true, false): moves.append(MRRDayMove(day: day, currency: currency, move: .churned, twelfths: -worth))
+            case (false, true): moved(paidEnded ? .reactivation : .new, in: newCurrency, newWorth, of: standing.product)
+            case (true, false): moved(.churned, in: currency, -worth, of: product)
             case (true, true) where currency != newCurrency:
-                moves.append(MRRDayMove(day: day, currency: currency, move: .churned, twelfths: -worth))
-                moves.append(MRRDayMove(day: day, currency: newCurrency, move: .reactivation, twelfths: newWorth))
+                moved(.churned, in: currency, -worth, of: product)
+                moved(.reactivation, in: newCurrency, newWorth, of: standing.product)
             case (true, true) where newWorth != worth:  // both above 0: the difference cannot overflow
-                moves.append(MRRDayMove(day: day, currency: currency, move: newWorth > worth ? .expansion : .contraction,
-                                        twelfths: newWorth - worth))
+                moved(newWorth > worth ? .expansion : .contraction, in: currency, newWorth - worth, of: standing.product)
             default: break
             }
         }
         for (index, run) in runs.enumerated() {
-            change(on: run.first, to: run.currency, run.worth)
+            change(on: run.first, to: run.standing, run.worth)
             // Runs do not overlap; the next may begin where this one ends (an upgrade, a price rise).
-            if index + 1 == runs.count || runs[index + 1].first != run.end { change(on: run.end, to: run.currency, 0) }
+            if index + 1 == runs.count || runs[index + 1].first != run.end { change(on: run.end, to: run.standing, 0) }
         }
         return moves
     }

@@ -4,7 +4,8 @@
 /// count of the flows; or the periods behind a count of the flows' or the rates' periods that began (Began),
 /// behind a revenue line's periods (Currencies), behind a count of refunds (Currencies) or behind a
 /// cohort's counts (those that continued, `retained`; a currency's paying and what they paid), in the
-/// order of their dates then transaction ids
+/// order of their dates then transaction ids; or the MRR moves behind a count of the MRR movement,
+/// in the order of their midnights then original transaction ids
 /// (Counted names which). The store reads them; the names, the bounds and the answer are here,
 /// for the API and the dashboard alike.
 public enum SubscriptionList {
@@ -20,22 +21,31 @@ public enum SubscriptionList {
     /// (the standing period's, else the last purchased; as the figure counts it); in a list of
     /// periods (`Counted.listsPeriods`), one period: its own product, its transaction id and its position,
     /// and the money a figure adds up for it (its price; in a list of refunds, the amount refunded; in
-    /// a list of what a cohort paid, its price less what was refunded of it).
+    /// a list of what a cohort paid, its price less what was refunded of it); in a list of MRR moves
+    /// (`Counted.moved`), one move: the midnight that first shows it (`movedAt`), the product of
+    /// what it moved to (of what it moved from, for churned) and its amount a month.
     public struct Member: Sendable, Equatable {
         public let originalTransactionID: String
         public let productID: String
         public let period: PeriodPosition?
         public let amount: Amount?
+        /// A move's midnight, in epoch milliseconds.
+        public let movedAt: Int64?
 
-        public init(originalTransactionID: String, productID: String, period: PeriodPosition? = nil, amount: Amount? = nil) {
+        public init(originalTransactionID: String, productID: String, period: PeriodPosition? = nil, amount: Amount? = nil,
+                    movedAt: Int64? = nil) {
             (self.originalTransactionID, self.productID, self.period, self.amount) = (originalTransactionID, productID, period, amount)
+            self.movedAt = movedAt
         }
 
         /// The id it is listed by: the period's, else the subscription's.
         public var listedID: String { period?.transactionID ?? originalTransactionID }
 
-        /// Where it stands in its list, as a cursor names it: the subscription's id, or the period's position.
-        public var position: String { period?.text ?? originalTransactionID }
+        /// Where it stands in its list, as a cursor names it: the subscription's id, the period's
+        /// position, or a move's (its midnight, then its subscription's id: `DATE-ID` too).
+        public var position: String {
+            period?.text ?? movedAt.map { PeriodPosition(date: $0, transactionID: originalTransactionID).text } ?? originalTransactionID
+        }
     }
 
     /// An amount of money: milliunits of a currency ("" where the row names none, as the figures group it).
@@ -99,6 +109,11 @@ public enum SubscriptionList {
         /// any) of the subscriptions whose first paid period was bought in the range, whenever
         /// bought, each with its price less what was refunded of it.
         case paid(Currencies)
+        /// A count of `/v1/stats/mrr_movement`'s line in a currency (or all lines): the moves of its
+        /// kind that the midnights after the range's first and up to its last show (`moveDays`), over
+        /// all products, each with its amount a month (twelfths of a milliunit rounded, as
+        /// IntervalMRRMovement rounds a sum of them).
+        case moved(MRRMove, Currencies)
 
         /// What `active=` names: the trials, or the paid.
         public static let standingNames = ["trials", "paid"]
@@ -135,8 +150,10 @@ public enum SubscriptionList {
         /// The parameters that each name a list of their own: those judged at an instant (of active
         /// subscriptions), then those of periods, in the order `init` reads them.
         public static let instantListKeys = ["active", "mrr"]
-        public static let periodListKeys = ["began", "bought", "refunds", "retained", "paying", "paid"]
+        public static let periodListKeys = ["began", "bought", "refunds", "retained", "paying", "paid"] + moveListKeys
         public static var listKeys: [String] { instantListKeys + periodListKeys }
+        /// The parameter that names a list of moves of each kind (`mrr_new`, …), by MRRMove.allCases.
+        public static let moveListKeys = MRRMove.allCases.map { "mrr_" + $0.rawValue }
 
         /// What a request's query names (`status`, `churned`, and the `listKeys`; nil where absent): a
         /// status, with `churned` for a churn; or, alone, a list of periods (that began, bought, refunded,
@@ -204,7 +221,8 @@ public enum SubscriptionList {
             case "paying": return .paying(try currencies())
             case "paid": return .paid(try currencies())
             default:
-                throw Refusal(description: "\(key) names no list")
+                guard let place = moveListKeys.firstIndex(of: key) else { throw Refusal(description: "\(key) names no list") }
+                return .moved(MRRMove.allCases[place], try currencies())
             }
         }
 
@@ -224,6 +242,8 @@ public enum SubscriptionList {
             case revenue
             /// `/v1/stats/cohorts` over the list's range (`count(onCohorts:revenue:)`).
             case cohorts
+            /// `/v1/stats/mrr_movement` over the list's days (`moveDays`, `count(onMovement:)`).
+            case mrrMovement
         }
 
         public var countingFigure: CountingFigure {
@@ -235,6 +255,7 @@ public enum SubscriptionList {
             case .bought: return .revenue
             case .churned, .refunds: return .flows
             case .retained, .paying, .paid: return .cohorts
+            case .moved: return .mrrMovement
             }
         }
 
@@ -244,7 +265,7 @@ public enum SubscriptionList {
             case .status(let name, _): return name
             case .churned: return SubscriptionState.Status.expired.name
             case .standing, .mrr: return SubscriptionState.Status.active.name
-            case .began, .bought, .refunds, .retained, .paying, .paid: return nil
+            case .began, .bought, .refunds, .retained, .paying, .paid, .moved: return nil
             }
         }
 
@@ -254,18 +275,32 @@ public enum SubscriptionList {
             case .status(_, let statuses): return statuses
             case .churned: return [.expired]
             case .standing, .mrr: return [.active]
-            case .began, .bought, .refunds, .retained, .paying, .paid: return []
+            case .began, .bought, .refunds, .retained, .paying, .paid, .moved: return []
             }
         }
 
-        /// Periods, each with its transaction id, which no instant judges; else subscriptions.
+        /// Periods, each with its transaction id, or MRR moves, which no instant judges; else subscriptions.
         public var listsPeriods: Bool { statusName == nil }
+
+        /// MRR moves, each at its midnight (`Member.movedAt`).
+        public var listsMoves: Bool { if case .moved = self { return true } else { return false } }
+
+        /// Whether a product may be asked for: not for the moves, which the MRR movement counts over all products.
+        public var takesProduct: Bool { !listsMoves }
+
+        /// The days whose midnights show the moves a list of them holds over [from, to) (epoch
+        /// milliseconds): those after from's day and up to to's, as `/v1/stats/mrr_movement` reads
+        /// an interval from its first midnight to the one it is read at (IntervalActive.readDays), so
+        /// that an interval's start and `at_ms` as a range list its moves.
+        public static func moveDays(from: Int64, to: Int64) -> (after: Int64, through: Int64) {
+            (FigureInterval.day(of: from), FigureInterval.day(of: to))
+        }
 
         /// Over a range (a count of the flows, the rates, the revenue or the cohorts); else at an instant alone.
         public var isRanged: Bool {
             switch self {
             case .status, .standing, .mrr: return false
-            case .churned, .began, .bought, .refunds, .retained, .paying, .paid: return true
+            case .churned, .began, .bought, .refunds, .retained, .paying, .paid, .moved: return true
             }
         }
 
@@ -274,7 +309,7 @@ public enum SubscriptionList {
             switch self {
             case .status(let name, _): return [("status", name)]
             case .churned(let reason): return [("status", SubscriptionState.Status.expired.name), ("churned", reason.rawValue)]
-            case .began, .bought, .refunds, .standing, .mrr, .retained, .paying, .paid: return parameter.map { [$0] } ?? []
+            case .began, .bought, .refunds, .standing, .mrr, .retained, .paying, .paid, .moved: return parameter.map { [$0] } ?? []
             }
         }
 
@@ -294,7 +329,7 @@ public enum SubscriptionList {
         }
 
         /// The parameter that names it besides a status (`churned`, `began`, `bought`, `refunds`, `active`, `mrr`,
-        /// `retained`, `paying` or `paid`) and
+        /// `retained`, `paying`, `paid` or a move's, `mrr_new` …) and
         /// its value, as the list's query and its answer name them; nil for a status's count.
         public var parameter: (key: String, value: String)? {
             switch self {
@@ -308,6 +343,7 @@ public enum SubscriptionList {
             case .retained(let periods): return ("retained", String(periods))
             case .paying(let currencies): return ("paying", currencies.name)
             case .paid(let currencies): return ("paid", currencies.name)
+            case .moved(let move, let currencies): return (Self.moveListKeys[MRRMove.allCases.firstIndex(of: move)!], currencies.name)
             }
         }
 
@@ -315,7 +351,7 @@ public enum SubscriptionList {
         /// instant); nil for a count another figure gives (`countingFigure`).
         public func count(on days: [DayFlows]) -> Int64? {
             switch self {
-            case .status, .standing, .bought, .mrr, .retained, .paying, .paid: return nil
+            case .status, .standing, .bought, .mrr, .retained, .paying, .paid, .moved: return nil
             case .churned(let reason): return IntervalFlows.churned(on: days)[ChurnReason.allCases.firstIndex(of: reason)!]
             case .began(let began): return IntervalFlows.began(began.name, on: days)
             case .refunds(let refunds): return IntervalFlows.refunds(in: refunds, on: days)
@@ -355,9 +391,18 @@ public enum SubscriptionList {
                 return firstPaid.filter { currencies.holds($0.currency) }.reduce(0) { $0.clampedAdding($1.subscriptions) }
             case .paid(let currencies):
                 return revenue.filter { currencies.holds($0.currency) }.reduce(0) { $0.clampedAdding($1.periods) }
-            case .status, .churned, .began, .bought, .refunds, .standing, .mrr:
+            case .status, .churned, .began, .bought, .refunds, .standing, .mrr, .moved:
                 return nil
             }
+        }
+
+        /// The count its members make as the MRR movement of its days gives it (`intervals`,
+        /// IntervalMRRMovement.make over `moveDays`): the moves of its kind in its currency's line, or in
+        /// all lines added up; nil for every other count.
+        public func count(onMovement intervals: [IntervalMRRMovement]) -> Int64? {
+            guard case .moved(let move, let currencies) = self else { return nil }
+            let place = MRRMove.allCases.firstIndex(of: move)!
+            return intervals.flatMap(\.currencies).filter { currencies.holds($0.currency) }.reduce(0) { $0.clampedAdding($1.counts[place]) }
         }
 
         /// The count its members make as what stood at its midnight gives it (`/v1/stats/active`'s
@@ -517,6 +562,7 @@ public enum SubscriptionList {
             writer.beginObject()
             writer.string("original_transaction_id", member.originalTransactionID)
             if let period = member.period { writer.string("transaction_id", period.transactionID) }
+            if let movedAt = member.movedAt { writer.number("moved_at_ms", movedAt) }
             writer.string("product_id", member.productID)
             if let amount = member.amount {
                 writer.number("amount_milliunits", amount.milliunits)

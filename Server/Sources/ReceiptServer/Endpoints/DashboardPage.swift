@@ -260,7 +260,8 @@ struct DashboardPage {
     }
 
     /// How MRR moved in each interval (IntervalMRRMovement), per currency, over all products: each
-    /// move's amount and count, and the net.
+    /// move's amount and count, the amount linking the moves it adds up (from the interval's start to
+    /// the midnight it is read at, which a list of moves takes as its range), and the net.
     private var movementTable: String {
         var table = "<h2>MRR movement by \(figure.interval.rawValue), all products</h2>\n<table id=\"mrr-movement\"><tr><th>From</th>"
             + "<th>Currency</th>" + IntervalMRRMovement.amountNames.map { "<th>\($0.replacingOccurrences(of: "_milliunits", with: ""))</th>" }.joined()
@@ -270,9 +271,15 @@ struct DashboardPage {
                 table += "<tr data-line=\"\(interval.startMilliseconds)/\(Self.escape(line.currency))\">"
                     + "<td>\(Self.date(interval.startMilliseconds))</td><td>\(Self.escape(line.currency))</td>"
                     + line.amounts.enumerated().map { place, amount in
-                        let count = place < line.counts.count ? " title=\"\(line.counts[place]) moves\"" : ""
-                        return "<td data-figure=\"\(amount.name)\" data-value=\"\(amount.milliunits)\"\(count)>"
-                            + "\(Self.money(amount.milliunits, line.currency))</td>"
+                        let shown = Self.money(amount.milliunits, line.currency)
+                        guard place < line.counts.count else { return Self.cell(amount.name, amount.milliunits, shown: shown) }
+                        let moves = SubscriptionList.Currencies(currency: line.currency).flatMap { currencies in
+                            interval.startMilliseconds < interval.atMilliseconds
+                                ? listLink(.moved(MRRMove.allCases[place], currencies),
+                                           range: (interval.startMilliseconds, interval.atMilliseconds), at: nil) : nil
+                        }
+                        return "<td data-figure=\"\(amount.name)\" data-value=\"\(amount.milliunits)\" title=\"\(line.counts[place]) moves\">"
+                            + (moves.map { Self.link($0, shown) } ?? shown) + "</td>"
                     }.joined() + "</tr>\n"
             }
         }
@@ -357,7 +364,7 @@ struct DashboardPage {
     }
 
     /// The page of what `counted` lists over `range` and at `instant` (SubscriptionListController.pageLink),
-    /// of the page's product; nil where the range starts, or the instant is, before FigureInterval.instants
+    /// of the page's product (when it takes one); nil where the range starts, or the instant is, before FigureInterval.instants
     /// (a page's default `from` can be: 365 days before its `to`), which a list refuses.
     private func listLink(_ counted: SubscriptionList.Counted, range: (from: Int64, to: Int64)?, at instant: Int64?) -> String? {
         guard range.map({ FigureInterval.instants.contains($0.from) }) ?? true, instant.map(FigureInterval.instants.contains) ?? true else {

@@ -10,7 +10,8 @@ import ReceiptCore
 /// subscriptions of a line of `/v1/stats/mrr` (`mrr=all|none|CURRENCY`), or the first paid periods of a
 /// cohort's range that continued for at least N periods (`retained=N&from=…&to=…`), or of a currency
 /// (`paying=all|none|CURRENCY&from=…&to=…`), or every period in a currency its subscriptions paid for
-/// (`paid=all|none|CURRENCY&from=…&to=…`)
+/// (`paid=all|none|CURRENCY&from=…&to=…`), or the MRR moves of a kind behind a count of the MRR movement
+/// (`mrr_new=all|none|CURRENCY&from=…&to=…`, and `mrr_expansion`, `mrr_contraction`, `mrr_churned`, `mrr_reactivation`)
 /// (SubscriptionList), a page at a time: `GET /v1/subscriptions?…[&product=…][&at=…][&limit=N][&cursor=C]`
 /// as JSON, and `GET /dashboard/subscriptions?…` as a page of the dashboard, which each such count of
 /// the dashboard links, each subscription linking its customer page.
@@ -67,6 +68,9 @@ struct SubscriptionListController {
                 throw FigureQuery.Refusal(description: "at is for a list judged at an instant; no instant judges periods "
                                                        + "(\(SubscriptionListController.periodListNames)): such a list takes from, to, product, limit and cursor")
             }
+            if !counted.takesProduct, values["product"] != nil {
+                throw FigureQuery.Refusal(description: "product is not taken by a list of MRR moves: the MRR movement is over all products")
+            }
             if !counted.isRanged, let given = FigureQuery.rangeParameters.first(where: { values[$0] != nil }) {
                 throw FigureQuery.Refusal(description: "\(given) is for a list over a range (churned, \(SubscriptionListController.periodListNames)); "
                                                        + "this one is judged at one instant: it takes at, product, limit and cursor")
@@ -122,6 +126,10 @@ struct SubscriptionListController {
         case .cohorts:
             let cohorts = try await stored.store.cohorts(from: from, to: to, product: product)
             return counted.count(onCohorts: cohorts.firstPaid, revenue: cohorts.revenue) ?? 0
+        case .mrrMovement:
+            let days = SubscriptionList.Counted.moveDays(from: from, to: to)
+            let totals = try await stored.store.mrrMoves(afterDay: days.after, throughDay: days.through)
+            return counted.count(onMovement: IntervalMRRMovement.make(totals, intervals: [days.after], readDays: [days.through])) ?? 0
         }
     }
 
@@ -147,13 +155,15 @@ struct SubscriptionListController {
     }
 
     /// The page of the subscriptions behind the count `counted`, as the dashboard links it: over
-    /// `range` when it is a count over a range (nil: the default range), of `product` (nil: all);
+    /// `range` when it is a count over a range (nil: the default range), of `product` (nil: all; a list
+    /// of moves takes none);
     /// at `instant` (nil: now), which a list of periods never names.
     static func pageLink(_ counted: SubscriptionList.Counted, range: (from: Int64, to: Int64)?, at instant: Int64?,
                          product: String?) -> String {
         var parameters = counted.queryParameters.map { $0.key + "=" + $0.value }
         if counted.isRanged, let range { parameters += ["from=\(range.from)", "to=\(range.to)"] }
         if let instant, !counted.listsPeriods { parameters.append("at=\(instant)") }
-        return pagePath + "?" + (parameters + (product.map { ["product=" + PercentEncoding.encoded($0)] } ?? [])).joined(separator: "&")
+        if counted.takesProduct, let product { parameters.append("product=" + PercentEncoding.encoded(product)) }
+        return pagePath + "?" + parameters.joined(separator: "&")
     }
 }

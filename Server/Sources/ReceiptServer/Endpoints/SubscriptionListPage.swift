@@ -11,7 +11,7 @@ struct SubscriptionListPage {
     /// What the count counts, and over which range: a status; a churned count (subscriptions expired at
     /// the instant whose period ended in the range); periods that began in the range (of a kind, or
     /// in a currency), or refunded in it; first paid periods bought in it whose subscription continued,
-    /// or in a currency, and what their subscriptions paid for in one.
+    /// or in a currency, and what their subscriptions paid for in one; MRR moves of a kind (over all products).
     private var counted: (what: String, range: String) {
         let range = "from \(DashboardPage.date(asked.figure.from)) to \(DashboardPage.date(asked.figure.to))"
         switch asked.counted {
@@ -31,6 +31,11 @@ struct SubscriptionListPage {
         case .paid(let currencies):
             return ("periods paid for" + Self.inCurrency(currencies),
                     " by the subscriptions whose first paid period was bought " + range + ", whenever bought")
+        case .moved(let move, let currencies):
+            let days = SubscriptionList.Counted.moveDays(from: asked.figure.from, to: asked.figure.to)
+            return ("MRR moves, " + move.rawValue + Self.inCurrency(currencies),
+                    " shown by the midnights after " + FigureInterval.date(ofDay: days.after) + " and up to "
+                        + FigureInterval.date(ofDay: days.through) + ", all products")
         }
     }
 
@@ -47,6 +52,7 @@ struct SubscriptionListPage {
         switch asked.counted {
         case .refunds: return "Refunded"
         case .paid: return "Paid, less refunds"
+        case .moved: return "Moved, a month"
         default: return "Price"
         }
     }
@@ -58,8 +64,8 @@ struct SubscriptionListPage {
 
     var html: String {
         let escape = DashboardPage.escape
-        let periods = asked.counted.listsPeriods
-        // Periods (that began, were bought or refunded, or a cohort's) are judged at no instant.
+        let (periods, moves) = (asked.counted.listsPeriods, asked.counted.listsMoves)
+        // Periods (that began, were bought or refunded, or a cohort's) and moves are judged at no instant.
         let instant = periods ? "" : " at <time data-figure=\"at_ms\" data-value=\"\(asked.at)\">\(DashboardPage.date(asked.at))</time>"
         var page = """
             <!doctype html>
@@ -71,14 +77,16 @@ struct SubscriptionListPage {
             <p><span data-figure="count" data-value="\(count)">\(count)</span> \(escape(counted.what))\(escape(counted.range))\(asked.figure.product.map(productClause) ?? "")
             \(instant) (UTC), as the
             <a href="\(DashboardController.path)">dashboard</a> counts them; each links what the store holds of its subscription, with the JWS Apple signed.</p>
-            <table id="subscription-list"><tr><th>Original transaction id</th>\(periods ? "<th>Transaction id</th>" : "")<th>Product</th>\(periods ? "<th>\(amountHeading)</th>" : "")</tr>
+            <table id="subscription-list"><tr><th>Original transaction id</th>\(moves ? "<th>Midnight (UTC)</th>" : periods ? "<th>Transaction id</th>" : "")<th>Product</th>\(periods ? "<th>\(amountHeading)</th>" : "")</tr>
 
             """
         for member in members {
             let customer = CustomerPageController.path + "?id=" + PercentEncoding.encoded(member.originalTransactionID)
             page += "<tr data-original=\"\(escape(member.originalTransactionID))\" data-key=\"\(escape(member.listedID))\">"
                 + "<td><a href=\"\(escape(customer))\">\(escape(member.originalTransactionID))</a></td>"
-                + (member.period.map { "<td>\(escape($0.transactionID))</td>" } ?? "") + "<td>\(escape(member.productID))</td>"
+                + (member.period.map { "<td>\(escape($0.transactionID))</td>" } ?? "")
+                + (member.movedAt.map { "<td data-figure=\"moved_at_ms\" data-value=\"\($0)\">\(DashboardPage.date($0))</td>" } ?? "")
+                + "<td>\(escape(member.productID))</td>"
                 + (member.amount.map { DashboardPage.cell("amount_milliunits", $0.milliunits, shown: DashboardPage.money($0.milliunits, $0.currency)) } ?? "")
                 + "</tr>\n"
         }

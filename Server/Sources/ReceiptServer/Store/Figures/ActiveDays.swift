@@ -6,8 +6,9 @@ import ReceiptCore
 /// midnight it covers and takes them back on the first midnight after it), so that what stood at
 /// any midnight is a sum over the days before it: the churn rate's denominator at each interval's
 /// start, and the active subscriptions, trials and MRR at each interval's end, read without
-/// reading the subscriptions as they stood then. The same reading keeps each subscription's MRR
-/// moves per day (MRRMoveDays, MRRMovement), which need the midnight before a write's first too.
+/// reading the subscriptions as they stood then. The same reading keeps the MRR moves per day
+/// (MRRMoveDays, MRRMovement), which need the midnight before a write's first too, and each
+/// subscription's moves (SubscriptionMoves), which a count of them lists.
 ///
 /// Kept like FlowDays: a write can change the spans only from the earliest purchase it writes
 /// (PeriodChanges; the periods bought before it stand as they did), so it reads, before and
@@ -27,10 +28,11 @@ enum ActiveDays {
 
     typealias Changes = [Key: Sums]
 
-    /// What the periods of some subscriptions count in both tables.
+    /// What the periods of some subscriptions count in the three tables.
     struct Kept {
         var active: Changes = [:]
         var moves: [MRRMoveDays.Key: Sums] = [:]
+        var subscriptionMoves: [SubscriptionMoves.Key: Sums] = [:]
     }
 
     /// What the figures tell apart of the subscriptions counted on a day, product aside: their
@@ -143,13 +145,16 @@ enum ActiveDays {
             // period ends after Int64.min, so a write from the start reads all and no mark.
             let since = first.map { ($0 - 1) * FigureInterval.dayMilliseconds } ?? Int64.min
             let rows = try await statements.run(query, [.text(id), .integer(since)])
-            try merge(rows.compactMap { period($0) }, fromDay: first, paidEndedBefore: rows.contains(where: isPaidEndedMark), into: &kept)
+            try merge(rows.compactMap { period($0) }, of: id, fromDay: first, paidEndedBefore: rows.contains(where: isPaidEndedMark),
+                      into: &kept)
         }
         return kept
     }
 
-    /// Adds a subscription's day changes (and as many of its price) and its MRR moves to those gathered in memory.
-    private static func merge(_ periods: [ActiveSpans.Period], fromDay: Int64?, paidEndedBefore: Bool, into kept: inout Kept) throws {
+    /// Adds a subscription's day changes (and as many of its price) and its MRR moves (by day, and its
+    /// own) to those gathered in memory.
+    private static func merge(_ periods: [ActiveSpans.Period], of subscription: String, fromDay: Int64?, paidEndedBefore: Bool,
+                              into kept: inout Kept) throws {
         for change in ActiveSpans.dayChanges(of: periods, fromDay: fromDay) {
             let key = Key(day: change.day, change.standing)
             let one = Sums(subscriptions: 1, prices: change.standing.price)
@@ -158,7 +163,10 @@ enum ActiveDays {
         }
         for move in MRRMovement.dayMoves(of: periods, fromDay: fromDay, paidEndedBefore: paidEndedBefore) {
             let key = MRRMoveDays.Key(day: move.day, currency: move.currency, move: move.move)
-            kept.moves[key] = try kept.moves[key, default: Sums()].adding(Sums(subscriptions: 1, prices: move.twelfths))
+            let one = Sums(subscriptions: 1, prices: move.twelfths)
+            kept.moves[key] = try kept.moves[key, default: Sums()].adding(one)
+            let own = SubscriptionMoves.Key(subscription: subscription, move)
+            kept.subscriptionMoves[own] = try kept.subscriptionMoves[own, default: Sums()].adding(one)
         }
     }
 
@@ -167,6 +175,7 @@ enum ActiveDays {
                              on statements: some StoreStatements) async throws {
         let after = try await changes(of: subscriptions, periods: periods, on: statements)
         try await upsert(try difference(after.active, before.active), try difference(after.moves, before.moves), on: statements)
+        try await SubscriptionMoves.upsert(try difference(after.subscriptionMoves, before.subscriptionMoves), on: statements)
     }
 
     private static func difference<K>(_ after: [K: Sums], _ before: [K: Sums]) throws -> [K: Sums] {
@@ -189,9 +198,10 @@ enum ActiveDays {
     /// Subscriptions read at once while the table is filled at migration.
     static let fillPage = 1000
 
-    /// Fills the tables from every subscription held (at migration, into an empty table), a page
+    /// Fills the tables from every subscription held (at migration, into empty tables), a page
     /// of subscriptions at a time down the summaries' key (in the database's own order, which its
-    /// index keeps), adding up in memory (a row per key of either table).
+    /// index keeps), adding up the day counts in memory (a row per key of either table) and writing
+    /// each page's own moves (SubscriptionMoves) as it goes.
     static func fill(on statements: some StoreStatements) async throws {
         let d = statements.dialect
         var kept = Kept()
@@ -208,9 +218,12 @@ enum ActiveDays {
                 SELECT original_transaction_id, \(periodColumns) FROM transactions
                 WHERE original_transaction_id IN (\(d.placeholders(1...page.count).joined(separator: ", "))) AND \(periodRows)
                 """, page.map { .text($0) })
-            for (_, rows) in Dictionary(grouping: rows, by: { $0.first?.text ?? "" }) {
-                try merge(rows.compactMap { period($0.dropFirst()) }, fromDay: nil, paidEndedBefore: false, into: &kept)
+            for (subscription, rows) in Dictionary(grouping: rows, by: { $0.first?.text ?? "" }) {
+                try merge(rows.compactMap { period($0.dropFirst()) }, of: subscription, fromDay: nil, paidEndedBefore: false,
+                          into: &kept)
             }
+            try await SubscriptionMoves.upsert(kept.subscriptionMoves.filter { !$0.value.isZero }, on: statements)
+            kept.subscriptionMoves = [:]
             after = last
             if page.count < fillPage { break }
         }

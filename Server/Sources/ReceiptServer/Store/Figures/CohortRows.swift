@@ -102,7 +102,7 @@ enum CohortRows {
             let cohort = "original_transaction_id IN (SELECT original_transaction_id FROM transactions WHERE \(firstPaid(product, d)))"
             conditions = [FlowDays.periods, cohort] + StoreFigures.inCurrencies(currencies, column: "currency", binds: &binds, d)
             amount = net
-        case .status, .churned, .began, .bought, .refunds, .standing, .mrr:
+        case .status, .churned, .began, .bought, .refunds, .standing, .mrr, .moved:
             return []
         }
         return try await StoreFigures.periodPage(where: conditions, binds, by: "purchase_date", amount: amount, after: cursor,

@@ -64,6 +64,10 @@ extension SubscriptionStore {
             case .retained, .paying, .paid:
                 return try await CohortRows.members(counted, from: from, to: to, product: product, after: position, limit: limit,
                                                     on: statements)
+            case .moved(let move, let currencies):
+                let days = SubscriptionList.Counted.moveDays(from: from, to: to)
+                return try await SubscriptionMoves.members(move, in: currencies, afterDay: days.after, throughDay: days.through,
+                                                           after: position, limit: limit, on: statements)
             }
         }
         return SubscriptionList.page(rows, limit: limit, now: now)

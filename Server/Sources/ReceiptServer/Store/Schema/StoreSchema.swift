@@ -111,14 +111,21 @@ enum StoreSchema {
             + "PRIMARY KEY (day, product_id, currency, billing_period, free_trial))",
          "CREATE TABLE subscription_mrr_moves (day BIGINT NOT NULL, currency TEXT NOT NULL, move TEXT NOT NULL, "
             + "subscriptions BIGINT NOT NULL, twelfths BIGINT NOT NULL, PRIMARY KEY (day, currency, move))"],
+        // Version 16: each subscription's MRR moves (SubscriptionMoves), which a count of the MRR movement
+        // lists, read down an index by kind and day; all three tables made afresh from the rows held.
+        ["DELETE FROM subscription_active_days", "DELETE FROM subscription_mrr_moves",
+         "CREATE TABLE subscription_moves (original_transaction_id TEXT NOT NULL, day BIGINT NOT NULL, currency TEXT NOT NULL, "
+            + "move TEXT NOT NULL, product_id TEXT NOT NULL, moves BIGINT NOT NULL, twelfths BIGINT NOT NULL, "
+            + "PRIMARY KEY (original_transaction_id, day, currency, move, product_id))",
+         "CREATE INDEX subscription_moves_by_kind ON subscription_moves (move, day, original_transaction_id)"],
     ]
     /// The versions that add the fact columns a store lacks (StoredFacts, as this server
     /// knows them) and derive every row's facts from its JWS (StoreMigration). A column
     /// added to StoredFacts later comes with a new version listed here.
     static let factVersions: Set<Int> = [5, 10]
-    /// The version whose table is filled by Swift from the rows held (ActiveDays.fill), after its
-    /// statements: the latest that made the table (a store that migrates past an earlier one fills it once).
-    static let activeDaysVersion = 15
+    /// The version whose tables are filled by Swift from the rows held (ActiveDays.fill), after its
+    /// statements: the latest that made or emptied them (a store that migrates past an earlier one fills them once).
+    static let activeDaysVersion = 16
     static var version: Int { migrations.count }
 
     /// The migrations' statements in a dialect's words.
