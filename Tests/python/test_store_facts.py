@@ -149,7 +149,7 @@ def test_facts_are_derived_when_accepted_and_when_a_schema_4_store_migrates(tmp_
     assert table(location, "SELECT max(version) FROM schema_version") == [(SCHEMA_VERSION,)]
     if is_postgres:  # an upgrade rewrote the rows: statistics and visibility made again (the stopped server's stats are flushed)
         wanted = {"transactions", "renewal_infos", "subscription_summaries", "subscription_flow_days", "subscription_active_days",
-                  "subscription_mrr_moves"}
+                  "subscription_mrr_moves", "subscription_moves"}
         deadline = time.monotonic() + 10
         while {name for (name,) in table(location, vacuumed)} != wanted and time.monotonic() < deadline:
             time.sleep(0.2)
@@ -1034,7 +1034,7 @@ def test_churn_by_month_equals_a_reference_from_the_same_notifications(tmp_path,
 def list_all(server, query):
     """Every page of GET /v1/subscriptions?query, cursor after cursor: the ids in order, and what every page
     said it was (the same on each: `at_ms`, `status`, and a churned list's `churned`, `from_ms` and `to_ms`)."""
-    ids, amounts, said, cursor = [], [], set(), None
+    ids, amounts, moved, said, cursor = [], [], [], set(), None
     while True:
         status, answer = server.json("GET", "/v1/subscriptions?" + urllib.parse.urlencode(
             dict(query, **({"cursor": cursor} if cursor else {}))))
@@ -1044,13 +1044,14 @@ def list_all(server, query):
         ids += [item.get("transaction_id", item["original_transaction_id"]) for item in listed]
         # A period names its amount (its price, or the amount refunded), in its currency; so does a move.
         amounts += [(item["amount_milliunits"], item.get("currency", "")) for item in listed if "amount_milliunits" in item]
+        moved += [item["moved_at_ms"] for item in listed if "moved_at_ms" in item]  # a move's midnight
         assert all(("amount_milliunits" in item) == ("transaction_id" in item or "moved_at_ms" in item) for item in listed), listed
         cursor = answer.pop("next_cursor", None)
         said.add(tuple(sorted(answer.items())))
         if cursor is None:
             break
     assert len(said) == 1, said
-    return dict(next(iter(said)), ids=ids, amounts=amounts)
+    return dict(next(iter(said)), ids=ids, amounts=amounts, moved=moved)
 
 
 def reference_active(stories, since, until, product=None):
@@ -1095,21 +1096,23 @@ def round_twelfths(twelfths):
     return -whole if twelfths < 0 else whole
 
 
-def reference_mrr_movement(stories, since, until):
+def reference_mrr_movement(stories, since, until, moves=None):
     """The MRR movement per calendar month (UTC) of [since, until), from each month's first midnight
     to the midnight it is read at (as reference_active reads it): at each midnight, each subscription's
-    worth_at against the midnight before, classified by MRRMovement's rule written out apart."""
+    worth_at against the midnight before, classified by MRRMovement's rule written out apart. Each move
+    is added to `moves` when given: (midnight, original id, kind, currency, twelfths)."""
     by_subscription, renewals = stored_subscriptions(stories)
     intervals = []
     for start, at in months_read(since, until):
         lines = {}
-
-        def move(currency, kind, twelfths):
-            line = lines.setdefault(currency, {name: [0, 0] for name in MOVES})
-            line[kind][0] += 1
-            line[kind][1] += twelfths
         for midnight in range(start + DAY, at + 1, DAY):
             for original, periods in by_subscription.items():
+                def move(currency, kind, twelfths):
+                    line = lines.setdefault(currency, {name: [0, 0] for name in MOVES})
+                    line[kind][0] += 1
+                    line[kind][1] += twelfths
+                    if moves is not None:
+                        moves.append((midnight, original, kind, currency, twelfths))
                 renewal = renewals.get(original, {})
                 before, after = worth_at(periods, renewal, midnight - DAY), worth_at(periods, renewal, midnight)
                 if before == after:
@@ -1165,7 +1168,8 @@ def test_mrr_movement_by_month_equals_a_reference_from_the_same_notifications(tm
         since, until = now - 300 * DAY, now + 60 * DAY + DAY // 3
         status, movement = server.json("GET", f"/v1/stats/mrr_movement?from={since}&to={until}&by=month")
         assert status == 200 and (movement["from_ms"], movement["to_ms"], movement["by"]) == (since, until, "month")
-        reference = reference_mrr_movement(stories, since, until)
+        reference_moves = []
+        reference = reference_mrr_movement(stories, since, until, moves=reference_moves)
         assert movement["intervals"] == reference
         made = {kind for interval in reference for line in interval["currencies"] for kind in MOVES if line[kind]}
         assert made == set(MOVES), made  # the stories make every kind of move
@@ -1198,20 +1202,27 @@ def test_mrr_movement_by_month_equals_a_reference_from_the_same_notifications(tm
                 for kind in MOVES:
                     days = {"from": interval["start_ms"], "to": interval["at_ms"], f"mrr_{kind}": line["currency"] or "none"}
                     listed = list_all(server, dict(days, limit=2))
+                    # The very moves the reference makes, by midnight then subscription, each its twelfths rounded.
+                    expected = sorted((midnight, original, round_twelfths(twelfths))
+                                      for midnight, original, made, currency, twelfths in reference_moves
+                                      if made == kind and currency == line["currency"]
+                                      and interval["start_ms"] < midnight <= interval["at_ms"])
+                    assert list(zip(listed["moved"], listed["ids"], [amount for amount, _ in listed["amounts"]])) == expected
                     assert len(listed["ids"]) == line[kind] and all(currency == line["currency"] for _, currency in listed["amounts"])
-                    assert abs(sum(moved for moved, _ in listed["amounts"]) - line[f"{kind}_milliunits"]) <= len(listed["ids"])
+                    assert abs(sum(moved for moved, _ in listed["amounts"]) - line[f"{kind}_milliunits"]) * 2 <= len(listed["ids"]) + 1
                     listed_moves.setdefault(kind, []).extend(listed["ids"])
         changed, _ = price_changes(mint_jws, news_ca, now)
         assert changed in listed_moves["expansion"] and changed in listed_moves["contraction"]
         whole = {"from": movement["intervals"][0]["start_ms"], "to": movement["intervals"][-1]["at_ms"]}
         for kind in MOVES:
             assert sorted(list_all(server, dict(whole, **{f"mrr_{kind}": "all"}))["ids"]) == sorted(listed_moves[kind]), kind
+        assert list_all(server, dict(whole, mrr_new="none"))["ids"] == []  # every story names its currency
         status, page = server.json("GET", "/v1/subscriptions?" + urllib.parse.urlencode(dict(whole, mrr_expansion="all")))
         assert {item["product_id"] for item in page["subscriptions"] if item["original_transaction_id"] == changed} == {
             "com.example.minted.monthly"}, page
         assert all(item["moved_at_ms"] % DAY == 0 and whole["from"] < item["moved_at_ms"] <= whole["to"]
                    for item in page["subscriptions"]), page
-        for refused, said in (("mrr_new=all&product=com.example.minted.monthly", "product is not taken"),
+        for refused, said in (("mrr_new=all&product=com.example.minted.monthly", "this one is over all of them"),
                               (f"mrr_churned=EUR&at={now}", "no instant judges"), ("mrr_new=eur", "mrr_new is all"),
                               ("mrr_new=all&mrr_churned=all", "each come alone")):
             status, answer = server.json("GET", f"/v1/subscriptions?{refused}")
@@ -1438,7 +1449,9 @@ def assert_kept_tables_made_afresh_agree(location, start_server):
     kept, kept_expiries, kept_summaries = flow_days(location), expiry_days(location), summaries_and_periods(location)
     kept_active, kept_moves, kept_own = active_days(location), mrr_moves(location), subscription_moves(location)
     assert any(int(row[5]) > 0 for row in kept_active) and any(int(row[3]) > 0 for row in kept_moves)
-    # Each subscription's moves add up to the day counts, kind by kind.
+    # Each subscription's moves add up to the day counts, kind by kind; each row a move made once (a list shows
+    # a row once where its count adds up the moves).
+    assert kept_own and all(row[5] == "1" for row in kept_own), [row for row in kept_own if row[5] != "1"]
     days = {}
     for _, day, currency, move, _, moves, twelfths in kept_own:
         sums = days.setdefault((day, currency, move), [0, 0])

@@ -148,16 +148,17 @@ public enum SubscriptionList {
         }
 
         /// The parameters that each name a list of their own: those judged at an instant (of active
-        /// subscriptions), then those of periods, in the order `init` reads them.
+        /// subscriptions), then those of periods and of MRR moves, in the order `init` reads them.
         public static let instantListKeys = ["active", "mrr"]
         public static let periodListKeys = ["began", "bought", "refunds", "retained", "paying", "paid"] + moveListKeys
         public static var listKeys: [String] { instantListKeys + periodListKeys }
         /// The parameter that names a list of moves of each kind (`mrr_new`, …), by MRRMove.allCases.
-        public static let moveListKeys = MRRMove.allCases.map { "mrr_" + $0.rawValue }
+        public static let moveListKeys = MRRMove.allCases.map(moveListKey(of:))
+        public static func moveListKey(of move: MRRMove) -> String { "mrr_" + move.rawValue }
 
         /// What a request's query names (`status`, `churned`, and the `listKeys`; nil where absent): a
         /// status, with `churned` for a churn; or, alone, a list of periods (that began, bought, refunded,
-        /// or a cohort's); or the active trials or paid (`active`), or an MRR line's subscriptions (`mrr`),
+        /// or a cohort's) or of MRR moves (`mrr_new`, …); or the active trials or paid (`active`), or an MRR line's subscriptions (`mrr`),
         /// each alone or with `status=active` (the status its answer names: `statusName`).
         public init(status: String?, churned: String?, began: String?, refunds: String?, active: String? = nil,
                     bought: String? = nil, mrr: String? = nil, retained: String? = nil, paying: String? = nil,
@@ -343,7 +344,7 @@ public enum SubscriptionList {
             case .retained(let periods): return ("retained", String(periods))
             case .paying(let currencies): return ("paying", currencies.name)
             case .paid(let currencies): return ("paid", currencies.name)
-            case .moved(let move, let currencies): return (Self.moveListKeys[MRRMove.allCases.firstIndex(of: move)!], currencies.name)
+            case .moved(let move, let currencies): return (Self.moveListKey(of: move), currencies.name)
             }
         }
 

@@ -115,9 +115,7 @@ struct StatsController {
 
     /// The MRR movement of each interval of `figure` (the page shows it too).
     static func movement(_ figure: FigureQuery, on store: some SubscriptionStore) async throws -> [IntervalMRRMovement] {
-        let readDays = figure.readDays
-        let totals = try await store.mrrMoves(afterDay: figure.firstDays.first ?? 0, throughDay: readDays.max() ?? 0)
-        return IntervalMRRMovement.make(totals, intervals: figure.firstDays, readDays: readDays)
+        try await store.mrrMovement(intervals: figure.firstDays, readDays: figure.readDays)
     }
 
     /// CSV with its header row (RFC 4180, RFC 7111's media type).

@@ -65,19 +65,18 @@ struct SubscriptionListController {
             let listNow = cursor?.now ?? now
             // What a list does not take, in a list's words (FigureQuery would speak of figures).
             if periods, values["at"] != nil {
-                throw FigureQuery.Refusal(description: "at is for a list judged at an instant; no instant judges periods "
-                                                       + "(\(SubscriptionListController.periodListNames)): such a list takes from, to, product, limit and cursor")
-            }
-            if !counted.takesProduct, values["product"] != nil {
-                throw FigureQuery.Refusal(description: "product is not taken by a list of MRR moves: the MRR movement is over all products")
+                throw FigureQuery.Refusal(description: "at is for a list judged at an instant; no instant judges periods or MRR moves "
+                                                       + "(\(SubscriptionListController.periodListNames)): such a list takes from, to, "
+                                                       + (counted.takesProduct ? "product, " : "") + "limit and cursor")
             }
             if !counted.isRanged, let given = FigureQuery.rangeParameters.first(where: { values[$0] != nil }) {
                 throw FigureQuery.Refusal(description: "\(given) is for a list over a range (churned, \(SubscriptionListController.periodListNames)); "
                                                        + "this one is judged at one instant: it takes at, product, limit and cursor")
             }
             // A count of the flows, rates, revenue or cohorts is over a range; a status's at one instant. No instant judges periods.
+            // A list of MRR moves refuses `product` as its figure does.
             let figure = try FigureQuery(parameters, now: listNow, lookBackDays: 30, by: .month, ranged: counted.isRanged,
-                                         judged: !periods)
+                                         judged: !periods, perProduct: counted.takesProduct)
             do throws(SubscriptionList.Refusal) {
                 at = try counted.judgedInstant(figure.at, given: figure.atGiven)
             } catch {
@@ -128,8 +127,7 @@ struct SubscriptionListController {
             return counted.count(onCohorts: cohorts.firstPaid, revenue: cohorts.revenue) ?? 0
         case .mrrMovement:
             let days = SubscriptionList.Counted.moveDays(from: from, to: to)
-            let totals = try await stored.store.mrrMoves(afterDay: days.after, throughDay: days.through)
-            return counted.count(onMovement: IntervalMRRMovement.make(totals, intervals: [days.after], readDays: [days.through])) ?? 0
+            return counted.count(onMovement: try await stored.store.mrrMovement(intervals: [days.after], readDays: [days.through])) ?? 0
         }
     }
 

@@ -10,7 +10,8 @@ import ReceiptCore
 /// environment), every column a JWS gives is compared with the column held (StoredRowCheck),
 /// and every figure is computed twice, from the store as it is and from a scratch store made
 /// from the verified JWS alone (ScratchStore; the same figures as `receipt serve`), the answers
-/// compared line by line (FigureComparison). Each difference is reported as it is found.
+/// compared line by line (FigureComparison), and each subscription's MRR moves, which the lists of
+/// moves read, row by row (AuditedMoves). Each difference is reported as it is found.
 extension ReceiptServer {
     public struct AuditSummary: Sendable {
         /// Rows checked, by table, in the order checked.
@@ -214,6 +215,12 @@ struct StoreAudit: Sendable {
             for line in onlyHeld { note("figure \(name)?\(asked): the store's rows give \(StoredRowCheck.printable(line))", &summary) }
             for line in onlyRecomputed { note("figure \(name)?\(asked): the JWS alone give \(StoredRowCheck.printable(line))", &summary) }
             summary.figures += 1
+        }
+        let moves = try await AuditedMoves.differences(held: store, recomputed: scratch.store)
+        for line in moves.lines { note(line, &summary) }
+        if moves.more > 0 {
+            report("\(SubscriptionMoves.table): \(moves.more) more rows differ")
+            summary.differences += moves.more
         }
         return summary
     }

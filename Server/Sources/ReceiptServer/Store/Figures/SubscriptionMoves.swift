@@ -12,25 +12,27 @@ enum SubscriptionMoves {
     /// kind and product (of what it moved to; for churned, of what it moved from).
     struct Key: Hashable, Comparable {
         let subscription: String
-        let move: MRRDayMove
+        let day: Int64
+        let currency: String
+        let move: MRRMove
+        let product: String
 
         static func < (a: Self, b: Self) -> Bool {
-            (a.subscription, a.move.day, a.move.currency, a.move.move, a.move.product)
-                < (b.subscription, b.move.day, b.move.currency, b.move.move, b.move.product)
+            (a.subscription, a.day, a.currency, a.move, a.product) < (b.subscription, b.day, b.currency, b.move, b.product)
         }
 
         /// One move's key (its amount apart: the row's count).
         init(subscription: String, _ move: MRRDayMove) {
-            self.subscription = subscription
-            self.move = MRRDayMove(day: move.day, currency: move.currency, move: move.move, twelfths: 0, product: move.product)
+            (self.subscription, day, currency, self.move, product) = (subscription, move.day, move.currency, move.move, move.product)
         }
     }
 
-    /// Adds `changes` (moves, and their twelfths, per key) to the table's rows, in key order.
+    /// Adds `changes` per key to the table's rows, in key order: how many times the subscription made
+    /// the move (ActiveDays.Sums' `subscriptions`: 1 made, -1 taken back) and its twelfths (`prices`).
     static func upsert(_ changes: [Key: ActiveDays.Sums], on statements: some StoreStatements) async throws {
         let rows = changes.sorted { $0.key < $1.key }.map { key, sums -> [StoreValue] in
-            [.text(key.subscription), .integer(key.move.day), .text(key.move.currency), .text(key.move.move.rawValue),
-             .text(key.move.product), .integer(sums.subscriptions), .integer(sums.prices)]
+            [.text(key.subscription), .integer(key.day), .text(key.currency), .text(key.move.rawValue), .text(key.product),
+             .integer(sums.subscriptions), .integer(sums.prices)]
         }
         try await statements.addRows(rows, into: table, key: ["original_transaction_id", "day", "currency", "move", "product_id"],
                                      counts: ["moves", "twelfths"])

@@ -59,7 +59,7 @@ final class PostgresSubscriptionStore: SubscriptionStore {
         logger.info("store upgraded: VACUUM (ANALYZE) of its tables")
         try await client.withConnection { connection in
             let tables = ["transactions", "renewal_infos", SubscriptionSummaries.table, FlowDays.table, ActiveDays.table,
-                          MRRMoveDays.table]
+                          MRRMoveDays.table, SubscriptionMoves.table]
             try await connection.query(PostgresQuery(unsafeSQL: "VACUUM (ANALYZE) " + tables.joined(separator: ", ")), logger: logger)
         }
     }

@@ -31,8 +31,9 @@ extension SubscriptionStore {
     /// count, the active trials or paid at a midnight, or an MRR line's subscriptions (StoreFigures.members), or of
     /// the periods behind a count of periods that began
     /// (FlowDays.periods), of a revenue line's periods (FlowDays.periods(in:)) or of refunds
-    /// (StoreFigures.refundedPeriods), or behind a count of the cohorts (CohortRows.members);
-    /// a count of the flows, the revenue or the cohorts over
+    /// (StoreFigures.refundedPeriods), or behind a count of the cohorts (CohortRows.members), or the
+    /// MRR moves behind a count of the MRR movement (SubscriptionMoves.members);
+    /// a count of the flows, the revenue, the cohorts or the MRR movement over
     /// [from, to). `now`: the instant the list was first asked at, which its cursors keep.
     func subscriptionList(_ counted: SubscriptionList.Counted, at instant: Int64, from: Int64, to: Int64, product: String?,
                           after cursor: String?, limit: Int, now: Int64) async throws
@@ -100,9 +101,14 @@ extension SubscriptionStore {
         try await withStatements(transaction: false) { try await FlowDays.rates(from: from, to: to, product: product, on: $0) }
     }
 
-    /// The MRR moves of the midnights after `afterDay` up to `throughDay` (MRRMoveDays), by day.
-    func mrrMoves(afterDay: Int64, throughDay: Int64) async throws -> [MRRDayTotal] {
-        try await withStatements(transaction: false) { try await MRRMoveDays.totals(afterDay: afterDay, throughDay: throughDay, on: $0) }
+    /// The MRR movement of each interval of `firstDays`, read at `readDays` (one per interval): the
+    /// moves kept per day (MRRMoveDays) of the midnights after the first interval's first day up to
+    /// the last read day, added up per interval (IntervalMRRMovement.make).
+    func mrrMovement(intervals firstDays: [Int64], readDays: [Int64]) async throws -> [IntervalMRRMovement] {
+        let totals = try await withStatements(transaction: false) {
+            try await MRRMoveDays.totals(afterDay: firstDays.first ?? 0, throughDay: readDays.max() ?? 0, on: $0)
+        }
+        return IntervalMRRMovement.make(totals, intervals: firstDays, readDays: readDays)
     }
 
     /// What stood at the midnight of each of `days` (ActiveDays), in the order given.

@@ -95,7 +95,7 @@ enum StoreSchema {
         StoreSchemaHistory.flowDaysWithRates,
         // Version 14: the subscriptions active at each midnight, per product, as changes per day
         // (ActiveDays), filled from the rows held by the writes' own computation (StoreMigration)
-        // and kept by every write after. A later change to that computation clears and refills it (15).
+        // and kept by every write after. A later change to that computation clears and refills it (15, 16).
         // The index of a subscription's ends lets a write read only the periods that end after its
         // earliest purchase, whatever the history holds.
         ["CREATE TABLE subscription_active_days (day BIGINT NOT NULL, product_id TEXT NOT NULL, change BIGINT NOT NULL, "
