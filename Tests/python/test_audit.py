@@ -106,20 +106,24 @@ def test_an_untouched_store_passes_and_each_change_by_hand_is_named(tmp_path, ne
     assert found and all(line.startswith("figure ") and "&product=" in line for line in found), found
     assert any("&product=com.example.moved:" in line for line in found) and any(f"&product={product}:" in line for line in found)
 
-    # A subscription's move changed by hand (the lists of moves read it, no figure does): the row is named with
-    # both counts; moved to another subscription, the row each holds alone is named.
-    original, day, move = table(location, "SELECT original_transaction_id, day, move FROM subscription_moves "
-                                          "WHERE moves = 1 ORDER BY original_transaction_id, day LIMIT 1")[0]
-    where = f"WHERE original_transaction_id = '{original}' AND day = {day} AND move = '{move}'"
-    status, found = audit_changed(location, news_ca, test_ca, f"UPDATE subscription_moves SET twelfths = twelfths + 12 {where}",
-                                  f"UPDATE subscription_moves SET twelfths = twelfths - 12 {where}")
-    assert status == 1 and len(found) == 1, found
-    assert found[0].startswith(f"subscription_moves {original} {day} ") and ", the JWS alone give moves 1, twelfths " in found[0], found
-    status, found = audit_changed(location, news_ca, test_ca, f"UPDATE subscription_moves SET original_transaction_id = '1' {where}",
-                                  f"UPDATE subscription_moves SET original_transaction_id = '{original}' "
-                                  f"WHERE original_transaction_id = '1' AND day = {day} AND move = '{move}'")
-    assert status == 1 and [line.split(" ")[1] for line in found] == ["1", original], found
-    assert found[0].endswith("the JWS alone give none") and ": the store holds none, the JWS alone give moves 1" in found[1], found
+    # A subscription's move changed by hand (the lists of moves read it, no figure does): the MRR movement as each
+    # subscription's moves add it up differs, by month and by day, in that move's amount; the figure itself does not.
+    day, move = table(location, "SELECT day, move FROM subscription_moves WHERE moves = 1 "
+                                f"AND day <= {now // 86_400_000} ORDER BY day DESC LIMIT 1")[0]  # a day of the last year
+    where = f"WHERE day = {day} AND move = '{move}'"
+    status, found = audit_changed(location, news_ca, test_ca, f"UPDATE subscription_moves SET twelfths = twelfths + 1200 {where}",
+                                  f"UPDATE subscription_moves SET twelfths = twelfths - 1200 {where}")
+    assert status == 1 and found and all(line.startswith("figure mrr_movement?") and " (each subscription's moves): " in line
+                                         for line in found), found
+    assert any("by=day" in line for line in found) and any("by=month" in line for line in found), found
+    assert len([line for line in found if ": the store's rows give " in line]) * 2 == len(found), found
+    # A move deleted by hand: its count is missing there too.
+    moves = table(location, f"SELECT original_transaction_id, currency, product_id, moves, twelfths FROM subscription_moves {where}")
+    status, found = audit_changed(location, news_ca, test_ca, f"DELETE FROM subscription_moves {where}",
+                                  "INSERT INTO subscription_moves VALUES " + ", ".join(
+                                      f"('{o}', {day}, '{c}', '{move}', '{p}', {m}, {t})" for o, c, p, m, t in moves))
+    assert status == 1 and found and all(" (each subscription's moves): " in line for line in found), found
+    assert audit(location, news_ca, test_ca)[0] == 0
 
     # A JWS changed by hand (its payload edited, its signature kept): it does not verify, and the
     # figures recomputed without it differ from the store's.

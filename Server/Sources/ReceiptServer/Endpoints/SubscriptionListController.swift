@@ -63,7 +63,8 @@ struct SubscriptionListController {
                 throw FigureQuery.Refusal(description: "cursor is the next_cursor of an earlier page")
             }
             let listNow = cursor?.now ?? now
-            // What a list does not take, in a list's words (FigureQuery would speak of figures).
+            // What a list does not take, in a list's words (FigureQuery would speak of figures; its refusal of
+            // `product` for the moves, over all products as their figure, is the figure's).
             if periods, values["at"] != nil {
                 throw FigureQuery.Refusal(description: "at is for a list judged at an instant; no instant judges periods or MRR moves "
                                                        + "(\(SubscriptionListController.periodListNames)): such a list takes from, to, "

@@ -10,8 +10,8 @@ import ReceiptCore
 /// environment), every column a JWS gives is compared with the column held (StoredRowCheck),
 /// and every figure is computed twice, from the store as it is and from a scratch store made
 /// from the verified JWS alone (ScratchStore; the same figures as `receipt serve`), the answers
-/// compared line by line (FigureComparison), and each subscription's MRR moves, which the lists of
-/// moves read, row by row (AuditedMoves). Each difference is reported as it is found.
+/// compared line by line (FigureComparison); the MRR movement also as each subscription's moves
+/// add it up (SubscriptionMoves), which the lists of moves read. Each difference is reported as it is found.
 extension ReceiptServer {
     public struct AuditSummary: Sendable {
         /// Rows checked, by table, in the order checked.
@@ -210,19 +210,25 @@ struct StoreAudit: Sendable {
             let figure = try StatsController.query(name, parameters.map { (key: Substring($0), value: Substring($1)) }, now: now)
             async let held = StatsController.answer(name, figure, csv: true, on: store)
             async let recomputed = StatsController.answer(name, figure, csv: true, on: scratch.store)
-            let (onlyHeld, onlyRecomputed) = FigureComparison.differences(held: try await held, recomputed: try await recomputed)
             let asked = parameters.map { "\($0)=\($1)" }.joined(separator: "&")
-            for line in onlyHeld { note("figure \(name)?\(asked): the store's rows give \(StoredRowCheck.printable(line))", &summary) }
-            for line in onlyRecomputed { note("figure \(name)?\(asked): the JWS alone give \(StoredRowCheck.printable(line))", &summary) }
+            let recomputedAnswer = try await recomputed
+            compare(try await held, recomputedAnswer, as: "figure \(name)?\(asked)", &summary)
+            // The MRR movement again from each subscription's moves, which the lists of moves read and no figure does.
+            if name == "mrr_movement" {
+                let eachMoves = try await store.mrrMovement(intervals: figure.firstDays, readDays: figure.readDays, from: .subscriptions)
+                compare(StatsCSV.mrrMovement(eachMoves), recomputedAnswer, as: "figure \(name)?\(asked) (each subscription's moves)",
+                        &summary)
+            }
             summary.figures += 1
         }
-        let moves = try await AuditedMoves.differences(held: store, recomputed: scratch.store)
-        for line in moves.lines { note(line, &summary) }
-        if moves.more > 0 {
-            report("\(SubscriptionMoves.table): \(moves.more) more rows differ")
-            summary.differences += moves.more
-        }
         return summary
+    }
+
+    /// Notes each line only one answer has, under `label`.
+    private func compare(_ held: [UInt8], _ recomputed: [UInt8], as label: String, _ summary: inout ReceiptServer.AuditSummary) {
+        let (onlyHeld, onlyRecomputed) = FigureComparison.differences(held: held, recomputed: recomputed)
+        for line in onlyHeld { note("\(label): the store's rows give \(StoredRowCheck.printable(line))", &summary) }
+        for line in onlyRecomputed { note("\(label): the JWS alone give \(StoredRowCheck.printable(line))", &summary) }
     }
 
     private func note(_ line: String, _ summary: inout ReceiptServer.AuditSummary) {

@@ -23,14 +23,27 @@ enum MRRMoveDays {
         try await statements.addRows(rows, into: table, key: ["day", "currency", "move"], counts: ["subscriptions", "twelfths"])
     }
 
+    /// Where the moves are read from: the counts kept per day, or each subscription's moves
+    /// (SubscriptionMoves) added up per day, which `receipt audit` compares with the JWS' figure.
+    enum Source {
+        case days, subscriptions
+
+        /// The table, and its column that counts the moves.
+        var table: (name: String, count: String) {
+            self == .days ? (MRRMoveDays.table, "subscriptions") : (SubscriptionMoves.table, "moves")
+        }
+    }
+
     /// The moves of the midnights after `afterDay` up to `throughDay` (days since 1970-01-01 UTC), by
     /// day; rows whose moves the writes since took back (a refund, a period that arrived late) left out.
-    static func totals(afterDay: Int64, throughDay: Int64, on statements: some StoreStatements) async throws -> [MRRDayTotal] {
+    static func totals(afterDay: Int64, throughDay: Int64, from source: Source = .days,
+                       on statements: some StoreStatements) async throws -> [MRRDayTotal] {
         let d = statements.dialect
+        let (name, count) = source.table
         return try await statements.run("""
-            SELECT day, currency, move, subscriptions, twelfths FROM \(table)
-            WHERE day > \(d.placeholder(1)) AND day <= \(d.placeholder(2)) AND (subscriptions <> 0 OR twelfths <> 0)
-            ORDER BY day, currency, move
+            SELECT day, currency, move, CAST(sum(\(count)) AS BIGINT), CAST(sum(twelfths) AS BIGINT) FROM \(name)
+            WHERE day > \(d.placeholder(1)) AND day <= \(d.placeholder(2)) GROUP BY day, currency, move
+            HAVING sum(\(count)) <> 0 OR sum(twelfths) <> 0 ORDER BY day, currency, move
             """, [.integer(afterDay), .integer(throughDay)]).compactMap { row in
             guard row.count == 5, let day = row[0].integer, let currency = row[1].text, let move = row[2].text.flatMap(MRRMove.init),
                   let subscriptions = row[3].integer, let twelfths = row[4].integer else { return nil }

@@ -102,11 +102,12 @@ extension SubscriptionStore {
     }
 
     /// The MRR movement of each interval of `firstDays`, read at `readDays` (one per interval): the
-    /// moves kept per day (MRRMoveDays) of the midnights after the first interval's first day up to
-    /// the last read day, added up per interval (IntervalMRRMovement.make).
-    func mrrMovement(intervals firstDays: [Int64], readDays: [Int64]) async throws -> [IntervalMRRMovement] {
+    /// moves of the midnights after the first interval's first day up to the last read day, kept per
+    /// day (MRRMoveDays; `source`: or each subscription's, added up), added up per interval (IntervalMRRMovement.make).
+    func mrrMovement(intervals firstDays: [Int64], readDays: [Int64], from source: MRRMoveDays.Source = .days) async throws
+        -> [IntervalMRRMovement] {
         let totals = try await withStatements(transaction: false) {
-            try await MRRMoveDays.totals(afterDay: firstDays.first ?? 0, throughDay: readDays.max() ?? 0, on: $0)
+            try await MRRMoveDays.totals(afterDay: firstDays.first ?? 0, throughDay: readDays.max() ?? 0, from: source, on: $0)
         }
         return IntervalMRRMovement.make(totals, intervals: firstDays, readDays: readDays)
     }
