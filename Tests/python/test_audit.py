@@ -123,6 +123,15 @@ def test_an_untouched_store_passes_and_each_change_by_hand_is_named(tmp_path, ne
                                   "INSERT INTO subscription_moves VALUES " + ", ".join(
                                       f"('{o}', {day}, '{c}', '{move}', '{p}', {m}, {t})" for o, c, p, m, t in moves))
     assert status == 1 and found and all(" (each subscription's moves): " in line for line in found), found
+    # A move counted twice by hand (a list shows its row once): the row is told; past 64 bits, the adding up is.
+    status, found = audit_changed(location, news_ca, test_ca, f"UPDATE subscription_moves SET moves = 2 {where}",
+                                  f"UPDATE subscription_moves SET moves = 1 {where}")
+    assert status == 1 and found[-1].startswith("subscription_moves: ") and "rows hold other than one move or none" in found[-1], found
+    _, currency, product, _, _ = moves[0]
+    huge = ", ".join(f"('{original}', {day}, '{currency}', '{move}', '{product}', 1, 9223372036854775807)" for original in "12")
+    status, found = audit_changed(location, news_ca, test_ca, f"INSERT INTO subscription_moves VALUES {huge}",
+                                  "DELETE FROM subscription_moves WHERE original_transaction_id IN ('1', '2')")
+    assert status == 1 and any("(each subscription's moves): the store's rows cannot be added up" in line for line in found), found
     assert audit(location, news_ca, test_ca)[0] == 0
 
     # A JWS changed by hand (its payload edited, its signature kept): it does not verify, and the

@@ -24,13 +24,18 @@ enum MRRMoveDays {
     }
 
     /// Where the moves are read from: the counts kept per day, or each subscription's moves
-    /// (SubscriptionMoves) added up per day, which `receipt audit` compares with the JWS' figure.
+    /// (SubscriptionMoves) added up per day as a list of them reads them (a row each where it holds a
+    /// move, with its twelfths), which `receipt audit` compares with the JWS' figure.
     enum Source {
         case days, subscriptions
 
-        /// The table, and its column that counts the moves.
-        var table: (name: String, count: String) {
-            self == .days ? (MRRMoveDays.table, "subscriptions") : (SubscriptionMoves.table, "moves")
+        /// The table, and what a row adds to a day's count of moves and to their twelfths.
+        var table: (name: String, count: String, twelfths: String) {
+            switch self {
+            case .days: return (MRRMoveDays.table, "subscriptions", "twelfths")
+            case .subscriptions: return (SubscriptionMoves.table, "CASE WHEN moves <> 0 THEN 1 ELSE 0 END",
+                                         "CASE WHEN moves <> 0 THEN twelfths ELSE 0 END")
+            }
         }
     }
 
@@ -39,11 +44,11 @@ enum MRRMoveDays {
     static func totals(afterDay: Int64, throughDay: Int64, from source: Source = .days,
                        on statements: some StoreStatements) async throws -> [MRRDayTotal] {
         let d = statements.dialect
-        let (name, count) = source.table
+        let (name, count, twelfths) = source.table
         return try await statements.run("""
-            SELECT day, currency, move, CAST(sum(\(count)) AS BIGINT), CAST(sum(twelfths) AS BIGINT) FROM \(name)
+            SELECT day, currency, move, CAST(sum(\(count)) AS BIGINT), CAST(sum(\(twelfths)) AS BIGINT) FROM \(name)
             WHERE day > \(d.placeholder(1)) AND day <= \(d.placeholder(2)) GROUP BY day, currency, move
-            HAVING sum(\(count)) <> 0 OR sum(twelfths) <> 0 ORDER BY day, currency, move
+            HAVING sum(\(count)) <> 0 OR sum(\(twelfths)) <> 0 ORDER BY day, currency, move
             """, [.integer(afterDay), .integer(throughDay)]).compactMap { row in
             guard row.count == 5, let day = row[0].integer, let currency = row[1].text, let move = row[2].text.flatMap(MRRMove.init),
                   let subscriptions = row[3].integer, let twelfths = row[4].integer else { return nil }

@@ -38,6 +38,14 @@ enum SubscriptionMoves {
                                      counts: ["moves", "twelfths"])
     }
 
+    /// How many rows hold other than one move with its amount or none without one, which the writes
+    /// never leave (each row is a move made once, or taken back): a list shows such a row once, its
+    /// twelfths as they are, whatever its count; `receipt audit` tells each store that holds some.
+    static func irregularRows(on statements: some StoreStatements) async throws -> Int64 {
+        try await statements.run("SELECT count(*) FROM \(table) WHERE NOT (moves = 1 OR (moves = 0 AND twelfths = 0))", [])
+            .first?.first?.integer ?? 0
+    }
+
     /// At most `limit` + 1 moves of `move`'s kind in `currencies` whose midnight is after `afterDay`
     /// and not after `throughDay`, after `cursor` (a move's position: its midnight, then its
     /// subscription's id), in the order of their midnights then original transaction ids (read down
