@@ -289,6 +289,11 @@ def assert_cards_sum_the_range_and_the_one_before(shown, server, given):
     assert any(exact(card, "change") for card in expected)  # the ranges differ somewhere
 
 
+#: The cards of the rates, and the count each one's numerator is (IntervalRates.rates), which its card links.
+RATE_NUMERATORS = {"refund_rate": "refunded_paid_periods", "conversion_to_paying": "new_paying",
+                   "trial_conversion_rate": "converted_trials"}
+
+
 def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=False):
     """Each count of the page's table of statuses, its cards of counts and MRR (now and before), each count of periods
     that began and of refunds in its flows table, each count of periods and of refunds in its revenue
@@ -412,13 +417,14 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
     assert not every_kind or {name for name, count, _ in began if int(count)} == began_names, began
     entitled = {"active", "grace_period"}
     # Each card of a count links what it counts, now and before (the active subscriptions' value is `card`
-    # above); a rate and the net revenue link nothing. An MRR card links its line's subscriptions.
-    carded, mrr_cards, card_links = [], [], []
+    # above); a rate of the rates, the periods its numerator counts; the churn rate and the net revenue link nothing.
+    # An MRR card links its line's subscriptions.
+    carded, mrr_cards, card_links, rate_cards = [], [], [], []
     for key, body in re.findall(r'<div class="card" data-card="([^"]+)">(.*?)</div>', dom, re.S):
         name = key.split("/")[0]
         for which, value, href in re.findall(r'<p class="(value|previous)" data-figure="\w+" data-value="([^"]*)">'
                                              r'(?:before: )?(?:<a href="([^"]+)">)?', body):
-            linked_card = name in ("active_subscriptions", "new", "new_paying", "active_trials", "mrr_milliunits")
+            linked_card = name in ("active_subscriptions", "new", "new_paying", "active_trials", "mrr_milliunits", *RATE_NUMERATORS)
             assert bool(href) == (linked_card and value != ""), (key, which, href)
             if href:
                 card_links.append((name, which, dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(html.unescape(href)).query))))
@@ -426,9 +432,20 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
                 continue
             if name == "mrr_milliunits":
                 mrr_cards.append((key.split("/")[1], html.unescape(href)))
+            elif name in RATE_NUMERATORS:
+                rate_cards.append((name, which, html.unescape(href)))
             else:
                 carded.append(({"active_subscriptions": "active"}.get(name, name), value, href))
     assert {name for name, _, _ in carded} == {"active", "new", "new_paying", "active_trials"} and mrr_cards, carded
+    # A rate's card links the periods its numerator counts over the card's range: as many as the rates count there.
+    assert {name for name, _, _ in rate_cards} <= set(RATE_NUMERATORS) and (rate_cards or not every_kind), rate_cards
+    for name, which, href in rate_cards:
+        asked = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(href).query))
+        assert asked["began"] == RATE_NUMERATORS[name] and "at" not in asked, (name, href)
+        rates = server.json("GET", "/v1/stats/rates?" + urllib.parse.urlencode(
+            {key: asked[key] for key in ("from", "to", "product") if key in asked}))[1]["intervals"]
+        counted = sum(interval[RATE_NUMERATORS[name]] for interval in rates)
+        assert len(list_all(server, asked)["ids"]) == counted, (name, which, href, counted)
     # Each at the instant or over the range its number was read at: the page's range and the one before it (as long),
     # the range's first midnight and its last (the active table's last); the active subscriptions now, the page's instant.
     page = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(
@@ -438,8 +455,8 @@ def assert_counts_link_their_subscriptions(server, dom, states=None, every_kind=
     read = {("new", "value"): (start, end), ("new_paying", "value"): (start, end),
             ("new", "previous"): (max(0, start - (end - start)), start), ("new_paying", "previous"): (max(0, start - (end - start)), start)}
     for name, which, asked in card_links:
-        if name in ("new", "new_paying"):
-            assert (int(asked["from"]), int(asked["to"])) == read[(name, which)] and "at" not in asked, (name, which, asked)
+        if name in ("new", "new_paying", *RATE_NUMERATORS):  # over the range, or the one before
+            assert (int(asked["from"]), int(asked["to"])) == read[("new", which)] and "at" not in asked, (name, which, asked)
         elif (name, which) != ("active_subscriptions", "value"):
             assert int(asked["at"]) == (last if which == "value" else first) and "from" not in asked, (name, which, asked)
     for currency, href in mrr_cards:  # as many as /v1/stats/mrr's line counts at that instant

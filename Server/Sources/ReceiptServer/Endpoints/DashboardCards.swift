@@ -6,8 +6,9 @@ import ReceiptCore
 /// conversion, churn and refund rates and its net revenue per currency, each beside the previous
 /// range's (as long, ending where the range begins); and the change. `data-value` holds the API's
 /// number (empty where there is none), the text shows it as the tables do. A count of subscriptions
-/// or periods, and MRR, link what they count, now and before (`links`); a rate and the net revenue
-/// link nothing (their counts are in the tables, each linked there).
+/// or periods, and MRR, link what they count, now and before (`links`); a rate of the rates, the periods
+/// its numerator counts (as its cell in the rates table does); the churn rate and the net revenue link
+/// nothing (their counts are in the tables, each linked there).
 extension DashboardPage {
     var cardsSection: String {
         let titles = ["active_subscriptions": "Active subscriptions", "active_trials": "Active trials", "mrr_milliunits": "MRR",
@@ -38,7 +39,8 @@ extension DashboardPage {
     /// where it links nothing: the active subscriptions at the page's instant (as the table of statuses
     /// links them) and at the range's first midnight; the new and new paying periods of the range and
     /// of the one before; the active trials and an MRR line's subscriptions at the range's last
-    /// midnight and at its first (as the cards read them). An instant or range no list takes links nothing.
+    /// midnight and at its first (as the cards read them); a rate of the rates (IntervalRates.rates), the periods
+    /// its numerator counts over the range and over the one before. An instant or range no list takes links nothing.
     private func links(_ card: RangeCard) -> (value: String?, previous: String?) {
         let (first, last) = cardMidnights
         func at(_ counted: SubscriptionList.Counted?, _ instant: Int64?) -> String? {
@@ -51,16 +53,20 @@ extension DashboardPage {
             return (subscriptionsLink(SubscriptionState.Status.active.name, product: figure.product),
                     at(SubscriptionList.Counted.active(countNamed: active), first))
         case "new", "new_paying":
-            guard let began = SubscriptionList.Began(name: card.name) else { return (nil, nil) }
-            return (periodsLink(.began(began), range: (figure.from, figure.to)),
-                    periodsLink(.began(began), range: (previousFrom, figure.from)))
+            return beganLinks(card.name)
         case "active_trials":
             return (at(.standing(trials: true), last), at(.standing(trials: true), first))
         case "mrr_milliunits":
             let mrr = card.currency.flatMap(SubscriptionList.Currencies.init(currency:)).map { SubscriptionList.Counted.mrr($0) }
             return (at(mrr, last), at(mrr, first))
         default:
-            return (nil, nil)
+            guard let rate = IntervalRates.rates.first(where: { $0.name == card.name }) else { return (nil, nil) }
+            return beganLinks(IntervalRates.countNames[rate.numerator])
+        }
+        /// The periods that began as `name` says over the range, and over the one before.
+        func beganLinks(_ name: String) -> (value: String?, previous: String?) {
+            guard let began = SubscriptionList.Began(name: name) else { return (nil, nil) }
+            return (periodsLink(.began(began), range: (figure.from, figure.to)), periodsLink(.began(began), range: (previousFrom, figure.from)))
         }
     }
 
