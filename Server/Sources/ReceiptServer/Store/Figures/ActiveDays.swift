@@ -23,6 +23,12 @@ import ReceiptCore
 /// own purchase would make earlier days' new MRR a reactivation in the rows but not here. Apple's
 /// payloads always name the product, no two periods of one subscription share both dates, and none
 /// expires before its purchase.
+/// The key of a row of sums kept by the differences each write makes (ActiveDays.add): its
+/// columns' values, in the order of the table's key.
+protocol SumsKey: Hashable, Comparable {
+    var values: [StoreValue] { get }
+}
+
 enum ActiveDays {
     static let table = "subscription_active_days"
 
@@ -50,7 +56,7 @@ enum ActiveDays {
     }
 
     /// A row's key: a day, and the product and group of the subscriptions counted on it (their prices apart).
-    struct Key: Hashable, Comparable {
+    struct Key: SumsKey {
         let day: Int64
         let product: String
         let group: Group
@@ -58,6 +64,10 @@ enum ActiveDays {
         init(day: Int64, _ standing: ActiveSpans.Standing) {
             (self.day, product) = (day, standing.product)
             group = Group(currency: standing.currency, plan: standing.plan?.rawValue ?? "", freeTrial: standing.freeTrial)
+        }
+
+        var values: [StoreValue] {
+            [.integer(day), .text(product), .text(group.currency), .text(group.plan), .integer(group.freeTrial ? 1 : 0)]
         }
 
         static func < (a: Self, b: Self) -> Bool { (a.day, a.product, a.group) < (b.day, b.product, b.group) }
@@ -186,13 +196,16 @@ enum ActiveDays {
 
     /// Adds the changes to each table's rows, in key order.
     private static func upsert(_ active: Changes, _ moves: [MRRMoveDays.Key: Sums], on statements: some StoreStatements) async throws {
-        let rows = active.sorted { $0.key < $1.key }.map { key, sums -> [StoreValue] in
-            [.integer(key.day), .text(key.product), .text(key.group.currency), .text(key.group.plan),
-             .integer(key.group.freeTrial ? 1 : 0), .integer(sums.subscriptions), .integer(sums.prices)]
-        }
-        try await statements.addRows(rows, into: table, key: ["day", "product_id", "currency", "billing_period", "free_trial"],
-                                     counts: ["change", "price_change"])
+        try await add(active, into: table, key: ["day", "product_id", "currency", "billing_period", "free_trial"],
+                      counts: ["change", "price_change"], on: statements)
         try await MRRMoveDays.upsert(moves, on: statements)
+    }
+
+    /// Adds each key's sums (its count, then its amount) to `table`'s rows, in key order (StoreStatements.addRows).
+    static func add<K: SumsKey>(_ changes: [K: Sums], into table: String, key: [String], counts: [String],
+                                on statements: some StoreStatements) async throws {
+        let rows = changes.sorted { $0.key < $1.key }.map { $0.key.values + [.integer($0.value.subscriptions), .integer($0.value.prices)] }
+        try await statements.addRows(rows, into: table, key: key, counts: counts)
     }
 
     /// Subscriptions read at once while the table is filled at migration.

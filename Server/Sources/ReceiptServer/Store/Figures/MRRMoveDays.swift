@@ -7,20 +7,20 @@ import ReceiptCore
 enum MRRMoveDays {
     static let table = "subscription_mrr_moves"
 
-    struct Key: Hashable, Comparable {
+    struct Key: SumsKey {
         let day: Int64
         let currency: String
         let move: MRRMove
 
         static func < (a: Self, b: Self) -> Bool { (a.day, a.currency, a.move) < (b.day, b.currency, b.move) }
+
+        var values: [StoreValue] { [.integer(day), .text(currency), .text(move.rawValue)] }
     }
 
     /// Adds `changes` (subscriptions and twelfths per key) to the table's rows, in key order.
     static func upsert(_ changes: [Key: ActiveDays.Sums], on statements: some StoreStatements) async throws {
-        let rows = changes.sorted { $0.key < $1.key }.map { key, sums -> [StoreValue] in
-            [.integer(key.day), .text(key.currency), .text(key.move.rawValue), .integer(sums.subscriptions), .integer(sums.prices)]
-        }
-        try await statements.addRows(rows, into: table, key: ["day", "currency", "move"], counts: ["subscriptions", "twelfths"])
+        try await ActiveDays.add(changes, into: table, key: ["day", "currency", "move"], counts: ["subscriptions", "twelfths"],
+                                 on: statements)
     }
 
     /// Where the moves are read from: the counts kept per day, or each subscription's moves

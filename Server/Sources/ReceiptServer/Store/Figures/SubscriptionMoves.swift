@@ -10,7 +10,7 @@ enum SubscriptionMoves {
 
     /// A row's key: the subscription, and its move's midnight (days since 1970-01-01 UTC), currency,
     /// kind and product (of what it moved to; for churned, of what it moved from).
-    struct Key: Hashable, Comparable {
+    struct Key: SumsKey {
         let subscription: String
         let day: Int64
         let currency: String
@@ -25,17 +25,15 @@ enum SubscriptionMoves {
         init(subscription: String, _ move: MRRDayMove) {
             (self.subscription, day, currency, self.move, product) = (subscription, move.day, move.currency, move.move, move.product)
         }
+
+        var values: [StoreValue] { [.text(subscription), .integer(day), .text(currency), .text(move.rawValue), .text(product)] }
     }
 
     /// Adds `changes` per key to the table's rows, in key order: how many times the subscription made
     /// the move (ActiveDays.Sums' `subscriptions`: 1 made, -1 taken back) and its twelfths (`prices`).
     static func upsert(_ changes: [Key: ActiveDays.Sums], on statements: some StoreStatements) async throws {
-        let rows = changes.sorted { $0.key < $1.key }.map { key, sums -> [StoreValue] in
-            [.text(key.subscription), .integer(key.day), .text(key.currency), .text(key.move.rawValue), .text(key.product),
-             .integer(sums.subscriptions), .integer(sums.prices)]
-        }
-        try await statements.addRows(rows, into: table, key: ["original_transaction_id", "day", "currency", "move", "product_id"],
-                                     counts: ["moves", "twelfths"])
+        try await ActiveDays.add(changes, into: table, key: ["original_transaction_id", "day", "currency", "move", "product_id"],
+                                 counts: ["moves", "twelfths"], on: statements)
     }
 
     /// How many rows hold other than one move with its amount or none without one, which the writes
